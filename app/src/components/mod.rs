@@ -1,0 +1,4 @@
+//! Reusable view pieces.
+
+pub mod form;
+pub mod layout;

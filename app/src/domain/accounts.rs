@@ -1,0 +1,223 @@
+//! Accounts: registration, operator creation, sign-in checks and advertiser approval.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+};
+
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id, password};
+use crate::error::{AppError, FieldErrors};
+use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, validate};
+use entity::account;
+
+/// Self-service registration: publishers start ACTIVE, advertisers PENDING.
+pub async fn register(ctx: &Ctx, req: RegisterRequest) -> Result<AccountView, AppError> {
+    let mut errs = FieldErrors::new();
+    let email = errs.check("email", validate::email(&req.email));
+    let pw = errs.check(
+        "password",
+        validate::password(&req.password).map(str::to_owned),
+    );
+    let company = errs.check(
+        "companyName",
+        validate::display_name(&req.company_name, 120),
+    );
+    if !matches!(req.role, Role::Publisher | Role::Advertiser) {
+        errs.add("role", "must be PUBLISHER or ADVERTISER");
+    }
+    errs.finish()?;
+    let (Some(email), Some(pw), Some(company)) = (email, pw, company) else {
+        return Err(AppError::invalid("invalid registration"));
+    };
+    let status = if req.role == Role::Advertiser {
+        AccountStatus::Pending
+    } else {
+        AccountStatus::Active
+    };
+    insert(ctx, email, pw, req.role, status, company, None).await
+}
+
+/// Operator creation (`server user create`): any role, always ACTIVE.
+pub async fn create_active(
+    ctx: &Ctx,
+    email: &str,
+    password: &str,
+    role: Role,
+    company_name: &str,
+) -> Result<AccountView, AppError> {
+    let mut errs = FieldErrors::new();
+    let email = errs.check("email", validate::email(email));
+    let pw = errs.check("password", validate::password(password).map(str::to_owned));
+    let company = errs.check("companyName", validate::display_name(company_name, 120));
+    errs.finish()?;
+    let (Some(email), Some(pw), Some(company)) = (email, pw, company) else {
+        return Err(AppError::invalid("invalid account"));
+    };
+    insert(
+        ctx,
+        email,
+        pw,
+        role,
+        AccountStatus::Active,
+        company,
+        Some("operator"),
+    )
+    .await
+}
+
+async fn insert(
+    ctx: &Ctx,
+    email: String,
+    pw: String,
+    role: Role,
+    status: AccountStatus,
+    company: String,
+    approved_by: Option<&str>,
+) -> Result<AccountView, AppError> {
+    let hash = password::hash(pw).await?;
+    let now = ctx.now();
+    let id = new_id("acc");
+    let approved = status == AccountStatus::Active && role == Role::Advertiser;
+    let txn = ctx.db.begin().await?;
+    let model = account::ActiveModel {
+        id: Set(id.clone()),
+        email: Set(email),
+        password_hash: Set(hash),
+        role: Set(role.as_str().to_owned()),
+        status: Set(status.as_str().to_owned()),
+        company_name: Set(company),
+        created_at: Set(now),
+        updated_at: Set(now),
+        approved_at: Set(approved.then_some(now)),
+        approved_by: Set(approved.then(|| approved_by.unwrap_or_default().to_owned())),
+    }
+    .insert(&txn)
+    .await
+    .map_err(|e| db::conflict_on_unique(e, "an account with this e-mail already exists"))?;
+    audit::record(
+        &txn,
+        now,
+        None,
+        "account.create",
+        ("account", &id),
+        serde_json::json!({"role": role.as_str()}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(view(&model))
+}
+
+/// The account whose e-mail and password match, or `401` (same answer for both failures).
+pub async fn authenticate(
+    ctx: &Ctx,
+    email: &str,
+    password_plain: &str,
+) -> Result<account::Model, AppError> {
+    let email = email.trim().to_ascii_lowercase();
+    let found = account::Entity::find()
+        .filter(account::Column::Email.eq(email))
+        .one(&ctx.db)
+        .await?;
+    let ok = password::verify(
+        password_plain.to_owned(),
+        found.as_ref().map(|a| a.password_hash.clone()),
+    )
+    .await;
+    match found {
+        Some(a) if ok => {
+            if a.status == AccountStatus::Disabled.as_str() {
+                Err(AppError::forbidden("this account is disabled"))
+            } else {
+                Ok(a)
+            }
+        }
+        _ => Err(AppError::unauthorized("e-mail or password is incorrect")
+            .with_code("invalid_credentials")),
+    }
+}
+
+/// Loads an account by id.
+pub async fn get(ctx: &Ctx, account_id: &str) -> Result<account::Model, AppError> {
+    account::Entity::find_by_id(account_id.to_owned())
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("account"))
+}
+
+/// Administrator approval of a PENDING advertiser.
+pub async fn approve_advertiser(
+    ctx: &Ctx,
+    actor: &Principal,
+    account_id: &str,
+) -> Result<AccountView, AppError> {
+    actor.require_admin()?;
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let acc = account::Entity::find_by_id(account_id.to_owned())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("account"))?;
+    if acc.role != Role::Advertiser.as_str() {
+        return Err(AppError::conflict("only advertiser accounts are approved"));
+    }
+    if acc.status != AccountStatus::Pending.as_str() {
+        return Err(AppError::conflict(format!(
+            "the account is {}, not PENDING",
+            acc.status
+        )));
+    }
+    let mut am: account::ActiveModel = acc.into();
+    am.status = Set(AccountStatus::Active.as_str().to_owned());
+    am.approved_at = Set(Some(now));
+    am.approved_by = Set(Some(actor.account_id.clone()));
+    am.updated_at = Set(now);
+    let updated = am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "advertiser.approve",
+        ("account", account_id),
+        serde_json::json!({}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(view(&updated))
+}
+
+/// Advertisers awaiting approval, oldest first (the administrator's queue).
+pub async fn pending_advertisers(
+    ctx: &Ctx,
+    actor: &Principal,
+) -> Result<Vec<AccountView>, AppError> {
+    actor.require_admin()?;
+    let rows = account::Entity::find()
+        .filter(account::Column::Role.eq(Role::Advertiser.as_str()))
+        .filter(account::Column::Status.eq(AccountStatus::Pending.as_str()))
+        .order_by_asc(account::Column::CreatedAt)
+        .all(&ctx.db)
+        .await?;
+    Ok(rows.iter().map(view).collect())
+}
+
+/// The principal for a stored account (status and role are read fresh on every request).
+pub fn principal(a: &account::Model) -> Principal {
+    Principal {
+        account_id: a.id.clone(),
+        email: a.email.clone(),
+        role: Role::parse(&a.role).unwrap_or(Role::Publisher),
+        status: AccountStatus::parse(&a.status).unwrap_or(AccountStatus::Disabled),
+    }
+}
+
+/// The view of an account.
+pub fn view(a: &account::Model) -> AccountView {
+    let p = principal(a);
+    AccountView {
+        account_id: a.id.clone(),
+        email: a.email.clone(),
+        role: p.role,
+        status: p.status,
+        company_name: a.company_name.clone(),
+        created_at: a.created_at,
+    }
+}

@@ -1,0 +1,69 @@
+//! All business rules, queries and transactions (server only). JSON handlers and Leptos
+//! server functions both call these functions; authorisation is checked here so that no
+//! surface can forget it. Nothing here imports leptos.
+
+pub mod accounts;
+pub mod audit;
+pub mod clock;
+pub mod crypto;
+pub mod db;
+pub mod ids;
+pub mod password;
+pub mod principal;
+pub mod rate_limit;
+pub mod survey_api_keys;
+pub mod tokens;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use sea_orm::DatabaseConnection;
+
+pub use clock::{Clock, SystemClock, TestClock};
+pub use crypto::Keys;
+pub use principal::Principal;
+pub use rate_limit::{Policy, RateLimits};
+
+/// Where the service runs; production switches off development-only surfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+impl Environment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Development => "development",
+            Environment::Production => "production",
+        }
+    }
+}
+
+/// Settings the rules depend on (the HTTP-only settings stay in the server crate).
+#[derive(Debug, Clone)]
+pub struct DomainConfig {
+    pub environment: Environment,
+    /// Public address used in links the service signs, without a trailing slash.
+    pub base_url: String,
+    /// Lifetime of a dashboard bearer token.
+    pub dashboard_token_ttl: chrono::Duration,
+}
+
+/// Everything a domain call needs: database, clock, keys, settings and limiters.
+#[derive(Clone)]
+pub struct Ctx {
+    pub db: DatabaseConnection,
+    pub clock: Arc<dyn Clock>,
+    pub keys: Arc<Keys>,
+    pub config: Arc<DomainConfig>,
+    pub limits: Arc<RateLimits>,
+}
+
+impl Ctx {
+    /// The current time, truncated to microseconds so both databases round-trip it exactly.
+    /// Read once per domain call and passed down.
+    pub fn now(&self) -> DateTime<Utc> {
+        clock::truncate_micros(self.clock.now())
+    }
+}

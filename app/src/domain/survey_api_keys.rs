@@ -1,0 +1,58 @@
+//! Survey campaign API credentials: an API key (stored hashed, looked up) and a signing
+//! secret (stored encrypted, because the server recomputes the `enc` digest with it).
+//! Issuing a credential revokes the advertiser's earlier ones: one active key at a time.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+
+use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::error::AppError;
+use crate::model::{EncryptionType, SurveyApiCredentialIssued};
+use entity::survey_api_credential as cred;
+
+/// Issues a new credential for an approved advertiser; the secret is returned only here.
+pub async fn issue(
+    ctx: &Ctx,
+    actor: &Principal,
+    encryption: EncryptionType,
+) -> Result<SurveyApiCredentialIssued, AppError> {
+    actor.require_approved_advertiser()?;
+    let now = ctx.now();
+    let api_key = crypto::random_token("mkt_sak");
+    let secret = crypto::random_token("mkt_sas");
+    let txn = ctx.db.begin().await?;
+    cred::Entity::update_many()
+        .col_expr(cred::Column::RevokedAt, Expr::value(Some(now)))
+        .filter(cred::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(cred::Column::RevokedAt.is_null())
+        .exec(&txn)
+        .await?;
+    let id = new_id("sak");
+    cred::ActiveModel {
+        id: Set(id.clone()),
+        account_id: Set(actor.account_id.clone()),
+        api_key_hash: Set(crypto::sha256_hex(&api_key)),
+        api_key_prefix: Set(api_key.chars().take(12).collect()),
+        secret_ciphertext: Set(ctx.keys.seal(&secret)?),
+        encryption_type: Set(encryption.as_str().to_owned()),
+        created_at: Set(now),
+        revoked_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "survey_api_credential.issue",
+        ("survey_api_credential", &id),
+        serde_json::json!({"encryptionType": encryption.as_str()}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(SurveyApiCredentialIssued {
+        api_key,
+        secret,
+        encryption_type: encryption,
+    })
+}

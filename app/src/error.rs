@@ -1,0 +1,203 @@
+//! The one error type of the service. Every refusal, on every surface, becomes an
+//! [`AppError`] and renders the envelope of CONTRACT.md section 6:
+//! `{"error": {"code", "message", "fieldErrors"?}}`. Internal failures are logged where
+//! they happen and reach the caller only as a generic `internal` error.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A refusal with an HTTP status, a stable snake_case code and a human message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct AppError {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub field_errors: BTreeMap<String, String>,
+    /// Seconds for a `Retry-After` header (429 and some 503s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+}
+
+impl AppError {
+    pub fn new(status: u16, code: &str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code: code.to_owned(),
+            message: message.into(),
+            field_errors: BTreeMap::new(),
+            retry_after: None,
+        }
+    }
+
+    /// 400 `invalid_input` without a particular field.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(400, "invalid_input", message)
+    }
+
+    /// 400 `invalid_input` naming the field at fault.
+    pub fn field(field: &str, why: impl Into<String>) -> Self {
+        let why = why.into();
+        let mut e = Self::new(400, "invalid_input", format!("{field}: {why}"));
+        e.field_errors.insert(field.to_owned(), why);
+        e
+    }
+
+    /// 400 `invalid_input` from a set of field problems.
+    pub fn fields(errors: BTreeMap<String, String>) -> Self {
+        let message = errors
+            .iter()
+            .map(|(f, w)| format!("{f}: {w}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut e = Self::new(400, "invalid_input", message);
+        e.field_errors = errors;
+        e
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(401, "unauthorized", message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(403, "forbidden", message)
+    }
+
+    /// 404 `not_found`; also what a disabled surface answers.
+    pub fn not_found(what: &str) -> Self {
+        Self::new(404, "not_found", format!("{what} not found"))
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(409, "conflict", message)
+    }
+
+    pub fn payload_too_large(limit_bytes: usize) -> Self {
+        Self::new(
+            413,
+            "payload_too_large",
+            format!("request body exceeds {limit_bytes} bytes"),
+        )
+    }
+
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let mut e = Self::new(
+            429,
+            "rate_limited",
+            "too many requests; retry after the indicated delay",
+        );
+        e.retry_after = Some(retry_after_secs.max(1));
+        e
+    }
+
+    /// 500 `internal`. The cause must already have been logged by the caller.
+    pub fn internal() -> Self {
+        Self::new(500, "internal", "unexpected server error")
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "unavailable", message)
+    }
+
+    /// Replace the code, keeping status and message (`sdk_session_expired`, `account_pending`, …).
+    pub fn with_code(mut self, code: &str) -> Self {
+        self.code = code.to_owned();
+        self
+    }
+
+    /// The wire body of CONTRACT.md section 6.
+    pub fn body(&self) -> serde_json::Value {
+        let mut inner = serde_json::json!({"code": self.code, "message": self.message});
+        if !self.field_errors.is_empty() {
+            inner["fieldErrors"] = serde_json::json!(self.field_errors);
+        }
+        serde_json::json!({ "error": inner })
+    }
+}
+
+/// Collects field problems while parsing a request, then fails once with all of them.
+#[derive(Debug, Default)]
+pub struct FieldErrors(BTreeMap<String, String>);
+
+impl FieldErrors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, field: &str, why: impl Into<String>) {
+        self.0.entry(field.to_owned()).or_insert_with(|| why.into());
+    }
+
+    /// Keeps the value when the parse succeeded, records the error otherwise.
+    pub fn check<T>(&mut self, field: &str, r: Result<T, String>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(why) => {
+                self.add(field, why);
+                None
+            }
+        }
+    }
+
+    pub fn finish(self) -> Result<(), AppError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::fields(self.0))
+        }
+    }
+}
+
+impl leptos::server_fn::error::FromServerFnError for AppError {
+    type Encoder = leptos::server_fn::codec::JsonEncoding;
+
+    fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
+        use leptos::server_fn::error::ServerFnErrorErr as E;
+        match value {
+            E::Args(m) | E::MissingArg(m) => AppError::invalid(m),
+            E::Request(m) => AppError::unavailable(format!("could not reach the server: {m}")),
+            other => AppError::new(500, "internal", other.to_string()),
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+mod http_impl {
+    use super::AppError;
+    use axum::response::{IntoResponse, Response};
+
+    impl IntoResponse for AppError {
+        fn into_response(self) -> Response {
+            let status = http::StatusCode::from_u16(self.status)
+                .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+            let mut res = (status, axum::Json(self.body())).into_response();
+            if let Some(secs) = self.retry_after {
+                res.headers_mut()
+                    .insert(http::header::RETRY_AFTER, http::HeaderValue::from(secs));
+            }
+            res
+        }
+    }
+
+    impl From<sea_orm::DbErr> for AppError {
+        /// Database failures are logged here and never shown to the caller.
+        fn from(err: sea_orm::DbErr) -> Self {
+            tracing::error!(error = %err, "database error");
+            AppError::internal()
+        }
+    }
+
+    impl<E: std::fmt::Display> From<sea_orm::TransactionError<E>> for AppError
+    where
+        AppError: From<E>,
+        E: std::error::Error,
+    {
+        fn from(err: sea_orm::TransactionError<E>) -> Self {
+            match err {
+                sea_orm::TransactionError::Connection(db) => db.into(),
+                sea_orm::TransactionError::Transaction(e) => e.into(),
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Accounts, roles and the sign-in wire types of CONTRACT.md section 2.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Who an account is. ADMIN and SUPERADMIN are created by operators only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Role {
+    Publisher,
+    Advertiser,
+    Admin,
+    Superadmin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Publisher => "PUBLISHER",
+            Role::Advertiser => "ADVERTISER",
+            Role::Admin => "ADMIN",
+            Role::Superadmin => "SUPERADMIN",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "PUBLISHER" => Some(Role::Publisher),
+            "ADVERTISER" => Some(Role::Advertiser),
+            "ADMIN" => Some(Role::Admin),
+            "SUPERADMIN" => Some(Role::Superadmin),
+            _ => None,
+        }
+    }
+
+    pub fn is_admin(self) -> bool {
+        matches!(self, Role::Admin | Role::Superadmin)
+    }
+
+    /// The dashboard area this role lands in after signing in.
+    pub fn home_path(self) -> &'static str {
+        match self {
+            Role::Publisher => "/publisher",
+            Role::Advertiser => "/advertiser",
+            Role::Admin | Role::Superadmin => "/admin",
+        }
+    }
+}
+
+/// Lifecycle of an account. Advertisers start PENDING until an administrator approves them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AccountStatus {
+    Active,
+    Pending,
+    Disabled,
+}
+
+impl AccountStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountStatus::Active => "ACTIVE",
+            AccountStatus::Pending => "PENDING",
+            AccountStatus::Disabled => "DISABLED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACTIVE" => Some(AccountStatus::Active),
+            "PENDING" => Some(AccountStatus::Pending),
+            "DISABLED" => Some(AccountStatus::Disabled),
+            _ => None,
+        }
+    }
+}
+
+/// An account as shown to its owner and to administrators.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountView {
+    pub account_id: String,
+    pub email: String,
+    pub role: Role,
+    pub status: AccountStatus,
+    pub company_name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /auth/v1/accounts`: self-service registration of publishers and advertisers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RegisterRequest {
+    pub email: String,
+    pub password: String,
+    /// PUBLISHER or ADVERTISER.
+    pub role: Role,
+    pub company_name: String,
+}
+
+/// `201` answer of registration.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RegisterResponse {
+    pub account_id: String,
+    pub role: Role,
+    pub status: AccountStatus,
+}
+
+/// `POST /auth/v1/tokens`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TokenRequest {
+    pub email: String,
+    pub password: String,
+}
+
+/// The account summary inside a token response.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TokenAccount {
+    pub account_id: String,
+    pub email: String,
+    pub role: Role,
+    pub status: AccountStatus,
+}
+
+/// `201` answer of token issuance; the token is shown only here.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TokenResponse {
+    pub token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    pub expires_at: DateTime<Utc>,
+    pub account: TokenAccount,
+}

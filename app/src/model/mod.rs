@@ -1,0 +1,9 @@
+//! Wire and view types shared by the JSON APIs, the server functions and the browser.
+//! Pure: no database, no clock; compiles to wasm.
+
+pub mod account;
+pub mod survey_api;
+pub mod validate;
+
+pub use account::*;
+pub use survey_api::*;

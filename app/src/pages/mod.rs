@@ -1,0 +1,48 @@
+//! One module per page.
+
+mod admin;
+mod auth;
+mod dashboards;
+mod home;
+
+pub use admin::AdminHome;
+pub use auth::{RegisterPage, SignInPage};
+pub use dashboards::{AdvertiserHome, PublisherHome};
+pub use home::{Home, NotFound};
+
+use leptos::prelude::*;
+
+use crate::model::AccountView;
+use crate::shell::AuthContext;
+
+/// Renders `signed_in` with the current account, or a sign-in prompt.
+#[component]
+pub fn RequireUser<F, V>(signed_in: F) -> impl IntoView
+where
+    F: Fn(AccountView) -> V + Send + Sync + Clone + 'static,
+    V: IntoView + 'static,
+{
+    let auth = expect_context::<AuthContext>();
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            {
+                let signed_in = signed_in.clone();
+                move || {
+                    let signed_in = signed_in.clone();
+                    Suspend::new(async move {
+                        match auth.session.await.ok().and_then(|s| s.user) {
+                            Some(u) => signed_in(u).into_any(),
+                            None => view! {
+                                <section class="card">
+                                    <h1>"Sign in required"</h1>
+                                    <p><a href="/sign-in">"Sign in"</a>" to open this page."</p>
+                                </section>
+                            }
+                            .into_any(),
+                        }
+                    })
+                }
+            }
+        </Suspense>
+    }
+}

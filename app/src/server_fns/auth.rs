@@ -1,0 +1,102 @@
+//! Browser sign-in, registration and sign-out.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+use crate::model::{AccountView, Role};
+
+/// What every page needs to know about the visitor.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Visitor {
+    pub user: Option<AccountView>,
+    /// Synchronizer token that every form posts back.
+    pub csrf: String,
+}
+
+#[server(prefix = "/fn", endpoint = "session_info")]
+pub async fn session_info() -> Result<Visitor, AppError> {
+    super::web::run(async move {
+        use super::web;
+        let ctx = web::ctx()?;
+        let session = web::session().await?;
+        let csrf = web::csrf_token(&session).await?;
+        let user = match web::principal(&ctx, &session).await? {
+            Some(p) => Some(crate::domain::accounts::view(
+                &crate::domain::accounts::get(&ctx, &p.account_id).await?,
+            )),
+            None => None,
+        };
+        Ok(Visitor { user, csrf })
+    })
+    .await
+}
+
+#[server(prefix = "/fn", endpoint = "sign_in")]
+pub async fn sign_in(email: String, password: String, csrf: String) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        use crate::domain::{Policy, accounts};
+        let ctx = web::ctx()?;
+        let session = web::session().await?;
+        web::check_csrf(&session, &csrf).await?;
+        let key = format!(
+            "{}|{}",
+            web::client_ip().await,
+            email.trim().to_ascii_lowercase()
+        );
+        ctx.limits.check(Policy::SignIn, &key)?;
+        let acc = accounts::authenticate(&ctx, &email, &password).await?;
+        web::sign_in(&session, &acc.id).await?;
+        leptos_axum::redirect(accounts::principal(&acc).role.home_path());
+        Ok(())
+    })
+    .await
+}
+
+#[server(prefix = "/fn", endpoint = "register")]
+pub async fn register(
+    email: String,
+    password: String,
+    role: Role,
+    company_name: String,
+    csrf: String,
+) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        use crate::domain::{Policy, accounts};
+        use crate::model::RegisterRequest;
+        let ctx = web::ctx()?;
+        let session = web::session().await?;
+        web::check_csrf(&session, &csrf).await?;
+        ctx.limits
+            .check(Policy::Register, &web::client_ip().await)?;
+        let view = accounts::register(
+            &ctx,
+            RegisterRequest {
+                email,
+                password,
+                role,
+                company_name,
+            },
+        )
+        .await?;
+        web::sign_in(&session, &view.account_id).await?;
+        leptos_axum::redirect(view.role.home_path());
+        Ok(())
+    })
+    .await
+}
+
+#[server(prefix = "/fn", endpoint = "sign_out")]
+pub async fn sign_out(csrf: String) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        let session = web::session().await?;
+        web::check_csrf(&session, &csrf).await?;
+        web::sign_out(&session).await?;
+        leptos_axum::redirect("/sign-in");
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,8 @@
+//! Leptos server functions: thin wrappers that read the browser session, check CSRF and
+//! call `domain`. No SQL and no rules live here.
+
+pub mod admin;
+pub mod auth;
+
+#[cfg(feature = "ssr")]
+pub mod web;

@@ -1,0 +1,58 @@
+//! The HTML document and the route table of the dashboards.
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+use crate::components::layout::Layout;
+use crate::error::AppError;
+use crate::pages;
+use crate::server_fns::auth::Visitor;
+
+/// The full document rendered on the server; the frontend hydrates `<App/>` inside it.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The visitor's session (account and CSRF token), re-read on every navigation so the
+/// header follows sign-in and sign-out. Provided by the layout.
+#[derive(Clone, Copy)]
+pub struct AuthContext {
+    pub session: Resource<Result<Visitor, AppError>>,
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Stylesheet id="app-css" href="/assets/app.css"/>
+        <Title formatter=|t: String| if t.is_empty() { "Marketplace".to_owned() } else { format!("{t} · Marketplace") }/>
+        <Router>
+            <Layout>
+                <Routes fallback=|| view! { <pages::NotFound/> }>
+                    <Route path=path!("/") view=pages::Home/>
+                    <Route path=path!("/sign-in") view=pages::SignInPage/>
+                    <Route path=path!("/register") view=pages::RegisterPage/>
+                    <Route path=path!("/publisher") view=pages::PublisherHome/>
+                    <Route path=path!("/advertiser") view=pages::AdvertiserHome/>
+                    <Route path=path!("/admin") view=pages::AdminHome/>
+                </Routes>
+            </Layout>
+        </Router>
+    }
+}

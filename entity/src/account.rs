@@ -1,0 +1,37 @@
+//! A dashboard account: publisher, advertiser or administrator.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "accounts")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    /// Lower-cased; unique.
+    #[sea_orm(unique)]
+    pub email: String,
+    /// argon2id PHC string.
+    pub password_hash: String,
+    /// PUBLISHER, ADVERTISER, ADMIN or SUPERADMIN.
+    pub role: String,
+    /// ACTIVE, PENDING or DISABLED.
+    pub status: String,
+    pub company_name: String,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+    pub approved_at: Option<DateTimeUtc>,
+    pub approved_by: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(has_many = "super::api_token::Entity")]
+    ApiToken,
+}
+
+impl Related<super::api_token::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ApiToken.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,14 @@
+//! Schema migrations. Each file is one step; never edit a released step, add a new one.
+pub use sea_orm_migration::prelude::*;
+
+mod m0001_foundation;
+
+/// All migrations in order.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m0001_foundation::Migration)]
+    }
+}

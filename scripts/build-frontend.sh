@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the browser bundle into target/site/pkg (frontend.js + frontend.wasm) without
+# cargo-leptos: cargo for the wasm32 target, then the wasm-bindgen CLI pinned in setup.sh.
+#   PROFILE=wasm-release (default; small, optimised) or PROFILE=dev (fast, large)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=${PROFILE:-wasm-release}
+out=target/site/pkg
+cargo build -p frontend --lib --target wasm32-unknown-unknown --profile "$profile"
+dir=$profile; [ "$profile" = dev ] && dir=debug
+mkdir -p "$out"
+wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name frontend \
+  "target/wasm32-unknown-unknown/$dir/frontend.wasm"
+# Leptos' hydration script loads /pkg/<name>.wasm.
+mv -f "$out/frontend_bg.wasm" "$out/frontend.wasm"
+echo "browser bundle: $(du -h "$out/frontend.wasm" | cut -f1) in $out"

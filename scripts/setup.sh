@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what the build needs, reusing whatever is already installed, so a second run is quick.
+#   scripts/setup.sh          toolchain pieces for building and running the service
+#   scripts/setup.sh --test   also the browser-test pieces (Chromium, playwright-core)
+# Everything comes from the package registries (crates.io, Debian, npm); nothing downloads binaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen pinned in Cargo.toml
+
+log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  # `cargo install wasm-bindgen-cli --locked` fails here: its lock file wants a webpki-roots
+  # version the registry does not serve. Build it from the registry source with that one
+  # dependency moved to a served version instead (see BUILD-NOTES).
+  log "building wasm-bindgen-cli $WASM_BINDGEN_VERSION from crates.io source (about 2 minutes)"
+  cargo info "wasm-bindgen-cli@$WASM_BINDGEN_VERSION" >/dev/null
+  src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/wasm-bindgen-cli-"$WASM_BINDGEN_VERSION" | head -n1)
+  work=$(mktemp -d)
+  cp -r "$src" "$work/cli"
+  (cd "$work/cli" && cargo update -p webpki-roots --precise 1.0.10 && cargo install --path . --locked --root "${CARGO_HOME:-$HOME/.cargo}")
+  rm -rf "$work"
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  if ! command -v chromium >/dev/null 2>&1; then
+    log "installing Debian's chromium for the browser tests"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+  if [ ! -d tests/browser/node_modules/playwright-core ]; then
+    log "installing playwright-core (driver only; it uses Debian's chromium)"
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+log "set-up complete"

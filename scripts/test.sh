@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, the integration suite on SQLite and PostgreSQL, and the
+# browser tests in headless Chromium. Installs what it needs first.
+# PostgreSQL is expected at TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres);
+# the PostgreSQL leg fails, not skips, when it is unreachable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+
+if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+  if command -v pg_ctlcluster >/dev/null; then
+    echo "[test] starting PostgreSQL"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  fi
+fi
+
+scripts/build-frontend.sh
+cargo build -p server --bin server
+mkdir -p target
+echo "[test] cargo test (SQLite and PostgreSQL legs)"
+cargo test --workspace --no-fail-fast 2>&1 | tee target/cargo-test.log
+status=${PIPESTATUS[0]}
+[ "$status" -eq 0 ] || { echo "[test] cargo test failed"; exit "$status"; }
+
+echo "[test] browser tests (headless Chromium)"
+APP_SERVER_BIN=target/debug/server APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/

@@ -1,0 +1,98 @@
+//! JSON APIs, one module per surface; each exposes `router()`. The OpenAPI document is
+//! generated from the handlers' annotations, so a route cannot be added without it.
+
+pub mod admin;
+pub mod auth;
+pub mod health;
+pub mod survey_api;
+
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Rewarded advertising and survey marketplace",
+        description = "Publisher console, SDK delivery, static feed and survey fetch; advertiser billing, \
+offer campaigns, tracking and the signed survey campaign API; administrator routes. Every JSON error \
+has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is integer micros \
+(`<name>Micros`) with a decimal display string (`<name>`).",
+        version = "2.0.0"
+    ),
+    modifiers(&SecuritySchemes),
+    components(schemas(ErrorBody, ErrorDetail)),
+    tags(
+        (name = "auth", description = "Accounts and dashboard bearer tokens"),
+        (name = "admin", description = "Administrator decisions"),
+        (name = "survey-api", description = "Survey campaign API credentials"),
+        (name = "health", description = "Liveness and readiness"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The error envelope of every JSON refusal.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorBody {
+    error: ErrorDetail,
+}
+
+/// Stable `code` (snake_case), human `message`, and `fieldErrors` on validation failures.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorDetail {
+    code: String,
+    message: String,
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    field_errors: Option<()>,
+}
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let c = openapi.components.get_or_insert_with(Default::default);
+        c.add_security_scheme(
+            "dashboardBearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("Dashboard token from POST /auth/v1/tokens"))
+                    .build(),
+            ),
+        );
+        c.add_security_scheme(
+            "sdkSession",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("SDK session token from POST /sdk/v2/sessions"))
+                    .build(),
+            ),
+        );
+        c.add_security_scheme(
+            "staticKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Service-Static-Key"))),
+        );
+        c.add_security_scheme(
+            "appKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Service-Api-Key"))),
+        );
+        c.add_security_scheme(
+            "surveyApiKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Api-Key"))),
+        );
+    }
+}
+
+/// Every JSON route with its documentation.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(health::router())
+        .nest("/auth/v1", auth::router())
+        .nest("/admin/v1", admin::router())
+        .nest("/performance-marketing/v2", survey_api::router())
+}

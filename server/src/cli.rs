@@ -1,0 +1,105 @@
+//! Command line: `serve` (default), `migrate`, `user create`, `demo`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use app::domain::SystemClock;
+use app::model::Role;
+use clap::{Parser, Subcommand};
+
+use crate::config::Settings;
+use crate::startup::{self, Application};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "server",
+    version,
+    about = "Rewarded-advertising and survey marketplace"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: Settings,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run migrations, then serve HTTP and the background workers (the default).
+    Serve,
+    /// Apply pending migrations and exit.
+    Migrate,
+    /// Manage accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Load a small, realistic demo data set and print the sign-in details.
+    Demo,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create an active account (advertisers created this way are approved); prints its id.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+        /// admin, publisher or advertiser (superadmin too).
+        #[arg(long, value_parser = parse_role)]
+        role: Role,
+        /// Company shown in the dashboards.
+        #[arg(long, default_value = "Operator")]
+        company: String,
+    },
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    Role::parse(s).ok_or_else(|| format!("`{s}` is not admin, superadmin, publisher or advertiser"))
+}
+
+/// Entry point of the binary.
+pub async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    crate::telemetry::init(&cli.settings.log_format);
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let settings = cli.settings;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let app = Application::build(settings, Arc::new(SystemClock)).await?;
+            tracing::info!(port = app.port(), "listening");
+            app.run_until_stopped().await?;
+        }
+        Command::Migrate => {
+            let db = startup::connect(&settings).await?;
+            startup::migrate(&db).await?;
+            println!("migrations applied");
+        }
+        Command::User(UserCommand::Create {
+            email,
+            password,
+            role,
+            company,
+        }) => {
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            let account =
+                app::domain::accounts::create_active(&ctx, &email, &password, role, &company)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
+            println!("{}", account.account_id);
+        }
+        Command::Demo => {
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            crate::demo::load(&ctx, &settings).await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! Configuration from flags and the matching `APP_*` environment variables
+//! (CONTRACT.md section 1). A bad value stops the process with a message naming it.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+
+use app::domain::Environment;
+use clap::builder::BoolishValueParser;
+
+/// Every setting of the service.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Settings {
+    /// Any SeaORM URL: `sqlite://…` (embedded default) or `postgres://…`.
+    #[arg(
+        long,
+        env = "APP_DATABASE_URL",
+        default_value = "sqlite://data/app.db?mode=rwc",
+        global = true
+    )]
+    pub database_url: String,
+
+    /// Listen address.
+    #[arg(
+        long,
+        env = "APP_BIND",
+        default_value = "127.0.0.1:3000",
+        global = true
+    )]
+    pub bind: SocketAddr,
+
+    /// Public address used in links the service signs (launch URLs, survey URLs, hosted offerwall).
+    #[arg(long, env = "APP_BASE_URL", default_value = "http://127.0.0.1:3000", value_parser = parse_base_url, global = true)]
+    pub base_url: String,
+
+    /// `development` or `production`; production turns off the sandbox callback route and evidence upload.
+    #[arg(long, env = "APP_ENVIRONMENT", default_value = "development", value_parser = parse_environment, global = true)]
+    pub environment: Environment,
+
+    /// Serve the publisher foundation surface (console); `false` makes it answer 404.
+    #[arg(long, env = "APP_FEATURE_FOUNDATION", default_value = "true", value_parser = BoolishValueParser::new(), global = true)]
+    pub feature_foundation: bool,
+
+    /// Serve the delivery surfaces (SDK, static feed, postbacks); `false` makes them answer 404.
+    #[arg(long, env = "APP_FEATURE_DELIVERY", default_value = "true", value_parser = BoolishValueParser::new(), global = true)]
+    pub feature_delivery: bool,
+
+    /// Master key (64 hex characters) for signing links and encrypting stored secrets.
+    /// Generated and stored under the data folder in development; required in production.
+    #[arg(long, env = "APP_SECRET_KEY", hide_env_values = true, global = true)]
+    pub secret_key: Option<String>,
+
+    /// Extra PEM root certificate trusted for outbound publisher callbacks.
+    #[arg(long, env = "APP_CALLBACK_CA_FILE", global = true)]
+    pub callback_ca_file: Option<PathBuf>,
+
+    /// Allow callback receivers on loopback and private addresses (never in production).
+    #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), global = true)]
+    pub callback_allow_private: bool,
+
+    /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).
+    #[arg(
+        long,
+        env = "APP_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub trusted_proxies: Vec<IpAddr>,
+
+    /// Folder for the development secret key and other local state.
+    #[arg(long, env = "APP_DATA_DIR", default_value = "data", global = true)]
+    pub data_dir: PathBuf,
+
+    /// Folder holding the compiled browser bundle (`pkg/frontend.js`, `pkg/frontend.wasm`).
+    #[arg(
+        long,
+        env = "APP_SITE_ROOT",
+        default_value = "target/site",
+        global = true
+    )]
+    pub site_root: PathBuf,
+
+    /// Log output: `text` or `json`.
+    #[arg(long, env = "APP_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"], global = true)]
+    pub log_format: String,
+}
+
+fn parse_environment(s: &str) -> Result<Environment, String> {
+    match s {
+        "development" => Ok(Environment::Development),
+        "production" => Ok(Environment::Production),
+        other => Err(format!("`{other}` is not `development` or `production`")),
+    }
+}
+
+fn parse_base_url(s: &str) -> Result<String, String> {
+    let u = url::Url::parse(s).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
+        return Err("must be an http(s) URL with a host".to_owned());
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return Err("must not carry a query or fragment".to_owned());
+    }
+    Ok(s.trim_end_matches('/').to_owned())
+}
+
+impl Settings {
+    /// Settings from explicit flags only (environment variables still apply): used by tests.
+    pub fn from_flags<I, S>(flags: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<std::ffi::OsString> + Clone,
+    {
+        #[derive(clap::Parser)]
+        struct Only {
+            #[command(flatten)]
+            settings: Settings,
+        }
+        let args = std::iter::once(std::ffi::OsString::from("server"))
+            .chain(flags.into_iter().map(Into::into));
+        <Only as clap::Parser>::try_parse_from(args).map(|o| o.settings)
+    }
+
+    /// Whether the public address is HTTPS (cookies are then marked Secure).
+    pub fn https(&self) -> bool {
+        self.base_url.starts_with("https://")
+    }
+}

@@ -1,0 +1,158 @@
+//! Our own extractors, so a malformed request is always our 400 with the error body of
+//! CONTRACT.md section 6 and never axum's plain-text rejection.
+
+use app::domain::{Principal, tokens};
+use app::error::AppError;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::response::{IntoResponse, Response};
+use http::request::Parts;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::state::AppState;
+
+/// Largest JSON body any route accepts (evidence uploads have their own limit).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// A JSON body parsed with field paths for `fieldErrors`; also a JSON response.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for AppJson<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let is_json = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|m| {
+                let m = m.trim().to_ascii_lowercase();
+                m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+            })
+            .unwrap_or(false);
+        if !is_json {
+            return Err(AppError::invalid("Content-Type must be application/json")
+                .with_code("unsupported_media_type"));
+        }
+        let bytes = read_body(req, state).await?;
+        parse_json(&bytes).map(AppJson)
+    }
+}
+
+impl<T: Serialize> IntoResponse for AppJson<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// The raw body, within [`MAX_BODY_BYTES`] (signatures are checked over these bytes).
+pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, AppError> {
+    Bytes::from_request(req, state)
+        .await
+        .map_err(|rej| match rej {
+            BytesRejection::FailedToBufferBody(_)
+                if rej.status() == http::StatusCode::PAYLOAD_TOO_LARGE =>
+            {
+                AppError::payload_too_large(MAX_BODY_BYTES)
+            }
+            _ => AppError::invalid("the request body could not be read"),
+        })
+}
+
+/// Parses JSON, naming the offending field (`goals[0].payoutMicros`) when the shape is wrong.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            AppError::invalid(format!("malformed JSON: {inner}")).with_code("malformed_json")
+        } else {
+            let field = if path == "." || path.is_empty() {
+                "body".to_owned()
+            } else {
+                path
+            };
+            // serde's message ends with " at line L column C", which helps nobody here.
+            let msg = inner.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
+            AppError::field(&field, msg)
+        }
+    })?;
+    de.end().map_err(|_| {
+        AppError::invalid("malformed JSON: trailing characters").with_code("malformed_json")
+    })?;
+    Ok(value)
+}
+
+/// Query parameters with our error body.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for AppQuery<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| AppQuery(v))
+            .map_err(|e: QueryRejection| {
+                let text = e.body_text();
+                let text = text
+                    .strip_prefix("Failed to deserialize query string: ")
+                    .unwrap_or(&text)
+                    .to_owned();
+                match text.split_once(": ") {
+                    Some((field, why)) if !field.contains(' ') => AppError::field(field, why),
+                    _ => AppError::invalid(format!("invalid query: {text}")),
+                }
+            })
+    }
+}
+
+/// Path parameters with our error body (a malformed id is simply not found).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppPath<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for AppPath<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(v)| AppPath(v))
+            .map_err(|_: PathRejection| AppError::not_found("resource"))
+    }
+}
+
+/// The bearer token of the `Authorization` header, if any.
+pub fn bearer(parts: &Parts) -> Option<&str> {
+    let v = parts
+        .headers
+        .get(http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// An authenticated dashboard account (bearer token). Role checks happen in the domain.
+#[derive(Debug, Clone)]
+pub struct Authenticated(pub Principal);
+
+impl FromRequestParts<AppState> for Authenticated {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let token = bearer(parts)
+            .ok_or_else(|| AppError::unauthorized("a dashboard bearer token is required"))?;
+        tokens::resolve(&state.ctx, token).await.map(Authenticated)
+    }
+}

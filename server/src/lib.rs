@@ -1,0 +1,20 @@
+//! The service: configuration, CLI, HTTP surfaces and workers. `main.rs` only calls
+//! [`cli::main`]; tests call [`startup::Application::build`] directly.
+
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod extract;
+pub mod middleware;
+pub mod routes;
+pub mod session_store;
+pub mod startup;
+pub mod state;
+pub mod telemetry;
+pub mod web;
+pub mod workers;
+
+pub use config::Settings;
+pub use startup::Application;
+pub use state::AppState;

@@ -1,0 +1,169 @@
+//! Cross-cutting HTTP behaviour: client address, body limits, feature switches, CSRF for
+//! cookie-authenticated posts, and error bodies for bare statuses.
+
+use std::net::{IpAddr, SocketAddr};
+
+use app::error::AppError;
+use app::server_fns::web::ClientIp;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, Method, header};
+
+use crate::extract::MAX_BODY_BYTES;
+use crate::state::AppState;
+
+/// Resolves the client address: the socket peer, or the `X-Forwarded-For` hop in front of
+/// our trusted proxies when the peer is one of them.
+pub async fn client_ip(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(a)| a.ip())
+        .unwrap_or(IpAddr::from([127, 0, 0, 1]));
+    let ip = resolve_client_ip(peer, req.headers(), &state.settings.trusted_proxies);
+    req.extensions_mut().insert(ClientIp(ip));
+    next.run(req).await
+}
+
+fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let hops: Vec<IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    // Walk from the nearest hop outwards; the first untrusted address is the client.
+    hops.iter()
+        .rev()
+        .find(|ip| !trusted.contains(ip))
+        .copied()
+        .unwrap_or(peer)
+}
+
+/// Refuses a declared body above the limit before reading it; chunked bodies are cut by
+/// `DefaultBodyLimit` in the extractors.
+pub async fn body_limit(req: Request, next: Next) -> Response {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return AppError::payload_too_large(MAX_BODY_BYTES).into_response();
+    }
+    next.run(req).await
+}
+
+/// A surface switched off by `APP_FEATURE_*` answers 404 `not_found`.
+pub async fn feature_gate(enabled: bool, req: Request, next: Next) -> Response {
+    if enabled {
+        next.run(req).await
+    } else {
+        AppError::not_found("resource").into_response()
+    }
+}
+
+/// Cross-site request forgery guard for cookie-authenticated posts (the dashboards). Forms
+/// also carry a synchronizer token checked by the server functions; this layer refuses
+/// any unsafe request the browser marks as cross-site, or whose Origin is foreign.
+pub async fn same_origin_posts(req: Request, next: Next) -> Response {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.run(req).await;
+    }
+    let h = req.headers();
+    let site = h.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let refused = match site {
+        Some(s) => !matches!(s, "same-origin" | "none"),
+        None => match (
+            h.get(header::ORIGIN).and_then(|v| v.to_str().ok()),
+            h.get(header::HOST).and_then(|v| v.to_str().ok()),
+        ) {
+            (Some(origin), Some(host)) => url::Url::parse(origin)
+                .ok()
+                .map(|u| {
+                    let o = match u.port() {
+                        Some(p) => format!("{}:{p}", u.host_str().unwrap_or_default()),
+                        None => u.host_str().unwrap_or_default().to_owned(),
+                    };
+                    !o.eq_ignore_ascii_case(host)
+                })
+                .unwrap_or(true),
+            _ => false,
+        },
+    };
+    if refused {
+        return AppError::forbidden("cross-site form posts are refused")
+            .with_code("csrf_failed")
+            .into_response();
+    }
+    next.run(req).await
+}
+
+/// Gives bare error statuses produced below the handlers (405, 413, 404 from routing,
+/// timeouts) the error body of CONTRACT.md section 6.
+pub async fn error_bodies(req: Request, next: Next) -> Response {
+    let res = next.run(req).await;
+    let status = res.status();
+    if !(status.is_client_error() || status.is_server_error())
+        || res.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return res;
+    }
+    let err = match status.as_u16() {
+        404 => AppError::not_found("resource"),
+        405 => AppError::new(
+            405,
+            "method_not_allowed",
+            "this method is not allowed on this route",
+        ),
+        413 => AppError::payload_too_large(MAX_BODY_BYTES),
+        408 => AppError::new(408, "timeout", "the request took too long"),
+        s if s >= 500 => AppError::internal(),
+        s => AppError::new(
+            s,
+            "invalid_input",
+            status.canonical_reason().unwrap_or("request refused"),
+        ),
+    };
+    let mut out = err.into_response();
+    for (k, v) in res.headers() {
+        if k != header::CONTENT_LENGTH {
+            out.headers_mut().insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+/// JSON 500 for a handler that panicked (the panic itself is logged by the layer).
+pub fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<Body> {
+    tracing::error!("request handler panicked");
+    AppError::internal().into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_for_is_believed_only_from_trusted_proxies() {
+        let proxy: IpAddr = "10.0.0.1".parse().unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-forwarded-for",
+            "203.0.113.9, 10.0.0.1"
+                .parse()
+                .unwrap_or(http::HeaderValue::from_static("")),
+        );
+        assert_eq!(resolve_client_ip(proxy, &h, &[]), proxy);
+        assert_eq!(
+            resolve_client_ip(proxy, &h, &[proxy]).to_string(),
+            "203.0.113.9"
+        );
+    }
+}

@@ -1,0 +1,51 @@
+//! The whole router: JSON APIs (with their OpenAPI document), the dashboards, and the
+//! layers every request passes through.
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::get;
+use axum::{Json, Router};
+use http::{HeaderName, Request};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
+use utoipa_scalar::{Scalar, Servable};
+
+use crate::extract::MAX_BODY_BYTES;
+use crate::middleware;
+use crate::state::AppState;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+pub fn router(state: AppState) -> Router {
+    let (api, openapi) = crate::api::router().split_for_parts();
+    let openapi = Arc::new(openapi);
+    let spec = openapi.clone();
+    let api = api
+        .route(
+            "/openapi.json",
+            get(move || async move { Json(spec.as_ref().clone()) }),
+        )
+        .with_state(state.clone())
+        .merge(Scalar::with_url("/docs", openapi.as_ref().clone()))
+        .layer(from_fn(middleware::error_bodies));
+
+    Router::new()
+        .merge(api)
+        .merge(crate::web::router(state.clone()))
+        .layer(from_fn_with_state(state, middleware::client_ip))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(from_fn(middleware::body_limit))
+        .layer(CatchPanicLayer::custom(middleware::panic_response))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+            let id = req.extensions().get::<RequestId>().and_then(|r| r.header_value().to_str().ok()).unwrap_or("-");
+            // Path only: query strings can carry signatures and hosted-offerwall tokens.
+            tracing::info_span!("request", id = %id, method = %req.method(), path = %req.uri().path())
+        }))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}

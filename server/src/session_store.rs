@@ -1,0 +1,94 @@
+//! tower-sessions store on our own SeaORM table, so browser sessions live in the same
+//! database as everything else (and survive restarts) with one migration set.
+
+use async_trait::async_trait;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{self, SessionStore};
+
+use entity::web_session;
+
+#[derive(Clone)]
+pub struct DbSessionStore {
+    db: DatabaseConnection,
+}
+
+impl std::fmt::Debug for DbSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DbSessionStore")
+    }
+}
+
+impl DbSessionStore {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
+    }
+
+    /// Deletes sessions that expired before `now` (run by the sweep worker).
+    pub async fn delete_expired(
+        &self,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<u64, sea_orm::DbErr> {
+        let res = web_session::Entity::delete_many()
+            .filter(web_session::Column::ExpiresAt.lt(now))
+            .exec(&self.db)
+            .await?;
+        Ok(res.rows_affected)
+    }
+}
+
+fn backend(e: impl std::fmt::Display) -> session_store::Error {
+    session_store::Error::Backend(e.to_string())
+}
+
+fn expiry(record: &Record) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(record.expiry_date.unix_timestamp(), 0).unwrap_or_default()
+}
+
+#[async_trait]
+impl SessionStore for DbSessionStore {
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        let data = serde_json::to_string(record)
+            .map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let row = web_session::ActiveModel {
+            id: Set(record.id.to_string()),
+            data: Set(data),
+            expires_at: Set(expiry(record)),
+        };
+        web_session::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(web_session::Column::Id)
+                    .update_columns([web_session::Column::Data, web_session::Column::ExpiresAt])
+                    .to_owned(),
+            )
+            .exec(&self.db)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        let Some(row) = web_session::Entity::find_by_id(id.to_string())
+            .one(&self.db)
+            .await
+            .map_err(backend)?
+        else {
+            return Ok(None);
+        };
+        if row.expires_at <= chrono::Utc::now() {
+            return Ok(None);
+        }
+        serde_json::from_str(&row.data)
+            .map(Some)
+            .map_err(|e| session_store::Error::Decode(e.to_string()))
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        web_session::Entity::delete_by_id(id.to_string())
+            .exec(&self.db)
+            .await
+            .map_err(backend)?;
+        Ok(())
+    }
+}

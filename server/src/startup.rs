@@ -1,0 +1,203 @@
+//! Building and running the application. The binary and the tests both call
+//! [`Application::build`], so tests start exactly what production runs.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use app::domain::{Clock, Ctx, DomainConfig, Environment, Keys, RateLimits};
+use migration::{Migrator, MigratorTrait};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use tokio::net::TcpListener;
+
+use crate::config::Settings;
+use crate::state::AppState;
+
+/// Connects to the configured database. SQLite gets WAL, foreign keys and a busy timeout;
+/// its folder is created when missing.
+pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    let url = &settings.database_url;
+    if let Some(path) = sqlite_file(url) {
+        if let Some(dir) = Path::new(&path)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating database folder {}", dir.display()))?;
+        }
+    }
+    let mut opts = ConnectOptions::new(url.clone());
+    opts.sqlx_logging(false)
+        .connect_timeout(Duration::from_secs(10))
+        .acquire_timeout(Duration::from_secs(10));
+    if url.starts_with("sqlite:") {
+        opts.max_connections(8).map_sqlx_sqlite_opts(|o| {
+            o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(10))
+        });
+    } else {
+        opts.max_connections(20);
+    }
+    Database::connect(opts)
+        .await
+        .with_context(|| format!("connecting to the database ({})", redact(url)))
+}
+
+/// Applies pending migrations.
+pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
+    Migrator::up(db, None).await.context("applying migrations")
+}
+
+/// The file behind a `sqlite://` URL, if it is one (not `:memory:`).
+fn sqlite_file(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or_default();
+    (!path.is_empty() && path != ":memory:").then(|| path.to_owned())
+}
+
+/// A database URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// The master key: from settings; in development generated once and kept in the data folder.
+fn master_key(settings: &Settings) -> anyhow::Result<[u8; 32]> {
+    if let Some(k) = &settings.secret_key {
+        return Keys::parse_master(k).map_err(|e| anyhow::anyhow!("APP_SECRET_KEY {e}"));
+    }
+    if settings.environment == Environment::Production {
+        anyhow::bail!("APP_SECRET_KEY is required in production (64 hexadecimal characters)");
+    }
+    let path = settings.data_dir.join("secret.key");
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        return Keys::parse_master(&existing)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()));
+    }
+    std::fs::create_dir_all(&settings.data_dir)
+        .with_context(|| format!("creating data folder {}", settings.data_dir.display()))?;
+    let key = app::domain::crypto::random_bytes::<32>();
+    write_private(&path, &hex::encode(key))?;
+    tracing::info!(path = %path.display(), "generated a development secret key");
+    Ok(key)
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(contents.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Connects, migrates and assembles the domain context (used by the CLI commands too).
+pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Ctx> {
+    let db = connect(settings).await?;
+    migrate(&db).await?;
+    let keys = Keys::from_master(&master_key(settings)?);
+    Ok(Ctx {
+        db,
+        clock,
+        keys: Arc::new(keys),
+        config: Arc::new(DomainConfig {
+            environment: settings.environment,
+            base_url: settings.base_url.clone(),
+            dashboard_token_ttl: chrono::Duration::hours(12),
+        }),
+        limits: Arc::new(RateLimits::new()),
+    })
+}
+
+/// A built, bound application that has not started serving yet.
+pub struct Application {
+    listener: TcpListener,
+    router: axum::Router,
+    state: AppState,
+}
+
+impl Application {
+    /// Connects, migrates, binds the listen address and assembles the router.
+    pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+        let ctx = domain_context(&settings, clock).await?;
+        let listener = TcpListener::bind(settings.bind)
+            .await
+            .with_context(|| format!("binding {}", settings.bind))?;
+        let state = AppState::new(ctx, settings);
+        let router = crate::routes::router(state.clone());
+        Ok(Self {
+            listener,
+            router,
+            state,
+        })
+    }
+
+    /// The bound port (useful with `--bind 127.0.0.1:0`).
+    pub fn port(&self) -> u16 {
+        self.listener.local_addr().map(|a| a.port()).unwrap_or(0)
+    }
+
+    /// The shared state (tests use its domain context).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let workers = crate::workers::spawn(self.state.clone());
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("serving HTTP")?;
+        workers.abort();
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown requested; finishing in-flight requests");
+}

@@ -1,0 +1,93 @@
+//! The server-rendered dashboards: Leptos pages, server functions, static assets and the
+//! cookie session that signs browsers in.
+
+use app::{App, shell};
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use leptos::prelude::provide_context;
+use leptos_axum::{
+    LeptosRoutes, generate_route_list, handle_server_fns_with_context,
+    render_app_async_with_context,
+};
+use tower_http::services::ServeDir;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::cookie::time::Duration;
+use tower_sessions::{Expiry, SessionManagerLayer};
+
+use crate::session_store::DbSessionStore;
+use crate::state::AppState;
+
+/// Name of the browser session cookie.
+pub const SESSION_COOKIE: &str = "mkt_session";
+
+/// The stylesheet, compiled in so pages are styled even before the wasm bundle is built.
+const APP_CSS: &str = include_str!("../../style/main.css");
+
+pub fn router(state: AppState) -> Router {
+    let sessions = SessionManagerLayer::new(DbSessionStore::new(state.ctx.db.clone()))
+        .with_name(SESSION_COOKIE)
+        .with_secure(state.settings.https())
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_expiry(Expiry::OnInactivity(Duration::hours(12)));
+    let pkg = state.settings.site_root.join("pkg");
+    Router::new()
+        .route("/fn/{*name}", get(server_fns).post(server_fns))
+        .leptos_routes_with_handler(generate_route_list(App), get(pages))
+        .route("/assets/app.css", get(css))
+        .nest_service("/pkg", ServeDir::new(pkg))
+        .fallback(fallback)
+        .layer(axum::middleware::from_fn(
+            crate::middleware::same_origin_posts,
+        ))
+        .layer(sessions)
+        .with_state(state)
+}
+
+async fn server_fns(State(state): State<AppState>, req: Request<Body>) -> impl IntoResponse {
+    handle_server_fns_with_context(move || provide_context(state.ctx.clone()), req).await
+}
+
+/// Renders a page after all its data has loaded, so it is complete without JavaScript.
+async fn pages(State(state): State<AppState>, req: Request<Body>) -> Response {
+    let options = state.leptos_options.clone();
+    let ctx = state.ctx.clone();
+    let handler = render_app_async_with_context(
+        move || provide_context(ctx.clone()),
+        move || shell(options.clone()),
+    );
+    handler(req).await.into_response()
+}
+
+/// Path prefixes of the JSON surfaces: an unknown route there is a JSON 404, not a page.
+const API_PREFIXES: [&str; 8] = [
+    "/auth/",
+    "/admin/",
+    "/publisher/v2",
+    "/sdk/",
+    "/performance-marketing/",
+    "/api/",
+    "/getallsurveys-api",
+    "/fn/",
+];
+
+async fn fallback(state: State<AppState>, req: Request<Body>) -> Response {
+    let path = req.uri().path();
+    if API_PREFIXES.iter().any(|p| path.starts_with(p)) {
+        return app::error::AppError::not_found("resource").into_response();
+    }
+    pages(state, req).await
+}
+
+async fn css() -> impl IntoResponse {
+    (
+        [
+            (http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (http::header::CACHE_CONTROL, "public, max-age=300"),
+        ],
+        APP_CSS,
+    )
+}

@@ -1,0 +1,78 @@
+// Sign-in, registration and sign-out through the real forms, with hydration and without
+// JavaScript (progressive enhancement).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
+
+let server; let browser;
+const password = 'correct horse battery';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
+  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('the page hydrates and a publisher signs in and out through the form', async () => {
+  const page = await browser.newPage();
+  const problems = watchPage(page);
+  const wasm = page.waitForResponse((r) => r.url().endsWith('/pkg/frontend.wasm'));
+  await page.goto(`${server.base}/sign-in`);
+  assert.equal((await wasm).status(), 200, 'the wasm bundle is served');
+  await page.waitForFunction(() => globalThis.__leptos_hydrated === true || document.readyState === 'complete');
+  await page.fill('input[name=email]', 'pub@example.com');
+  await page.fill('input[name=password]', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.base}/publisher`);
+  await page.getByText('Publisher dashboard').waitFor();
+  assert.ok(await page.getByText('pub@example.com').first().isVisible());
+  await page.screenshot({ path: `${SHOTS}/publisher-home.png`, fullPage: true });
+  await page.click('button:has-text("Sign out")');
+  await page.waitForURL(`${server.base}/sign-in`);
+  await page.locator('nav >> text=Sign in').waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a wrong password shows the error on the form', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.base}/sign-in`);
+  await page.fill('input[name=email]', 'pub@example.com');
+  await page.fill('input[name=password]', 'not the password');
+  await page.click('button[type=submit]');
+  await page.getByRole('alert').getByText('e-mail or password is incorrect').waitFor();
+  await page.screenshot({ path: `${SHOTS}/sign-in-error.png`, fullPage: true });
+  await page.close();
+});
+
+test('without JavaScript the forms still work: register an advertiser, approve it as admin', async () => {
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const page = await ctx.newPage();
+  await page.goto(`${server.base}/register`);
+  await page.fill('input[name=company_name]', 'Northwind Apps');
+  await page.fill('input[name=email]', 'adv@example.com');
+  await page.fill('input[name=password]', password);
+  await page.check('input[value=ADVERTISER]');
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.base}/advertiser`);
+  await page.getByText('awaiting review').waitFor();
+  await page.screenshot({ path: `${SHOTS}/advertiser-pending.png`, fullPage: true });
+  await page.click('button:has-text("Sign out")');
+  await page.waitForURL(`${server.base}/sign-in`);
+
+  await page.fill('input[name=email]', 'admin@example.com');
+  await page.fill('input[name=password]', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.base}/admin`);
+  await page.getByText('adv@example.com').waitFor();
+  await page.screenshot({ path: `${SHOTS}/admin-queue.png`, fullPage: true });
+  await page.click('button:has-text("Approve")');
+  await page.getByText('Nobody is waiting.').waitFor();
+  await ctx.close();
+});

@@ -1,0 +1,7 @@
+//! The integration suite: every test runs against SQLite and PostgreSQL through the real
+//! HTTP server (see `tests/support`).
+
+mod auth;
+mod errors;
+mod platform;
+mod web;

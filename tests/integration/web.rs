@@ -1,0 +1,187 @@
+//! The server-rendered dashboards without a browser: pages render complete HTML, forms
+//! post without JavaScript, CSRF is enforced, and sessions live in the database.
+
+use app::model::Role;
+use reqwest::StatusCode;
+use tests::{TestApp, both_backends};
+
+both_backends!(
+    sign_in_page_renders_a_complete_form,
+    form_sign_in_and_out_without_javascript,
+    cross_site_and_tokenless_posts_are_refused
+);
+
+/// The CSRF token inside a rendered page.
+fn csrf_of(html: &str) -> String {
+    let marker = "name=\"csrf\" value=\"";
+    let start = html
+        .find(marker)
+        .map(|i| i + marker.len())
+        .expect("csrf field in page");
+    html[start..]
+        .split('"')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn page(app: &TestApp, path: &str) -> (StatusCode, String) {
+    let res = app.client.get(app.url(path)).send().await.expect("page");
+    let s = res.status();
+    (s, res.text().await.unwrap_or_default())
+}
+
+async fn sign_in_page_renders_a_complete_form(app: TestApp) {
+    let (s, html) = page(&app, "/sign-in").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        html.contains("action=\"/fn/sign_in\""),
+        "form posts to the server function"
+    );
+    assert!(html.contains("name=\"email\"") && html.contains("name=\"password\""));
+    assert!(!csrf_of(&html).is_empty());
+    assert!(html.contains("/assets/app.css"));
+    let (s, html) = page(&app, "/definitely-not-a-page").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert!(html.contains("Page not found"));
+}
+
+async fn form_sign_in_and_out_without_javascript(app: TestApp) {
+    let user = app.create_user(Role::Publisher).await;
+    let (_, html) = page(&app, "/sign-in").await;
+    let csrf = csrf_of(&html);
+    let referer = app.url("/sign-in");
+
+    // Wrong password: back to the form with the error encoded for the page.
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .header("accept", "text/html")
+        .header("referer", &referer)
+        .form(&[
+            ("email", user.email.as_str()),
+            ("password", "wrong password!"),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("post");
+    assert!(res.status().is_redirection());
+    let loc = res.headers()["location"]
+        .to_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(loc.contains("__err"), "{loc}");
+    let (_, html) = page(&app, loc.trim_start_matches(&app.base)).await;
+    assert!(
+        html.contains("e-mail or password is incorrect"),
+        "error shown without JavaScript"
+    );
+
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .header("accept", "text/html")
+        .header("referer", &referer)
+        .form(&[
+            ("email", user.email.as_str()),
+            ("password", user.password.as_str()),
+            ("csrf", csrf.as_str()),
+        ])
+        .send()
+        .await
+        .expect("post");
+    assert!(res.status().is_redirection());
+    assert_eq!(res.headers()["location"], "/publisher");
+    let cookie = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("mkt_session="))
+        .map(str::to_owned);
+    let cookie = cookie.expect("session cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+
+    let (s, html) = page(&app, "/publisher").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        html.contains(&user.email),
+        "dashboard shows the signed-in account"
+    );
+    assert!(html.contains("Sign out"));
+
+    // The session is stored in the database (it survives a restart).
+    use sea_orm::{EntityTrait, PaginatorTrait};
+    assert!(
+        entity::web_session::Entity::find()
+            .count(&app.state.ctx.db)
+            .await
+            .expect("count")
+            >= 1
+    );
+
+    let csrf = csrf_of(&html);
+    let res = app
+        .client
+        .post(app.url("/fn/sign_out"))
+        .header("accept", "text/html")
+        .header("referer", app.url("/publisher"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(res.headers()["location"], "/sign-in");
+    let (_, html) = page(&app, "/publisher").await;
+    assert!(!html.contains(&user.email));
+    assert!(html.contains("Sign in required"));
+}
+
+async fn cross_site_and_tokenless_posts_are_refused(app: TestApp) {
+    let user = app.create_user(Role::Publisher).await;
+    let (_, html) = page(&app, "/sign-in").await;
+    let csrf = csrf_of(&html);
+    let form = [
+        ("email", user.email.as_str()),
+        ("password", user.password.as_str()),
+        ("csrf", csrf.as_str()),
+    ];
+
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .header("sec-fetch-site", "cross-site")
+        .form(&form)
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .header("origin", "https://evil.example")
+        .form(&form)
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+
+    let bad = [
+        ("email", user.email.as_str()),
+        ("password", user.password.as_str()),
+        ("csrf", "forged"),
+    ];
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .form(&bad)
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let body: serde_json::Value = res.json().await.unwrap_or_default();
+    assert_eq!(body["code"], "csrf_failed", "{body}");
+}

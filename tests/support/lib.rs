@@ -1,0 +1,273 @@
+//! Test harness: [`TestApp::spawn`] starts the real application on a free port with a
+//! fresh database (a SQLite file in a temp folder, or a new PostgreSQL database that is
+//! dropped afterwards) and a [`TestClock`], and offers request helpers.
+
+use std::sync::Arc;
+
+use app::domain::TestClock;
+use app::model::Role;
+use chrono::{DateTime, Utc};
+use reqwest::StatusCode;
+use sea_orm::{ConnectionTrait, Database};
+use serde_json::{Value, json};
+use server::{AppState, Application, Settings};
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Maintenance URL of the PostgreSQL server the tests create their databases on.
+pub fn postgres_admin_url() -> String {
+    std::env::var("TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// A fixed, realistic start time for the test clock.
+pub fn start_time() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z")
+        .map(|t| t.to_utc())
+        .unwrap_or_default()
+}
+
+/// Drops a test's PostgreSQL database when the test ends, even when it panicked.
+struct PgDatabase {
+    name: String,
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs inside the test's runtime; do the async work on a thread of its own.
+        let _ = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if let Ok(db) = Database::connect(postgres_admin_url()).await {
+                    let _ = db
+                        .execute_unprepared(&format!(
+                            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                        ))
+                        .await;
+                    let _ = db.close().await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// A running application and a client for it.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub state: AppState,
+    pub clock: Arc<TestClock>,
+    pub backend: Backend,
+    _pg: Option<PgDatabase>,
+    _dir: tempfile::TempDir,
+}
+
+/// A created account with its password.
+pub struct TestUser {
+    pub account_id: String,
+    pub email: String,
+    pub password: String,
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> TestApp {
+        Self::spawn_with(backend, &[]).await
+    }
+
+    /// Starts the application with extra command-line flags (`--feature-delivery false`, …).
+    pub async fn spawn_with(backend: Backend, extra: &[&str]) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (url, pg) = match backend {
+            Backend::Sqlite => (
+                format!("sqlite://{}?mode=rwc", dir.path().join("app.db").display()),
+                None,
+            ),
+            Backend::Postgres => {
+                let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+                let admin = Database::connect(postgres_admin_url())
+                    .await
+                    .expect("PostgreSQL must be running for the PostgreSQL leg (see README)");
+                admin
+                    .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+                    .await
+                    .expect("create test database");
+                let _ = admin.close().await;
+                let base = postgres_admin_url();
+                let url = match base.rsplit_once('/') {
+                    Some((server, _)) => format!("{server}/{name}"),
+                    None => base,
+                };
+                (url, Some(PgDatabase { name }))
+            }
+        };
+        let data_dir = dir.path().join("data");
+        let site_root = std::env::var("APP_SITE_ROOT")
+            .unwrap_or_else(|_| dir.path().join("site").display().to_string());
+        let mut flags: Vec<String> = vec![
+            "--database-url".into(),
+            url,
+            "--bind".into(),
+            "127.0.0.1:0".into(),
+            "--secret-key".into(),
+            "5e".repeat(32),
+            "--data-dir".into(),
+            data_dir.display().to_string(),
+            "--site-root".into(),
+            site_root,
+        ];
+        flags.extend(extra.iter().map(|s| (*s).to_owned()));
+        let settings = Settings::from_flags(flags).expect("test settings");
+        let clock = Arc::new(TestClock::new(start_time()));
+        let app = Application::build(settings, clock.clone())
+            .await
+            .expect("application builds");
+        let base = format!("http://127.0.0.1:{}", app.port());
+        let state = app.state().clone();
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .cookie_store(true)
+            .build()
+            .expect("http client");
+        TestApp {
+            base,
+            client,
+            state,
+            clock,
+            backend,
+            _pg: pg,
+            _dir: dir,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends a request with an optional bearer and JSON body; returns status and JSON body
+    /// (`Value::Null` when the body is empty or not JSON).
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<&Value>,
+    ) -> (StatusCode, Value) {
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(t) = bearer {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let res = req.send().await.expect("request sent");
+        let status = res.status();
+        let text = res.text().await.unwrap_or_default();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    pub async fn get(&self, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
+        self.send(reqwest::Method::GET, path, bearer, None).await
+    }
+
+    pub async fn post(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+        body: &Value,
+    ) -> (StatusCode, Value) {
+        self.send(reqwest::Method::POST, path, bearer, Some(body))
+            .await
+    }
+
+    /// Creates an ACTIVE account through the domain (like `server user create`).
+    pub async fn create_user(&self, role: Role) -> TestUser {
+        let email = format!(
+            "{}-{}@example.com",
+            role.as_str().to_ascii_lowercase(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let password = "correct horse battery".to_owned();
+        let a = app::domain::accounts::create_active(
+            &self.state.ctx,
+            &email,
+            &password,
+            role,
+            "Test Co",
+        )
+        .await
+        .expect("create user");
+        TestUser {
+            account_id: a.account_id,
+            email,
+            password,
+        }
+    }
+
+    /// A dashboard bearer token for the user.
+    pub async fn token(&self, user: &TestUser) -> String {
+        let (status, body) = self
+            .post(
+                "/auth/v1/tokens",
+                None,
+                &json!({"email": user.email, "password": user.password}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "sign-in failed: {body}");
+        body["token"].as_str().expect("token").to_owned()
+    }
+
+    /// Creates a user of `role` and returns it with a bearer token.
+    pub async fn signed_in(&self, role: Role) -> (TestUser, String) {
+        let u = self.create_user(role).await;
+        let t = self.token(&u).await;
+        (u, t)
+    }
+
+    pub async fn run_workers_once(&self) {
+        server::workers::run_once(&self.state)
+            .await
+            .expect("workers run");
+    }
+}
+
+/// Asserts the CONTRACT.md error body and returns its code.
+pub fn error_code(body: &Value) -> &str {
+    let code = body["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an error body: {body}"));
+    assert!(
+        body["error"]["message"].is_string(),
+        "error body without message: {body}"
+    );
+    code
+}
+
+/// Generates `name::sqlite` and `name::postgres` tests from `async fn name(app: TestApp)`.
+#[macro_export]
+macro_rules! both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::TestApp::spawn($crate::Backend::Sqlite).await).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::TestApp::spawn($crate::Backend::Postgres).await).await
+            }
+        }
+    )*};
+}
