@@ -11,6 +11,5 @@ dir=$profile; [ "$profile" = dev ] && dir=debug
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name frontend \
   "target/wasm32-unknown-unknown/$dir/frontend.wasm"
-# Leptos' hydration script loads /pkg/<name>.wasm.
-mv -f "$out/frontend_bg.wasm" "$out/frontend.wasm"
-echo "browser bundle: $(du -h "$out/frontend.wasm" | cut -f1) in $out"
+# Leptos 0.8 loads /pkg/<name>.js and /pkg/<name>_bg.wasm, the names wasm-bindgen writes.
+echo "browser bundle: $(du -h "$out/frontend_bg.wasm" | cut -f1) in $out"

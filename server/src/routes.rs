@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
+use axum::response::Html;
 use axum::routing::get;
 use axum::{Json, Router};
 use http::{HeaderName, Request};
@@ -13,7 +14,6 @@ use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
 use tower_http::trace::TraceLayer;
-use utoipa_scalar::{Scalar, Servable};
 
 use crate::extract::MAX_BODY_BYTES;
 use crate::middleware;
@@ -25,13 +25,14 @@ pub fn router(state: AppState) -> Router {
     let (api, openapi) = crate::api::router().split_for_parts();
     let openapi = Arc::new(openapi);
     let spec = openapi.clone();
+    let reference = Html(crate::api::reference::render(&openapi));
     let api = api
         .route(
             "/openapi.json",
             get(move || async move { Json(spec.as_ref().clone()) }),
         )
+        .route("/docs", get(move || async move { reference.clone() }))
         .with_state(state.clone())
-        .merge(Scalar::with_url("/docs", openapi.as_ref().clone()))
         .layer(from_fn(middleware::error_bodies));
 
     Router::new()

@@ -48,6 +48,31 @@ fn expiry(record: &Record) -> chrono::DateTime<chrono::Utc> {
 
 #[async_trait]
 impl SessionStore for DbSessionStore {
+    /// Inserts a new record; on the (astronomically unlikely) id collision, draws a new id.
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        loop {
+            let data = serde_json::to_string(record)
+                .map_err(|e| session_store::Error::Encode(e.to_string()))?;
+            let row = web_session::ActiveModel {
+                id: Set(record.id.to_string()),
+                data: Set(data),
+                expires_at: Set(expiry(record)),
+            };
+            match web_session::Entity::insert(row).exec(&self.db).await {
+                Ok(_) => return Ok(()),
+                Err(e)
+                    if matches!(
+                        e.sql_err(),
+                        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+                    ) =>
+                {
+                    record.id = Id::default();
+                }
+                Err(e) => return Err(backend(e)),
+            }
+        }
+    }
+
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         let data = serde_json::to_string(record)
             .map_err(|e| session_store::Error::Encode(e.to_string()))?;

@@ -22,10 +22,10 @@ after(async () => {
 test('the page hydrates and a publisher signs in and out through the form', async () => {
   const page = await browser.newPage();
   const problems = watchPage(page);
-  const wasm = page.waitForResponse((r) => r.url().endsWith('/pkg/frontend.wasm'));
+  const wasm = page.waitForResponse((r) => r.url().endsWith('/pkg/frontend_bg.wasm'));
   await page.goto(`${server.base}/sign-in`);
   assert.equal((await wasm).status(), 200, 'the wasm bundle is served');
-  await page.waitForFunction(() => globalThis.__leptos_hydrated === true || document.readyState === 'complete');
+  await page.locator('body[data-hydrated=true]').waitFor();
   await page.fill('input[name=email]', 'pub@example.com');
   await page.fill('input[name=password]', password);
   await page.click('button[type=submit]');

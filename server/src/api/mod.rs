@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod health;
+pub mod reference;
 pub mod survey_api;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
