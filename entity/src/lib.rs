@@ -3,7 +3,15 @@
 //! and PostgreSQL: text ids, `BigInteger` money, UTC timestamps truncated to microseconds.
 
 pub mod account;
+pub mod ad_slot;
+pub mod ad_slot_revision;
 pub mod api_token;
+pub mod app_key;
 pub mod audit_event;
+pub mod blacklist;
+pub mod callback_key;
+pub mod placement;
+pub mod static_key;
 pub mod survey_api_credential;
+pub mod user_ban;
 pub mod web_session;

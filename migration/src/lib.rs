@@ -2,6 +2,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m0001_foundation;
+mod m0002_publisher;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -9,6 +10,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_foundation::Migration)]
+        vec![
+            Box::new(m0001_foundation::Migration),
+            Box::new(m0002_publisher::Migration),
+        ]
     }
 }

@@ -37,11 +37,11 @@ pub struct Settings {
     pub environment: Environment,
 
     /// Serve the publisher foundation surface (console); `false` makes it answer 404.
-    #[arg(long, env = "APP_FEATURE_FOUNDATION", default_value = "true", value_parser = BoolishValueParser::new(), global = true)]
+    #[arg(long, env = "APP_FEATURE_FOUNDATION", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub feature_foundation: bool,
 
     /// Serve the delivery surfaces (SDK, static feed, postbacks); `false` makes them answer 404.
-    #[arg(long, env = "APP_FEATURE_DELIVERY", default_value = "true", value_parser = BoolishValueParser::new(), global = true)]
+    #[arg(long, env = "APP_FEATURE_DELIVERY", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub feature_delivery: bool,
 
     /// Master key (64 hex characters) for signing links and encrypting stored secrets.
@@ -54,7 +54,7 @@ pub struct Settings {
     pub callback_ca_file: Option<PathBuf>,
 
     /// Allow callback receivers on loopback and private addresses (never in production).
-    #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), global = true)]
+    #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub callback_allow_private: bool,
 
     /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).

@@ -156,3 +156,23 @@ impl FromRequestParts<AppState> for Authenticated {
         tokens::resolve(&state.ctx, token).await.map(Authenticated)
     }
 }
+
+/// A body that must be empty or a JSON object, for action routes whose body carries
+/// nothing (`request-review` takes `{}`); malformed JSON is still a 400.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EmptyObject;
+
+impl<S: Send + Sync> FromRequest<S> for EmptyObject {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let bytes = read_body(req, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(EmptyObject);
+        }
+        match parse_json::<serde_json::Value>(&bytes)? {
+            serde_json::Value::Object(_) => Ok(EmptyObject),
+            _ => Err(AppError::invalid("the body must be an empty JSON object")),
+        }
+    }
+}

@@ -22,7 +22,7 @@ use crate::state::AppState;
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 pub fn router(state: AppState) -> Router {
-    let (api, openapi) = crate::api::router().split_for_parts();
+    let (api, openapi) = crate::api::router(&state).split_for_parts();
     let openapi = Arc::new(openapi);
     let spec = openapi.clone();
     let reference = Html(crate::api::reference::render(&openapi));

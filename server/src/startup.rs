@@ -125,6 +125,8 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             environment: settings.environment,
             base_url: settings.base_url.clone(),
             dashboard_token_ttl: chrono::Duration::hours(12),
+            callback_allow_private: settings.callback_allow_private
+                && settings.environment != Environment::Production,
         }),
         limits: Arc::new(RateLimits::new()),
     })

@@ -3,5 +3,7 @@
 
 mod auth;
 mod errors;
+mod placements;
 mod platform;
+mod slots;
 mod web;

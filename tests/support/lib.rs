@@ -271,3 +271,74 @@ macro_rules! both_backends {
         }
     )*};
 }
+
+impl TestApp {
+    /// A signed-in administrator's bearer token.
+    pub async fn admin_token(&self) -> String {
+        self.signed_in(Role::Admin).await.1
+    }
+
+    /// Creates a WEBSITE placement for the publisher and returns its JSON.
+    pub async fn website_placement(&self, publisher: &str, identity: &str) -> Value {
+        let (s, p) = self
+            .post("/publisher/v2/placements", Some(publisher), &json!({"type": "WEBSITE", "name": "Pixel Quest web", "platformIdentity": identity}))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{p}");
+        p
+    }
+
+    /// Walks a placement through review to VERIFIED (and release when asked).
+    pub async fn verify_placement(
+        &self,
+        publisher: &str,
+        admin: &str,
+        placement_id: &str,
+        release: bool,
+    ) {
+        let (s, b) = self
+            .post(
+                &format!("/publisher/v2/placements/{placement_id}/request-review"),
+                Some(publisher),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        let (s, b) = self
+            .post(
+                &format!("/admin/v1/placements/{placement_id}/review"),
+                Some(admin),
+                &json!({"decision": "VERIFIED", "note": "ok"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        if release {
+            let (s, b) = self
+                .post(
+                    &format!("/admin/v1/placements/{placement_id}/release"),
+                    Some(admin),
+                    &json!({}),
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{b}");
+        }
+    }
+
+    pub async fn patch(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+        body: &Value,
+    ) -> (StatusCode, Value) {
+        self.send(reqwest::Method::PATCH, path, bearer, Some(body))
+            .await
+    }
+
+    pub async fn put(&self, path: &str, bearer: Option<&str>, body: &Value) -> (StatusCode, Value) {
+        self.send(reqwest::Method::PUT, path, bearer, Some(body))
+            .await
+    }
+
+    pub async fn delete(&self, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
+        self.send(reqwest::Method::DELETE, path, bearer, None).await
+    }
+}

@@ -7,9 +7,11 @@ pub mod audit;
 pub mod clock;
 pub mod crypto;
 pub mod db;
+pub mod delivery_history;
 pub mod ids;
 pub mod password;
 pub mod principal;
+pub mod publisher;
 pub mod rate_limit;
 pub mod survey_api_keys;
 pub mod tokens;
@@ -48,6 +50,8 @@ pub struct DomainConfig {
     pub base_url: String,
     /// Lifetime of a dashboard bearer token.
     pub dashboard_token_ttl: chrono::Duration,
+    /// Allow reward callbacks to loopback and private addresses (never in production).
+    pub callback_allow_private: bool,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

@@ -2,6 +2,8 @@
 //! Pure: no database, no clock; compiles to wasm.
 
 pub mod account;
+pub mod publisher;
+pub mod publisher_rules;
 pub mod survey_api;
 pub mod validate;
 

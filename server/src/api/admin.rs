@@ -1,18 +1,25 @@
 //! Administrator routes (CONTRACT.md section 3). Each decision is audited in the domain.
 
 use app::domain::accounts;
+use app::domain::publisher::review;
 use app::error::AppError;
 use app::model::AccountView;
+use app::model::publisher::{Placement, PlacementList, ReviewRequest};
 use axum::extract::State;
+use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::extract::{AppJson, AppPath, Authenticated};
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(approve_advertiser))
         .routes(routes!(pending_advertisers))
+        .routes(routes!(review_placement))
+        .routes(routes!(release_placement))
+        .routes(routes!(placement_queue))
 }
 
 /// Approve a PENDING advertiser; it becomes ACTIVE.
@@ -39,4 +46,49 @@ async fn pending_advertisers(
     accounts::pending_advertisers(&state.ctx, &p)
         .await
         .map(AppJson)
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct QueueQuery {
+    /// Placement status to list (default PENDING_REVIEW).
+    status: Option<String>,
+}
+
+/// Placements awaiting a decision (or in another status), oldest first.
+#[utoipa::path(get, path = "/placements", tag = "admin", security(("dashboardBearer" = [])), params(QueueQuery),
+    responses((status = 200, body = PlacementList), (status = 403, body = ErrorBody)))]
+async fn placement_queue(
+    State(state): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<QueueQuery>,
+) -> Result<AppJson<PlacementList>, AppError> {
+    review::queue(&state.ctx, &p, q.status.as_deref())
+        .await
+        .map(AppJson)
+}
+
+/// Decide a PENDING_REVIEW placement: VERIFIED or REJECTED (a note is required when rejecting).
+#[utoipa::path(post, path = "/placements/{placementId}/review", tag = "admin", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)), request_body = ReviewRequest,
+    responses((status = 200, body = Placement), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn review_placement(
+    State(state): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<ReviewRequest>,
+) -> Result<AppJson<Placement>, AppError> {
+    review::review(&state.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// Release a VERIFIED placement to production (`released` becomes true).
+#[utoipa::path(post, path = "/placements/{placementId}/release", tag = "admin", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)), responses((status = 200, body = Placement), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn release_placement(
+    State(state): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<Placement>, AppError> {
+    review::release(&state.ctx, &p, &id).await.map(AppJson)
 }

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod health;
+pub mod publisher;
 pub mod reference;
 pub mod survey_api;
 
@@ -29,6 +30,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),
         (name = "survey-api", description = "Survey campaign API credentials"),
+        (name = "publisher", description = "Publisher console: placements, ad slots, keys, callback settings"),
         (name = "health", description = "Liveness and readiness"),
     )
 )]
@@ -90,9 +92,16 @@ impl Modify for SecuritySchemes {
 }
 
 /// Every JSON route with its documentation.
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    let foundation = state.settings.feature_foundation;
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(health::router())
+        .nest(
+            "/publisher/v2",
+            publisher::router().layer(axum::middleware::from_fn(move |req, next| {
+                crate::middleware::feature_gate(foundation, req, next)
+            })),
+        )
         .nest("/auth/v1", auth::router())
         .nest("/admin/v1", admin::router())
         .nest("/performance-marketing/v2", survey_api::router())

@@ -1,0 +1,498 @@
+//! Reward callback settings and signing. The receiver must be HTTPS and public (unless
+//! `APP_CALLBACK_ALLOW_PRIVATE` outside production). A placement has a CURRENT signing key
+//! and optionally a NEXT one: rotate creates NEXT while CURRENT keeps signing, promote
+//! switches. Secrets are sealed at rest and shown once.
+//!
+//! Signature (spec "Events", CONTRACT.md section 8): `X-Service-Signature` is the lower-case
+//! hex HMAC-SHA256, keyed with the secret's UTF-8 bytes, of `timestamp.nonce.body`, where the
+//! body is canonical JSON (object keys sorted recursively, array order kept, no whitespace)
+//! and the timestamp is the RFC 3339 UTC value sent in `X-Service-Timestamp`.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
+};
+use serde_json::{Value, json};
+
+use super::owned_placement;
+use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::error::AppError;
+use crate::model::publisher::*;
+use entity::{callback_key, placement};
+
+const CURRENT: &str = "CURRENT";
+const NEXT: &str = "NEXT";
+const RETIRED: &str = "RETIRED";
+
+/// Prefix of callback signing secrets.
+pub const SECRET_PREFIX: &str = "mkt_cbs";
+
+/// Serialises JSON canonically: object keys sorted recursively, arrays in order, compact.
+pub fn canonical_json(v: &Value) -> String {
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let sorted: BTreeMap<&String, Value> =
+                    m.iter().map(|(k, v)| (k, sort(v))).collect();
+                Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    // serde_json's map keeps insertion order only with `preserve_order`; writing sorted keys
+    // in order makes the result canonical either way.
+    sort(v).to_string()
+}
+
+/// Lower-case hex HMAC-SHA256 over `timestamp.nonce.body`.
+pub fn signature(secret: &str, timestamp: &str, nonce: &str, body: &str) -> String {
+    crypto::hmac_sha256_hex(
+        secret.as_bytes(),
+        format!("{timestamp}.{nonce}.{body}").as_bytes(),
+    )
+}
+
+/// A signed request ready to send: headers and the exact body bytes.
+pub struct SignedDelivery {
+    pub headers: BTreeMap<String, String>,
+    pub body: String,
+    pub signed_string: String,
+}
+
+/// Builds the headers and body of one delivery (used by the test route and the delivery worker).
+pub fn sign_delivery(
+    key_id: &str,
+    secret: &str,
+    payload: &Value,
+    now: DateTime<Utc>,
+    nonce: &str,
+    idempotency_key: &str,
+) -> SignedDelivery {
+    let body = canonical_json(payload);
+    let timestamp = now.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let sig = signature(secret, &timestamp, nonce, &body);
+    let headers = BTreeMap::from([
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        ("Idempotency-Key".to_owned(), idempotency_key.to_owned()),
+        ("X-Service-Key-Id".to_owned(), key_id.to_owned()),
+        ("X-Service-Nonce".to_owned(), nonce.to_owned()),
+        ("X-Service-Signature".to_owned(), sig),
+        ("X-Service-Timestamp".to_owned(), timestamp.clone()),
+    ]);
+    SignedDelivery {
+        headers,
+        signed_string: format!("{timestamp}.{nonce}.{body}"),
+        body,
+    }
+}
+
+/// Whether an address is loopback, private, link-local or otherwise not public.
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (64..128).contains(&o[1]))
+                || (o[0] == 198 && (o[1] == 18 || o[1] == 19))
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_private(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+        }
+    }
+}
+
+/// Checks a receiver URL: HTTPS, a host, no credentials, and (unless allowed) not a private
+/// or loopback address. Host names are resolved now when possible; the delivery worker checks
+/// the resolved address again at send time (DNS can change).
+pub async fn validate_receiver(raw: &str, allow_private: bool) -> Result<String, AppError> {
+    let field = |why: &str| AppError::field("url", why);
+    let u = url::Url::parse(raw.trim()).map_err(|_| field("must be an absolute HTTPS URL"))?;
+    if u.scheme() != "https" {
+        return Err(field("must use https"));
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err(field("must not contain credentials"));
+    }
+    if u.fragment().is_some() {
+        return Err(field("must not contain a fragment"));
+    }
+    let host = u.host().ok_or_else(|| field("must have a host"))?;
+    if !allow_private {
+        let refused = || field("must not point to a loopback or private network address");
+        match host {
+            url::Host::Ipv4(ip) if is_private(IpAddr::V4(ip)) => return Err(refused()),
+            url::Host::Ipv6(ip) if is_private(IpAddr::V6(ip)) => return Err(refused()),
+            url::Host::Domain(d) => {
+                let d = d.trim_end_matches('.').to_ascii_lowercase();
+                if d == "localhost"
+                    || [".localhost", ".local", ".internal", ".home.arpa"]
+                        .iter()
+                        .any(|s| d.ends_with(s))
+                    || !d.contains('.')
+                {
+                    return Err(refused());
+                }
+                let port = u.port_or_known_default().unwrap_or(443);
+                let lookup = tokio::time::timeout(
+                    std::time::Duration::from_secs(2),
+                    tokio::net::lookup_host((d.as_str(), port)),
+                )
+                .await;
+                if let Ok(Ok(addrs)) = lookup {
+                    if addrs.into_iter().any(|a| is_private(a.ip())) {
+                        return Err(refused());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(u.to_string())
+}
+
+async fn keys<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+) -> Result<Vec<callback_key::Model>, AppError> {
+    Ok(callback_key::Entity::find()
+        .filter(callback_key::Column::PlacementId.eq(placement_id.to_owned()))
+        .filter(callback_key::Column::State.is_in([CURRENT, NEXT]))
+        .all(db)
+        .await?)
+}
+
+async fn new_key<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    placement_id: &str,
+    state: &str,
+) -> Result<(String, String), AppError> {
+    let secret = crypto::random_token(SECRET_PREFIX);
+    let id = new_id("cbk");
+    callback_key::ActiveModel {
+        id: Set(id.clone()),
+        placement_id: Set(placement_id.to_owned()),
+        state: Set(state.to_owned()),
+        secret_ciphertext: Set(ctx.keys.seal(&secret)?),
+        created_at: Set(ctx.now()),
+        promoted_at: Set(None),
+        retired_at: Set(None),
+    }
+    .insert(db)
+    .await?;
+    Ok((id, secret))
+}
+
+fn settings_of(
+    p: &placement::Model,
+    keys: &[callback_key::Model],
+    secret: Option<String>,
+) -> Result<CallbackSettings, AppError> {
+    let url = p
+        .callback_url
+        .clone()
+        .ok_or_else(|| AppError::not_found("callback configuration"))?;
+    let current = keys
+        .iter()
+        .find(|k| k.state == CURRENT)
+        .ok_or_else(|| AppError::not_found("callback configuration"))?;
+    Ok(CallbackSettings {
+        url,
+        key_id: current.id.clone(),
+        status: "ACTIVE".to_owned(),
+        next_key_id: keys.iter().find(|k| k.state == NEXT).map(|k| k.id.clone()),
+        secret,
+    })
+}
+
+/// Sets the receiver URL. The first configuration creates the signing key and returns its
+/// secret once; later calls change the URL only.
+pub async fn configure(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+    url: &str,
+) -> Result<CallbackSettings, AppError> {
+    let url = validate_receiver(url, ctx.config.callback_allow_private).await?;
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, placement_id).await?;
+    let mut secret = None;
+    if keys(&txn, &p.id).await?.iter().all(|k| k.state != CURRENT) {
+        secret = Some(new_key(ctx, &txn, &p.id, CURRENT).await?.1);
+    }
+    let mut am: placement::ActiveModel = p.into();
+    am.callback_url = Set(Some(url.clone()));
+    am.updated_at = Set(now);
+    let p = am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "callback.configure",
+        ("placement", placement_id),
+        json!({"url": url}),
+    )
+    .await?;
+    let ks = keys(&txn, &p.id).await?;
+    txn.commit().await?;
+    settings_of(&p, &ks, secret)
+}
+
+/// The current settings (no secret).
+pub async fn settings(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<CallbackSettings, AppError> {
+    let p = owned_placement(&ctx.db, actor, placement_id).await?;
+    let ks = keys(&ctx.db, &p.id).await?;
+    settings_of(&p, &ks, None)
+}
+
+/// Creates (or replaces) the NEXT key; CURRENT keeps signing until promotion.
+pub async fn rotate(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<CallbackKeyIssued, AppError> {
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, placement_id).await?;
+    let ks = keys(&txn, &p.id).await?;
+    if p.callback_url.is_none() || ks.iter().all(|k| k.state != CURRENT) {
+        return Err(AppError::conflict(
+            "configure the callback before rotating its key",
+        ));
+    }
+    for k in ks.into_iter().filter(|k| k.state == NEXT) {
+        let mut am: callback_key::ActiveModel = k.into();
+        am.state = Set(RETIRED.to_owned());
+        am.retired_at = Set(Some(now));
+        am.update(&txn).await?;
+    }
+    let (key_id, secret) = new_key(ctx, &txn, &p.id, NEXT).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "callback.rotate",
+        ("placement", placement_id),
+        json!({"keyId": key_id}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(CallbackKeyIssued { key_id, secret })
+}
+
+/// NEXT becomes CURRENT; the old CURRENT is retired.
+pub async fn promote(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<CallbackKeyRef, AppError> {
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, placement_id).await?;
+    let ks = keys(&txn, &p.id).await?;
+    let Some(next) = ks.iter().find(|k| k.state == NEXT).cloned() else {
+        return Err(AppError::conflict(
+            "there is no next key to promote; rotate first",
+        ));
+    };
+    for k in ks.into_iter().filter(|k| k.state == CURRENT) {
+        let mut am: callback_key::ActiveModel = k.into();
+        am.state = Set(RETIRED.to_owned());
+        am.retired_at = Set(Some(now));
+        am.update(&txn).await?;
+    }
+    let key_id = next.id.clone();
+    let mut am: callback_key::ActiveModel = next.into();
+    am.state = Set(CURRENT.to_owned());
+    am.promoted_at = Set(Some(now));
+    am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "callback.promote",
+        ("placement", placement_id),
+        json!({"keyId": key_id}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(CallbackKeyRef { key_id })
+}
+
+/// The CURRENT key id and secret of a placement (for signing deliveries).
+pub async fn signing_key<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    placement_id: &str,
+) -> Result<(String, String), AppError> {
+    let k = keys(db, placement_id)
+        .await?
+        .into_iter()
+        .find(|k| k.state == CURRENT)
+        .ok_or_else(|| AppError::conflict("the callback is not configured"))?;
+    Ok((k.id.clone(), ctx.keys.open(&k.secret_ciphertext)?))
+}
+
+/// The payload of a reward event (the same shape the delivery worker sends).
+#[allow(clippy::too_many_arguments)]
+pub fn reward_payload(
+    event_id: &str,
+    event_type: &str,
+    transaction_id: &str,
+    placement_id: &str,
+    ad_slot_id: Option<&str>,
+    external_user_id: &str,
+    campaign_id: &str,
+    goal_id: &str,
+    reward: &RewardPreview,
+    occurred_at: DateTime<Utc>,
+    test: bool,
+) -> Value {
+    json!({
+        "eventId": event_id,
+        "eventType": event_type,
+        "test": test,
+        "transactionId": transaction_id,
+        "placementId": placement_id,
+        "adSlotId": ad_slot_id,
+        "externalUserId": external_user_id,
+        "campaignId": campaign_id,
+        "goalId": goal_id,
+        "reward": {"minorUnits": reward.minor_units, "currency": reward.currency, "decimals": reward.decimals, "display": reward.display},
+        "payoutUsdMicros": reward.usd_micros,
+        "occurredAt": occurred_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+    })
+}
+
+/// Builds the payload and headers that a reward confirmation would carry, signed with the
+/// CURRENT key. Nothing is sent and nothing is accounted.
+pub async fn test(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<CallbackTest, AppError> {
+    let p = owned_placement(&ctx.db, actor, placement_id).await?;
+    let url = p
+        .callback_url
+        .clone()
+        .ok_or_else(|| AppError::conflict("configure the callback first"))?;
+    let (key_id, secret) = signing_key(ctx, &ctx.db, &p.id).await?;
+    let slot = entity::ad_slot::Entity::find()
+        .filter(entity::ad_slot::Column::PlacementId.eq(p.id.clone()))
+        .filter(entity::ad_slot::Column::ArchivedAt.is_null())
+        .one(&ctx.db)
+        .await?;
+    let currency = slot
+        .as_ref()
+        .map(super::slots::currency_of)
+        .unwrap_or(Currency {
+            name: "Points".to_owned(),
+            decimals: 0,
+            rate_numerator_minor_units: 100,
+            rate_denominator_usd_micros: 1_000_000,
+            minimum_payout_minor_units: 0,
+            rounding: Rounding::Down,
+        });
+    let reward = super::slots::preview(&currency, 1_000_000)?;
+    let now = ctx.now();
+    let event_id = new_id("evt_test");
+    let payload = reward_payload(
+        &event_id,
+        "reward.confirmed",
+        &new_id("txn_test"),
+        &p.id,
+        slot.as_ref().map(|s| s.id.as_str()),
+        "test-user",
+        "cmp_test",
+        "install",
+        &reward,
+        now,
+        true,
+    );
+    let nonce = hex::encode(crypto::random_bytes::<16>());
+    let signed = sign_delivery(&key_id, &secret, &payload, now, &nonce, &event_id);
+    Ok(CallbackTest {
+        url,
+        method: "POST".to_owned(),
+        headers: signed.headers,
+        payload,
+        body: signed.body,
+        signed_string: signed.signed_string,
+        delivered_externally: false,
+        accounting_writes: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_recursively_and_keeps_arrays() {
+        let v = json!({"b": 1, "a": {"z": [3, {"y": 1, "x": 2}], "c": null}});
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":{"c":null,"z":[3,{"x":2,"y":1}]},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn signature_is_hmac_of_timestamp_nonce_body() {
+        let sig = signature("secret", "2026-01-01T00:00:00Z", "n1", "{}");
+        assert_eq!(
+            sig,
+            crypto::hmac_sha256_hex(b"secret", b"2026-01-01T00:00:00Z.n1.{}")
+        );
+        assert_eq!(sig.len(), 64);
+    }
+
+    #[test]
+    fn private_addresses_are_recognised() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.5.4",
+            "169.254.1.1",
+            "100.64.0.1",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:10.0.0.1",
+            "0.0.0.0",
+        ] {
+            assert!(
+                is_private(ip.parse().unwrap_or(IpAddr::from([8, 8, 8, 8]))),
+                "{ip}"
+            );
+        }
+        for ip in ["8.8.8.8", "203.0.114.1", "2606:4700::1111"] {
+            assert!(
+                !is_private(ip.parse().unwrap_or(IpAddr::from([127, 0, 0, 1]))),
+                "{ip}"
+            );
+        }
+    }
+}

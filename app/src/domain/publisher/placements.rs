@@ -1,0 +1,418 @@
+//! Placements: create, list, read, edit, request review, archive.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+};
+
+use super::{owned_placement, slots};
+use crate::domain::{Ctx, Principal, audit, ids::new_id};
+use crate::error::{AppError, FieldErrors};
+use crate::model::publisher::*;
+use crate::model::publisher_rules::{normalize_identity, sdk_version, store_url};
+use crate::model::validate;
+use entity::{ad_slot, callback_key, placement};
+
+/// The default minimum SDK version of a placement.
+pub const DEFAULT_MIN_SDK: &str = "2.0.0";
+
+/// Creates a DRAFT placement.
+pub async fn create(
+    ctx: &Ctx,
+    actor: &Principal,
+    input: CreatePlacement,
+) -> Result<Placement, AppError> {
+    actor.require_publisher()?;
+    let mut errs = FieldErrors::new();
+    let kind = input.placement_type;
+    if kind.is_none() {
+        errs.add(
+            "type",
+            "is required (ANDROID_APP, IOS_APP, WEBSITE or API_NETWORK)",
+        );
+    }
+    let name = errs.check(
+        "name",
+        validate::display_name(input.name.as_deref().unwrap_or_default(), 120),
+    );
+    let identity = match (kind, input.platform_identity.as_deref()) {
+        (Some(k), Some(raw)) => errs.check("platformIdentity", normalize_identity(k, raw)),
+        (_, None) => {
+            errs.add("platformIdentity", "is required");
+            None
+        }
+        _ => None,
+    };
+    let is_app = matches!(
+        kind,
+        Some(PlacementType::AndroidApp | PlacementType::IosApp)
+    );
+    let store = match input.store_url.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(raw) => errs.check("storeUrl", store_url(raw)),
+        None if is_app => {
+            errs.add(
+                "storeUrl",
+                "is required for app placements (public HTTPS store URL)",
+            );
+            None
+        }
+        None => None,
+    };
+    let (min, rec) = versions(
+        &mut errs,
+        input.minimum_sdk_version.as_deref(),
+        input.recommended_sdk_version.as_deref(),
+    );
+    errs.finish()?;
+    let (Some(kind), Some(name), Some(identity)) = (kind, name, identity) else {
+        return Err(AppError::invalid("invalid placement"));
+    };
+    let now = ctx.now();
+    let id = new_id("plc");
+    let txn = ctx.db.begin().await?;
+    let row = placement::ActiveModel {
+        id: Set(id.clone()),
+        owner_account_id: Set(actor.account_id.clone()),
+        r#type: Set(kind.as_str().to_owned()),
+        name: Set(name),
+        platform_identity: Set(identity),
+        platform: Set(kind.platform().to_owned()),
+        store_url: Set(store),
+        minimum_sdk_version: Set(min.unwrap_or_else(|| DEFAULT_MIN_SDK.to_owned())),
+        recommended_sdk_version: Set(rec),
+        require_consent: Set(input.require_consent.unwrap_or(false)),
+        status: Set(PlacementStatus::Draft.as_str().to_owned()),
+        released: Set(false),
+        released_at: Set(None),
+        review_note: Set(None),
+        reviewed_at: Set(None),
+        callback_url: Set(None),
+        privacy_settings: Set("{}".to_owned()),
+        created_at: Set(now),
+        updated_at: Set(now),
+        archived_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "placement.create",
+        ("placement", &id),
+        serde_json::json!({"type": kind.as_str()}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(view(&row, &[], None))
+}
+
+/// Validates the SDK version pair; the recommended version may not be below the minimum.
+fn versions(
+    errs: &mut FieldErrors,
+    min: Option<&str>,
+    rec: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    let min_v = min.and_then(|m| errs.check("minimumSdkVersion", sdk_version(m)));
+    let rec_v = rec.and_then(|r| errs.check("recommendedSdkVersion", sdk_version(r)));
+    let floor = min_v
+        .clone()
+        .or_else(|| semver::Version::parse(DEFAULT_MIN_SDK).ok());
+    if let (Some(r), Some(f)) = (&rec_v, &floor) {
+        if r < f {
+            errs.add(
+                "recommendedSdkVersion",
+                "must not be below minimumSdkVersion",
+            );
+        }
+    }
+    (min_v.map(|v| v.to_string()), rec_v.map(|v| v.to_string()))
+}
+
+/// The actor's non-archived placements, newest first, filtered by `search` (name contains,
+/// exact placement id, or exact identity) and `status`. Administrators see every placement.
+pub async fn list(
+    ctx: &Ctx,
+    actor: &Principal,
+    search: Option<&str>,
+    status: Option<&str>,
+) -> Result<PlacementList, AppError> {
+    actor.require_publisher()?;
+    let status = match status.filter(|s| !s.is_empty()) {
+        Some(s) => Some(PlacementStatus::parse(s).ok_or_else(|| {
+            AppError::field(
+                "status",
+                "must be DRAFT, PENDING_REVIEW, VERIFIED or REJECTED",
+            )
+        })?),
+        None => None,
+    };
+    let mut q = placement::Entity::find().filter(placement::Column::ArchivedAt.is_null());
+    if !actor.role.is_admin() {
+        q = q.filter(placement::Column::OwnerAccountId.eq(actor.account_id.clone()));
+    }
+    if let Some(s) = status {
+        q = q.filter(placement::Column::Status.eq(s.as_str()));
+    }
+    let rows = q
+        .order_by_desc(placement::Column::CreatedAt)
+        .order_by_desc(placement::Column::Id)
+        .all(&ctx.db)
+        .await?;
+    let needle = search
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| !s.is_empty());
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|p| match &needle {
+            None => true,
+            Some(n) => {
+                p.name.to_lowercase().contains(n)
+                    || p.id.to_lowercase() == *n
+                    || p.platform_identity.to_lowercase() == *n
+            }
+        })
+        .collect();
+    let keys = keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
+    let items: Vec<Placement> = rows.iter().map(|p| view(p, &keys, None)).collect();
+    Ok(PlacementList {
+        count: items.len(),
+        items,
+    })
+}
+
+/// One placement with its non-archived slots.
+pub async fn get(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, AppError> {
+    let p = owned_placement(&ctx.db, actor, id).await?;
+    let keys = keys_for(ctx, vec![p.id.clone()]).await?;
+    let slot_rows = ad_slot::Entity::find()
+        .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
+        .filter(ad_slot::Column::ArchivedAt.is_null())
+        .order_by_asc(ad_slot::Column::CreatedAt)
+        .all(&ctx.db)
+        .await?;
+    let slots = slot_rows.iter().map(|s| slots::view(s, &p)).collect();
+    Ok(view(&p, &keys, Some(slots)))
+}
+
+/// Edits the mutable fields; `type` and `platformIdentity` are refused.
+pub async fn patch(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    input: PatchPlacement,
+) -> Result<Placement, AppError> {
+    let mut errs = FieldErrors::new();
+    if input.placement_type.is_some() {
+        errs.add("type", "cannot be changed after creation");
+    }
+    if input.platform_identity.is_some() {
+        errs.add("platformIdentity", "cannot be changed after creation");
+    }
+    let name = input
+        .name
+        .as_deref()
+        .and_then(|n| errs.check("name", validate::display_name(n, 120)));
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, id).await?;
+    let kind = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
+    let is_app = matches!(kind, PlacementType::AndroidApp | PlacementType::IosApp);
+    let store = match &input.store_url {
+        None => None,
+        Some(Some(raw)) if !raw.trim().is_empty() => {
+            errs.check("storeUrl", store_url(raw)).map(Some)
+        }
+        Some(_) if is_app => {
+            errs.add("storeUrl", "is required for app placements");
+            None
+        }
+        Some(_) => Some(None),
+    };
+    let min_in = input
+        .minimum_sdk_version
+        .as_deref()
+        .or(Some(p.minimum_sdk_version.as_str()));
+    let rec_in = match &input.recommended_sdk_version {
+        None => p.recommended_sdk_version.as_deref(),
+        Some(v) => v.as_deref(),
+    };
+    let (min, rec) = versions(&mut errs, min_in, rec_in);
+    errs.finish()?;
+    let now = ctx.now();
+    let mut am: placement::ActiveModel = p.clone().into();
+    if let Some(n) = name {
+        am.name = Set(n);
+    }
+    if let Some(s) = store {
+        am.store_url = Set(s);
+    }
+    if let Some(m) = min {
+        am.minimum_sdk_version = Set(m);
+    }
+    am.recommended_sdk_version = Set(rec);
+    if let Some(c) = input.require_consent {
+        am.require_consent = Set(c);
+    }
+    am.updated_at = Set(now);
+    am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "placement.update",
+        ("placement", id),
+        serde_json::json!({}),
+    )
+    .await?;
+    txn.commit().await?;
+    get(ctx, actor, id).await
+}
+
+/// DRAFT or REJECTED → PENDING_REVIEW.
+pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, AppError> {
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, id).await?;
+    if !matches!(
+        PlacementStatus::parse(&p.status),
+        Some(PlacementStatus::Draft | PlacementStatus::Rejected)
+    ) {
+        return Err(AppError::conflict(format!(
+            "only DRAFT or REJECTED placements can request review; this one is {}",
+            p.status
+        )));
+    }
+    let mut am: placement::ActiveModel = p.into();
+    am.status = Set(PlacementStatus::PendingReview.as_str().to_owned());
+    am.updated_at = Set(now);
+    am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "placement.request_review",
+        ("placement", id),
+        serde_json::json!({}),
+    )
+    .await?;
+    txn.commit().await?;
+    get(ctx, actor, id).await
+}
+
+/// Archives a placement that has no obligations: not released, no ACTIVE or DISABLED slot,
+/// no configured callback (and, once delivery exists, no historical SDK session). History is kept.
+pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppError> {
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = owned_placement(&txn, actor, id).await?;
+    let mut obligations = Vec::new();
+    if p.released {
+        obligations.push("it is released to production");
+    }
+    if p.callback_url.is_some() {
+        obligations.push("a reward callback is configured");
+    }
+    let live_slots = ad_slot::Entity::find()
+        .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
+        .filter(ad_slot::Column::ArchivedAt.is_null())
+        .filter(
+            ad_slot::Column::State
+                .is_in([SlotState::Active.as_str(), SlotState::Disabled.as_str()]),
+        )
+        .one(&txn)
+        .await?;
+    if live_slots.is_some() {
+        obligations.push("it has an active or disabled ad slot");
+    }
+    if super::super::delivery_history::placement_has_sessions(&txn, &p.id).await? {
+        obligations.push("it has SDK session history");
+    }
+    if !obligations.is_empty() {
+        return Err(AppError::conflict(format!(
+            "the placement cannot be deleted: {}",
+            obligations.join("; ")
+        )));
+    }
+    let mut am: placement::ActiveModel = p.into();
+    am.archived_at = Set(Some(now));
+    am.updated_at = Set(now);
+    am.update(&txn).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "placement.archive",
+        ("placement", id),
+        serde_json::json!({}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Callback keys of the given placements (CURRENT and NEXT), for the safe summary.
+pub(crate) async fn keys_for(
+    ctx: &Ctx,
+    ids: Vec<String>,
+) -> Result<Vec<callback_key::Model>, AppError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(callback_key::Entity::find()
+        .filter(callback_key::Column::PlacementId.is_in(ids))
+        .filter(callback_key::Column::State.is_in(["CURRENT", "NEXT"]))
+        .all(&ctx.db)
+        .await?)
+}
+
+/// The console view of a placement. Never contains a secret.
+pub fn view(
+    p: &placement::Model,
+    keys: &[callback_key::Model],
+    slots: Option<Vec<AdSlot>>,
+) -> Placement {
+    let kind = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
+    let status = PlacementStatus::parse(&p.status).unwrap_or(PlacementStatus::Draft);
+    let key = |state: &str| {
+        keys.iter()
+            .find(|k| k.placement_id == p.id && k.state == state)
+            .map(|k| k.id.clone())
+    };
+    let consent = if p.require_consent {
+        vec!["GRANTED", "NOT_REQUIRED"]
+    } else {
+        vec!["GRANTED", "DENIED", "UNKNOWN", "NOT_REQUIRED"]
+    };
+    Placement {
+        placement_id: p.id.clone(),
+        placement_type: kind,
+        name: p.name.clone(),
+        platform_identity: p.platform_identity.clone(),
+        platform: p.platform.clone(),
+        store_url: p.store_url.clone(),
+        minimum_sdk_version: p.minimum_sdk_version.clone(),
+        recommended_sdk_version: p.recommended_sdk_version.clone(),
+        require_consent: p.require_consent,
+        status,
+        released: p.released,
+        review_note: p.review_note.clone(),
+        privacy_settings: PrivacySettings {
+            require_consent: p.require_consent,
+            consent_values_accepted: consent.into_iter().map(str::to_owned).collect(),
+        },
+        capabilities: Capabilities {
+            slot_types: kind.allowed_slots().to_vec(),
+            sdk_sessions: status == PlacementStatus::Verified,
+            production_delivery: status == PlacementStatus::Verified && p.released,
+            survey_fetch: status == PlacementStatus::Verified,
+        },
+        callback: CallbackSummary {
+            configured: p.callback_url.is_some(),
+            url: p.callback_url.clone(),
+            key_id: key("CURRENT"),
+            next_key_id: key("NEXT"),
+        },
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+        ad_slots: slots,
+    }
+}

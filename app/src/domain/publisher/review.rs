@@ -1,0 +1,130 @@
+//! Administrator review and production release of placements (CONTRACT.md section 3).
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+};
+
+use super::{placements, slots};
+use crate::domain::{Ctx, Principal, audit};
+use crate::error::AppError;
+use crate::model::publisher::*;
+use entity::placement;
+
+async fn load<C: sea_orm::ConnectionTrait>(db: &C, id: &str) -> Result<placement::Model, AppError> {
+    placement::Entity::find_by_id(id.to_owned())
+        .filter(placement::Column::ArchivedAt.is_null())
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("placement"))
+}
+
+/// PENDING_REVIEW → VERIFIED or REJECTED, with the note kept and the decision audited.
+pub async fn review(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    req: ReviewRequest,
+) -> Result<Placement, AppError> {
+    actor.require_admin()?;
+    let note = req
+        .note
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty());
+    if note.as_ref().is_some_and(|n| n.chars().count() > 2000) {
+        return Err(AppError::field("note", "must be at most 2000 characters"));
+    }
+    if req.decision == ReviewDecision::Rejected && note.is_none() {
+        return Err(AppError::field(
+            "note",
+            "is required when rejecting, so the publisher knows what to fix",
+        ));
+    }
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = load(&txn, id).await?;
+    if p.status != PlacementStatus::PendingReview.as_str() {
+        return Err(AppError::conflict(format!(
+            "only PENDING_REVIEW placements are reviewed; this one is {}",
+            p.status
+        )));
+    }
+    let mut am: placement::ActiveModel = p.into();
+    am.status = Set(req.decision.as_str().to_owned());
+    am.review_note = Set(note.clone());
+    am.reviewed_at = Set(Some(now));
+    am.updated_at = Set(now);
+    let p = am.update(&txn).await?;
+    slots::refresh_readiness(&txn, &p, now).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "placement.review",
+        ("placement", id),
+        serde_json::json!({"decision": req.decision.as_str(), "note": note}),
+    )
+    .await?;
+    txn.commit().await?;
+    placements::get(ctx, actor, id).await
+}
+
+/// Sets `released` on a VERIFIED placement (production sessions become possible).
+pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, AppError> {
+    actor.require_admin()?;
+    let now = ctx.now();
+    let txn = ctx.db.begin().await?;
+    let p = load(&txn, id).await?;
+    if p.status != PlacementStatus::Verified.as_str() {
+        return Err(AppError::conflict(format!(
+            "only VERIFIED placements are released; this one is {}",
+            p.status
+        )));
+    }
+    if !p.released {
+        let mut am: placement::ActiveModel = p.into();
+        am.released = Set(true);
+        am.released_at = Set(Some(now));
+        am.updated_at = Set(now);
+        am.update(&txn).await?;
+        audit::record(
+            &txn,
+            now,
+            Some(&actor.account_id),
+            "placement.release",
+            ("placement", id),
+            serde_json::json!({}),
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    placements::get(ctx, actor, id).await
+}
+
+/// Placements in a status (default PENDING_REVIEW), oldest first: the review queue.
+pub async fn queue(
+    ctx: &Ctx,
+    actor: &Principal,
+    status: Option<&str>,
+) -> Result<PlacementList, AppError> {
+    actor.require_admin()?;
+    let status = match status.filter(|s| !s.is_empty()) {
+        Some(s) => PlacementStatus::parse(s)
+            .ok_or_else(|| AppError::field("status", "unknown placement status"))?,
+        None => PlacementStatus::PendingReview,
+    };
+    let rows = placement::Entity::find()
+        .filter(placement::Column::ArchivedAt.is_null())
+        .filter(placement::Column::Status.eq(status.as_str()))
+        .order_by_asc(placement::Column::UpdatedAt)
+        .all(&ctx.db)
+        .await?;
+    let keys = placements::keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
+    let items: Vec<Placement> = rows
+        .iter()
+        .map(|p| placements::view(p, &keys, None))
+        .collect();
+    Ok(PlacementList {
+        count: items.len(),
+        items,
+    })
+}

@@ -1,0 +1,84 @@
+//! Static feed keys: STATIC_API slots only, expiring within a year, one active key per slot,
+//! shown once and stored as SHA-256.
+
+use chrono::Months;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+
+use super::owned_slot;
+use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::error::{AppError, FieldErrors};
+use crate::model::publisher::*;
+use entity::static_key;
+
+/// Prefix of static feed keys.
+pub const PREFIX: &str = "mkt_sfk";
+
+/// Issues a key for a STATIC_API slot and deactivates the slot's earlier keys.
+pub async fn issue(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+    slot_id: &str,
+    req: StaticKeyRequest,
+) -> Result<StaticKeyIssued, AppError> {
+    let now = ctx.now();
+    let mut errs = FieldErrors::new();
+    let expires_at = crate::domain::clock::truncate_micros(req.expires_at);
+    if expires_at <= now {
+        errs.add("expiresAt", "must be in the future");
+    } else if now
+        .checked_add_months(Months::new(12))
+        .is_some_and(|limit| expires_at > limit)
+    {
+        errs.add("expiresAt", "must be at most one year ahead");
+    }
+    let reason = req.reason.trim().to_owned();
+    if reason.chars().count() < 3 || reason.chars().count() > 200 {
+        errs.add("reason", "must be 3 to 200 characters");
+    }
+    let txn = ctx.db.begin().await?;
+    let (_, slot) = owned_slot(&txn, actor, placement_id, slot_id).await?;
+    if slot.r#type != SlotType::StaticApi.as_str() {
+        return Err(AppError::conflict(format!(
+            "static keys are issued for STATIC_API slots; this slot is {}",
+            slot.r#type
+        )));
+    }
+    errs.finish()?;
+    static_key::Entity::update_many()
+        .col_expr(static_key::Column::DeactivatedAt, Expr::value(Some(now)))
+        .filter(static_key::Column::AdSlotId.eq(slot.id.clone()))
+        .filter(static_key::Column::DeactivatedAt.is_null())
+        .exec(&txn)
+        .await?;
+    let token = crypto::random_token(PREFIX);
+    let id = new_id("sfk");
+    static_key::ActiveModel {
+        id: Set(id.clone()),
+        ad_slot_id: Set(slot.id.clone()),
+        key_hash: Set(crypto::sha256_hex(&token)),
+        reason: Set(reason.clone()),
+        expires_at: Set(expires_at),
+        created_at: Set(now),
+        deactivated_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "static_key.issue",
+        ("ad_slot", slot_id),
+        serde_json::json!({"staticKeyId": id, "reason": reason}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(StaticKeyIssued {
+        static_key_id: id,
+        token,
+        expires_at,
+        displayed_once: true,
+    })
+}

@@ -1,0 +1,33 @@
+//! An app, site or API network of a publisher. Status: DRAFT, PENDING_REVIEW, VERIFIED, REJECTED.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "placements")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub owner_account_id: String,
+    pub r#type: String,
+    pub name: String,
+    pub platform_identity: String,
+    pub platform: String,
+    pub store_url: Option<String>,
+    pub minimum_sdk_version: String,
+    pub recommended_sdk_version: Option<String>,
+    pub require_consent: bool,
+    pub status: String,
+    pub released: bool,
+    pub released_at: Option<DateTimeUtc>,
+    pub review_note: Option<String>,
+    pub reviewed_at: Option<DateTimeUtc>,
+    pub callback_url: Option<String>,
+    pub privacy_settings: String,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+    pub archived_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,16 @@
+//! The publisher console (`/publisher/v2`), behind the foundation feature switch.
+
+pub mod callbacks;
+pub mod placements;
+pub mod slots;
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(placements::router())
+        .merge(slots::router())
+        .merge(callbacks::router())
+}
