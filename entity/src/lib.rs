@@ -12,6 +12,7 @@ pub mod blacklist;
 pub mod callback_key;
 pub mod placement;
 pub mod static_key;
+pub mod support_case;
 pub mod survey_api_credential;
 pub mod user_ban;
 pub mod web_session;

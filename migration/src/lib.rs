@@ -3,6 +3,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m0001_foundation;
 mod m0002_publisher;
+mod m0003_support_cases;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -13,6 +14,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m0001_foundation::Migration),
             Box::new(m0002_publisher::Migration),
+            Box::new(m0003_support_cases::Migration),
         ]
     }
 }

@@ -3,6 +3,7 @@
 
 mod auth;
 mod errors;
+mod operations;
 mod placements;
 mod platform;
 mod slots;

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod publisher;
+pub mod publisher_ops;
 pub mod publisher_rules;
 pub mod survey_api;
 pub mod validate;

@@ -2,11 +2,14 @@
 //! callback settings and survey app keys.
 
 pub mod app_keys;
+pub mod blacklists;
 pub mod callbacks;
 pub mod placements;
 pub mod review;
 pub mod slots;
 pub mod static_keys;
+pub mod support;
+pub mod user_bans;
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 

@@ -172,6 +172,11 @@ pub async fn list(
             }
         })
         .collect();
+    list_of(ctx, &rows).await
+}
+
+/// The list view of placement rows, with their callback key summaries loaded in one query.
+pub(crate) async fn list_of(ctx: &Ctx, rows: &[placement::Model]) -> Result<PlacementList, AppError> {
     let keys = keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
     let items: Vec<Placement> = rows.iter().map(|p| view(p, &keys, None)).collect();
     Ok(PlacementList {

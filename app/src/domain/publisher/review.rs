@@ -118,13 +118,5 @@ pub async fn queue(
         .order_by_asc(placement::Column::UpdatedAt)
         .all(&ctx.db)
         .await?;
-    let keys = placements::keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
-    let items: Vec<Placement> = rows
-        .iter()
-        .map(|p| placements::view(p, &keys, None))
-        .collect();
-    Ok(PlacementList {
-        count: items.len(),
-        items,
-    })
+    placements::list_of(ctx, &rows).await
 }

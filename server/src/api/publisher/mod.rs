@@ -1,6 +1,7 @@
 //! The publisher console (`/publisher/v2`), behind the foundation feature switch.
 
 pub mod callbacks;
+pub mod operations;
 pub mod placements;
 pub mod slots;
 
@@ -12,5 +13,5 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(placements::router())
         .merge(slots::router())
-        .merge(callbacks::router())
+        .merge(callbacks::router()).merge(operations::router())
 }

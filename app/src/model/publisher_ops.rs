@@ -1,0 +1,211 @@
+//! Publisher operations wire types: blacklists, user bans and support cases.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// What a blacklist entry excludes from delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum BlacklistKind {
+    /// An offer campaign id.
+    Campaign,
+    /// An advertiser account id.
+    Advertiser,
+    /// A campaign category such as GAMES.
+    Category,
+    /// A campaign task type such as INSTALL.
+    TaskType,
+    /// A destination domain (and its subdomains).
+    Domain,
+}
+
+impl BlacklistKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlacklistKind::Campaign => "CAMPAIGN",
+            BlacklistKind::Advertiser => "ADVERTISER",
+            BlacklistKind::Category => "CATEGORY",
+            BlacklistKind::TaskType => "TASK_TYPE",
+            BlacklistKind::Domain => "DOMAIN",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Campaign, Self::Advertiser, Self::Category, Self::TaskType, Self::Domain].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// `POST /publisher/v2/blacklists`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreateBlacklist {
+    pub kind: BlacklistKind,
+    pub value: String,
+    /// Limit the entry to one placement; absent applies to all of the publisher's placements.
+    #[serde(default)]
+    pub placement_id: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A blacklist entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Blacklist {
+    pub blacklist_id: String,
+    pub kind: BlacklistKind,
+    pub value: String,
+    pub placement_id: Option<String>,
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `{items, count}` of blacklist entries.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BlacklistList {
+    pub items: Vec<Blacklist>,
+    pub count: usize,
+}
+
+/// `POST /publisher/v2/user-bans`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreateUserBan {
+    pub placement_id: String,
+    pub external_user_id: String,
+    pub reason: String,
+    /// Absent: until lifted.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// `PATCH /publisher/v2/user-bans/{banId}`: lift (`LIFTED`) or reinstate (`ACTIVE`), change
+/// the reason or the expiry (`null` removes it).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PatchUserBan {
+    pub status: Option<BanStatus>,
+    pub reason: Option<String>,
+    #[serde(default, deserialize_with = "super::publisher_ops::double_option")]
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<DateTime<Utc>>))]
+    pub expires_at: Option<Option<DateTime<Utc>>>,
+}
+
+pub(crate) fn double_option<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Whether a ban is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum BanStatus {
+    Active,
+    Lifted,
+}
+
+impl BanStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BanStatus::Active => "ACTIVE",
+            BanStatus::Lifted => "LIFTED",
+        }
+    }
+}
+
+/// A user ban. `effective` is false once lifted or expired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UserBan {
+    pub ban_id: String,
+    pub placement_id: String,
+    pub external_user_id: String,
+    pub reason: String,
+    pub status: BanStatus,
+    pub effective: bool,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `{items, count}` of bans.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct UserBanList {
+    pub items: Vec<UserBan>,
+    pub count: usize,
+}
+
+/// Handling state of a support case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SupportStatus {
+    Open,
+    InProgress,
+    Resolved,
+    Rejected,
+}
+
+impl SupportStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SupportStatus::Open => "OPEN",
+            SupportStatus::InProgress => "IN_PROGRESS",
+            SupportStatus::Resolved => "RESOLVED",
+            SupportStatus::Rejected => "REJECTED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Open, Self::InProgress, Self::Resolved, Self::Rejected].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A support case as the publisher sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SupportCase {
+    pub support_case_id: String,
+    pub placement_id: String,
+    pub ad_slot_id: Option<String>,
+    pub session_id: String,
+    pub external_user_id: String,
+    pub offer_id: Option<String>,
+    pub reason_code: String,
+    pub message: String,
+    pub status: SupportStatus,
+    pub publisher_note: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `{items, count}` of support cases.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct SupportCaseList {
+    pub items: Vec<SupportCase>,
+    pub count: usize,
+}
+
+/// `PATCH /publisher/v2/support-cases/{supportCaseId}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PatchSupportCase {
+    pub status: Option<SupportStatus>,
+    /// A note to the user (shown in the SDK) or for the team; at most 2,000 characters.
+    pub publisher_note: Option<String>,
+}
