@@ -4,6 +4,7 @@ pub use sea_orm_migration::prelude::*;
 mod m0001_foundation;
 mod m0002_publisher;
 mod m0003_support_cases;
+mod m0004_billing;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -15,6 +16,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0001_foundation::Migration),
             Box::new(m0002_publisher::Migration),
             Box::new(m0003_support_cases::Migration),
+            Box::new(m0004_billing::Migration),
         ]
     }
 }

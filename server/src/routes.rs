@@ -37,6 +37,7 @@ pub fn router(state: AppState) -> Router {
 
     Router::new()
         .merge(api)
+        .merge(crate::api::billing::checkout::router(state.clone()))
         .merge(crate::web::router(state.clone()))
         .layer(from_fn_with_state(state, middleware::client_ip))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -117,9 +117,11 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
     let db = connect(settings).await?;
     migrate(&db).await?;
     let keys = Keys::from_master(&master_key(settings)?);
+    let payments = Arc::new(app::domain::billing::payprovider::DevProvider::new(db.clone(), clock.clone()));
     Ok(Ctx {
         db,
         clock,
+        payments,
         keys: Arc::new(keys),
         config: Arc::new(DomainConfig {
             environment: settings.environment,

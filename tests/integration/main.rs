@@ -2,6 +2,7 @@
 //! HTTP server (see `tests/support`).
 
 mod auth;
+mod billing;
 mod errors;
 mod operations;
 mod placements;

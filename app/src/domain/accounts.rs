@@ -1,7 +1,7 @@
 //! Accounts: registration, operator creation, sign-in checks and advertiser approval.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id, password};
@@ -77,7 +77,7 @@ async fn insert(
     let now = ctx.now();
     let id = new_id("acc");
     let approved = status == AccountStatus::Active && role == Role::Advertiser;
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let model = account::ActiveModel {
         id: Set(id.clone()),
         email: Set(email),
@@ -151,7 +151,7 @@ pub async fn approve_advertiser(
 ) -> Result<AccountView, AppError> {
     actor.require_admin()?;
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let acc = account::Entity::find_by_id(account_id.to_owned())
         .one(&txn)
         .await?

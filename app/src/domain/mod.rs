@@ -3,6 +3,7 @@
 //! surface can forget it. Nothing here imports leptos.
 
 pub mod accounts;
+pub mod billing;
 pub mod audit;
 pub mod clock;
 pub mod crypto;
@@ -62,6 +63,8 @@ pub struct Ctx {
     pub keys: Arc<Keys>,
     pub config: Arc<DomainConfig>,
     pub limits: Arc<RateLimits>,
+    /// The payment provider used for wallet funding.
+    pub payments: Arc<dyn billing::payprovider::PaymentProvider>,
 }
 
 impl Ctx {

@@ -3,7 +3,7 @@
 //! Issuing a credential revokes the advertiser's earlier ones: one active key at a time.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::AppError;
@@ -20,7 +20,7 @@ pub async fn issue(
     let now = ctx.now();
     let api_key = crypto::random_token("mkt_sak");
     let secret = crypto::random_token("mkt_sas");
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     cred::Entity::update_many()
         .col_expr(cred::Column::RevokedAt, Expr::value(Some(now)))
         .filter(cred::Column::AccountId.eq(actor.account_id.clone()))

@@ -2,6 +2,8 @@
 //! Pure: no database, no clock; compiles to wasm.
 
 pub mod account;
+pub mod billing;
+pub mod money;
 pub mod publisher;
 pub mod publisher_ops;
 pub mod publisher_rules;

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod billing;
 pub mod health;
 pub mod publisher;
 pub mod reference;
@@ -30,6 +31,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),
         (name = "survey-api", description = "Survey campaign API credentials"),
+        (name = "billing", description = "Advertiser wallet: profile, balance, fundings"),
         (name = "publisher", description = "Publisher console: placements, ad slots, keys, callback settings"),
         (name = "health", description = "Liveness and readiness"),
     )
@@ -104,5 +106,5 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest("/auth/v1", auth::router())
         .nest("/admin/v1", admin::router())
-        .nest("/performance-marketing/v2", survey_api::router())
+        .nest("/performance-marketing/v2", survey_api::router().merge(billing::router()))
 }

@@ -1,7 +1,7 @@
 //! Survey-fetch app keys (CONTRACT.md section 4): one per placement, shown once, stored as SHA-256.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
@@ -19,7 +19,7 @@ pub async fn issue(
     placement_id: &str,
 ) -> Result<AppKeyIssued, AppError> {
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     app_key::Entity::update_many()
         .col_expr(app_key::Column::RevokedAt, Expr::value(Some(now)))

@@ -2,7 +2,7 @@
 //! domains that must never be delivered on the publisher's placements (all of them, or one).
 //! Delivery and the static feed consult [`excluded`].
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
@@ -33,7 +33,7 @@ pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateBlacklist) -> Res
     }
     errs.finish()?;
     let Some(value) = value else { return Err(AppError::invalid("invalid blacklist entry")) };
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     if let Some(pid) = &input.placement_id {
         owned_placement(&txn, actor, pid).await.map_err(|_| AppError::field("placementId", "no such placement"))?;
     }
@@ -86,7 +86,7 @@ pub async fn list(ctx: &Ctx, actor: &Principal, placement_id: Option<&str>) -> R
 /// Removes an entry.
 pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppError> {
     actor.require_publisher()?;
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let row = blacklist::Entity::find_by_id(id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("blacklist entry"))?;
     actor.require_owner(&row.owner_account_id, "blacklist entry")?;
     blacklist::Entity::delete_by_id(id.to_owned()).exec(&txn).await?;

@@ -13,7 +13,7 @@ use std::net::IpAddr;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
 };
 use serde_json::{Value, json};
 
@@ -232,7 +232,7 @@ pub async fn configure(
 ) -> Result<CallbackSettings, AppError> {
     let url = validate_receiver(url, ctx.config.callback_allow_private).await?;
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let mut secret = None;
     if keys(&txn, &p.id).await?.iter().all(|k| k.state != CURRENT) {
@@ -274,7 +274,7 @@ pub async fn rotate(
     placement_id: &str,
 ) -> Result<CallbackKeyIssued, AppError> {
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let ks = keys(&txn, &p.id).await?;
     if p.callback_url.is_none() || ks.iter().all(|k| k.state != CURRENT) {
@@ -309,7 +309,7 @@ pub async fn promote(
     placement_id: &str,
 ) -> Result<CallbackKeyRef, AppError> {
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let ks = keys(&txn, &p.id).await?;
     let Some(next) = ks.iter().find(|k| k.state == NEXT).cloned() else {

@@ -1,7 +1,7 @@
 //! Placements: create, list, read, edit, request review, archive.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 
 use super::{owned_placement, slots};
@@ -68,7 +68,7 @@ pub async fn create(
     };
     let now = ctx.now();
     let id = new_id("plc");
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let row = placement::ActiveModel {
         id: Set(id.clone()),
         owner_account_id: Set(actor.account_id.clone()),
@@ -217,7 +217,7 @@ pub async fn patch(
         .name
         .as_deref()
         .and_then(|n| errs.check("name", validate::display_name(n, 120)));
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, id).await?;
     let kind = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
     let is_app = matches!(kind, PlacementType::AndroidApp | PlacementType::IosApp);
@@ -275,7 +275,7 @@ pub async fn patch(
 /// DRAFT or REJECTED → PENDING_REVIEW.
 pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, AppError> {
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, id).await?;
     if !matches!(
         PlacementStatus::parse(&p.status),
@@ -307,7 +307,7 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
 /// no configured callback (and, once delivery exists, no historical SDK session). History is kept.
 pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppError> {
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, id).await?;
     let mut obligations = Vec::new();
     if p.released {

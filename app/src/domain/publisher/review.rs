@@ -1,7 +1,7 @@
 //! Administrator review and production release of placements (CONTRACT.md section 3).
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
 
 use super::{placements, slots};
@@ -40,7 +40,7 @@ pub async fn review(
         ));
     }
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
     if p.status != PlacementStatus::PendingReview.as_str() {
         return Err(AppError::conflict(format!(
@@ -72,7 +72,7 @@ pub async fn review(
 pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, AppError> {
     actor.require_admin()?;
     let now = ctx.now();
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
     if p.status != PlacementStatus::Verified.as_str() {
         return Err(AppError::conflict(format!(

@@ -2,7 +2,7 @@
 //! immutable revision per version, reward preview and SDK snippets.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
 };
 use serde_json::{Value, json};
 
@@ -285,7 +285,7 @@ pub async fn create(
     }
     let mut cfg = Config::defaults(String::new());
     cfg.merge(&input, &mut errs);
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let ptype = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
     if let Some(k) = kind {
@@ -381,7 +381,7 @@ pub async fn patch(
     if input.slot_type.is_some() {
         errs.add("type", "cannot be changed; create a new slot instead");
     }
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let (p, s) = owned_slot(&txn, actor, placement_id, slot_id).await?;
     let mut cfg = Config::from_row(&s);
     cfg.merge(&input, &mut errs);
@@ -433,7 +433,7 @@ pub async fn set_state(
     slot_id: &str,
     to: SlotState,
 ) -> Result<AdSlot, AppError> {
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let (p, s) = owned_slot(&txn, actor, placement_id, slot_id).await?;
     let from = SlotState::parse(&s.state).unwrap_or(SlotState::Draft);
     let kind = SlotType::parse(&s.r#type).unwrap_or(SlotType::Offerwall);

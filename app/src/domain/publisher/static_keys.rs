@@ -3,7 +3,7 @@
 
 use chrono::Months;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_slot;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
@@ -37,7 +37,7 @@ pub async fn issue(
     if reason.chars().count() < 3 || reason.chars().count() > 200 {
         errs.add("reason", "must be 3 to 200 characters");
     }
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let (_, slot) = owned_slot(&txn, actor, placement_id, slot_id).await?;
     if slot.r#type != SlotType::StaticApi.as_str() {
         return Err(AppError::conflict(format!(

@@ -2,7 +2,7 @@
 //! publisher's placements. Status moves OPEN → IN_PROGRESS → RESOLVED or REJECTED (a closed
 //! case can be reopened to IN_PROGRESS).
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::domain::{Ctx, Principal, audit};
 use crate::error::AppError;
@@ -39,7 +39,7 @@ pub async fn patch(ctx: &Ctx, actor: &Principal, id: &str, input: PatchSupportCa
     if note.as_ref().is_some_and(|n| n.chars().count() > 2000) {
         return Err(AppError::field("publisherNote", "must be at most 2000 characters"));
     }
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let row = support_case::Entity::find_by_id(id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("support case"))?;
     let p = placement::Entity::find_by_id(row.placement_id.clone()).one(&txn).await?.ok_or_else(|| AppError::not_found("support case"))?;
     actor.require_owner(&p.owner_account_id, "support case")?;

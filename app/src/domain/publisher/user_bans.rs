@@ -2,7 +2,7 @@
 //! ACTIVE and unexpired. Lifting keeps the record.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
@@ -31,7 +31,7 @@ pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateUserBan) -> Resul
         errs.add("expiresAt", "must be in the future");
     }
     errs.finish()?;
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, &input.placement_id).await.map_err(|_| AppError::field("placementId", "no such placement"))?;
     if active_ban(&txn, &p.id, &user, now).await?.is_some() {
         return Err(AppError::conflict("this user already has an active ban on the placement"));
@@ -98,7 +98,7 @@ pub async fn patch(ctx: &Ctx, actor: &Principal, id: &str, input: PatchUserBan) 
         }
     }
     errs.finish()?;
-    let txn = ctx.db.begin().await?;
+    let txn = crate::domain::db::begin(&ctx.db).await?;
     let row = user_ban::Entity::find_by_id(id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("user ban"))?;
     actor.require_owner(&row.owner_account_id, "user ban")?;
     if input.status == Some(BanStatus::Active) && row.status != BanStatus::Active.as_str() {

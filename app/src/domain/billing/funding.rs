@@ -1,0 +1,311 @@
+//! Fundings. Wire: the advertiser announces a transfer (AWAITING_REVIEW, no money yet); an
+//! administrator who sees it arrive credits it exactly once. Payment provider: an order is
+//! opened (PENDING), the payer approves it at the provider, and capture credits the wallet
+//! only when the provider reports COMPLETED with the exact amount and currency.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+
+use super::payprovider::OrderStatus;
+use super::{CURRENCY, FUNDING_MAXIMUM_MICROS, PAYPROVIDER_MINIMUM_MICROS, WIRE_MINIMUM_MICROS, acting_advertiser, check_currency, ledger, profile};
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::error::{AppError, FieldErrors};
+use crate::model::billing::*;
+use crate::model::money::format_micros;
+use entity::funding;
+
+const AWAITING_REVIEW: &str = "AWAITING_REVIEW";
+const PENDING: &str = "PENDING";
+const CREDITED: &str = "CREDITED";
+const DECLINED: &str = "DECLINED";
+
+fn check_amount(errs: &mut FieldErrors, micros: i64, minimum: i64) {
+    if micros <= 0 {
+        errs.add("amount", "must be positive");
+    } else if micros > FUNDING_MAXIMUM_MICROS {
+        errs.add("amount", format!("must be at most {} {CURRENCY}", format_micros(FUNDING_MAXIMUM_MICROS)));
+    } else if micros < minimum {
+        errs.add("amount", format!("must be at least {} {CURRENCY}", format_micros(minimum)));
+    }
+}
+
+/// Records an announced wire transfer. Repeating the same request returns the same record;
+/// reusing the reference with another amount or currency is refused.
+pub async fn request_wire(ctx: &Ctx, actor: &Principal, req: WireFundingRequest) -> Result<Funding, AppError> {
+    let adv = acting_advertiser(ctx, actor, req.advertiser_id.as_deref()).await?;
+    let mut errs = FieldErrors::new();
+    check_amount(&mut errs, req.amount.0, WIRE_MINIMUM_MICROS);
+    let currency = errs.check("currency", check_currency(&req.currency));
+    let reference = req.external_reference.trim().to_owned();
+    let n = reference.chars().count();
+    if !(3..=120).contains(&n) || reference.chars().any(char::is_control) {
+        errs.add("externalReference", "must be 3 to 120 characters");
+    }
+    errs.finish()?;
+    let currency = currency.unwrap_or_else(|| CURRENCY.to_owned());
+    profile::require_complete(&ctx.db, &adv).await?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let existing = funding::Entity::find()
+        .filter(funding::Column::AdvertiserId.eq(adv.clone()))
+        .filter(funding::Column::ExternalReference.eq(reference.clone()))
+        .one(&txn)
+        .await?;
+    if let Some(f) = existing {
+        if f.amount_micros == req.amount.0 && f.currency == currency {
+            return Ok(view(&f));
+        }
+        return Err(AppError::conflict("this external reference was already used with another amount or currency").with_code("reference_reused"));
+    }
+    let id = new_id("fnd");
+    let row = funding::ActiveModel {
+        id: Set(id.clone()),
+        advertiser_id: Set(adv.clone()),
+        method: Set("WIRE".to_owned()),
+        status: Set(AWAITING_REVIEW.to_owned()),
+        amount_micros: Set(req.amount.0),
+        currency: Set(currency),
+        external_reference: Set(Some(reference)),
+        idempotency_key: Set(None),
+        provider_order_id: Set(None),
+        reviewed_by: Set(None),
+        ledger_transaction_id: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        credited_at: Set(None),
+    }
+    .insert(&txn)
+    .await
+    .map_err(|e| db::conflict_on_unique(e, "this external reference is already in use"))?;
+    audit::record(&txn, now, Some(&actor.account_id), "funding.wire_request", ("funding", &id), serde_json::json!({"amountMicros": row.amount_micros}))
+        .await?;
+    txn.commit().await?;
+    Ok(view(&row))
+}
+
+/// Credits a funding to the wallet, exactly once: the status moves to CREDITED by a guarded
+/// update and the ledger posting carries the funding id as its dedupe key, in one transaction.
+async fn credit<C: ConnectionTrait>(db: &C, f: &funding::Model, from_status: &str, reviewer: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> Result<bool, AppError> {
+    let claimed = funding::Entity::update_many()
+        .col_expr(funding::Column::Status, Expr::value(CREDITED))
+        .col_expr(funding::Column::CreditedAt, Expr::value(Some(now)))
+        .col_expr(funding::Column::UpdatedAt, Expr::value(now))
+        .col_expr(funding::Column::ReviewedBy, Expr::value(reviewer.map(str::to_owned)))
+        .filter(funding::Column::Id.eq(f.id.clone()))
+        .filter(funding::Column::Status.eq(from_status))
+        .exec(db)
+        .await?;
+    if claimed.rows_affected == 0 {
+        return Ok(false);
+    }
+    let tx = ledger::post(db, now, "funding_credit", &f.advertiser_id, ("funding", &f.id), &format!("funding_credit:{}", f.id), &ledger::funding_legs(&f.advertiser_id, f.amount_micros)).await?;
+    funding::Entity::update_many()
+        .col_expr(funding::Column::LedgerTransactionId, Expr::value(Some(tx)))
+        .filter(funding::Column::Id.eq(f.id.clone()))
+        .exec(db)
+        .await?;
+    Ok(true)
+}
+
+/// Administrator: the wire arrived; credit it.
+pub async fn approve_wire(ctx: &Ctx, actor: &Principal, funding_id: &str) -> Result<Funding, AppError> {
+    actor.require_admin()?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let f = funding::Entity::find_by_id(funding_id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("funding"))?;
+    if f.method != "WIRE" || !credit(&txn, &f, AWAITING_REVIEW, Some(&actor.account_id), now).await? {
+        return Err(AppError::conflict(format!("only AWAITING_REVIEW wire fundings are credited; this one is {}", f.status)));
+    }
+    audit::record(&txn, now, Some(&actor.account_id), "funding.approve", ("funding", funding_id), serde_json::json!({"amountMicros": f.amount_micros}))
+        .await?;
+    txn.commit().await?;
+    load_view(ctx, funding_id).await
+}
+
+/// Opens a provider order. The same idempotency key with the same body returns the same
+/// order; with a different body it is refused.
+pub async fn open_order(ctx: &Ctx, actor: &Principal, req: PayOrderRequest) -> Result<PayOrder, AppError> {
+    let adv = acting_advertiser(ctx, actor, req.advertiser_id.as_deref()).await?;
+    let mut errs = FieldErrors::new();
+    check_amount(&mut errs, req.amount.0, PAYPROVIDER_MINIMUM_MICROS);
+    let currency = errs.check("currency", check_currency(&req.currency));
+    let key = req.idempotency_key.trim().to_owned();
+    if !(8..=120).contains(&key.len()) || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-')) {
+        errs.add("idempotencyKey", "must be 8 to 120 letters, digits, colons, underscores or dashes");
+    }
+    errs.finish()?;
+    let currency = currency.unwrap_or_else(|| CURRENCY.to_owned());
+    profile::require_complete(&ctx.db, &adv).await?;
+    let find = || funding::Entity::find().filter(funding::Column::AdvertiserId.eq(adv.clone())).filter(funding::Column::IdempotencyKey.eq(key.clone()));
+    let replay = |f: funding::Model| -> Result<PayOrder, AppError> {
+        if f.amount_micros != req.amount.0 || f.currency != currency {
+            return Err(AppError::conflict("this idempotency key was used for a different order").with_code("idempotency_key_reused"));
+        }
+        let order_id = f.provider_order_id.clone().ok_or_else(|| AppError::conflict("the order is still being created; retry shortly"))?;
+        Ok(pay_order(ctx, &f, &order_id))
+    };
+    if let Some(f) = find().one(&ctx.db).await? {
+        return replay(f);
+    }
+    let now = ctx.now();
+    let id = new_id("fnd");
+    let inserted = funding::ActiveModel {
+        id: Set(id.clone()),
+        advertiser_id: Set(adv.clone()),
+        method: Set("PAYPROVIDER".to_owned()),
+        status: Set(PENDING.to_owned()),
+        amount_micros: Set(req.amount.0),
+        currency: Set(currency.clone()),
+        external_reference: Set(None),
+        idempotency_key: Set(Some(key.clone())),
+        provider_order_id: Set(None),
+        reviewed_by: Set(None),
+        ledger_transaction_id: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        credited_at: Set(None),
+    }
+    .insert(&ctx.db)
+    .await;
+    let row = match inserted {
+        Ok(r) => r,
+        // A concurrent request with the same key won the race: answer like a replay.
+        Err(e) => match db::conflict_on_unique(e, "") {
+            e if e.status == 409 => return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?),
+            e => return Err(e),
+        },
+    };
+    let order = ctx.payments.create_order(&row.id, row.amount_micros, &row.currency).await?;
+    let mut am: funding::ActiveModel = row.into();
+    am.provider_order_id = Set(Some(order.id.clone()));
+    let row = am.update(&ctx.db).await?;
+    audit::record(&ctx.db, now, Some(&actor.account_id), "funding.order", ("funding", &id), serde_json::json!({"orderId": order.id})).await?;
+    Ok(pay_order(ctx, &row, &order.id))
+}
+
+fn pay_order(ctx: &Ctx, f: &funding::Model, order_id: &str) -> PayOrder {
+    PayOrder {
+        order_id: order_id.to_owned(),
+        funding_id: f.id.clone(),
+        status: f.status.clone(),
+        approve_url: format!("{}/dev/payprovider/checkout/{order_id}", ctx.config.base_url),
+    }
+}
+
+/// Captures an approved order and credits the wallet (idempotent).
+pub async fn capture(ctx: &Ctx, actor: &Principal, order_id: &str, selected: Option<&str>) -> Result<Funding, AppError> {
+    let adv = acting_advertiser(ctx, actor, selected).await?;
+    let f = funding::Entity::find()
+        .filter(funding::Column::AdvertiserId.eq(adv.clone()))
+        .filter(funding::Column::ProviderOrderId.eq(order_id.to_owned()))
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("order"))?;
+    match f.status.as_str() {
+        CREDITED => return Ok(view(&f)),
+        DECLINED => return Err(AppError::conflict("the payment was declined").with_code("payment_declined")),
+        _ => {}
+    }
+    let order = ctx.payments.capture(order_id).await?;
+    let now = ctx.now();
+    match order.status {
+        OrderStatus::Completed => {}
+        OrderStatus::Declined => {
+            funding::Entity::update_many()
+                .col_expr(funding::Column::Status, Expr::value(DECLINED))
+                .col_expr(funding::Column::UpdatedAt, Expr::value(now))
+                .filter(funding::Column::Id.eq(f.id.clone()))
+                .filter(funding::Column::Status.eq(PENDING))
+                .exec(&ctx.db)
+                .await?;
+            return Err(AppError::conflict("the payment was declined").with_code("payment_declined"));
+        }
+        _ => return Err(AppError::conflict("the payer has not approved the order yet").with_code("payment_not_approved")),
+    }
+    if order.amount_micros != f.amount_micros || order.currency != f.currency {
+        tracing::warn!(funding = %f.id, "provider capture does not match the order; not credited");
+        return Err(AppError::conflict("the captured amount or currency does not match the order; nothing was credited").with_code("payment_mismatch"));
+    }
+    let txn = db::begin(&ctx.db).await?;
+    if credit(&txn, &f, PENDING, None, now).await? {
+        audit::record(&txn, now, Some(&actor.account_id), "funding.capture", ("funding", &f.id), serde_json::json!({"amountMicros": f.amount_micros}))
+            .await?;
+    }
+    txn.commit().await?;
+    load_view(ctx, &f.id).await
+}
+
+/// Up to 100 newest fundings of the advertiser.
+pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Result<FundingList, AppError> {
+    let adv = acting_advertiser(ctx, actor, selected).await?;
+    let rows = funding::Entity::find()
+        .filter(funding::Column::AdvertiserId.eq(adv))
+        .order_by_desc(funding::Column::CreatedAt)
+        .order_by_desc(funding::Column::Id)
+        .limit(100)
+        .all(&ctx.db)
+        .await?;
+    Ok(FundingList { items: rows.iter().map(view).collect() })
+}
+
+/// Administrator: wire fundings awaiting review, oldest first.
+pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, AppError> {
+    actor.require_admin()?;
+    let rows = funding::Entity::find()
+        .filter(funding::Column::Status.eq(AWAITING_REVIEW))
+        .order_by_asc(funding::Column::CreatedAt)
+        .limit(100)
+        .all(&ctx.db)
+        .await?;
+    Ok(FundingList { items: rows.iter().map(view).collect() })
+}
+
+/// Wire instructions and limits.
+pub fn wire_config() -> WireConfig {
+    WireConfig {
+        currency: CURRENCY.to_owned(),
+        minimum_micros: WIRE_MINIMUM_MICROS,
+        minimum: format_micros(WIRE_MINIMUM_MICROS),
+        maximum_micros: FUNDING_MAXIMUM_MICROS,
+        maximum: format_micros(FUNDING_MAXIMUM_MICROS),
+        beneficiary: "Marketplace Payments Ltd".to_owned(),
+        bank_name: "Example Commercial Bank".to_owned(),
+        iban: "GB00EXAM00000000000000".to_owned(),
+        bic: "EXAMGB2L".to_owned(),
+        reference_instructions: "Announce the transfer with POST /billing/funding/wire using the same externalReference you put on the bank transfer; it is credited once the transfer arrives.".to_owned(),
+    }
+}
+
+/// Checkout client configuration.
+pub fn payprovider_config(ctx: &Ctx) -> PayProviderConfig {
+    PayProviderConfig {
+        provider: ctx.payments.code().to_owned(),
+        client_id: "dev-client".to_owned(),
+        currency: CURRENCY.to_owned(),
+        minimum_micros: PAYPROVIDER_MINIMUM_MICROS,
+        minimum: format_micros(PAYPROVIDER_MINIMUM_MICROS),
+        maximum_micros: FUNDING_MAXIMUM_MICROS,
+        maximum: format_micros(FUNDING_MAXIMUM_MICROS),
+        environment: ctx.config.environment.as_str().to_owned(),
+    }
+}
+
+async fn load_view(ctx: &Ctx, id: &str) -> Result<Funding, AppError> {
+    funding::Entity::find_by_id(id.to_owned()).one(&ctx.db).await?.map(|f| view(&f)).ok_or_else(|| AppError::not_found("funding"))
+}
+
+fn view(f: &funding::Model) -> Funding {
+    Funding {
+        funding_id: f.id.clone(),
+        advertiser_id: f.advertiser_id.clone(),
+        method: f.method.clone(),
+        status: f.status.clone(),
+        amount_micros: f.amount_micros,
+        amount: format_micros(f.amount_micros),
+        currency: f.currency.clone(),
+        external_reference: f.external_reference.clone(),
+        provider_order_id: f.provider_order_id.clone(),
+        created_at: f.created_at,
+        credited_at: f.credited_at,
+    }
+}

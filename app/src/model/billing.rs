@@ -1,0 +1,177 @@
+//! Advertiser billing wire types: profile, balance, fundings and their configuration.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::money::Amount;
+
+/// BUSINESS or INDIVIDUAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AccountType {
+    Business,
+    Individual,
+}
+
+impl AccountType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountType::Business => "BUSINESS",
+            AccountType::Individual => "INDIVIDUAL",
+        }
+    }
+}
+
+/// The billing profile; `complete` says whether funding is possible (legal name and country).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BillingProfile {
+    pub advertiser_id: String,
+    pub account_type: Option<AccountType>,
+    pub legal_name: Option<String>,
+    pub country: Option<String>,
+    pub tax_id: Option<String>,
+    pub address_line1: Option<String>,
+    pub city: Option<String>,
+    pub postal_code: Option<String>,
+    pub billing_emails: Vec<String>,
+    pub complete: bool,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+/// `PUT /billing/profile`: the whole profile.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BillingProfileInput {
+    pub account_type: Option<AccountType>,
+    pub legal_name: Option<String>,
+    pub country: Option<String>,
+    pub tax_id: Option<String>,
+    pub address_line1: Option<String>,
+    pub city: Option<String>,
+    pub postal_code: Option<String>,
+    #[serde(default)]
+    pub billing_emails: Vec<String>,
+}
+
+/// The shared wallet: micros and display strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Balance {
+    pub advertiser_id: String,
+    pub currency: String,
+    pub available_micros: i64,
+    pub available: String,
+    pub reserved_micros: i64,
+    pub reserved: String,
+    pub spent_micros: i64,
+    pub spent: String,
+}
+
+/// A funding record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Funding {
+    pub funding_id: String,
+    pub advertiser_id: String,
+    /// WIRE or PAYPROVIDER.
+    pub method: String,
+    /// AWAITING_REVIEW (wire), PENDING (provider order open), CREDITED, DECLINED.
+    pub status: String,
+    pub amount_micros: i64,
+    pub amount: String,
+    pub currency: String,
+    pub external_reference: Option<String>,
+    pub provider_order_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub credited_at: Option<DateTime<Utc>>,
+}
+
+/// `{items}` of fundings (up to 100 newest).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct FundingList {
+    pub items: Vec<Funding>,
+}
+
+/// `POST /billing/funding/wire`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WireFundingRequest {
+    pub amount: Amount,
+    pub currency: String,
+    pub external_reference: String,
+    #[serde(default)]
+    pub advertiser_id: Option<String>,
+}
+
+/// `POST /billing/funding/payprovider/order`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PayOrderRequest {
+    pub amount: Amount,
+    pub currency: String,
+    pub idempotency_key: String,
+    #[serde(default)]
+    pub advertiser_id: Option<String>,
+}
+
+/// The provider order created for a funding.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PayOrder {
+    pub order_id: String,
+    pub funding_id: String,
+    pub status: String,
+    /// Where the payer approves the order (the development provider's checkout page).
+    pub approve_url: String,
+}
+
+/// Optional body of capture: which advertiser (administrators only).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AdvertiserSelector {
+    #[serde(default)]
+    pub advertiser_id: Option<String>,
+}
+
+/// Wire instructions and limits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WireConfig {
+    pub currency: String,
+    pub minimum_micros: i64,
+    pub minimum: String,
+    pub maximum_micros: i64,
+    pub maximum: String,
+    pub beneficiary: String,
+    pub bank_name: String,
+    pub iban: String,
+    pub bic: String,
+    pub reference_instructions: String,
+}
+
+/// Checkout client configuration of the payment provider.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PayProviderConfig {
+    pub provider: String,
+    pub client_id: String,
+    pub currency: String,
+    pub minimum_micros: i64,
+    pub minimum: String,
+    pub maximum_micros: i64,
+    pub maximum: String,
+    pub environment: String,
+}

@@ -1,0 +1,67 @@
+//! The development payment provider's checkout page, where the payer approves or declines an
+//! order. Only in development: a production deployment plugs in a real provider.
+
+use app::domain::billing::payprovider::{DevProvider, OrderStatus};
+use app::domain::Environment;
+use app::error::AppError;
+use app::model::money::format_micros;
+use axum::extract::State;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::extract::AppPath;
+use crate::state::AppState;
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/dev/payprovider/checkout/{order}", get(page))
+        .route("/dev/payprovider/checkout/{order}/approve", post(approve))
+        .route("/dev/payprovider/checkout/{order}/decline", post(decline))
+        .with_state(state)
+}
+
+fn provider(state: &AppState) -> Result<DevProvider, AppError> {
+    if state.ctx.config.environment == Environment::Production {
+        return Err(AppError::not_found("resource"));
+    }
+    Ok(DevProvider::new(state.ctx.db.clone(), state.ctx.clock.clone()))
+}
+
+async fn page(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+    let o = provider(&state)?.get(&order).await?;
+    let actions = if o.status == OrderStatus::Created {
+        format!(
+            r#"<form method="post" action="/dev/payprovider/checkout/{id}/approve"><button type="submit">Approve payment</button></form>
+<form method="post" action="/dev/payprovider/checkout/{id}/decline"><button type="submit" class="secondary">Decline</button></form>"#,
+            id = o.id
+        )
+    } else {
+        "<p class=\"muted\">Return to the billing page and capture the payment.</p>".to_owned()
+    };
+    Ok(Html(format!(
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Development checkout</title><link rel="stylesheet" href="/assets/app.css"></head>
+<body><main class="content"><section class="card narrow"><h1>Development checkout</h1>
+<p class="notice warn">Simulated payment provider (development only). No money moves.</p>
+<p>Order <code>{id}</code></p><p class="amount"><strong>{amount} {currency}</strong></p><p>Status: <strong data-status="{status}">{status}</strong></p>
+<div class="actions">{actions}</div><p><a href="/advertiser/billing">Back to billing</a></p></section></main></body></html>"#,
+        id = o.id,
+        amount = format_micros(o.amount_micros),
+        currency = o.currency,
+        status = o.status.as_str(),
+    ))
+    .into_response())
+}
+
+async fn decide(state: AppState, order: String, approve: bool) -> Result<Response, AppError> {
+    provider(&state)?.decide(&order, approve).await?;
+    Ok(Redirect::to(&format!("/dev/payprovider/checkout/{order}")).into_response())
+}
+
+async fn approve(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+    decide(state, order, true).await
+}
+
+async fn decline(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+    decide(state, order, false).await
+}
