@@ -127,6 +127,25 @@ async fn administrator_credits_a_wire_exactly_once(app: TestApp) {
     let (_, seen) = app.get(&format!("{BALANCE}?advertiserId={adv}"), Some(&admin)).await;
     assert_eq!(seen["availableMicros"], 250_000_000);
     assert_eq!(ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"), ledger::Reconciliation::default());
+
+    // The month's invoice lists the credited funding.
+    let (s, inv) = app.get("/performance-marketing/v2/billing/invoices", Some(&t)).await;
+    assert_eq!(s, StatusCode::OK, "{inv}");
+    assert_eq!(inv["items"][0]["period"], "2026-03");
+    assert_eq!(inv["items"][0]["status"], "OPEN");
+    assert_eq!(inv["items"][0]["fundedMicros"], 250_000_000);
+    assert_eq!(inv["items"][0]["lines"][0]["kind"], "FUNDING");
+    assert_eq!(inv["items"][0]["lines"][0]["reference"], id);
+    // Next month the statement is issued.
+    app.clock.advance(chrono::Duration::days(31));
+    let principal = app::domain::Principal {
+        account_id: adv.clone(),
+        email: String::new(),
+        role: Role::Advertiser,
+        status: app::model::AccountStatus::Active,
+    };
+    let later = app::domain::billing::invoices::list(&app.state.ctx, &principal, None).await.expect("invoices");
+    assert_eq!(later.items[0].status, "ISSUED");
 }
 
 async fn payment_provider_order_and_capture(app: TestApp) {

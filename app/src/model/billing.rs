@@ -175,3 +175,42 @@ pub struct PayProviderConfig {
     pub maximum: String,
     pub environment: String,
 }
+
+/// One line of an invoice: a credited funding, or a month's spend on one campaign.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct InvoiceLine {
+    /// FUNDING or SPEND.
+    pub kind: String,
+    pub description: String,
+    /// The funding id or campaign id.
+    pub reference: String,
+    pub amount_micros: i64,
+    pub amount: String,
+}
+
+/// A monthly statement built from the ledger. The current month is OPEN; past months ISSUED.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Invoice {
+    pub invoice_id: String,
+    pub advertiser_id: String,
+    /// `YYYY-MM`.
+    pub period: String,
+    pub status: String,
+    pub currency: String,
+    pub funded_micros: i64,
+    pub funded: String,
+    pub spent_micros: i64,
+    pub spent: String,
+    pub lines: Vec<InvoiceLine>,
+}
+
+/// `{items}` of invoices (up to 100 newest).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct InvoiceList {
+    pub items: Vec<Invoice>,
+}

@@ -3,6 +3,7 @@
 //! offer campaigns.
 
 pub mod funding;
+pub mod invoices;
 pub mod ledger;
 pub mod payprovider;
 pub mod profile;

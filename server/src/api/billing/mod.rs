@@ -3,7 +3,7 @@
 
 pub mod checkout;
 
-use app::domain::billing::{acting_advertiser, funding, ledger, profile};
+use app::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
 use app::error::AppError;
 use app::model::billing::*;
 use axum::extract::State;
@@ -20,6 +20,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_profile, put_profile))
         .routes(routes!(balance))
         .routes(routes!(fundings))
+        .routes(routes!(invoice_list))
         .routes(routes!(wire_config))
         .routes(routes!(payprovider_config))
         .routes(routes!(wire_funding))
@@ -103,4 +104,12 @@ async fn open_order(State(s): State<AppState>, Authenticated(p): Authenticated, 
     responses((status = 200, body = Funding), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn capture(State(s): State<AppState>, Authenticated(p): Authenticated, AppPath(order): AppPath<String>, AppQuery(q): AppQuery<Select>) -> Result<AppJson<Funding>, AppError> {
     funding::capture(&s.ctx, &p, &order, q.advertiser_id.as_deref()).await.map(AppJson)
+}
+
+/// Up to 100 newest monthly invoices, built from the ledger (credited fundings and spend per
+/// campaign); the current month is OPEN, earlier months ISSUED.
+#[utoipa::path(get, path = "/billing/invoices", tag = "billing", security(("dashboardBearer" = [])), params(Select),
+    responses((status = 200, body = InvoiceList)))]
+async fn invoice_list(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>) -> Result<AppJson<InvoiceList>, AppError> {
+    invoices::list(&s.ctx, &p, q.advertiser_id.as_deref()).await.map(AppJson)
 }
