@@ -10,6 +10,6 @@ cargo build -p frontend --lib --target wasm32-unknown-unknown --profile "$profil
 dir=$profile; [ "$profile" = dev ] && dir=debug
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name frontend \
-  "target/wasm32-unknown-unknown/$dir/frontend.wasm"
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$dir/frontend.wasm"
 # Leptos 0.8 loads /pkg/<name>.js and /pkg/<name>_bg.wasm, the names wasm-bindgen writes.
 echo "browser bundle: $(du -h "$out/frontend_bg.wasm" | cut -f1) in $out"

@@ -8,4 +8,4 @@ scripts/build-frontend.sh
 cargo build -p server --release
 export APP_SITE_ROOT=${APP_SITE_ROOT:-target/site}
 if [ $# -eq 0 ]; then set -- serve; fi
-exec target/release/server "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/server" "$@"

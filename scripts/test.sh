@@ -23,4 +23,4 @@ status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] || { echo "[test] cargo test failed"; exit "$status"; }
 
 echo "[test] browser tests (headless Chromium)"
-APP_SERVER_BIN=target/debug/server APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/
+APP_SERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/server" APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/

@@ -49,6 +49,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/sign-in") view=pages::SignInPage/>
                     <Route path=path!("/register") view=pages::RegisterPage/>
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
+                    <Route path=path!("/publisher/placements") view=pages::PlacementsPage/>
+                    <Route path=path!("/publisher/placements/:id") view=pages::PlacementDetailPage/>
+                    <Route path=path!("/publisher/placements/:id/slots/:slot_id") view=pages::SlotEditorPage/>
                     <Route path=path!("/advertiser") view=pages::AdvertiserHome/>
                     <Route path=path!("/admin") view=pages::AdminHome/>
                 </Routes>

@@ -4,18 +4,28 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::RequireUser;
+use super::publisher::{PlacementsData, PlacementsPanel};
 use crate::model::{AccountStatus, AccountView};
 
+/// The publisher's landing page: the integration steps and the placements.
 #[component]
 pub fn PublisherHome() -> impl IntoView {
+    let data = PlacementsData::new();
     view! {
         <Title text="Publisher"/>
-        <RequireUser signed_in=|u: AccountView| view! {
+        <RequireUser signed_in=move |u: AccountView| view! {
             <section class="card">
                 <h1>"Publisher dashboard"</h1>
                 <p>"Signed in as "<strong>{u.email}</strong>" for "{u.company_name}"."</p>
-                <p class="muted">"Integration order: create a placement, add an ad slot, configure the signed reward callback, request review, then go live after release."</p>
+                <ol class="steps">
+                    <li>"Create a placement for your app, website or API integration."</li>
+                    <li>"Add an ad slot with your currency and its exchange rate."</li>
+                    <li>"Configure the signed reward callback and send a test."</li>
+                    <li>"Request review."</li>
+                    <li>"Go live once an administrator has verified and released the placement."</li>
+                </ol>
             </section>
+            <PlacementsPanel data base="/publisher"/>
         }/>
     }
 }

@@ -4,11 +4,13 @@ mod admin;
 mod auth;
 mod dashboards;
 mod home;
+mod publisher;
 
 pub use admin::AdminHome;
 pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
+pub use publisher::{PlacementDetailPage, PlacementsPage, SlotEditorPage};
 
 use leptos::prelude::*;
 

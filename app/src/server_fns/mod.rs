@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod publisher;
 
 #[cfg(feature = "ssr")]
 pub mod web;

@@ -1,0 +1,123 @@
+//! The publisher console: placements, their ad slots, reward callback and keys. Every form
+//! is a plain HTML form that also works without JavaScript.
+
+mod callback_section;
+mod placement_detail;
+mod placements;
+mod slot_editor;
+mod slot_panels;
+mod slots_section;
+
+pub use placement_detail::PlacementDetailPage;
+pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
+pub use slot_editor::SlotEditorPage;
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::publisher::{CallbackTest, PlacementStatus, SlotState};
+use crate::server_fns::publisher::OneTimeSecret;
+
+/// Coloured review status of a placement.
+#[component]
+fn StatusBadge(status: PlacementStatus) -> impl IntoView {
+    let class = format!("badge status-{}", status.as_str().to_ascii_lowercase());
+    view! { <span class=class>{status.as_str()}</span> }
+}
+
+/// Coloured state of an ad slot.
+#[component]
+fn SlotStateBadge(state: SlotState) -> impl IntoView {
+    let class = format!("badge slot-{}", state.as_str().to_ascii_lowercase());
+    view! { <span class=class>{state.as_str()}</span> }
+}
+
+/// Released to production, or not yet.
+#[component]
+fn ReleasedBadge(released: bool) -> impl IntoView {
+    if released {
+        view! { <span class="badge released">"RELEASED"</span> }.into_any()
+    } else {
+        view! { <span class="badge unreleased">"not released"</span> }.into_any()
+    }
+}
+
+/// A human sentence for a slot readiness reason code.
+fn reason_text(code: &str) -> &'static str {
+    match code {
+        "placement_not_verified" => "the placement is not verified yet",
+        "currency_rate_zero" => "the currency rate is zero",
+        "slot_type_not_allowed" => "this slot type is not allowed on the placement",
+        _ => "not ready",
+    }
+}
+
+/// A secret shown right after issuance, once.
+#[component]
+fn SecretBox(secret: OneTimeSecret) -> impl IntoView {
+    view! {
+        <div class="notice secret" role="status">
+            <strong>{secret.label}</strong>
+            <p>"Copy it now: it will not be shown again."</p>
+            <pre class="secret-value"><code>{secret.value}</code></pre>
+        </div>
+    }
+}
+
+/// The secrets of this page: from the actions when scripted, else the session flash.
+#[component]
+fn SecretBoxes(
+    #[prop(into)] scripted: Signal<Vec<OneTimeSecret>>,
+    flashed: Option<OneTimeSecret>,
+) -> impl IntoView {
+    move || {
+        let mut all = flashed.clone().into_iter().collect::<Vec<_>>();
+        all.extend(scripted.get());
+        all.into_iter()
+            .map(|secret| view! { <SecretBox secret/> })
+            .collect_view()
+    }
+}
+
+/// The request a callback test would send, as text.
+#[component]
+fn CallbackTestView(test: CallbackTest) -> impl IntoView {
+    let headers = test
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let request = format!("{} {}\n{headers}\n\n{}", test.method, test.url, test.body);
+    view! {
+        <div class="callback-test">
+            <p class="muted">
+                "Test request, signed with the current key. Nothing was sent and nothing was accounted."
+            </p>
+            <pre class="http">{request}</pre>
+            <p class="muted">"Signed string (" <code>"timestamp.nonce.body"</code> "):"</p>
+            <pre>{test.signed_string}</pre>
+        </div>
+    }
+}
+
+/// The last refusal of an action, for [`ErrorNotice`](crate::components::form::ErrorNotice).
+fn action_error<S>(action: ServerAction<S>) -> Signal<Option<AppError>>
+where
+    S: leptos::server_fn::ServerFn<Error = AppError> + Clone + Send + Sync + 'static,
+    S::Output: Clone + Send + Sync + 'static,
+{
+    Signal::derive(move || action.value().get().and_then(Result::err))
+}
+
+/// A refusal while loading the page's data.
+#[component]
+fn LoadError(error: AppError) -> impl IntoView {
+    view! {
+        <section class="card">
+            <h1>"Could not load this page"</h1>
+            <p class="error">{error.message}</p>
+            <p><a href="/publisher/placements">"Back to the placements"</a></p>
+        </section>
+    }
+}

@@ -1,0 +1,243 @@
+//! One placement: status and review, edit form, ad slots, reward callback and keys.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use super::callback_section::CallbackSection;
+use super::slots_section::SlotsSection;
+use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::AccountView;
+use crate::model::publisher::{Placement, PlacementStatus};
+use crate::pages::RequireUser;
+use crate::server_fns::publisher::*;
+
+/// Every action of the page, created once so that their answers (and the secrets in them)
+/// survive the reload of the placement they trigger.
+#[derive(Clone, Copy)]
+pub(super) struct DetailActions {
+    pub update: ServerAction<UpdatePlacement>,
+    pub review: ServerAction<RequestReview>,
+    pub delete: ServerAction<DeletePlacement>,
+    pub app_key: ServerAction<IssueAppKey>,
+    pub create_slot: ServerAction<CreateSlot>,
+    pub configure: ServerAction<ConfigureCallback>,
+    pub rotate: ServerAction<RotateCallback>,
+    pub promote: ServerAction<PromoteCallback>,
+    pub test: ServerAction<TestCallback>,
+}
+
+impl DetailActions {
+    fn new() -> Self {
+        DetailActions {
+            update: ServerAction::new(),
+            review: ServerAction::new(),
+            delete: ServerAction::new(),
+            app_key: ServerAction::new(),
+            create_slot: ServerAction::new(),
+            configure: ServerAction::new(),
+            rotate: ServerAction::new(),
+            promote: ServerAction::new(),
+            test: ServerAction::new(),
+        }
+    }
+
+    /// Changes whenever an action that alters the placement completes.
+    fn changes(&self) -> usize {
+        self.update.version().get()
+            + self.review.version().get()
+            + self.create_slot.version().get()
+            + self.configure.version().get()
+            + self.rotate.version().get()
+            + self.promote.version().get()
+    }
+
+    /// Secrets returned to a scripted page.
+    fn secrets(&self) -> Vec<OneTimeSecret> {
+        let mut out = Vec::new();
+        if let Some(Ok(s)) = self.configure.value().get() {
+            if let Some(value) = s.secret {
+                out.push(OneTimeSecret {
+                    label: format!("Callback signing secret (key {})", s.key_id),
+                    value,
+                });
+            }
+        }
+        if let Some(Ok(k)) = self.rotate.value().get() {
+            out.push(OneTimeSecret {
+                label: format!("Next callback signing secret (key {})", k.key_id),
+                value: k.secret,
+            });
+        }
+        if let Some(Ok(k)) = self.app_key.value().get() {
+            out.push(OneTimeSecret {
+                label: "Survey app key".to_owned(),
+                value: k.app_key,
+            });
+        }
+        out
+    }
+}
+
+type Loaded<T> = Resource<Result<T, crate::error::AppError>>;
+
+/// Everything the page loads and does. Created in the page body, before [`RequireUser`]:
+/// its content can render more than once on the server, and resources created in there
+/// would be created (and fetched) again, which breaks hydration and would consume the
+/// one-time flash more than once.
+#[derive(Clone, Copy)]
+struct DetailData {
+    actions: DetailActions,
+    placement: Loaded<Placement>,
+    flash: Loaded<Flash>,
+}
+
+#[component]
+pub fn PlacementDetailPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let actions = DetailActions::new();
+    let data = DetailData {
+        actions,
+        placement: Resource::new(
+            move || (id.get(), actions.changes()),
+            |(id, _)| get_placement(id),
+        ),
+        flash: Resource::new(move || id.get(), take_flash),
+    };
+    view! {
+        <Title text="Placement"/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <PlacementDetail data/> }/>
+    }
+}
+
+#[component]
+fn PlacementDetail(data: DetailData) -> impl IntoView {
+    let DetailData {
+        actions,
+        placement,
+        flash,
+    } = data;
+    view! {
+        <p class="crumbs"><a href="/publisher/placements">"← Placements"</a></p>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let flashed = flash.await.ok().unwrap_or_default();
+                let scripted = Signal::derive(move || actions.secrets());
+                view! {
+                    <SecretBoxes scripted flashed=flashed.secret/>
+                    <Show when=move || actions.promote.value().get().is_some_and(|r| r.is_ok())>
+                        <div class="notice ok" role="status">"The next key is now the current signing key."</div>
+                    </Show>
+                }
+            })}
+        </Suspense>
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let flashed = flash.await.ok().unwrap_or_default();
+                match placement.await {
+                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Ok(p) => view! {
+                        <Header p=p.clone() actions/>
+                        <EditForm p=p.clone() actions/>
+                        <SlotsSection p=p.clone() create=actions.create_slot/>
+                        <CallbackSection p actions flashed_test=flashed.callback_test/>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn Header(p: Placement, actions: DetailActions) -> impl IntoView {
+    let can_request = matches!(p.status, PlacementStatus::Draft | PlacementStatus::Rejected);
+    let rejected = p.status == PlacementStatus::Rejected;
+    let note = p.review_note.clone().unwrap_or_default();
+    let pid = p.placement_id.clone();
+    let (pid2, pid3) = (pid.clone(), pid.clone());
+    let caps = &p.capabilities;
+    let summary = format!(
+        "SDK sessions: {} · production delivery: {} · survey fetch: {}",
+        yes_no(caps.sdk_sessions),
+        yes_no(caps.production_delivery),
+        yes_no(caps.survey_fetch)
+    );
+    view! {
+        <Title text=p.name.clone()/>
+        <section class="card">
+            <div class="card-head">
+                <h1>{p.name.clone()}</h1>
+                <div class="badges"><StatusBadge status=p.status/><ReleasedBadge released=p.released/></div>
+            </div>
+            <dl class="facts">
+                <dt>"Placement id"</dt><dd><code>{p.placement_id.clone()}</code></dd>
+                <dt>"Type"</dt><dd>{p.placement_type.as_str()}" ("{p.platform.clone()}")"</dd>
+                <dt>"Identity"</dt><dd><code>{p.platform_identity.clone()}</code></dd>
+                <dt>"Minimum SDK"</dt><dd>{p.minimum_sdk_version.clone()}</dd>
+                <dt>"Consent"</dt><dd>{if p.require_consent { "required" } else { "not required" }}</dd>
+                <dt>"Capabilities"</dt><dd>{summary}</dd>
+            </dl>
+            {rejected.then(|| view! {
+                <div class="notice error" role="status">
+                    <strong>"Rejected by the reviewer: "</strong>{note}
+                </div>
+            })}
+            <ErrorNotice error=action_error(actions.review)/>
+            <ErrorNotice error=action_error(actions.app_key)/>
+            <ErrorNotice error=action_error(actions.delete)/>
+            <div class="actions">
+                {can_request.then(|| view! {
+                    <ActionForm action=actions.review attr:class="inline">
+                        <CsrfField/>
+                        <input type="hidden" name="placement_id" value=pid/>
+                        <button type="submit">"Request review"</button>
+                    </ActionForm>
+                })}
+                <ActionForm action=actions.app_key attr:class="inline">
+                    <CsrfField/>
+                    <input type="hidden" name="placement_id" value=pid2/>
+                    <button type="submit" class="secondary">"Issue app key"</button>
+                </ActionForm>
+                <ActionForm action=actions.delete attr:class="inline">
+                    <CsrfField/>
+                    <input type="hidden" name="placement_id" value=pid3/>
+                    <button type="submit" class="danger">"Delete placement"</button>
+                </ActionForm>
+            </div>
+        </section>
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+#[component]
+fn EditForm(p: Placement, actions: DetailActions) -> impl IntoView {
+    let saved = move || actions.update.value().get().is_some_and(|r| r.is_ok());
+    view! {
+        <section class="card">
+            <h2>"Settings"</h2>
+            <ErrorNotice error=action_error(actions.update)/>
+            <Show when=saved>
+                <div class="notice ok" role="status">"Saved."</div>
+            </Show>
+            <ActionForm action=actions.update attr:class="grid-2">
+                <CsrfField/>
+                <input type="hidden" name="placement_id" value=p.placement_id.clone()/>
+                <label>"Name"<input type="text" name="name" value=p.name.clone() maxlength="120" required/></label>
+                <label>"Store URL"
+                    <input type="url" name="store_url" value=p.store_url.clone().unwrap_or_default()/>
+                </label>
+                <label class="check">
+                    <input type="checkbox" name="require_consent" checked=p.require_consent/>
+                    "Require user consent"
+                </label>
+                <div class="form-actions"><button type="submit">"Save settings"</button></div>
+            </ActionForm>
+        </section>
+    }
+}

@@ -1,0 +1,160 @@
+//! The list of the publisher's placements, with search, status filter and the creation form.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+use super::{ReleasedBadge, StatusBadge, action_error};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::AccountView;
+use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
+use crate::pages::RequireUser;
+use crate::server_fns::publisher::{AddPlacement, list_placements};
+
+#[component]
+pub fn PlacementsPage() -> impl IntoView {
+    let data = PlacementsData::new();
+    view! {
+        <Title text="Placements"/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <PlacementsPanel data base="/publisher/placements"/> }/>
+    }
+}
+
+/// The list (following the search query) and the creation action. Create it in the page
+/// body, before [`RequireUser`]: its content can render more than once on the server, and
+/// a resource created in there would be created again and break hydration.
+#[derive(Clone, Copy)]
+pub struct PlacementsData {
+    search: Memo<String>,
+    status: Memo<String>,
+    create: ServerAction<AddPlacement>,
+    list: Resource<Result<PlacementList, crate::error::AppError>>,
+}
+
+impl PlacementsData {
+    pub fn new() -> Self {
+        let query = use_query_map();
+        let search = Memo::new(move |_| query.read().get("q").unwrap_or_default());
+        let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+        let create = ServerAction::<AddPlacement>::new();
+        let list = Resource::new(
+            move || (search.get(), status.get(), create.version().get()),
+            |(q, s, _)| list_placements(Some(q), Some(s)),
+        );
+        PlacementsData {
+            search,
+            status,
+            create,
+            list,
+        }
+    }
+}
+
+/// Search, list and creation form; `base` is the page the search form returns to.
+#[component]
+pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoView {
+    let PlacementsData {
+        search,
+        status,
+        create,
+        list,
+    } = data;
+    view! {
+        <section class="card">
+            <div class="card-head">
+                <h2>"Placements"</h2>
+                <a class="button secondary" href="#new-placement">"New placement"</a>
+            </div>
+            <Form method="get" action=base attr:class="filters">
+                <input type="search" name="q" placeholder="Name, placement id or identity"
+                    aria-label="Search" value=move || search.get()/>
+                <select name="status" aria-label="Status">
+                    <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
+                    {PlacementStatus::ALL.iter().map(|s| {
+                        let v = s.as_str();
+                        view! { <option value=v selected=move || status.get() == v>{v}</option> }
+                    }).collect_view()}
+                </select>
+                <button type="submit" class="secondary">"Search"</button>
+            </Form>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match list.await {
+                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
+                        Ok(l) => view! { <PlacementTable list=l/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+        <NewPlacementForm create/>
+    }
+}
+
+#[component]
+fn PlacementTable(list: PlacementList) -> impl IntoView {
+    if list.items.is_empty() {
+        return view! { <p class="muted">"No placements match. Create one below."</p> }.into_any();
+    }
+    view! {
+        <table class="placements">
+            <thead>
+                <tr><th>"Name"</th><th>"Type"</th><th>"Identity"</th><th>"Status"</th><th>"Released"</th></tr>
+            </thead>
+            <tbody>
+                {list.items.into_iter().map(|p| {
+                    let href = format!("/publisher/placements/{}", p.placement_id);
+                    view! {
+                        <tr>
+                            <td><a href=href>{p.name}</a><br/><code class="muted">{p.placement_id}</code></td>
+                            <td>{p.placement_type.as_str()}</td>
+                            <td><code>{p.platform_identity}</code></td>
+                            <td><StatusBadge status=p.status/></td>
+                            <td><ReleasedBadge released=p.released/></td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+        <p class="muted">{list.count}" placement(s)"</p>
+    }
+    .into_any()
+}
+
+#[component]
+fn NewPlacementForm(create: ServerAction<AddPlacement>) -> impl IntoView {
+    let error = action_error(create);
+    view! {
+        <section class="card" id="new-placement">
+            <h2>"New placement"</h2>
+            <p class="muted">
+                "A placement is one app, website or API integration. Its type and identity cannot change later."
+            </p>
+            <ErrorNotice error/>
+            <ActionForm action=create attr:class="grid-2">
+                <CsrfField/>
+                <label>"Type"
+                    <select name="placement_type" required>
+                        {PlacementType::ALL.iter().map(|t| view! {
+                            <option value=t.as_str()>{t.as_str()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Name"<input type="text" name="name" maxlength="120" required/></label>
+                <label>"Platform identity"
+                    <input type="text" name="platform_identity" required
+                        placeholder="com.example.game or example.com"/>
+                    <small class="muted">"Android package, iOS bundle id, or the site's / API's domain."</small>
+                </label>
+                <label>"Store URL (apps)"
+                    <input type="url" name="store_url" placeholder="https://play.google.com/store/apps/details?id=…"/>
+                </label>
+                <label>"Minimum SDK version (optional)"
+                    <input type="text" name="minimum_sdk_version" placeholder="2.0.0"/>
+                </label>
+                <label class="check"><input type="checkbox" name="require_consent"/>"Require user consent"</label>
+                <div class="form-actions"><button type="submit">"Create placement"</button></div>
+            </ActionForm>
+        </section>
+    }
+}
