@@ -4,7 +4,6 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_location;
 
-use crate::components::form::CsrfField;
 use crate::model::{AccountView, Role};
 use crate::server_fns::auth::{SignOut, session_info};
 use crate::shell::AuthContext;
@@ -20,8 +19,10 @@ pub fn Layout(children: Children) -> impl IntoView {
             <a class="brand" href="/">"Marketplace"</a>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    let user = auth.session.await.ok().and_then(|s| s.user);
-                    view! { <Nav user/> }
+                    let s = auth.session.await.ok();
+                    let csrf = s.as_ref().map(|s| s.csrf.clone()).unwrap_or_default();
+                    let user = s.and_then(|s| s.user);
+                    view! { <Nav user csrf/> }
                 })}
             </Suspense>
         </header>
@@ -35,7 +36,7 @@ pub fn Layout(children: Children) -> impl IntoView {
 }
 
 #[component]
-fn Nav(user: Option<AccountView>) -> impl IntoView {
+fn Nav(user: Option<AccountView>, csrf: String) -> impl IntoView {
     let sign_out = ServerAction::<SignOut>::new();
     match user {
         None => view! {
@@ -60,7 +61,7 @@ fn Nav(user: Option<AccountView>) -> impl IntoView {
                     {links.into_iter().map(|(href, label)| view! { <A href=href>{label}</A> }).collect_view()}
                     <span class="who" title=u.role.as_str()>{u.email.clone()}</span>
                     <ActionForm action=sign_out attr:class="inline">
-                        <CsrfField/>
+                        <input type="hidden" name="csrf" value=csrf.clone()/>
                         <button type="submit" class="link">"Sign out"</button>
                     </ActionForm>
                 </nav>

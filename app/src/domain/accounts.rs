@@ -1,8 +1,6 @@
 //! Accounts: registration, operator creation, sign-in checks and advertiser approval.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id, password};
 use crate::error::{AppError, FieldErrors};

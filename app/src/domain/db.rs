@@ -16,9 +16,14 @@ pub fn conflict_on_unique(err: DbErr, message: &str) -> AppError {
 /// Begins a write transaction. On SQLite it takes the write lock at BEGIN (IMMEDIATE), so a
 /// transaction that reads before it writes waits for other writers (busy timeout) instead
 /// of failing with a stale snapshot; PostgreSQL ignores the option.
-pub async fn begin(db: &sea_orm::DatabaseConnection) -> Result<sea_orm::DatabaseTransaction, AppError> {
+pub async fn begin(
+    db: &sea_orm::DatabaseConnection,
+) -> Result<sea_orm::DatabaseTransaction, AppError> {
     use sea_orm::{SqliteTransactionMode, TransactionOptions, TransactionTrait};
     Ok(db
-        .begin_with_options(TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() })
+        .begin_with_options(TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..Default::default()
+        })
         .await?)
 }

@@ -3,8 +3,8 @@
 //! surface can forget it. Nothing here imports leptos.
 
 pub mod accounts;
-pub mod billing;
 pub mod audit;
+pub mod billing;
 pub mod clock;
 pub mod crypto;
 pub mod db;

@@ -23,8 +23,12 @@ pub fn parse_decimal(raw: &str) -> Result<i64, String> {
         return Err("has more than six decimal places".to_owned());
     }
     let int: i64 = int.parse().map_err(|_| "is too large".to_owned())?;
-    let frac: i64 = format!("{frac:0<6}").parse().map_err(|_| "is not a number".to_owned())?;
-    int.checked_mul(1_000_000).and_then(|v| v.checked_add(frac)).ok_or_else(|| "is too large".to_owned())
+    let frac: i64 = format!("{frac:0<6}")
+        .parse()
+        .map_err(|_| "is not a number".to_owned())?;
+    int.checked_mul(1_000_000)
+        .and_then(|v| v.checked_add(frac))
+        .ok_or_else(|| "is too large".to_owned())
 }
 
 /// A request amount: a JSON integer is micros (CONTRACT.md section 7); a JSON string is a
@@ -45,8 +49,12 @@ impl<'de> Deserialize<'de> for Amount {
         }
         match Raw::deserialize(d)? {
             Raw::Int(v) => Ok(Amount(v)),
-            Raw::Text(s) => parse_decimal(&s).map(Amount).map_err(serde::de::Error::custom),
-            Raw::Other(_) => Err(serde::de::Error::custom("must be integer micros or a decimal string; floating-point numbers are refused")),
+            Raw::Text(s) => parse_decimal(&s)
+                .map(Amount)
+                .map_err(serde::de::Error::custom),
+            Raw::Other(_) => Err(serde::de::Error::custom(
+                "must be integer micros or a decimal string; floating-point numbers are refused",
+            )),
         }
     }
 }

@@ -32,7 +32,15 @@ impl BlacklistKind {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Campaign, Self::Advertiser, Self::Category, Self::TaskType, Self::Domain].into_iter().find(|k| k.as_str() == s)
+        [
+            Self::Campaign,
+            Self::Advertiser,
+            Self::Category,
+            Self::TaskType,
+            Self::Domain,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 
@@ -169,7 +177,9 @@ impl SupportStatus {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Open, Self::InProgress, Self::Resolved, Self::Rejected].into_iter().find(|k| k.as_str() == s)
+        [Self::Open, Self::InProgress, Self::Resolved, Self::Rejected]
+            .into_iter()
+            .find(|k| k.as_str() == s)
     }
 }
 

@@ -4,10 +4,16 @@
 //! only when the provider reports COMPLETED with the exact amount and currency.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
 
 use super::payprovider::OrderStatus;
-use super::{CURRENCY, FUNDING_MAXIMUM_MICROS, PAYPROVIDER_MINIMUM_MICROS, WIRE_MINIMUM_MICROS, acting_advertiser, check_currency, ledger, profile};
+use super::{
+    CURRENCY, FUNDING_MAXIMUM_MICROS, PAYPROVIDER_MINIMUM_MICROS, WIRE_MINIMUM_MICROS,
+    acting_advertiser, check_currency, ledger, profile,
+};
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::billing::*;
@@ -23,15 +29,28 @@ fn check_amount(errs: &mut FieldErrors, micros: i64, minimum: i64) {
     if micros <= 0 {
         errs.add("amount", "must be positive");
     } else if micros > FUNDING_MAXIMUM_MICROS {
-        errs.add("amount", format!("must be at most {} {CURRENCY}", format_micros(FUNDING_MAXIMUM_MICROS)));
+        errs.add(
+            "amount",
+            format!(
+                "must be at most {} {CURRENCY}",
+                format_micros(FUNDING_MAXIMUM_MICROS)
+            ),
+        );
     } else if micros < minimum {
-        errs.add("amount", format!("must be at least {} {CURRENCY}", format_micros(minimum)));
+        errs.add(
+            "amount",
+            format!("must be at least {} {CURRENCY}", format_micros(minimum)),
+        );
     }
 }
 
 /// Records an announced wire transfer. Repeating the same request returns the same record;
 /// reusing the reference with another amount or currency is refused.
-pub async fn request_wire(ctx: &Ctx, actor: &Principal, req: WireFundingRequest) -> Result<Funding, AppError> {
+pub async fn request_wire(
+    ctx: &Ctx,
+    actor: &Principal,
+    req: WireFundingRequest,
+) -> Result<Funding, AppError> {
     let adv = acting_advertiser(ctx, actor, req.advertiser_id.as_deref()).await?;
     let mut errs = FieldErrors::new();
     check_amount(&mut errs, req.amount.0, WIRE_MINIMUM_MICROS);
@@ -55,7 +74,10 @@ pub async fn request_wire(ctx: &Ctx, actor: &Principal, req: WireFundingRequest)
         if f.amount_micros == req.amount.0 && f.currency == currency {
             return Ok(view(&f));
         }
-        return Err(AppError::conflict("this external reference was already used with another amount or currency").with_code("reference_reused"));
+        return Err(AppError::conflict(
+            "this external reference was already used with another amount or currency",
+        )
+        .with_code("reference_reused"));
     }
     let id = new_id("fnd");
     let row = funding::ActiveModel {
@@ -77,20 +99,36 @@ pub async fn request_wire(ctx: &Ctx, actor: &Principal, req: WireFundingRequest)
     .insert(&txn)
     .await
     .map_err(|e| db::conflict_on_unique(e, "this external reference is already in use"))?;
-    audit::record(&txn, now, Some(&actor.account_id), "funding.wire_request", ("funding", &id), serde_json::json!({"amountMicros": row.amount_micros}))
-        .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "funding.wire_request",
+        ("funding", &id),
+        serde_json::json!({"amountMicros": row.amount_micros}),
+    )
+    .await?;
     txn.commit().await?;
     Ok(view(&row))
 }
 
 /// Credits a funding to the wallet, exactly once: the status moves to CREDITED by a guarded
 /// update and the ledger posting carries the funding id as its dedupe key, in one transaction.
-async fn credit<C: ConnectionTrait>(db: &C, f: &funding::Model, from_status: &str, reviewer: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> Result<bool, AppError> {
+async fn credit<C: ConnectionTrait>(
+    db: &C,
+    f: &funding::Model,
+    from_status: &str,
+    reviewer: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<bool, AppError> {
     let claimed = funding::Entity::update_many()
         .col_expr(funding::Column::Status, Expr::value(CREDITED))
         .col_expr(funding::Column::CreditedAt, Expr::value(Some(now)))
         .col_expr(funding::Column::UpdatedAt, Expr::value(now))
-        .col_expr(funding::Column::ReviewedBy, Expr::value(reviewer.map(str::to_owned)))
+        .col_expr(
+            funding::Column::ReviewedBy,
+            Expr::value(reviewer.map(str::to_owned)),
+        )
         .filter(funding::Column::Id.eq(f.id.clone()))
         .filter(funding::Column::Status.eq(from_status))
         .exec(db)
@@ -98,7 +136,16 @@ async fn credit<C: ConnectionTrait>(db: &C, f: &funding::Model, from_status: &st
     if claimed.rows_affected == 0 {
         return Ok(false);
     }
-    let tx = ledger::post(db, now, "funding_credit", &f.advertiser_id, ("funding", &f.id), &format!("funding_credit:{}", f.id), &ledger::funding_legs(&f.advertiser_id, f.amount_micros)).await?;
+    let tx = ledger::post(
+        db,
+        now,
+        "funding_credit",
+        &f.advertiser_id,
+        ("funding", &f.id),
+        &format!("funding_credit:{}", f.id),
+        &ledger::funding_legs(&f.advertiser_id, f.amount_micros),
+    )
+    .await?;
     funding::Entity::update_many()
         .col_expr(funding::Column::LedgerTransactionId, Expr::value(Some(tx)))
         .filter(funding::Column::Id.eq(f.id.clone()))
@@ -108,40 +155,80 @@ async fn credit<C: ConnectionTrait>(db: &C, f: &funding::Model, from_status: &st
 }
 
 /// Administrator: the wire arrived; credit it.
-pub async fn approve_wire(ctx: &Ctx, actor: &Principal, funding_id: &str) -> Result<Funding, AppError> {
+pub async fn approve_wire(
+    ctx: &Ctx,
+    actor: &Principal,
+    funding_id: &str,
+) -> Result<Funding, AppError> {
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let f = funding::Entity::find_by_id(funding_id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("funding"))?;
-    if f.method != "WIRE" || !credit(&txn, &f, AWAITING_REVIEW, Some(&actor.account_id), now).await? {
-        return Err(AppError::conflict(format!("only AWAITING_REVIEW wire fundings are credited; this one is {}", f.status)));
+    let f = funding::Entity::find_by_id(funding_id.to_owned())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("funding"))?;
+    if f.method != "WIRE"
+        || !credit(&txn, &f, AWAITING_REVIEW, Some(&actor.account_id), now).await?
+    {
+        return Err(AppError::conflict(format!(
+            "only AWAITING_REVIEW wire fundings are credited; this one is {}",
+            f.status
+        )));
     }
-    audit::record(&txn, now, Some(&actor.account_id), "funding.approve", ("funding", funding_id), serde_json::json!({"amountMicros": f.amount_micros}))
-        .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "funding.approve",
+        ("funding", funding_id),
+        serde_json::json!({"amountMicros": f.amount_micros}),
+    )
+    .await?;
     txn.commit().await?;
     load_view(ctx, funding_id).await
 }
 
 /// Opens a provider order. The same idempotency key with the same body returns the same
 /// order; with a different body it is refused.
-pub async fn open_order(ctx: &Ctx, actor: &Principal, req: PayOrderRequest) -> Result<PayOrder, AppError> {
+pub async fn open_order(
+    ctx: &Ctx,
+    actor: &Principal,
+    req: PayOrderRequest,
+) -> Result<PayOrder, AppError> {
     let adv = acting_advertiser(ctx, actor, req.advertiser_id.as_deref()).await?;
     let mut errs = FieldErrors::new();
     check_amount(&mut errs, req.amount.0, PAYPROVIDER_MINIMUM_MICROS);
     let currency = errs.check("currency", check_currency(&req.currency));
     let key = req.idempotency_key.trim().to_owned();
-    if !(8..=120).contains(&key.len()) || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-')) {
-        errs.add("idempotencyKey", "must be 8 to 120 letters, digits, colons, underscores or dashes");
+    if !(8..=120).contains(&key.len())
+        || !key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
+    {
+        errs.add(
+            "idempotencyKey",
+            "must be 8 to 120 letters, digits, colons, underscores or dashes",
+        );
     }
     errs.finish()?;
     let currency = currency.unwrap_or_else(|| CURRENCY.to_owned());
     profile::require_complete(&ctx.db, &adv).await?;
-    let find = || funding::Entity::find().filter(funding::Column::AdvertiserId.eq(adv.clone())).filter(funding::Column::IdempotencyKey.eq(key.clone()));
+    let find = || {
+        funding::Entity::find()
+            .filter(funding::Column::AdvertiserId.eq(adv.clone()))
+            .filter(funding::Column::IdempotencyKey.eq(key.clone()))
+    };
     let replay = |f: funding::Model| -> Result<PayOrder, AppError> {
         if f.amount_micros != req.amount.0 || f.currency != currency {
-            return Err(AppError::conflict("this idempotency key was used for a different order").with_code("idempotency_key_reused"));
+            return Err(
+                AppError::conflict("this idempotency key was used for a different order")
+                    .with_code("idempotency_key_reused"),
+            );
         }
-        let order_id = f.provider_order_id.clone().ok_or_else(|| AppError::conflict("the order is still being created; retry shortly"))?;
+        let order_id = f
+            .provider_order_id
+            .clone()
+            .ok_or_else(|| AppError::conflict("the order is still being created; retry shortly"))?;
         Ok(pay_order(ctx, &f, &order_id))
     };
     if let Some(f) = find().one(&ctx.db).await? {
@@ -171,15 +258,28 @@ pub async fn open_order(ctx: &Ctx, actor: &Principal, req: PayOrderRequest) -> R
         Ok(r) => r,
         // A concurrent request with the same key won the race: answer like a replay.
         Err(e) => match db::conflict_on_unique(e, "") {
-            e if e.status == 409 => return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?),
+            e if e.status == 409 => {
+                return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?);
+            }
             e => return Err(e),
         },
     };
-    let order = ctx.payments.create_order(&row.id, row.amount_micros, &row.currency).await?;
+    let order = ctx
+        .payments
+        .create_order(&row.id, row.amount_micros, &row.currency)
+        .await?;
     let mut am: funding::ActiveModel = row.into();
     am.provider_order_id = Set(Some(order.id.clone()));
     let row = am.update(&ctx.db).await?;
-    audit::record(&ctx.db, now, Some(&actor.account_id), "funding.order", ("funding", &id), serde_json::json!({"orderId": order.id})).await?;
+    audit::record(
+        &ctx.db,
+        now,
+        Some(&actor.account_id),
+        "funding.order",
+        ("funding", &id),
+        serde_json::json!({"orderId": order.id}),
+    )
+    .await?;
     Ok(pay_order(ctx, &row, &order.id))
 }
 
@@ -188,12 +288,20 @@ fn pay_order(ctx: &Ctx, f: &funding::Model, order_id: &str) -> PayOrder {
         order_id: order_id.to_owned(),
         funding_id: f.id.clone(),
         status: f.status.clone(),
-        approve_url: format!("{}/dev/payprovider/checkout/{order_id}", ctx.config.base_url),
+        approve_url: format!(
+            "{}/dev/payprovider/checkout/{order_id}",
+            ctx.config.base_url
+        ),
     }
 }
 
 /// Captures an approved order and credits the wallet (idempotent).
-pub async fn capture(ctx: &Ctx, actor: &Principal, order_id: &str, selected: Option<&str>) -> Result<Funding, AppError> {
+pub async fn capture(
+    ctx: &Ctx,
+    actor: &Principal,
+    order_id: &str,
+    selected: Option<&str>,
+) -> Result<Funding, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
     let f = funding::Entity::find()
         .filter(funding::Column::AdvertiserId.eq(adv.clone()))
@@ -203,7 +311,9 @@ pub async fn capture(ctx: &Ctx, actor: &Principal, order_id: &str, selected: Opt
         .ok_or_else(|| AppError::not_found("order"))?;
     match f.status.as_str() {
         CREDITED => return Ok(view(&f)),
-        DECLINED => return Err(AppError::conflict("the payment was declined").with_code("payment_declined")),
+        DECLINED => {
+            return Err(AppError::conflict("the payment was declined").with_code("payment_declined"));
+        }
         _ => {}
     }
     let order = ctx.payments.capture(order_id).await?;
@@ -218,25 +328,46 @@ pub async fn capture(ctx: &Ctx, actor: &Principal, order_id: &str, selected: Opt
                 .filter(funding::Column::Status.eq(PENDING))
                 .exec(&ctx.db)
                 .await?;
-            return Err(AppError::conflict("the payment was declined").with_code("payment_declined"));
+            return Err(
+                AppError::conflict("the payment was declined").with_code("payment_declined")
+            );
         }
-        _ => return Err(AppError::conflict("the payer has not approved the order yet").with_code("payment_not_approved")),
+        _ => {
+            return Err(
+                AppError::conflict("the payer has not approved the order yet")
+                    .with_code("payment_not_approved"),
+            );
+        }
     }
     if order.amount_micros != f.amount_micros || order.currency != f.currency {
         tracing::warn!(funding = %f.id, "provider capture does not match the order; not credited");
-        return Err(AppError::conflict("the captured amount or currency does not match the order; nothing was credited").with_code("payment_mismatch"));
+        return Err(AppError::conflict(
+            "the captured amount or currency does not match the order; nothing was credited",
+        )
+        .with_code("payment_mismatch"));
     }
     let txn = db::begin(&ctx.db).await?;
     if credit(&txn, &f, PENDING, None, now).await? {
-        audit::record(&txn, now, Some(&actor.account_id), "funding.capture", ("funding", &f.id), serde_json::json!({"amountMicros": f.amount_micros}))
-            .await?;
+        audit::record(
+            &txn,
+            now,
+            Some(&actor.account_id),
+            "funding.capture",
+            ("funding", &f.id),
+            serde_json::json!({"amountMicros": f.amount_micros}),
+        )
+        .await?;
     }
     txn.commit().await?;
     load_view(ctx, &f.id).await
 }
 
 /// Up to 100 newest fundings of the advertiser.
-pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Result<FundingList, AppError> {
+pub async fn list(
+    ctx: &Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+) -> Result<FundingList, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
     let rows = funding::Entity::find()
         .filter(funding::Column::AdvertiserId.eq(adv))
@@ -245,7 +376,9 @@ pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Resul
         .limit(100)
         .all(&ctx.db)
         .await?;
-    Ok(FundingList { items: rows.iter().map(view).collect() })
+    Ok(FundingList {
+        items: rows.iter().map(view).collect(),
+    })
 }
 
 /// Administrator: wire fundings awaiting review, oldest first.
@@ -257,7 +390,9 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, A
         .limit(100)
         .all(&ctx.db)
         .await?;
-    Ok(FundingList { items: rows.iter().map(view).collect() })
+    Ok(FundingList {
+        items: rows.iter().map(view).collect(),
+    })
 }
 
 /// Wire instructions and limits.
@@ -291,7 +426,11 @@ pub fn payprovider_config(ctx: &Ctx) -> PayProviderConfig {
 }
 
 async fn load_view(ctx: &Ctx, id: &str) -> Result<Funding, AppError> {
-    funding::Entity::find_by_id(id.to_owned()).one(&ctx.db).await?.map(|f| view(&f)).ok_or_else(|| AppError::not_found("funding"))
+    funding::Entity::find_by_id(id.to_owned())
+        .one(&ctx.db)
+        .await?
+        .map(|f| view(&f))
+        .ok_or_else(|| AppError::not_found("funding"))
 }
 
 fn view(f: &funding::Model) -> Funding {

@@ -14,11 +14,26 @@ use crate::model::money::format_micros;
 use entity::{ledger_account, ledger_entry, ledger_transaction};
 
 /// Up to 100 newest monthly invoices of the advertiser.
-pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Result<InvoiceList, AppError> {
+pub async fn list(
+    ctx: &Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+) -> Result<InvoiceList, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
-    let accounts = ledger_account::Entity::find().filter(ledger_account::Column::OwnerAccountId.eq(adv.clone())).all(&ctx.db).await?;
-    let available: Vec<&str> = accounts.iter().filter(|a| a.kind == "AVAILABLE").map(|a| a.id.as_str()).collect();
-    let spent: Vec<&str> = accounts.iter().filter(|a| a.kind == "SPENT").map(|a| a.id.as_str()).collect();
+    let accounts = ledger_account::Entity::find()
+        .filter(ledger_account::Column::OwnerAccountId.eq(adv.clone()))
+        .all(&ctx.db)
+        .await?;
+    let available: Vec<&str> = accounts
+        .iter()
+        .filter(|a| a.kind == "AVAILABLE")
+        .map(|a| a.id.as_str())
+        .collect();
+    let spent: Vec<&str> = accounts
+        .iter()
+        .filter(|a| a.kind == "SPENT")
+        .map(|a| a.id.as_str())
+        .collect();
     let txs = ledger_transaction::Entity::find()
         .filter(ledger_transaction::Column::OwnerAccountId.eq(adv.clone()))
         .filter(ledger_transaction::Column::Kind.is_in(["funding_credit", "spend", "refund"]))
@@ -29,7 +44,10 @@ pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Resul
     let entries = if ids.is_empty() {
         Vec::new()
     } else {
-        ledger_entry::Entity::find().filter(ledger_entry::Column::TransactionId.is_in(ids)).all(&ctx.db).await?
+        ledger_entry::Entity::find()
+            .filter(ledger_entry::Column::TransactionId.is_in(ids))
+            .all(&ctx.db)
+            .await?
     };
     let now = ctx.now();
     let current = format!("{:04}-{:02}", now.year(), now.month());
@@ -38,7 +56,15 @@ pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Resul
     for t in &txs {
         let period = format!("{:04}-{:02}", t.created_at.year(), t.created_at.month());
         let month = months.entry(period).or_default();
-        let amount_in = |accs: &[&str]| entries.iter().filter(|e| e.transaction_id == t.id && accs.contains(&e.ledger_account_id.as_str())).map(|e| e.amount_micros).sum::<i64>();
+        let amount_in = |accs: &[&str]| {
+            entries
+                .iter()
+                .filter(|e| {
+                    e.transaction_id == t.id && accs.contains(&e.ledger_account_id.as_str())
+                })
+                .map(|e| e.amount_micros)
+                .sum::<i64>()
+        };
         match t.kind.as_str() {
             "funding_credit" => {
                 let micros = amount_in(&available);
@@ -53,32 +79,51 @@ pub async fn list(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Resul
             _ => *month.1.entry(t.reference_id.clone()).or_default() += amount_in(&spent),
         }
     }
-    let mut items: Vec<Invoice> = months
-        .into_iter()
-        .map(|(period, (mut lines, spend))| {
-            lines.extend(spend.into_iter().filter(|(_, m)| *m != 0).map(|(campaign, micros)| InvoiceLine {
-                kind: "SPEND".to_owned(),
-                description: format!("Delivered results, campaign {campaign}"),
-                reference: campaign,
-                amount_micros: micros,
-                amount: format_micros(micros),
-            }));
-            let funded: i64 = lines.iter().filter(|l| l.kind == "FUNDING").map(|l| l.amount_micros).sum();
-            let spent: i64 = lines.iter().filter(|l| l.kind == "SPEND").map(|l| l.amount_micros).sum();
-            Invoice {
-                invoice_id: format!("INV-{}-{}", period.replace('-', ""), &adv.trim_start_matches("acc_").chars().rev().take(8).collect::<String>()),
-                advertiser_id: adv.clone(),
-                status: if period == current { "OPEN" } else { "ISSUED" }.to_owned(),
-                period,
-                currency: CURRENCY.to_owned(),
-                funded_micros: funded,
-                funded: format_micros(funded),
-                spent_micros: spent,
-                spent: format_micros(spent),
-                lines,
-            }
-        })
-        .collect();
+    let mut items: Vec<Invoice> =
+        months
+            .into_iter()
+            .map(|(period, (mut lines, spend))| {
+                lines.extend(spend.into_iter().filter(|(_, m)| *m != 0).map(
+                    |(campaign, micros)| InvoiceLine {
+                        kind: "SPEND".to_owned(),
+                        description: format!("Delivered results, campaign {campaign}"),
+                        reference: campaign,
+                        amount_micros: micros,
+                        amount: format_micros(micros),
+                    },
+                ));
+                let funded: i64 = lines
+                    .iter()
+                    .filter(|l| l.kind == "FUNDING")
+                    .map(|l| l.amount_micros)
+                    .sum();
+                let spent: i64 = lines
+                    .iter()
+                    .filter(|l| l.kind == "SPEND")
+                    .map(|l| l.amount_micros)
+                    .sum();
+                Invoice {
+                    invoice_id: format!(
+                        "INV-{}-{}",
+                        period.replace('-', ""),
+                        &adv.trim_start_matches("acc_")
+                            .chars()
+                            .rev()
+                            .take(8)
+                            .collect::<String>()
+                    ),
+                    advertiser_id: adv.clone(),
+                    status: if period == current { "OPEN" } else { "ISSUED" }.to_owned(),
+                    period,
+                    currency: CURRENCY.to_owned(),
+                    funded_micros: funded,
+                    funded: format_micros(funded),
+                    spent_micros: spent,
+                    spent: format_micros(spent),
+                    lines,
+                }
+            })
+            .collect();
     items.reverse();
     items.truncate(100);
     Ok(InvoiceList { items })

@@ -55,7 +55,12 @@ pub struct Leg {
 
 impl Leg {
     pub fn new(owner: &str, kind: Kind, reference: &str, amount_micros: i64) -> Self {
-        Self { owner: owner.to_owned(), kind, reference: reference.to_owned(), amount_micros }
+        Self {
+            owner: owner.to_owned(),
+            kind,
+            reference: reference.to_owned(),
+            amount_micros,
+        }
     }
 }
 
@@ -73,7 +78,8 @@ impl From<PostError> for AppError {
     fn from(e: PostError) -> Self {
         match e {
             PostError::AlreadyPosted => AppError::conflict("this movement was already recorded"),
-            PostError::Insufficient => AppError::conflict("the available balance is insufficient").with_code("insufficient_balance"),
+            PostError::Insufficient => AppError::conflict("the available balance is insufficient")
+                .with_code("insufficient_balance"),
             PostError::Other(e) => e,
         }
     }
@@ -85,7 +91,11 @@ impl From<sea_orm::DbErr> for PostError {
     }
 }
 
-async fn account_id<C: ConnectionTrait>(db: &C, leg: &Leg, now: DateTime<Utc>) -> Result<String, PostError> {
+async fn account_id<C: ConnectionTrait>(
+    db: &C,
+    leg: &Leg,
+    now: DateTime<Utc>,
+) -> Result<String, PostError> {
     let find = || {
         ledger_account::Entity::find()
             .filter(ledger_account::Column::OwnerAccountId.eq(leg.owner.clone()))
@@ -105,13 +115,21 @@ async fn account_id<C: ConnectionTrait>(db: &C, leg: &Leg, now: DateTime<Utc>) -
     };
     ledger_account::Entity::insert(row)
         .on_conflict(
-            OnConflict::columns([ledger_account::Column::OwnerAccountId, ledger_account::Column::Kind, ledger_account::Column::ReferenceId])
-                .do_nothing()
-                .to_owned(),
+            OnConflict::columns([
+                ledger_account::Column::OwnerAccountId,
+                ledger_account::Column::Kind,
+                ledger_account::Column::ReferenceId,
+            ])
+            .do_nothing()
+            .to_owned(),
         )
         .exec_without_returning(db)
         .await?;
-    find().one(db).await?.map(|a| a.id).ok_or_else(|| PostError::Other(AppError::internal()))
+    find()
+        .one(db)
+        .await?
+        .map(|a| a.id)
+        .ok_or_else(|| PostError::Other(AppError::internal()))
 }
 
 /// Posts one balanced movement. `dedupe_key` (e.g. `funding_credit:fnd_…`) makes it
@@ -125,7 +143,13 @@ pub async fn post<C: ConnectionTrait>(
     dedupe_key: &str,
     legs: &[Leg],
 ) -> Result<String, PostError> {
-    if legs.is_empty() || legs.iter().map(|l| i128::from(l.amount_micros)).sum::<i128>() != 0 {
+    if legs.is_empty()
+        || legs
+            .iter()
+            .map(|l| i128::from(l.amount_micros))
+            .sum::<i128>()
+            != 0
+    {
         tracing::error!(kind, "unbalanced ledger posting refused");
         return Err(PostError::Other(AppError::internal()));
     }
@@ -151,10 +175,17 @@ pub async fn post<C: ConnectionTrait>(
     for leg in legs {
         let acc = account_id(db, leg, now).await?;
         let mut update = ledger_account::Entity::update_many()
-            .col_expr(ledger_account::Column::BalanceMicros, Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros))
+            .col_expr(
+                ledger_account::Column::BalanceMicros,
+                Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros),
+            )
             .filter(ledger_account::Column::Id.eq(acc.clone()));
         if !leg.kind.may_go_negative() && leg.amount_micros < 0 {
-            update = update.filter(Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros).gte(0));
+            update = update.filter(
+                Expr::col(ledger_account::Column::BalanceMicros)
+                    .add(leg.amount_micros)
+                    .gte(0),
+            );
         }
         if update.exec(db).await?.rows_affected != 1 {
             return Err(PostError::Insufficient);
@@ -174,9 +205,18 @@ pub async fn post<C: ConnectionTrait>(
 
 /// The advertiser's balance: available, reserved (all campaigns) and spent.
 pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<Balance, AppError> {
-    let rows = ledger_account::Entity::find().filter(ledger_account::Column::OwnerAccountId.eq(advertiser_id.to_owned())).all(db).await?;
-    let sum = |k: Kind| rows.iter().filter(|a| a.kind == k.as_str()).map(|a| a.balance_micros).sum::<i64>();
-    let (available, reserved, spent) = (sum(Kind::Available), sum(Kind::Reserved), sum(Kind::Spent));
+    let rows = ledger_account::Entity::find()
+        .filter(ledger_account::Column::OwnerAccountId.eq(advertiser_id.to_owned()))
+        .all(db)
+        .await?;
+    let sum = |k: Kind| {
+        rows.iter()
+            .filter(|a| a.kind == k.as_str())
+            .map(|a| a.balance_micros)
+            .sum::<i64>()
+    };
+    let (available, reserved, spent) =
+        (sum(Kind::Available), sum(Kind::Reserved), sum(Kind::Spent));
     Ok(Balance {
         advertiser_id: advertiser_id.to_owned(),
         currency: super::CURRENCY.to_owned(),
@@ -191,26 +231,42 @@ pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<
 
 /// Credits external money to an advertiser's available balance.
 pub fn funding_legs(advertiser_id: &str, micros: i64) -> Vec<Leg> {
-    vec![Leg::new("", Kind::FundingClearing, "", -micros), Leg::new(advertiser_id, Kind::Available, "", micros)]
+    vec![
+        Leg::new("", Kind::FundingClearing, "", -micros),
+        Leg::new(advertiser_id, Kind::Available, "", micros),
+    ]
 }
 
 /// Moves available money into a campaign's reserve.
 pub fn reserve_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![Leg::new(advertiser_id, Kind::Available, "", -micros), Leg::new(advertiser_id, Kind::Reserved, campaign_id, micros)]
+    vec![
+        Leg::new(advertiser_id, Kind::Available, "", -micros),
+        Leg::new(advertiser_id, Kind::Reserved, campaign_id, micros),
+    ]
 }
 
 /// Returns a campaign's unused reserve to available.
 pub fn release_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros), Leg::new(advertiser_id, Kind::Available, "", micros)]
+    vec![
+        Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros),
+        Leg::new(advertiser_id, Kind::Available, "", micros),
+    ]
 }
 
 /// Spends from a campaign's reserve.
 pub fn spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros), Leg::new(advertiser_id, Kind::Spent, "", micros)]
+    vec![
+        Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros),
+        Leg::new(advertiser_id, Kind::Spent, "", micros),
+    ]
 }
 
 /// The reserve currently held for one campaign.
-pub async fn reserved_for<C: ConnectionTrait>(db: &C, advertiser_id: &str, campaign_id: &str) -> Result<i64, AppError> {
+pub async fn reserved_for<C: ConnectionTrait>(
+    db: &C,
+    advertiser_id: &str,
+    campaign_id: &str,
+) -> Result<i64, AppError> {
     Ok(ledger_account::Entity::find()
         .filter(ledger_account::Column::OwnerAccountId.eq(advertiser_id.to_owned()))
         .filter(ledger_account::Column::Kind.eq(Kind::Reserved.as_str()))
@@ -252,6 +308,10 @@ pub async fn reconcile<C: ConnectionTrait>(db: &C) -> Result<Reconciliation, App
             r.negative_accounts.push(a.id.clone());
         }
     }
-    r.unbalanced_transactions = by_tx.into_iter().filter(|(_, s)| *s != 0).map(|(t, _)| t.to_owned()).collect();
+    r.unbalanced_transactions = by_tx
+        .into_iter()
+        .filter(|(_, s)| *s != 0)
+        .map(|(t, _)| t.to_owned())
+        .collect();
     Ok(r)
 }

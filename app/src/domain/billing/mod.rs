@@ -23,18 +23,32 @@ pub const FUNDING_MAXIMUM_MICROS: i64 = 1_000_000_000_000;
 
 /// The advertiser a billing call acts for: the caller itself, or (administrators only) the
 /// `advertiserId` they name. An advertiser naming another advertiser is refused.
-pub async fn acting_advertiser(ctx: &crate::domain::Ctx, actor: &Principal, selected: Option<&str>) -> Result<String, AppError> {
+pub async fn acting_advertiser(
+    ctx: &crate::domain::Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+) -> Result<String, AppError> {
     actor.require_approved_advertiser()?;
     match (actor.role.is_admin(), selected.filter(|s| !s.is_empty())) {
         (true, Some(id)) => {
-            let acc = crate::domain::accounts::get(ctx, id).await.map_err(|_| AppError::field("advertiserId", "no such advertiser"))?;
+            let acc = crate::domain::accounts::get(ctx, id)
+                .await
+                .map_err(|_| AppError::field("advertiserId", "no such advertiser"))?;
             if acc.role != Role::Advertiser.as_str() {
-                return Err(AppError::field("advertiserId", "is not an advertiser account"));
+                return Err(AppError::field(
+                    "advertiserId",
+                    "is not an advertiser account",
+                ));
             }
             Ok(acc.id)
         }
-        (true, None) => Err(AppError::field("advertiserId", "is required for administrators")),
-        (false, Some(id)) if id != actor.account_id => Err(AppError::forbidden("advertisers act only on their own wallet")),
+        (true, None) => Err(AppError::field(
+            "advertiserId",
+            "is required for administrators",
+        )),
+        (false, Some(id)) if id != actor.account_id => Err(AppError::forbidden(
+            "advertisers act only on their own wallet",
+        )),
         (false, _) => Ok(actor.account_id.clone()),
     }
 }
@@ -46,7 +60,9 @@ pub fn check_currency(raw: &str) -> Result<String, String> {
         return Err("must be a three-letter currency code".to_owned());
     }
     if c != CURRENCY {
-        return Err(format!("the wallet is held in {CURRENCY}; {c} is not accepted"));
+        return Err(format!(
+            "the wallet is held in {CURRENCY}; {c} is not accepted"
+        ));
     }
     Ok(c)
 }

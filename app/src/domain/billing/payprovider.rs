@@ -55,7 +55,12 @@ pub trait PaymentProvider: Send + Sync {
     /// Short provider code shown in the configuration.
     fn code(&self) -> &'static str;
     /// Opens an order for `amount_micros` in `currency`.
-    async fn create_order(&self, funding_id: &str, amount_micros: i64, currency: &str) -> Result<ProviderOrder, AppError>;
+    async fn create_order(
+        &self,
+        funding_id: &str,
+        amount_micros: i64,
+        currency: &str,
+    ) -> Result<ProviderOrder, AppError>;
     /// Captures an approved order; capturing a completed order again reports it unchanged.
     async fn capture(&self, order_id: &str) -> Result<ProviderOrder, AppError>;
 }
@@ -72,17 +77,29 @@ impl DevProvider {
     }
 
     async fn load(&self, order_id: &str) -> Result<payprovider_order::Model, AppError> {
-        payprovider_order::Entity::find_by_id(order_id.to_owned()).one(&self.db).await?.ok_or_else(|| AppError::not_found("order"))
+        payprovider_order::Entity::find_by_id(order_id.to_owned())
+            .one(&self.db)
+            .await?
+            .ok_or_else(|| AppError::not_found("order"))
     }
 
     /// The payer's decision on the checkout page: only a CREATED order can be decided.
     pub async fn decide(&self, order_id: &str, approve: bool) -> Result<ProviderOrder, AppError> {
         let o = self.load(order_id).await?;
         if OrderStatus::parse(&o.status) != OrderStatus::Created {
-            return Err(AppError::conflict(format!("the order is already {}", o.status)));
+            return Err(AppError::conflict(format!(
+                "the order is already {}",
+                o.status
+            )));
         }
         let mut am: payprovider_order::ActiveModel = o.into();
-        am.status = Set(if approve { OrderStatus::Approved } else { OrderStatus::Declined }.as_str().to_owned());
+        am.status = Set(if approve {
+            OrderStatus::Approved
+        } else {
+            OrderStatus::Declined
+        }
+        .as_str()
+        .to_owned());
         am.updated_at = Set(truncate_micros(self.clock.now()));
         Ok(order(&am.update(&self.db).await?))
     }
@@ -94,7 +111,12 @@ impl DevProvider {
 }
 
 fn order(o: &payprovider_order::Model) -> ProviderOrder {
-    ProviderOrder { id: o.id.clone(), status: OrderStatus::parse(&o.status), amount_micros: o.amount_micros, currency: o.currency.clone() }
+    ProviderOrder {
+        id: o.id.clone(),
+        status: OrderStatus::parse(&o.status),
+        amount_micros: o.amount_micros,
+        currency: o.currency.clone(),
+    }
 }
 
 #[async_trait]
@@ -103,7 +125,12 @@ impl PaymentProvider for DevProvider {
         "DEVELOPMENT"
     }
 
-    async fn create_order(&self, funding_id: &str, amount_micros: i64, currency: &str) -> Result<ProviderOrder, AppError> {
+    async fn create_order(
+        &self,
+        funding_id: &str,
+        amount_micros: i64,
+        currency: &str,
+    ) -> Result<ProviderOrder, AppError> {
         let now = truncate_micros(self.clock.now());
         let row = payprovider_order::ActiveModel {
             id: Set(new_id("ord")),

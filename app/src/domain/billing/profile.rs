@@ -20,21 +20,39 @@ fn optional(errs: &mut FieldErrors, field: &str, v: Option<String>, max: usize) 
 }
 
 /// The advertiser's profile (empty fields when never saved).
-pub async fn get(ctx: &Ctx, actor: &Principal, selected: Option<&str>) -> Result<BillingProfile, AppError> {
+pub async fn get(
+    ctx: &Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+) -> Result<BillingProfile, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
-    let row = billing_profile::Entity::find_by_id(adv.clone()).one(&ctx.db).await?;
+    let row = billing_profile::Entity::find_by_id(adv.clone())
+        .one(&ctx.db)
+        .await?;
     Ok(view(&adv, row.as_ref()))
 }
 
 /// Replaces the profile.
-pub async fn put(ctx: &Ctx, actor: &Principal, selected: Option<&str>, input: BillingProfileInput) -> Result<BillingProfile, AppError> {
+pub async fn put(
+    ctx: &Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+    input: BillingProfileInput,
+) -> Result<BillingProfile, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
     let mut errs = FieldErrors::new();
     if input.account_type.is_none() {
         errs.add("accountType", "is required (BUSINESS or INDIVIDUAL)");
     }
-    let legal = errs.check("legalName", validate::display_name(input.legal_name.as_deref().unwrap_or_default(), 200));
-    let country = input.country.as_deref().map(|c| c.trim().to_ascii_uppercase()).unwrap_or_default();
+    let legal = errs.check(
+        "legalName",
+        validate::display_name(input.legal_name.as_deref().unwrap_or_default(), 200),
+    );
+    let country = input
+        .country
+        .as_deref()
+        .map(|c| c.trim().to_ascii_uppercase())
+        .unwrap_or_default();
     if country.len() != 2 || !country.chars().all(|c| c.is_ascii_uppercase()) {
         errs.add("country", "must be a two-letter country code");
     }
@@ -57,7 +75,11 @@ pub async fn put(ctx: &Ctx, actor: &Principal, selected: Option<&str>, input: Bi
     let now = ctx.now();
     let row = billing_profile::ActiveModel {
         account_id: Set(adv.clone()),
-        account_type: Set(input.account_type.map(|t| t.as_str()).unwrap_or("BUSINESS").to_owned()),
+        account_type: Set(input
+            .account_type
+            .map(|t| t.as_str())
+            .unwrap_or("BUSINESS")
+            .to_owned()),
         legal_name: Set(legal.unwrap_or_default()),
         country: Set(country),
         tax_id: Set(tax),
@@ -86,19 +108,37 @@ pub async fn put(ctx: &Ctx, actor: &Principal, selected: Option<&str>, input: Bi
         )
         .exec_without_returning(&txn)
         .await?;
-    audit::record(&txn, now, Some(&actor.account_id), "billing_profile.update", ("account", &adv), serde_json::json!({})).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "billing_profile.update",
+        ("account", &adv),
+        serde_json::json!({}),
+    )
+    .await?;
     txn.commit().await?;
-    let row = billing_profile::Entity::find_by_id(adv.clone()).one(&ctx.db).await?;
+    let row = billing_profile::Entity::find_by_id(adv.clone())
+        .one(&ctx.db)
+        .await?;
     Ok(view(&adv, row.as_ref()))
 }
 
 /// Refuses funding until the profile has a legal name and a country.
-pub async fn require_complete<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<(), AppError> {
-    let row = billing_profile::Entity::find_by_id(advertiser_id.to_owned()).one(db).await?;
+pub async fn require_complete<C: ConnectionTrait>(
+    db: &C,
+    advertiser_id: &str,
+) -> Result<(), AppError> {
+    let row = billing_profile::Entity::find_by_id(advertiser_id.to_owned())
+        .one(db)
+        .await?;
     if row.is_some_and(|r| !r.legal_name.is_empty() && r.country.len() == 2) {
         Ok(())
     } else {
-        Err(AppError::conflict("complete the billing profile (legal name and country) before funding").with_code("billing_profile_incomplete"))
+        Err(AppError::conflict(
+            "complete the billing profile (legal name and country) before funding",
+        )
+        .with_code("billing_profile_incomplete"))
     }
 }
 
@@ -120,7 +160,11 @@ fn view(adv: &str, r: Option<&billing_profile::Model>) -> BillingProfile {
     };
     BillingProfile {
         advertiser_id: adv.to_owned(),
-        account_type: Some(if r.account_type == "INDIVIDUAL" { AccountType::Individual } else { AccountType::Business }),
+        account_type: Some(if r.account_type == "INDIVIDUAL" {
+            AccountType::Individual
+        } else {
+            AccountType::Business
+        }),
         legal_name: Some(r.legal_name.clone()),
         country: Some(r.country.clone()),
         tax_id: r.tax_id.clone(),

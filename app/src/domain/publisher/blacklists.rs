@@ -2,7 +2,9 @@
 //! domains that must never be delivered on the publisher's placements (all of them, or one).
 //! Delivery and the static feed consult [`excluded`].
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
@@ -17,25 +19,39 @@ fn normalise(kind: BlacklistKind, raw: &str) -> Result<String, String> {
     }
     Ok(match kind {
         BlacklistKind::Category | BlacklistKind::TaskType => v.to_ascii_uppercase(),
-        BlacklistKind::Domain => crate::model::publisher_rules::normalize_identity(crate::model::publisher::PlacementType::Website, v)?,
+        BlacklistKind::Domain => crate::model::publisher_rules::normalize_identity(
+            crate::model::publisher::PlacementType::Website,
+            v,
+        )?,
         BlacklistKind::Campaign | BlacklistKind::Advertiser => v.to_owned(),
     })
 }
 
 /// Adds an entry; the same entry twice is a conflict.
-pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateBlacklist) -> Result<Blacklist, AppError> {
+pub async fn create(
+    ctx: &Ctx,
+    actor: &Principal,
+    input: CreateBlacklist,
+) -> Result<Blacklist, AppError> {
     actor.require_publisher()?;
     let mut errs = FieldErrors::new();
     let value = errs.check("value", normalise(input.kind, &input.value));
-    let reason = input.reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
+    let reason = input
+        .reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
     if reason.as_ref().is_some_and(|r| r.chars().count() > 500) {
         errs.add("reason", "must be at most 500 characters");
     }
     errs.finish()?;
-    let Some(value) = value else { return Err(AppError::invalid("invalid blacklist entry")) };
+    let Some(value) = value else {
+        return Err(AppError::invalid("invalid blacklist entry"));
+    };
     let txn = crate::domain::db::begin(&ctx.db).await?;
     if let Some(pid) = &input.placement_id {
-        owned_placement(&txn, actor, pid).await.map_err(|_| AppError::field("placementId", "no such placement"))?;
+        owned_placement(&txn, actor, pid)
+            .await
+            .map_err(|_| AppError::field("placementId", "no such placement"))?;
     }
     let now = ctx.now();
     let id = new_id("bl");
@@ -58,17 +74,33 @@ pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateBlacklist) -> Res
         .filter(blacklist::Column::Value.eq(row.value.clone()))
         .all(&txn)
         .await?;
-    if dupes.iter().filter(|d| d.placement_id == row.placement_id).count() > 1 {
+    if dupes
+        .iter()
+        .filter(|d| d.placement_id == row.placement_id)
+        .count()
+        > 1
+    {
         return Err(AppError::conflict("this entry is already on the blacklist"));
     }
-    audit::record(&txn, now, Some(&actor.account_id), "blacklist.create", ("blacklist", &id), serde_json::json!({"kind": row.kind, "value": row.value}))
-        .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "blacklist.create",
+        ("blacklist", &id),
+        serde_json::json!({"kind": row.kind, "value": row.value}),
+    )
+    .await?;
     txn.commit().await?;
     Ok(view(&row))
 }
 
 /// The actor's entries, optionally for one placement (entries for all placements included).
-pub async fn list(ctx: &Ctx, actor: &Principal, placement_id: Option<&str>) -> Result<BlacklistList, AppError> {
+pub async fn list(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: Option<&str>,
+) -> Result<BlacklistList, AppError> {
     actor.require_publisher()?;
     let rows = blacklist::Entity::find()
         .filter(blacklist::Column::OwnerAccountId.eq(actor.account_id.clone()))
@@ -80,18 +112,33 @@ pub async fn list(ctx: &Ctx, actor: &Principal, placement_id: Option<&str>) -> R
         .filter(|r| placement_id.is_none_or(|p| r.placement_id.as_deref().is_none_or(|rp| rp == p)))
         .map(view)
         .collect();
-    Ok(BlacklistList { count: items.len(), items })
+    Ok(BlacklistList {
+        count: items.len(),
+        items,
+    })
 }
 
 /// Removes an entry.
 pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppError> {
     actor.require_publisher()?;
     let txn = crate::domain::db::begin(&ctx.db).await?;
-    let row = blacklist::Entity::find_by_id(id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("blacklist entry"))?;
+    let row = blacklist::Entity::find_by_id(id.to_owned())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("blacklist entry"))?;
     actor.require_owner(&row.owner_account_id, "blacklist entry")?;
-    blacklist::Entity::delete_by_id(id.to_owned()).exec(&txn).await?;
-    audit::record(&txn, ctx.now(), Some(&actor.account_id), "blacklist.delete", ("blacklist", id), serde_json::json!({"kind": row.kind, "value": row.value}))
+    blacklist::Entity::delete_by_id(id.to_owned())
+        .exec(&txn)
         .await?;
+    audit::record(
+        &txn,
+        ctx.now(),
+        Some(&actor.account_id),
+        "blacklist.delete",
+        ("blacklist", id),
+        serde_json::json!({"kind": row.kind, "value": row.value}),
+    )
+    .await?;
     txn.commit().await?;
     Ok(())
 }
@@ -106,19 +153,30 @@ pub struct Candidate<'a> {
 }
 
 /// Whether the placement owner's blacklist excludes the candidate.
-pub async fn excluded<C: ConnectionTrait>(db: &C, owner: &str, placement_id: &str, c: &Candidate<'_>) -> Result<bool, AppError> {
-    let rows = blacklist::Entity::find().filter(blacklist::Column::OwnerAccountId.eq(owner.to_owned())).all(db).await?;
-    Ok(rows.iter().filter(|r| r.placement_id.as_deref().is_none_or(|p| p == placement_id)).any(|r| match BlacklistKind::parse(&r.kind) {
-        Some(BlacklistKind::Campaign) => r.value == c.campaign_id,
-        Some(BlacklistKind::Advertiser) => r.value == c.advertiser_id,
-        Some(BlacklistKind::Category) => r.value.eq_ignore_ascii_case(c.category),
-        Some(BlacklistKind::TaskType) => r.value.eq_ignore_ascii_case(c.task_type),
-        Some(BlacklistKind::Domain) => {
-            let host = c.destination_host.to_ascii_lowercase();
-            host == r.value || host.ends_with(&format!(".{}", r.value))
-        }
-        None => false,
-    }))
+pub async fn excluded<C: ConnectionTrait>(
+    db: &C,
+    owner: &str,
+    placement_id: &str,
+    c: &Candidate<'_>,
+) -> Result<bool, AppError> {
+    let rows = blacklist::Entity::find()
+        .filter(blacklist::Column::OwnerAccountId.eq(owner.to_owned()))
+        .all(db)
+        .await?;
+    Ok(rows
+        .iter()
+        .filter(|r| r.placement_id.as_deref().is_none_or(|p| p == placement_id))
+        .any(|r| match BlacklistKind::parse(&r.kind) {
+            Some(BlacklistKind::Campaign) => r.value == c.campaign_id,
+            Some(BlacklistKind::Advertiser) => r.value == c.advertiser_id,
+            Some(BlacklistKind::Category) => r.value.eq_ignore_ascii_case(c.category),
+            Some(BlacklistKind::TaskType) => r.value.eq_ignore_ascii_case(c.task_type),
+            Some(BlacklistKind::Domain) => {
+                let host = c.destination_host.to_ascii_lowercase();
+                host == r.value || host.ends_with(&format!(".{}", r.value))
+            }
+            None => false,
+        }))
 }
 
 fn view(r: &blacklist::Model) -> Blacklist {

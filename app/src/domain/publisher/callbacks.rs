@@ -12,9 +12,7 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
 
 use super::owned_placement;

@@ -1,8 +1,6 @@
 //! Placements: create, list, read, edit, request review, archive.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::{owned_placement, slots};
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
@@ -176,7 +174,10 @@ pub async fn list(
 }
 
 /// The list view of placement rows, with their callback key summaries loaded in one query.
-pub(crate) async fn list_of(ctx: &Ctx, rows: &[placement::Model]) -> Result<PlacementList, AppError> {
+pub(crate) async fn list_of(
+    ctx: &Ctx,
+    rows: &[placement::Model],
+) -> Result<PlacementList, AppError> {
     let keys = keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
     let items: Vec<Placement> = rows.iter().map(|p| view(p, &keys, None)).collect();
     Ok(PlacementList {

@@ -1,8 +1,6 @@
 //! Administrator review and production release of placements (CONTRACT.md section 3).
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::{placements, slots};
 use crate::domain::{Ctx, Principal, audit};

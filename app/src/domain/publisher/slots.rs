@@ -1,9 +1,7 @@
 //! Ad slots: creation within the placement type's matrix, readiness, merged PATCH with an
 //! immutable revision per version, reward preview and SDK snippets.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
 
 use super::{owned_placement, owned_slot};

@@ -2,7 +2,9 @@
 //! ACTIVE and unexpired. Lifting keeps the record.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
@@ -19,7 +21,11 @@ fn check_reason(errs: &mut FieldErrors, reason: &str) -> String {
 }
 
 /// Bans a user of one of the actor's placements; a second active ban is a conflict.
-pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateUserBan) -> Result<UserBan, AppError> {
+pub async fn create(
+    ctx: &Ctx,
+    actor: &Principal,
+    input: CreateUserBan,
+) -> Result<UserBan, AppError> {
     let now = ctx.now();
     let mut errs = FieldErrors::new();
     let user = input.external_user_id.trim().to_owned();
@@ -32,9 +38,13 @@ pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateUserBan) -> Resul
     }
     errs.finish()?;
     let txn = crate::domain::db::begin(&ctx.db).await?;
-    let p = owned_placement(&txn, actor, &input.placement_id).await.map_err(|_| AppError::field("placementId", "no such placement"))?;
+    let p = owned_placement(&txn, actor, &input.placement_id)
+        .await
+        .map_err(|_| AppError::field("placementId", "no such placement"))?;
     if active_ban(&txn, &p.id, &user, now).await?.is_some() {
-        return Err(AppError::conflict("this user already has an active ban on the placement"));
+        return Err(AppError::conflict(
+            "this user already has an active ban on the placement",
+        ));
     }
     let id = new_id("ban");
     let row = user_ban::ActiveModel {
@@ -50,7 +60,15 @@ pub async fn create(ctx: &Ctx, actor: &Principal, input: CreateUserBan) -> Resul
     }
     .insert(&txn)
     .await?;
-    audit::record(&txn, now, Some(&actor.account_id), "user_ban.create", ("user_ban", &id), serde_json::json!({"placementId": p.id})).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "user_ban.create",
+        ("user_ban", &id),
+        serde_json::json!({"placementId": p.id}),
+    )
+    .await?;
     txn.commit().await?;
     Ok(view(&row, now))
 }
@@ -81,13 +99,28 @@ pub async fn list(
     if let Some(u) = external_user_id {
         q = q.filter(user_ban::Column::ExternalUserId.eq(u.to_owned()));
     }
-    let rows = q.order_by_desc(user_ban::Column::CreatedAt).all(&ctx.db).await?;
-    let items: Vec<UserBan> = rows.iter().map(|r| view(r, now)).filter(|b| status.is_none_or(|s| b.effective == s)).collect();
-    Ok(UserBanList { count: items.len(), items })
+    let rows = q
+        .order_by_desc(user_ban::Column::CreatedAt)
+        .all(&ctx.db)
+        .await?;
+    let items: Vec<UserBan> = rows
+        .iter()
+        .map(|r| view(r, now))
+        .filter(|b| status.is_none_or(|s| b.effective == s))
+        .collect();
+    Ok(UserBanList {
+        count: items.len(),
+        items,
+    })
 }
 
 /// Lifts or reinstates a ban, or changes its reason or expiry.
-pub async fn patch(ctx: &Ctx, actor: &Principal, id: &str, input: PatchUserBan) -> Result<UserBan, AppError> {
+pub async fn patch(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    input: PatchUserBan,
+) -> Result<UserBan, AppError> {
     actor.require_publisher()?;
     let now = ctx.now();
     let mut errs = FieldErrors::new();
@@ -99,12 +132,18 @@ pub async fn patch(ctx: &Ctx, actor: &Principal, id: &str, input: PatchUserBan) 
     }
     errs.finish()?;
     let txn = crate::domain::db::begin(&ctx.db).await?;
-    let row = user_ban::Entity::find_by_id(id.to_owned()).one(&txn).await?.ok_or_else(|| AppError::not_found("user ban"))?;
+    let row = user_ban::Entity::find_by_id(id.to_owned())
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("user ban"))?;
     actor.require_owner(&row.owner_account_id, "user ban")?;
     if input.status == Some(BanStatus::Active) && row.status != BanStatus::Active.as_str() {
-        if let Some(other) = active_ban(&txn, &row.placement_id, &row.external_user_id, now).await? {
+        if let Some(other) = active_ban(&txn, &row.placement_id, &row.external_user_id, now).await?
+        {
             if other.id != row.id {
-                return Err(AppError::conflict("this user already has another active ban"));
+                return Err(AppError::conflict(
+                    "this user already has another active ban",
+                ));
             }
         }
     }
@@ -120,24 +159,43 @@ pub async fn patch(ctx: &Ctx, actor: &Principal, id: &str, input: PatchUserBan) 
     }
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
-    audit::record(&txn, now, Some(&actor.account_id), "user_ban.update", ("user_ban", id), serde_json::json!({"status": row.status})).await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "user_ban.update",
+        ("user_ban", id),
+        serde_json::json!({"status": row.status}),
+    )
+    .await?;
     txn.commit().await?;
     Ok(view(&row, now))
 }
 
 /// The ban in force for a user of a placement, if any (sessions and launches check this).
-pub async fn active_ban<C: ConnectionTrait>(db: &C, placement_id: &str, external_user_id: &str, now: DateTime<Utc>) -> Result<Option<user_ban::Model>, AppError> {
+pub async fn active_ban<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+    external_user_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<user_ban::Model>, AppError> {
     let rows = user_ban::Entity::find()
         .filter(user_ban::Column::PlacementId.eq(placement_id.to_owned()))
         .filter(user_ban::Column::ExternalUserId.eq(external_user_id.to_owned()))
         .filter(user_ban::Column::Status.eq(BanStatus::Active.as_str()))
         .all(db)
         .await?;
-    Ok(rows.into_iter().find(|r| r.expires_at.is_none_or(|e| e > now)))
+    Ok(rows
+        .into_iter()
+        .find(|r| r.expires_at.is_none_or(|e| e > now)))
 }
 
 fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
-    let status = if r.status == BanStatus::Active.as_str() { BanStatus::Active } else { BanStatus::Lifted };
+    let status = if r.status == BanStatus::Active.as_str() {
+        BanStatus::Active
+    } else {
+        BanStatus::Lifted
+    };
     UserBan {
         ban_id: r.id.clone(),
         placement_id: r.placement_id.clone(),

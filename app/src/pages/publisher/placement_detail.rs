@@ -120,7 +120,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
         flash,
     } = data;
     view! {
-        <p class="crumbs"><a href="/publisher/placements" rel="external">"← Placements"</a></p>
+        <p class="crumbs"><a href="/publisher/placements">"← Placements"</a></p>
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 let flashed = flash.await.ok().unwrap_or_default();

@@ -106,7 +106,7 @@ fn PlacementTable(list: PlacementList) -> impl IntoView {
                     let href = format!("/publisher/placements/{}", p.placement_id);
                     view! {
                         <tr>
-                            <td><a href=href rel="external">{p.name}</a><br/><code class="muted">{p.placement_id}</code></td>
+                            <td><a href=href>{p.name}</a><br/><code class="muted">{p.placement_id}</code></td>
                             <td>{p.placement_type.as_str()}</td>
                             <td><code>{p.platform_identity}</code></td>
                             <td><StatusBadge status=p.status/></td>

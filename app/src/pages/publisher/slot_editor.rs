@@ -114,8 +114,8 @@ fn SlotEditor(data: SlotData) -> impl IntoView {
                         let live = LiveCurrency::new(&slot.currency, usd.get_untracked());
                         view! {
                             <p class="crumbs">
-                                <a href="/publisher/placements" rel="external">"Placements"</a>" / "
-                                <a href=format!("/publisher/placements/{}", p.placement_id) rel="external">{p.name.clone()}</a>
+                                <a href="/publisher/placements">"Placements"</a>" / "
+                                <a href=format!("/publisher/placements/{}", p.placement_id)>{p.name.clone()}</a>
                             </p>
                             <Overview p=p.clone() ad_slot=slot.clone() actions/>
                             <div class="columns">

@@ -65,7 +65,7 @@ fn SlotTable(pid: String, slots: Vec<AdSlot>) -> impl IntoView {
                     );
                     view! {
                         <tr>
-                            <td><a href=href rel="external">{s.name.clone()}</a><br/><code class="muted">{s.ad_slot_id.clone()}</code></td>
+                            <td><a href=href>{s.name.clone()}</a><br/><code class="muted">{s.ad_slot_id.clone()}</code></td>
                             <td>{s.slot_type.as_str()}</td>
                             <td><SlotStateBadge state=s.state/></td>
                             <td>{rate}</td>
