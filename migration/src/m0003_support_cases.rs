@@ -24,20 +24,46 @@ impl MigrationTrait for Migration {
                 .col(string_null(t("idempotency_key")))
                 .col(timestamp_with_time_zone(t("created_at")))
                 .col(timestamp_with_time_zone(t("updated_at")))
-                .foreign_key(ForeignKey::create().from(t("support_cases"), t("placement_id")).to(t("placements"), t("id")))
+                .foreign_key(
+                    ForeignKey::create()
+                        .from(t("support_cases"), t("placement_id"))
+                        .to(t("placements"), t("id")),
+                )
                 .to_owned(),
         )
         .await?;
-        m.create_index(Index::create().name("idx_support_cases_placement").table(t("support_cases")).col(t("placement_id")).col(t("created_at")).to_owned())
-            .await?;
         m.create_index(
-            Index::create().name("idx_blacklists_unique").table(t("blacklists")).col(t("owner_account_id")).col(t("kind")).col(t("value")).col(t("placement_id")).unique().to_owned(),
+            Index::create()
+                .name("idx_support_cases_placement")
+                .table(t("support_cases"))
+                .col(t("placement_id"))
+                .col(t("created_at"))
+                .to_owned(),
+        )
+        .await?;
+        m.create_index(
+            Index::create()
+                .name("idx_blacklists_unique")
+                .table(t("blacklists"))
+                .col(t("owner_account_id"))
+                .col(t("kind"))
+                .col(t("value"))
+                .col(t("placement_id"))
+                .unique()
+                .to_owned(),
         )
         .await
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.drop_index(Index::drop().name("idx_blacklists_unique").table(Alias::new("blacklists")).to_owned()).await?;
-        m.drop_table(Table::drop().table(Alias::new("support_cases")).to_owned()).await
+        m.drop_index(
+            Index::drop()
+                .name("idx_blacklists_unique")
+                .table(Alias::new("blacklists"))
+                .to_owned(),
+        )
+        .await?;
+        m.drop_table(Table::drop().table(Alias::new("support_cases")).to_owned())
+            .await
     }
 }

@@ -22,7 +22,11 @@ impl MigrationTrait for Migration {
                 .col(string_null(t("postal_code")))
                 .col(text(t("billing_emails")))
                 .col(timestamp_with_time_zone(t("updated_at")))
-                .foreign_key(ForeignKey::create().from(t("billing_profiles"), t("account_id")).to(t("accounts"), t("id")))
+                .foreign_key(
+                    ForeignKey::create()
+                        .from(t("billing_profiles"), t("account_id"))
+                        .to(t("accounts"), t("id")),
+                )
                 .to_owned(),
         )
         .await?;
@@ -41,7 +45,14 @@ impl MigrationTrait for Migration {
         )
         .await?;
         m.create_index(
-            Index::create().name("idx_ledger_accounts_key").table(t("ledger_accounts")).col(t("owner_account_id")).col(t("kind")).col(t("reference_id")).unique().to_owned(),
+            Index::create()
+                .name("idx_ledger_accounts_key")
+                .table(t("ledger_accounts"))
+                .col(t("owner_account_id"))
+                .col(t("kind"))
+                .col(t("reference_id"))
+                .unique()
+                .to_owned(),
         )
         .await?;
 
@@ -59,8 +70,15 @@ impl MigrationTrait for Migration {
                 .to_owned(),
         )
         .await?;
-        m.create_index(Index::create().name("idx_ledger_tx_owner").table(t("ledger_transactions")).col(t("owner_account_id")).col(t("created_at")).to_owned())
-            .await?;
+        m.create_index(
+            Index::create()
+                .name("idx_ledger_tx_owner")
+                .table(t("ledger_transactions"))
+                .col(t("owner_account_id"))
+                .col(t("created_at"))
+                .to_owned(),
+        )
+        .await?;
 
         m.create_table(
             Table::create()
@@ -70,12 +88,27 @@ impl MigrationTrait for Migration {
                 .col(string(t("ledger_account_id")))
                 .col(big_integer(t("amount_micros")))
                 .col(timestamp_with_time_zone(t("created_at")))
-                .foreign_key(ForeignKey::create().from(t("ledger_entries"), t("transaction_id")).to(t("ledger_transactions"), t("id")))
-                .foreign_key(ForeignKey::create().from(t("ledger_entries"), t("ledger_account_id")).to(t("ledger_accounts"), t("id")))
+                .foreign_key(
+                    ForeignKey::create()
+                        .from(t("ledger_entries"), t("transaction_id"))
+                        .to(t("ledger_transactions"), t("id")),
+                )
+                .foreign_key(
+                    ForeignKey::create()
+                        .from(t("ledger_entries"), t("ledger_account_id"))
+                        .to(t("ledger_accounts"), t("id")),
+                )
                 .to_owned(),
         )
         .await?;
-        m.create_index(Index::create().name("idx_ledger_entries_account").table(t("ledger_entries")).col(t("ledger_account_id")).to_owned()).await?;
+        m.create_index(
+            Index::create()
+                .name("idx_ledger_entries_account")
+                .table(t("ledger_entries"))
+                .col(t("ledger_account_id"))
+                .to_owned(),
+        )
+        .await?;
 
         m.create_table(
             Table::create()
@@ -94,15 +127,43 @@ impl MigrationTrait for Migration {
                 .col(timestamp_with_time_zone(t("created_at")))
                 .col(timestamp_with_time_zone(t("updated_at")))
                 .col(timestamp_with_time_zone_null(t("credited_at")))
-                .foreign_key(ForeignKey::create().from(t("fundings"), t("advertiser_id")).to(t("accounts"), t("id")))
+                .foreign_key(
+                    ForeignKey::create()
+                        .from(t("fundings"), t("advertiser_id"))
+                        .to(t("accounts"), t("id")),
+                )
                 .to_owned(),
         )
         .await?;
-        m.create_index(Index::create().name("idx_fundings_wire_ref").table(t("fundings")).col(t("advertiser_id")).col(t("external_reference")).unique().to_owned())
-            .await?;
-        m.create_index(Index::create().name("idx_fundings_idem").table(t("fundings")).col(t("advertiser_id")).col(t("idempotency_key")).unique().to_owned())
-            .await?;
-        m.create_index(Index::create().name("idx_fundings_status").table(t("fundings")).col(t("status")).col(t("created_at")).to_owned()).await?;
+        m.create_index(
+            Index::create()
+                .name("idx_fundings_wire_ref")
+                .table(t("fundings"))
+                .col(t("advertiser_id"))
+                .col(t("external_reference"))
+                .unique()
+                .to_owned(),
+        )
+        .await?;
+        m.create_index(
+            Index::create()
+                .name("idx_fundings_idem")
+                .table(t("fundings"))
+                .col(t("advertiser_id"))
+                .col(t("idempotency_key"))
+                .unique()
+                .to_owned(),
+        )
+        .await?;
+        m.create_index(
+            Index::create()
+                .name("idx_fundings_status")
+                .table(t("fundings"))
+                .col(t("status"))
+                .col(t("created_at"))
+                .to_owned(),
+        )
+        .await?;
 
         m.create_table(
             Table::create()
@@ -120,8 +181,16 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for name in ["payprovider_orders", "fundings", "ledger_entries", "ledger_transactions", "ledger_accounts", "billing_profiles"] {
-            m.drop_table(Table::drop().table(Alias::new(name)).to_owned()).await?;
+        for name in [
+            "payprovider_orders",
+            "fundings",
+            "ledger_entries",
+            "ledger_transactions",
+            "ledger_accounts",
+            "billing_profiles",
+        ] {
+            m.drop_table(Table::drop().table(Alias::new(name)).to_owned())
+                .await?;
         }
         Ok(())
     }

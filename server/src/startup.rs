@@ -117,7 +117,10 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
     let db = connect(settings).await?;
     migrate(&db).await?;
     let keys = Keys::from_master(&master_key(settings)?);
-    let payments = Arc::new(app::domain::billing::payprovider::DevProvider::new(db.clone(), clock.clone()));
+    let payments = Arc::new(app::domain::billing::payprovider::DevProvider::new(
+        db.clone(),
+        clock.clone(),
+    ));
     Ok(Ctx {
         db,
         clock,

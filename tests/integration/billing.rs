@@ -29,7 +29,8 @@ async fn funded_ready(app: &TestApp) -> (String, String) {
 
 async fn profile_is_validated_and_required_before_funding(app: TestApp) {
     let (_, t) = app.signed_in(Role::Advertiser).await;
-    let wire = json!({"amount": 250_000_000, "currency": "USD", "externalReference": "INV-2026-001"});
+    let wire =
+        json!({"amount": 250_000_000, "currency": "USD", "externalReference": "INV-2026-001"});
     let (s, err) = app.post(WIRE, Some(&t), &wire).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "billing_profile_incomplete");
@@ -39,49 +40,104 @@ async fn profile_is_validated_and_required_before_funding(app: TestApp) {
     let (s, err) = app.put(PROFILE, Some(&t), &json!({"accountType": "BUSINESS", "country": "USA", "billingEmails": ["not-an-email"]})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let fe = &err["error"]["fieldErrors"];
-    assert!(fe["legalName"].is_string() && fe["country"].is_string() && fe["billingEmails[0]"].is_string(), "{err}");
-    let (s, _) = app.put(PROFILE, Some(&t), &json!({"accountType": "PARTNERSHIP", "legalName": "X", "country": "DE"})).await;
+    assert!(
+        fe["legalName"].is_string()
+            && fe["country"].is_string()
+            && fe["billingEmails[0]"].is_string(),
+        "{err}"
+    );
+    let (s, _) = app
+        .put(
+            PROFILE,
+            Some(&t),
+            &json!({"accountType": "PARTNERSHIP", "legalName": "X", "country": "DE"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
 
     let (s, p) = app.put(PROFILE, Some(&t), &json!({"accountType": "INDIVIDUAL", "legalName": "Ada Lovelace", "country": "gb", "taxId": "GB123", "city": "London"})).await;
     assert_eq!(s, StatusCode::OK, "{p}");
     assert_eq!(p["country"], "GB");
     assert_eq!(p["complete"], true);
-    assert_eq!(app.get(PROFILE, Some(&t)).await.1["legalName"], "Ada Lovelace");
+    assert_eq!(
+        app.get(PROFILE, Some(&t)).await.1["legalName"],
+        "Ada Lovelace"
+    );
     assert_eq!(app.post(WIRE, Some(&t), &wire).await.0, StatusCode::CREATED);
 
     // A pending advertiser has no wallet operations; publishers have none at all.
     let (s, reg) = app.post("/auth/v1/accounts", None, &json!({"email": "new@adv.example", "password": "long enough pw", "role": "ADVERTISER", "companyName": "New"})).await;
     assert_eq!(s, StatusCode::CREATED, "{reg}");
-    let (_, tok) = app.post("/auth/v1/tokens", None, &json!({"email": "new@adv.example", "password": "long enough pw"})).await;
+    let (_, tok) = app
+        .post(
+            "/auth/v1/tokens",
+            None,
+            &json!({"email": "new@adv.example", "password": "long enough pw"}),
+        )
+        .await;
     let pending = tok["token"].as_str().expect("token");
     let (s, err) = app.get(BALANCE, Some(pending)).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&err), "account_pending");
     let (_, publisher) = app.signed_in(Role::Publisher).await;
-    assert_eq!(app.get(BALANCE, Some(&publisher)).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(
+        app.get(BALANCE, Some(&publisher)).await.0,
+        StatusCode::FORBIDDEN
+    );
 }
 
 async fn wire_funding_rules(app: TestApp) {
     let (_, t) = funded_ready(&app).await;
-    let (_, cfg) = app.get("/performance-marketing/v2/billing/wire/config", Some(&t)).await;
+    let (_, cfg) = app
+        .get("/performance-marketing/v2/billing/wire/config", Some(&t))
+        .await;
     assert_eq!(cfg["minimumMicros"], 100_000_000);
     assert_eq!(cfg["minimum"], "100.000000");
     let cases = [
-        (json!({"amount": 0, "currency": "USD", "externalReference": "REF-1"}), "amount"),
-        (json!({"amount": -5, "currency": "USD", "externalReference": "REF-1"}), "amount"),
-        (json!({"amount": 50_000_000, "currency": "USD", "externalReference": "REF-1"}), "amount"),
-        (json!({"amount": 2_000_000_000_000i64, "currency": "USD", "externalReference": "REF-1"}), "amount"),
-        (json!({"amount": 250.5, "currency": "USD", "externalReference": "REF-1"}), "amount"),
-        (json!({"amount": 250_000_000, "currency": "EUR", "externalReference": "REF-1"}), "currency"),
-        (json!({"amount": 250_000_000, "currency": "US", "externalReference": "REF-1"}), "currency"),
-        (json!({"amount": 250_000_000, "currency": "USD", "externalReference": "AB"}), "externalReference"),
-        (json!({"amount": 250_000_000, "currency": "USD", "externalReference": "x".repeat(121)}), "externalReference"),
+        (
+            json!({"amount": 0, "currency": "USD", "externalReference": "REF-1"}),
+            "amount",
+        ),
+        (
+            json!({"amount": -5, "currency": "USD", "externalReference": "REF-1"}),
+            "amount",
+        ),
+        (
+            json!({"amount": 50_000_000, "currency": "USD", "externalReference": "REF-1"}),
+            "amount",
+        ),
+        (
+            json!({"amount": 2_000_000_000_000i64, "currency": "USD", "externalReference": "REF-1"}),
+            "amount",
+        ),
+        (
+            json!({"amount": 250.5, "currency": "USD", "externalReference": "REF-1"}),
+            "amount",
+        ),
+        (
+            json!({"amount": 250_000_000, "currency": "EUR", "externalReference": "REF-1"}),
+            "currency",
+        ),
+        (
+            json!({"amount": 250_000_000, "currency": "US", "externalReference": "REF-1"}),
+            "currency",
+        ),
+        (
+            json!({"amount": 250_000_000, "currency": "USD", "externalReference": "AB"}),
+            "externalReference",
+        ),
+        (
+            json!({"amount": 250_000_000, "currency": "USD", "externalReference": "x".repeat(121)}),
+            "externalReference",
+        ),
     ];
     for (body, field) in cases {
         let (s, err) = app.post(WIRE, Some(&t), &body).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
-        assert!(err["error"]["fieldErrors"][field].is_string(), "{field}: {err}");
+        assert!(
+            err["error"]["fieldErrors"][field].is_string(),
+            "{field}: {err}"
+        );
     }
     let body = json!({"amount": "250.50", "currency": "usd", "externalReference": "INV-2026-042"});
     let (s, f) = app.post(WIRE, Some(&t), &body).await;
@@ -90,15 +146,32 @@ async fn wire_funding_rules(app: TestApp) {
     assert_eq!(f["amountMicros"], 250_500_000);
     assert_eq!(f["amount"], "250.500000");
     assert_eq!(f["method"], "WIRE");
-    let (s, again) = app.post(WIRE, Some(&t), &json!({"amount": 250_500_000, "currency": "USD", "externalReference": "INV-2026-042"})).await;
+    let (s, again) = app
+        .post(
+            WIRE,
+            Some(&t),
+            &json!({"amount": 250_500_000, "currency": "USD", "externalReference": "INV-2026-042"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED);
-    assert_eq!(again["fundingId"], f["fundingId"], "the same request returns the same record");
-    let (s, err) = app.post(WIRE, Some(&t), &json!({"amount": 300_000_000, "currency": "USD", "externalReference": "INV-2026-042"})).await;
+    assert_eq!(
+        again["fundingId"], f["fundingId"],
+        "the same request returns the same record"
+    );
+    let (s, err) = app
+        .post(
+            WIRE,
+            Some(&t),
+            &json!({"amount": 300_000_000, "currency": "USD", "externalReference": "INV-2026-042"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "reference_reused");
     let (_, b) = app.get(BALANCE, Some(&t)).await;
     assert_eq!(b["availableMicros"], 0, "a wire request credits nothing");
-    let (_, list) = app.get("/performance-marketing/v2/billing/funding", Some(&t)).await;
+    let (_, list) = app
+        .get("/performance-marketing/v2/billing/funding", Some(&t))
+        .await;
     assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
 }
 
@@ -106,30 +179,89 @@ async fn administrator_credits_a_wire_exactly_once(app: TestApp) {
     let (adv, t) = funded_ready(&app).await;
     let (_, other) = funded_ready(&app).await;
     let admin = app.admin_token().await;
-    let (_, f) = app.post(WIRE, Some(&t), &json!({"amount": 250_000_000, "currency": "USD", "externalReference": "WIRE-0001"})).await;
+    let (_, f) = app
+        .post(
+            WIRE,
+            Some(&t),
+            &json!({"amount": 250_000_000, "currency": "USD", "externalReference": "WIRE-0001"}),
+        )
+        .await;
     let id = f["fundingId"].as_str().expect("id");
     let (_, queue) = app.get("/admin/v1/funding", Some(&admin)).await;
     assert_eq!(queue["items"][0]["fundingId"], id);
-    assert_eq!(app.post(&format!("/admin/v1/funding/{id}/approve"), Some(&t), &json!({})).await.0, StatusCode::FORBIDDEN);
-    let (s, credited) = app.post(&format!("/admin/v1/funding/{id}/approve"), Some(&admin), &json!({})).await;
+    assert_eq!(
+        app.post(
+            &format!("/admin/v1/funding/{id}/approve"),
+            Some(&t),
+            &json!({})
+        )
+        .await
+        .0,
+        StatusCode::FORBIDDEN
+    );
+    let (s, credited) = app
+        .post(
+            &format!("/admin/v1/funding/{id}/approve"),
+            Some(&admin),
+            &json!({}),
+        )
+        .await;
     assert_eq!(s, StatusCode::OK, "{credited}");
     assert_eq!(credited["status"], "CREDITED");
-    let (s, err) = app.post(&format!("/admin/v1/funding/{id}/approve"), Some(&admin), &json!({})).await;
+    let (s, err) = app
+        .post(
+            &format!("/admin/v1/funding/{id}/approve"),
+            Some(&admin),
+            &json!({}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT, "{err}");
-    assert_eq!(app.post("/admin/v1/funding/fnd_missing/approve", Some(&admin), &json!({})).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.post(
+            "/admin/v1/funding/fnd_missing/approve",
+            Some(&admin),
+            &json!({})
+        )
+        .await
+        .0,
+        StatusCode::NOT_FOUND
+    );
 
     let (_, b) = app.get(BALANCE, Some(&t)).await;
-    assert_eq!((b["availableMicros"].clone(), b["available"].clone()), (json!(250_000_000), json!("250.000000")));
-    assert_eq!((b["reservedMicros"].clone(), b["spentMicros"].clone()), (json!(0), json!(0)));
+    assert_eq!(
+        (b["availableMicros"].clone(), b["available"].clone()),
+        (json!(250_000_000), json!("250.000000"))
+    );
+    assert_eq!(
+        (b["reservedMicros"].clone(), b["spentMicros"].clone()),
+        (json!(0), json!(0))
+    );
     // Wallets are private; administrators choose the advertiser explicitly.
-    assert_eq!(app.get(&format!("{BALANCE}?advertiserId={adv}"), Some(&other)).await.0, StatusCode::FORBIDDEN);
-    assert_eq!(app.get(BALANCE, Some(&admin)).await.0, StatusCode::BAD_REQUEST);
-    let (_, seen) = app.get(&format!("{BALANCE}?advertiserId={adv}"), Some(&admin)).await;
+    assert_eq!(
+        app.get(&format!("{BALANCE}?advertiserId={adv}"), Some(&other))
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        app.get(BALANCE, Some(&admin)).await.0,
+        StatusCode::BAD_REQUEST
+    );
+    let (_, seen) = app
+        .get(&format!("{BALANCE}?advertiserId={adv}"), Some(&admin))
+        .await;
     assert_eq!(seen["availableMicros"], 250_000_000);
-    assert_eq!(ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"), ledger::Reconciliation::default());
+    assert_eq!(
+        ledger::reconcile(&app.state.ctx.db)
+            .await
+            .expect("reconcile"),
+        ledger::Reconciliation::default()
+    );
 
     // The month's invoice lists the credited funding.
-    let (s, inv) = app.get("/performance-marketing/v2/billing/invoices", Some(&t)).await;
+    let (s, inv) = app
+        .get("/performance-marketing/v2/billing/invoices", Some(&t))
+        .await;
     assert_eq!(s, StatusCode::OK, "{inv}");
     assert_eq!(inv["items"][0]["period"], "2026-03");
     assert_eq!(inv["items"][0]["status"], "OPEN");
@@ -144,39 +276,77 @@ async fn administrator_credits_a_wire_exactly_once(app: TestApp) {
         role: Role::Advertiser,
         status: app::model::AccountStatus::Active,
     };
-    let later = app::domain::billing::invoices::list(&app.state.ctx, &principal, None).await.expect("invoices");
+    let later = app::domain::billing::invoices::list(&app.state.ctx, &principal, None)
+        .await
+        .expect("invoices");
     assert_eq!(later.items[0].status, "ISSUED");
 }
 
 async fn payment_provider_order_and_capture(app: TestApp) {
     let (_, t) = funded_ready(&app).await;
-    let (_, cfg) = app.get("/performance-marketing/v2/billing/payprovider/config", Some(&t)).await;
+    let (_, cfg) = app
+        .get(
+            "/performance-marketing/v2/billing/payprovider/config",
+            Some(&t),
+        )
+        .await;
     assert_eq!(cfg["provider"], "DEVELOPMENT");
-    let body = json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"});
+    let body =
+        json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"});
     let (s, order) = app.post(ORDER, Some(&t), &body).await;
     assert_eq!(s, StatusCode::CREATED, "{order}");
     let order_id = order["orderId"].as_str().expect("order").to_owned();
-    assert!(order["approveUrl"].as_str().is_some_and(|u| u.ends_with(&format!("/dev/payprovider/checkout/{order_id}"))));
+    assert!(
+        order["approveUrl"]
+            .as_str()
+            .is_some_and(|u| u.ends_with(&format!("/dev/payprovider/checkout/{order_id}")))
+    );
     let (_, replay) = app.post(ORDER, Some(&t), &body).await;
-    assert_eq!(replay["orderId"], order_id.as_str(), "same key, same body: same order");
+    assert_eq!(
+        replay["orderId"],
+        order_id.as_str(),
+        "same key, same body: same order"
+    );
     let (s, err) = app.post(ORDER, Some(&t), &json!({"amount": 41_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "idempotency_key_reused");
     for bad in ["short", "has spaces in it", "ümlaut-key-123"] {
-        let (s, err) = app.post(ORDER, Some(&t), &json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": bad})).await;
+        let (s, err) = app
+            .post(
+                ORDER,
+                Some(&t),
+                &json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": bad}),
+            )
+            .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}");
         assert!(err["error"]["fieldErrors"]["idempotencyKey"].is_string());
     }
 
-    let capture = format!("/performance-marketing/v2/billing/funding/payprovider/{order_id}/capture");
+    let capture =
+        format!("/performance-marketing/v2/billing/funding/payprovider/{order_id}/capture");
     let (s, err) = app.post(&capture, Some(&t), &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_not_approved");
 
     // The payer approves on the provider's checkout page.
-    let page = app.client.get(app.url(&format!("/dev/payprovider/checkout/{order_id}"))).send().await.expect("page");
-    assert!(page.text().await.unwrap_or_default().contains("40.000000 USD"));
-    let res = app.client.post(app.url(&format!("/dev/payprovider/checkout/{order_id}/approve"))).send().await.expect("approve");
+    let page = app
+        .client
+        .get(app.url(&format!("/dev/payprovider/checkout/{order_id}")))
+        .send()
+        .await
+        .expect("page");
+    assert!(
+        page.text()
+            .await
+            .unwrap_or_default()
+            .contains("40.000000 USD")
+    );
+    let res = app
+        .client
+        .post(app.url(&format!("/dev/payprovider/checkout/{order_id}/approve")))
+        .send()
+        .await
+        .expect("approve");
     assert!(res.status().is_redirection());
     let (s, f) = app.post(&capture, Some(&t), &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{f}");
@@ -184,29 +354,60 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (s, again) = app.post(&capture, Some(&t), &json!({})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(again["fundingId"], f["fundingId"]);
-    assert_eq!(app.get(BALANCE, Some(&t)).await.1["availableMicros"], 40_000_000, "captured once, credited once");
+    assert_eq!(
+        app.get(BALANCE, Some(&t)).await.1["availableMicros"],
+        40_000_000,
+        "captured once, credited once"
+    );
 
     // A declined order is never credited.
     let (_, declined) = app.post(ORDER, Some(&t), &json!({"amount": 20_000_000, "currency": "USD", "idempotencyKey": "order:declined:01"})).await;
     let did = declined["orderId"].as_str().expect("order");
-    app.client.post(app.url(&format!("/dev/payprovider/checkout/{did}/decline"))).send().await.expect("decline");
-    let (s, err) = app.post(&format!("/performance-marketing/v2/billing/funding/payprovider/{did}/capture"), Some(&t), &json!({})).await;
+    app.client
+        .post(app.url(&format!("/dev/payprovider/checkout/{did}/decline")))
+        .send()
+        .await
+        .expect("decline");
+    let (s, err) = app
+        .post(
+            &format!("/performance-marketing/v2/billing/funding/payprovider/{did}/capture"),
+            Some(&t),
+            &json!({}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_declined");
 
     // A provider that captures another amount than ordered is not credited.
     let (_, odd) = app.post(ORDER, Some(&t), &json!({"amount": 30_000_000, "currency": "USD", "idempotencyKey": "order:mismatch:01"})).await;
     let oid = odd["orderId"].as_str().expect("order").to_owned();
-    app.client.post(app.url(&format!("/dev/payprovider/checkout/{oid}/approve"))).send().await.expect("approve");
+    app.client
+        .post(app.url(&format!("/dev/payprovider/checkout/{oid}/approve")))
+        .send()
+        .await
+        .expect("approve");
     use sea_orm::{ActiveModelTrait, EntityTrait, Set};
-    let row = entity::payprovider_order::Entity::find_by_id(oid.clone()).one(&app.state.ctx.db).await.expect("q").expect("row");
+    let row = entity::payprovider_order::Entity::find_by_id(oid.clone())
+        .one(&app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("row");
     let mut am: entity::payprovider_order::ActiveModel = row.into();
     am.amount_micros = Set(3_000_000);
     am.update(&app.state.ctx.db).await.expect("tamper");
-    let (s, err) = app.post(&format!("/performance-marketing/v2/billing/funding/payprovider/{oid}/capture"), Some(&t), &json!({})).await;
+    let (s, err) = app
+        .post(
+            &format!("/performance-marketing/v2/billing/funding/payprovider/{oid}/capture"),
+            Some(&t),
+            &json!({}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_mismatch");
-    assert_eq!(app.get(BALANCE, Some(&t)).await.1["availableMicros"], 40_000_000);
+    assert_eq!(
+        app.get(BALANCE, Some(&t)).await.1["availableMicros"],
+        40_000_000
+    );
 }
 
 /// Many concurrent reservations, releases and spends against one wallet: nothing goes
@@ -214,8 +415,22 @@ async fn payment_provider_order_and_capture(app: TestApp) {
 async fn ledger_holds_under_concurrent_movements(app: TestApp) {
     let (adv, t) = funded_ready(&app).await;
     let admin = app.admin_token().await;
-    let (_, f) = app.post(WIRE, Some(&t), &json!({"amount": 100_000_000, "currency": "USD", "externalReference": "STRESS-1"})).await;
-    app.post(&format!("/admin/v1/funding/{}/approve", f["fundingId"].as_str().expect("id")), Some(&admin), &json!({})).await;
+    let (_, f) = app
+        .post(
+            WIRE,
+            Some(&t),
+            &json!({"amount": 100_000_000, "currency": "USD", "externalReference": "STRESS-1"}),
+        )
+        .await;
+    app.post(
+        &format!(
+            "/admin/v1/funding/{}/approve",
+            f["fundingId"].as_str().expect("id")
+        ),
+        Some(&admin),
+        &json!({}),
+    )
+    .await;
 
     let mut tasks = Vec::new();
     for i in 0..48u64 {
@@ -226,7 +441,16 @@ async fn ledger_holds_under_concurrent_movements(app: TestApp) {
             let campaign = format!("c{}", i % 6);
             let now = ctx.now();
             let txn = app::domain::db::begin(&ctx.db).await.expect("begin");
-            let reserved = ledger::post(&txn, now, "reserve", &adv, ("campaign", &campaign), &format!("reserve:{i}"), &ledger::reserve_legs(&adv, &campaign, 7_000_000)).await;
+            let reserved = ledger::post(
+                &txn,
+                now,
+                "reserve",
+                &adv,
+                ("campaign", &campaign),
+                &format!("reserve:{i}"),
+                &ledger::reserve_legs(&adv, &campaign, 7_000_000),
+            )
+            .await;
             match reserved {
                 Ok(_) => txn.commit().await.expect("commit"),
                 Err(_) => {
@@ -235,10 +459,28 @@ async fn ledger_holds_under_concurrent_movements(app: TestApp) {
                 }
             }
             let txn = app::domain::db::begin(&ctx.db).await.expect("begin");
-            let held = ledger::reserved_for(&txn, &adv, &campaign).await.expect("held");
+            let held = ledger::reserved_for(&txn, &adv, &campaign)
+                .await
+                .expect("held");
             let amount = 3_000_000.min(held);
-            let legs = if i % 2 == 0 { ledger::spend_legs(&adv, &campaign, amount) } else { ledger::release_legs(&adv, &campaign, amount) };
-            if amount > 0 && ledger::post(&txn, now, "move", &adv, ("campaign", &campaign), &format!("move:{i}"), &legs).await.is_ok() {
+            let legs = if i % 2 == 0 {
+                ledger::spend_legs(&adv, &campaign, amount)
+            } else {
+                ledger::release_legs(&adv, &campaign, amount)
+            };
+            if amount > 0
+                && ledger::post(
+                    &txn,
+                    now,
+                    "move",
+                    &adv,
+                    ("campaign", &campaign),
+                    &format!("move:{i}"),
+                    &legs,
+                )
+                .await
+                .is_ok()
+            {
                 txn.commit().await.expect("commit");
             } else {
                 txn.rollback().await.expect("rollback");
@@ -250,10 +492,26 @@ async fn ledger_holds_under_concurrent_movements(app: TestApp) {
     for task in tasks {
         reserves += task.await.expect("task");
     }
-    assert!(reserves >= 14, "at least the funded amount was reserved ({reserves})");
+    assert!(
+        reserves >= 14,
+        "at least the funded amount was reserved ({reserves})"
+    );
     let b: Value = app.get(BALANCE, Some(&t)).await.1;
-    let (a, r, s) = (b["availableMicros"].as_i64().unwrap_or(-1), b["reservedMicros"].as_i64().unwrap_or(-1), b["spentMicros"].as_i64().unwrap_or(-1));
+    let (a, r, s) = (
+        b["availableMicros"].as_i64().unwrap_or(-1),
+        b["reservedMicros"].as_i64().unwrap_or(-1),
+        b["spentMicros"].as_i64().unwrap_or(-1),
+    );
     assert!(a >= 0 && r >= 0 && s >= 0, "{b}");
-    assert_eq!(a + r + s, 100_000_000, "money is neither created nor lost: {b}");
-    assert_eq!(ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"), ledger::Reconciliation::default());
+    assert_eq!(
+        a + r + s,
+        100_000_000,
+        "money is neither created nor lost: {b}"
+    );
+    assert_eq!(
+        ledger::reconcile(&app.state.ctx.db)
+            .await
+            .expect("reconcile"),
+        ledger::Reconciliation::default()
+    );
 }

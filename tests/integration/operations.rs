@@ -5,7 +5,11 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-both_backends!(blacklist_entries, user_bans_lifecycle, support_cases_are_handled_by_the_owner);
+both_backends!(
+    blacklist_entries,
+    user_bans_lifecycle,
+    support_cases_are_handled_by_the_owner
+);
 
 async fn blacklist_entries(app: TestApp) {
     let (_, t) = app.signed_in(Role::Publisher).await;
@@ -16,17 +20,54 @@ async fn blacklist_entries(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{all}");
     assert_eq!(all["value"], "casino.example.net");
     assert!(all["placementId"].is_null());
-    let (s, one) = app.post("/publisher/v2/blacklists", Some(&t), &json!({"kind": "category", "value": "x"})).await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "unknown kind casing is refused: {one}");
-    let (s, one) = app.post("/publisher/v2/blacklists", Some(&t), &json!({"kind": "CATEGORY", "value": "gambling", "placementId": pid})).await;
+    let (s, one) = app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&t),
+            &json!({"kind": "category", "value": "x"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "unknown kind casing is refused: {one}"
+    );
+    let (s, one) = app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&t),
+            &json!({"kind": "CATEGORY", "value": "gambling", "placementId": pid}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED);
     assert_eq!(one["value"], "GAMBLING");
-    let (s, err) = app.post("/publisher/v2/blacklists", Some(&t), &json!({"kind": "DOMAIN", "value": "casino.example.net"})).await;
+    let (s, err) = app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&t),
+            &json!({"kind": "DOMAIN", "value": "casino.example.net"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT, "{err}");
-    let (s, err) = app.post("/publisher/v2/blacklists", Some(&other), &json!({"kind": "CAMPAIGN", "value": "cmp_1", "placementId": pid})).await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "another publisher's placement is not accepted: {err}");
+    let (s, err) = app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&other),
+            &json!({"kind": "CAMPAIGN", "value": "cmp_1", "placementId": pid}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "another publisher's placement is not accepted: {err}"
+    );
 
-    let (_, list) = app.get(&format!("/publisher/v2/blacklists?placementId={pid}"), Some(&t)).await;
+    let (_, list) = app
+        .get(
+            &format!("/publisher/v2/blacklists?placementId={pid}"),
+            Some(&t),
+        )
+        .await;
     assert_eq!(list["count"], 2);
     let (_, theirs) = app.get("/publisher/v2/blacklists", Some(&other)).await;
     assert_eq!(theirs["count"], 0);
@@ -40,15 +81,53 @@ async fn blacklist_entries(app: TestApp) {
         destination_host: "play.casino.example.net",
     };
     use sea_orm::EntityTrait;
-    let row = entity::placement::Entity::find_by_id(pid.to_owned()).one(&app.state.ctx.db).await.expect("q").expect("row");
-    assert!(app::domain::publisher::blacklists::excluded(&app.state.ctx.db, &row.owner_account_id, pid, &candidate).await.expect("check"));
-    let clean = app::domain::publisher::blacklists::Candidate { destination_host: "games.example.com", ..candidate };
-    assert!(!app::domain::publisher::blacklists::excluded(&app.state.ctx.db, &row.owner_account_id, pid, &clean).await.expect("check"));
+    let row = entity::placement::Entity::find_by_id(pid.to_owned())
+        .one(&app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("row");
+    assert!(
+        app::domain::publisher::blacklists::excluded(
+            &app.state.ctx.db,
+            &row.owner_account_id,
+            pid,
+            &candidate
+        )
+        .await
+        .expect("check")
+    );
+    let clean = app::domain::publisher::blacklists::Candidate {
+        destination_host: "games.example.com",
+        ..candidate
+    };
+    assert!(
+        !app::domain::publisher::blacklists::excluded(
+            &app.state.ctx.db,
+            &row.owner_account_id,
+            pid,
+            &clean
+        )
+        .await
+        .expect("check")
+    );
 
     let id = all["blacklistId"].as_str().expect("id");
-    assert_eq!(app.delete(&format!("/publisher/v2/blacklists/{id}"), Some(&other)).await.0, StatusCode::NOT_FOUND);
-    assert_eq!(app.delete(&format!("/publisher/v2/blacklists/{id}"), Some(&t)).await.0, StatusCode::NO_CONTENT);
-    assert_eq!(app.get("/publisher/v2/blacklists", Some(&t)).await.1["count"], 1);
+    assert_eq!(
+        app.delete(&format!("/publisher/v2/blacklists/{id}"), Some(&other))
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        app.delete(&format!("/publisher/v2/blacklists/{id}"), Some(&t))
+            .await
+            .0,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        app.get("/publisher/v2/blacklists", Some(&t)).await.1["count"],
+        1
+    );
 }
 
 async fn user_bans_lifecycle(app: TestApp) {
@@ -56,10 +135,22 @@ async fn user_bans_lifecycle(app: TestApp) {
     let p = app.website_placement(&t, "bans.example.com").await;
     let pid = p["placementId"].as_str().expect("id");
     for (body, field) in [
-        (json!({"placementId": pid, "externalUserId": "", "reason": "fraud ring"}), "externalUserId"),
-        (json!({"placementId": pid, "externalUserId": "u1", "reason": "x"}), "reason"),
-        (json!({"placementId": pid, "externalUserId": "u1", "reason": "fraud ring", "expiresAt": "2020-01-01T00:00:00Z"}), "expiresAt"),
-        (json!({"placementId": "plc_nope", "externalUserId": "u1", "reason": "fraud ring"}), "placementId"),
+        (
+            json!({"placementId": pid, "externalUserId": "", "reason": "fraud ring"}),
+            "externalUserId",
+        ),
+        (
+            json!({"placementId": pid, "externalUserId": "u1", "reason": "x"}),
+            "reason",
+        ),
+        (
+            json!({"placementId": pid, "externalUserId": "u1", "reason": "fraud ring", "expiresAt": "2020-01-01T00:00:00Z"}),
+            "expiresAt",
+        ),
+        (
+            json!({"placementId": "plc_nope", "externalUserId": "u1", "reason": "fraud ring"}),
+            "placementId",
+        ),
     ] {
         let (s, err) = app.post("/publisher/v2/user-bans", Some(&t), &body).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
@@ -70,29 +161,66 @@ async fn user_bans_lifecycle(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{ban}");
     assert_eq!(ban["status"], "ACTIVE");
     assert_eq!(ban["effective"], true);
-    let (s, _) = app.post("/publisher/v2/user-bans", Some(&t), &json!({"placementId": pid, "externalUserId": "user-42", "reason": "again"})).await;
+    let (s, _) = app
+        .post(
+            "/publisher/v2/user-bans",
+            Some(&t),
+            &json!({"placementId": pid, "externalUserId": "user-42", "reason": "again"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
 
     let now = app.state.ctx.now();
-    assert!(app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", now).await.expect("q").is_some());
+    assert!(
+        app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", now)
+            .await
+            .expect("q")
+            .is_some()
+    );
     // Expiry ends the ban without anyone touching it.
     app.clock.advance(chrono::Duration::days(8));
     let t = app.token(&user).await;
-    let (_, active) = app.get("/publisher/v2/user-bans?status=ACTIVE", Some(&t)).await;
+    let (_, active) = app
+        .get("/publisher/v2/user-bans?status=ACTIVE", Some(&t))
+        .await;
     assert_eq!(active["count"], 0);
     let later = app.state.ctx.now();
-    assert!(app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", later).await.expect("q").is_none());
+    assert!(
+        app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", later)
+            .await
+            .expect("q")
+            .is_none()
+    );
 
     let id = ban["banId"].as_str().expect("id");
-    let (s, renewed) = app.patch(&format!("/publisher/v2/user-bans/{id}"), Some(&t), &json!({"expiresAt": null})).await;
+    let (s, renewed) = app
+        .patch(
+            &format!("/publisher/v2/user-bans/{id}"),
+            Some(&t),
+            &json!({"expiresAt": null}),
+        )
+        .await;
     assert_eq!(s, StatusCode::OK, "{renewed}");
     assert_eq!(renewed["effective"], true);
-    let (_, lifted) = app.patch(&format!("/publisher/v2/user-bans/{id}"), Some(&t), &json!({"status": "LIFTED"})).await;
+    let (_, lifted) = app
+        .patch(
+            &format!("/publisher/v2/user-bans/{id}"),
+            Some(&t),
+            &json!({"status": "LIFTED"}),
+        )
+        .await;
     assert_eq!(lifted["status"], "LIFTED");
     assert_eq!(lifted["effective"], false);
-    let (_, all) = app.get(&format!("/publisher/v2/user-bans?placementId={pid}&externalUserId=user-42"), Some(&t)).await;
+    let (_, all) = app
+        .get(
+            &format!("/publisher/v2/user-bans?placementId={pid}&externalUserId=user-42"),
+            Some(&t),
+        )
+        .await;
     assert_eq!(all["count"], 1, "lifting keeps the record");
-    let (s, err) = app.get("/publisher/v2/user-bans?status=MAYBE", Some(&t)).await;
+    let (s, err) = app
+        .get("/publisher/v2/user-bans?status=MAYBE", Some(&t))
+        .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_eq!(error_code(&err), "invalid_input");
 }
@@ -127,17 +255,53 @@ async fn support_cases_are_handled_by_the_owner(app: TestApp) {
     assert_eq!(list["count"], 1);
     assert_eq!(list["items"][0]["supportCaseId"], "sup_1");
     assert_eq!(list["items"][0]["reasonCode"], "MISSING_REWARD");
-    assert_eq!(app.get("/publisher/v2/support-cases", Some(&other)).await.1["count"], 0);
-    assert_eq!(app.patch("/publisher/v2/support-cases/sup_1", Some(&other), &json!({"status": "RESOLVED"})).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get("/publisher/v2/support-cases", Some(&other)).await.1["count"],
+        0
+    );
+    assert_eq!(
+        app.patch(
+            "/publisher/v2/support-cases/sup_1",
+            Some(&other),
+            &json!({"status": "RESOLVED"})
+        )
+        .await
+        .0,
+        StatusCode::NOT_FOUND
+    );
 
-    let (s, c) = app.patch("/publisher/v2/support-cases/sup_1", Some(&t), &json!({"status": "IN_PROGRESS", "publisherNote": "Checking with the advertiser"})).await;
+    let (s, c) = app
+        .patch(
+            "/publisher/v2/support-cases/sup_1",
+            Some(&t),
+            &json!({"status": "IN_PROGRESS", "publisherNote": "Checking with the advertiser"}),
+        )
+        .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["status"], "IN_PROGRESS");
-    let (_, c) = app.patch("/publisher/v2/support-cases/sup_1", Some(&t), &json!({"status": "RESOLVED"})).await;
+    let (_, c) = app
+        .patch(
+            "/publisher/v2/support-cases/sup_1",
+            Some(&t),
+            &json!({"status": "RESOLVED"}),
+        )
+        .await;
     assert_eq!(c["status"], "RESOLVED");
     assert_eq!(c["publisherNote"], "Checking with the advertiser");
-    let (s, _) = app.patch("/publisher/v2/support-cases/sup_1", Some(&t), &json!({"status": "OPEN"})).await;
-    assert_eq!(s, StatusCode::CONFLICT, "a resolved case reopens only to IN_PROGRESS");
-    let (_, open) = app.get("/publisher/v2/support-cases?status=OPEN", Some(&t)).await;
+    let (s, _) = app
+        .patch(
+            "/publisher/v2/support-cases/sup_1",
+            Some(&t),
+            &json!({"status": "OPEN"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::CONFLICT,
+        "a resolved case reopens only to IN_PROGRESS"
+    );
+    let (_, open) = app
+        .get("/publisher/v2/support-cases?status=OPEN", Some(&t))
+        .await;
     assert_eq!(open["count"], 0);
 }

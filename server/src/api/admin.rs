@@ -2,10 +2,10 @@
 
 use app::domain::accounts;
 use app::domain::billing::funding;
-use app::model::billing::{Funding, FundingList};
 use app::domain::publisher::review;
 use app::error::AppError;
 use app::model::AccountView;
+use app::model::billing::{Funding, FundingList};
 use app::model::publisher::{Placement, PlacementList, ReviewRequest};
 use axum::extract::State;
 use serde::Deserialize;
@@ -100,12 +100,22 @@ async fn release_placement(
 /// Credit an AWAITING_REVIEW wire funding to the advertiser's balance (exactly once).
 #[utoipa::path(post, path = "/funding/{fundingId}/approve", tag = "admin", security(("dashboardBearer" = [])),
     params(("fundingId" = String, Path)), responses((status = 200, body = Funding), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn approve_funding(State(state): State<AppState>, Authenticated(p): Authenticated, AppPath(id): AppPath<String>, _b: EmptyObject) -> Result<AppJson<Funding>, AppError> {
-    funding::approve_wire(&state.ctx, &p, &id).await.map(AppJson)
+async fn approve_funding(
+    State(state): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<Funding>, AppError> {
+    funding::approve_wire(&state.ctx, &p, &id)
+        .await
+        .map(AppJson)
 }
 
 /// Wire fundings awaiting review, oldest first.
 #[utoipa::path(get, path = "/funding", tag = "admin", security(("dashboardBearer" = [])), responses((status = 200, body = FundingList), (status = 403, body = ErrorBody)))]
-async fn funding_queue(State(state): State<AppState>, Authenticated(p): Authenticated) -> Result<AppJson<FundingList>, AppError> {
+async fn funding_queue(
+    State(state): State<AppState>,
+    Authenticated(p): Authenticated,
+) -> Result<AppJson<FundingList>, AppError> {
     funding::review_queue(&state.ctx, &p).await.map(AppJson)
 }

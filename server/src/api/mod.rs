@@ -106,5 +106,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest("/auth/v1", auth::router())
         .nest("/admin/v1", admin::router())
-        .nest("/performance-marketing/v2", survey_api::router().merge(billing::router()))
+        .nest(
+            "/performance-marketing/v2",
+            survey_api::router().merge(billing::router()),
+        )
 }

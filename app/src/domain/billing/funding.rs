@@ -312,7 +312,9 @@ pub async fn capture(
     match f.status.as_str() {
         CREDITED => return Ok(view(&f)),
         DECLINED => {
-            return Err(AppError::conflict("the payment was declined").with_code("payment_declined"));
+            return Err(
+                AppError::conflict("the payment was declined").with_code("payment_declined")
+            );
         }
         _ => {}
     }

@@ -1,14 +1,14 @@
 //! The development payment provider's checkout page, where the payer approves or declines an
 //! order. Only in development: a production deployment plugs in a real provider.
 
-use app::domain::billing::payprovider::{DevProvider, OrderStatus};
 use app::domain::Environment;
+use app::domain::billing::payprovider::{DevProvider, OrderStatus};
 use app::error::AppError;
 use app::model::money::format_micros;
+use axum::Router;
 use axum::extract::State;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::Router;
 
 use crate::extract::AppPath;
 use crate::state::AppState;
@@ -25,10 +25,16 @@ fn provider(state: &AppState) -> Result<DevProvider, AppError> {
     if state.ctx.config.environment == Environment::Production {
         return Err(AppError::not_found("resource"));
     }
-    Ok(DevProvider::new(state.ctx.db.clone(), state.ctx.clock.clone()))
+    Ok(DevProvider::new(
+        state.ctx.db.clone(),
+        state.ctx.clock.clone(),
+    ))
 }
 
-async fn page(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+async fn page(
+    State(state): State<AppState>,
+    AppPath(order): AppPath<String>,
+) -> Result<Response, AppError> {
     let o = provider(&state)?.get(&order).await?;
     let actions = if o.status == OrderStatus::Created {
         format!(
@@ -58,10 +64,16 @@ async fn decide(state: AppState, order: String, approve: bool) -> Result<Respons
     Ok(Redirect::to(&format!("/dev/payprovider/checkout/{order}")).into_response())
 }
 
-async fn approve(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+async fn approve(
+    State(state): State<AppState>,
+    AppPath(order): AppPath<String>,
+) -> Result<Response, AppError> {
     decide(state, order, true).await
 }
 
-async fn decline(State(state): State<AppState>, AppPath(order): AppPath<String>) -> Result<Response, AppError> {
+async fn decline(
+    State(state): State<AppState>,
+    AppPath(order): AppPath<String>,
+) -> Result<Response, AppError> {
     decide(state, order, false).await
 }

@@ -39,21 +39,38 @@ struct Select {
 /// The billing profile.
 #[utoipa::path(get, path = "/billing/profile", tag = "billing", security(("dashboardBearer" = [])), params(Select),
     responses((status = 200, body = BillingProfile), (status = 403, body = ErrorBody)))]
-async fn get_profile(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>) -> Result<AppJson<BillingProfile>, AppError> {
-    profile::get(&s.ctx, &p, q.advertiser_id.as_deref()).await.map(AppJson)
+async fn get_profile(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<BillingProfile>, AppError> {
+    profile::get(&s.ctx, &p, q.advertiser_id.as_deref())
+        .await
+        .map(AppJson)
 }
 
 /// Replace the billing profile (accountType, legalName and country are required).
 #[utoipa::path(put, path = "/billing/profile", tag = "billing", security(("dashboardBearer" = [])), params(Select), request_body = BillingProfileInput,
     responses((status = 200, body = BillingProfile), (status = 400, body = ErrorBody)))]
-async fn put_profile(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>, AppJson(b): AppJson<BillingProfileInput>) -> Result<AppJson<BillingProfile>, AppError> {
-    profile::put(&s.ctx, &p, q.advertiser_id.as_deref(), b).await.map(AppJson)
+async fn put_profile(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+    AppJson(b): AppJson<BillingProfileInput>,
+) -> Result<AppJson<BillingProfile>, AppError> {
+    profile::put(&s.ctx, &p, q.advertiser_id.as_deref(), b)
+        .await
+        .map(AppJson)
 }
 
 /// The shared wallet: available, reserved and spent, in micros and as decimal strings.
 #[utoipa::path(get, path = "/billing/balance", tag = "billing", security(("dashboardBearer" = [])), params(Select),
     responses((status = 200, body = Balance), (status = 403, body = ErrorBody)))]
-async fn balance(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>) -> Result<AppJson<Balance>, AppError> {
+async fn balance(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<Balance>, AppError> {
     let adv = acting_advertiser(&s.ctx, &p, q.advertiser_id.as_deref()).await?;
     ledger::balance(&s.ctx.db, &adv).await.map(AppJson)
 }
@@ -61,8 +78,14 @@ async fn balance(State(s): State<AppState>, Authenticated(p): Authenticated, App
 /// Up to 100 newest funding transactions.
 #[utoipa::path(get, path = "/billing/funding", tag = "billing", security(("dashboardBearer" = [])), params(Select),
     responses((status = 200, body = FundingList)))]
-async fn fundings(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>) -> Result<AppJson<FundingList>, AppError> {
-    funding::list(&s.ctx, &p, q.advertiser_id.as_deref()).await.map(AppJson)
+async fn fundings(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<FundingList>, AppError> {
+    funding::list(&s.ctx, &p, q.advertiser_id.as_deref())
+        .await
+        .map(AppJson)
 }
 
 /// Wire instructions and the configured minimum and maximum.
@@ -74,7 +97,10 @@ async fn wire_config(Authenticated(p): Authenticated) -> Result<AppJson<WireConf
 
 /// Checkout client configuration of the payment provider.
 #[utoipa::path(get, path = "/billing/payprovider/config", tag = "billing", security(("dashboardBearer" = [])), responses((status = 200, body = PayProviderConfig)))]
-async fn payprovider_config(State(s): State<AppState>, Authenticated(p): Authenticated) -> Result<AppJson<PayProviderConfig>, AppError> {
+async fn payprovider_config(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+) -> Result<AppJson<PayProviderConfig>, AppError> {
     p.require_approved_advertiser()?;
     Ok(AppJson(funding::payprovider_config(&s.ctx)))
 }
@@ -85,16 +111,30 @@ async fn payprovider_config(State(s): State<AppState>, Authenticated(p): Authent
 /// currency is 409.
 #[utoipa::path(post, path = "/billing/funding/wire", tag = "billing", security(("dashboardBearer" = [])), request_body = WireFundingRequest,
     responses((status = 201, body = Funding), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn wire_funding(State(s): State<AppState>, Authenticated(p): Authenticated, AppJson(b): AppJson<WireFundingRequest>) -> Result<(StatusCode, AppJson<Funding>), AppError> {
-    Ok((StatusCode::CREATED, AppJson(funding::request_wire(&s.ctx, &p, b).await?)))
+async fn wire_funding(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(b): AppJson<WireFundingRequest>,
+) -> Result<(StatusCode, AppJson<Funding>), AppError> {
+    Ok((
+        StatusCode::CREATED,
+        AppJson(funding::request_wire(&s.ctx, &p, b).await?),
+    ))
 }
 
 /// Open a payment-provider order (PENDING funding). The same `idempotencyKey` with the same
 /// body returns the same order; with another body it is 409.
 #[utoipa::path(post, path = "/billing/funding/payprovider/order", tag = "billing", security(("dashboardBearer" = [])), request_body = PayOrderRequest,
     responses((status = 201, body = PayOrder), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn open_order(State(s): State<AppState>, Authenticated(p): Authenticated, AppJson(b): AppJson<PayOrderRequest>) -> Result<(StatusCode, AppJson<PayOrder>), AppError> {
-    Ok((StatusCode::CREATED, AppJson(funding::open_order(&s.ctx, &p, b).await?)))
+async fn open_order(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(b): AppJson<PayOrderRequest>,
+) -> Result<(StatusCode, AppJson<PayOrder>), AppError> {
+    Ok((
+        StatusCode::CREATED,
+        AppJson(funding::open_order(&s.ctx, &p, b).await?),
+    ))
 }
 
 /// Capture an approved order: credits the wallet only when the provider reports COMPLETED
@@ -102,14 +142,27 @@ async fn open_order(State(s): State<AppState>, Authenticated(p): Authenticated, 
 #[utoipa::path(post, path = "/billing/funding/payprovider/{orderId}/capture", tag = "billing", security(("dashboardBearer" = [])),
     params(("orderId" = String, Path), Select),
     responses((status = 200, body = Funding), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn capture(State(s): State<AppState>, Authenticated(p): Authenticated, AppPath(order): AppPath<String>, AppQuery(q): AppQuery<Select>) -> Result<AppJson<Funding>, AppError> {
-    funding::capture(&s.ctx, &p, &order, q.advertiser_id.as_deref()).await.map(AppJson)
+async fn capture(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(order): AppPath<String>,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<Funding>, AppError> {
+    funding::capture(&s.ctx, &p, &order, q.advertiser_id.as_deref())
+        .await
+        .map(AppJson)
 }
 
 /// Up to 100 newest monthly invoices, built from the ledger (credited fundings and spend per
 /// campaign); the current month is OPEN, earlier months ISSUED.
 #[utoipa::path(get, path = "/billing/invoices", tag = "billing", security(("dashboardBearer" = [])), params(Select),
     responses((status = 200, body = InvoiceList)))]
-async fn invoice_list(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<Select>) -> Result<AppJson<InvoiceList>, AppError> {
-    invoices::list(&s.ctx, &p, q.advertiser_id.as_deref()).await.map(AppJson)
+async fn invoice_list(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<InvoiceList>, AppError> {
+    invoices::list(&s.ctx, &p, q.advertiser_id.as_deref())
+        .await
+        .map(AppJson)
 }

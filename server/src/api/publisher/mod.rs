@@ -13,5 +13,6 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(placements::router())
         .merge(slots::router())
-        .merge(callbacks::router()).merge(operations::router())
+        .merge(callbacks::router())
+        .merge(operations::router())
 }

@@ -33,22 +33,39 @@ struct BlacklistQuery {
 /// Blacklist entries of the caller.
 #[utoipa::path(get, path = "/blacklists", tag = "publisher", security(("dashboardBearer" = [])), params(BlacklistQuery),
     responses((status = 200, body = BlacklistList)))]
-async fn list_blacklists(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<BlacklistQuery>) -> Result<AppJson<BlacklistList>, AppError> {
-    blacklists::list(&s.ctx, &p, q.placement_id.as_deref()).await.map(AppJson)
+async fn list_blacklists(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<BlacklistQuery>,
+) -> Result<AppJson<BlacklistList>, AppError> {
+    blacklists::list(&s.ctx, &p, q.placement_id.as_deref())
+        .await
+        .map(AppJson)
 }
 
 /// Exclude a campaign, advertiser, category, task type or destination domain from delivery on
 /// all placements or one; duplicates are 409.
 #[utoipa::path(post, path = "/blacklists", tag = "publisher", security(("dashboardBearer" = [])), request_body = CreateBlacklist,
     responses((status = 201, body = Blacklist), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn create_blacklist(State(s): State<AppState>, Authenticated(p): Authenticated, AppJson(b): AppJson<CreateBlacklist>) -> Result<(StatusCode, AppJson<Blacklist>), AppError> {
-    Ok((StatusCode::CREATED, AppJson(blacklists::create(&s.ctx, &p, b).await?)))
+async fn create_blacklist(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(b): AppJson<CreateBlacklist>,
+) -> Result<(StatusCode, AppJson<Blacklist>), AppError> {
+    Ok((
+        StatusCode::CREATED,
+        AppJson(blacklists::create(&s.ctx, &p, b).await?),
+    ))
 }
 
 /// Remove a blacklist entry.
 #[utoipa::path(delete, path = "/blacklists/{blacklistId}", tag = "publisher", security(("dashboardBearer" = [])),
     params(("blacklistId" = String, Path)), responses((status = 204), (status = 404, body = ErrorBody)))]
-async fn delete_blacklist(State(s): State<AppState>, Authenticated(p): Authenticated, AppPath(id): AppPath<String>) -> Result<StatusCode, AppError> {
+async fn delete_blacklist(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<StatusCode, AppError> {
     blacklists::delete(&s.ctx, &p, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -66,22 +83,46 @@ struct BanQuery {
 /// User bans of the caller's placements.
 #[utoipa::path(get, path = "/user-bans", tag = "publisher", security(("dashboardBearer" = [])), params(BanQuery),
     responses((status = 200, body = UserBanList), (status = 400, body = ErrorBody)))]
-async fn list_bans(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<BanQuery>) -> Result<AppJson<UserBanList>, AppError> {
-    user_bans::list(&s.ctx, &p, q.placement_id.as_deref(), q.external_user_id.as_deref(), q.status.as_deref()).await.map(AppJson)
+async fn list_bans(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<BanQuery>,
+) -> Result<AppJson<UserBanList>, AppError> {
+    user_bans::list(
+        &s.ctx,
+        &p,
+        q.placement_id.as_deref(),
+        q.external_user_id.as_deref(),
+        q.status.as_deref(),
+    )
+    .await
+    .map(AppJson)
 }
 
 /// Ban an end user of a placement: no sessions and no launches while in force.
 #[utoipa::path(post, path = "/user-bans", tag = "publisher", security(("dashboardBearer" = [])), request_body = CreateUserBan,
     responses((status = 201, body = UserBan), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn create_ban(State(s): State<AppState>, Authenticated(p): Authenticated, AppJson(b): AppJson<CreateUserBan>) -> Result<(StatusCode, AppJson<UserBan>), AppError> {
-    Ok((StatusCode::CREATED, AppJson(user_bans::create(&s.ctx, &p, b).await?)))
+async fn create_ban(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(b): AppJson<CreateUserBan>,
+) -> Result<(StatusCode, AppJson<UserBan>), AppError> {
+    Ok((
+        StatusCode::CREATED,
+        AppJson(user_bans::create(&s.ctx, &p, b).await?),
+    ))
 }
 
 /// Lift or reinstate a ban, or change its reason or expiry.
 #[utoipa::path(patch, path = "/user-bans/{banId}", tag = "publisher", security(("dashboardBearer" = [])),
     params(("banId" = String, Path)), request_body = PatchUserBan,
     responses((status = 200, body = UserBan), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn patch_ban(State(s): State<AppState>, Authenticated(p): Authenticated, AppPath(id): AppPath<String>, AppJson(b): AppJson<PatchUserBan>) -> Result<AppJson<UserBan>, AppError> {
+async fn patch_ban(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<PatchUserBan>,
+) -> Result<AppJson<UserBan>, AppError> {
     user_bans::patch(&s.ctx, &p, &id, b).await.map(AppJson)
 }
 
@@ -97,8 +138,14 @@ struct SupportQuery {
 /// Support cases opened by users of the caller's placements, newest first.
 #[utoipa::path(get, path = "/support-cases", tag = "publisher", security(("dashboardBearer" = [])), params(SupportQuery),
     responses((status = 200, body = SupportCaseList), (status = 400, body = ErrorBody)))]
-async fn list_support_cases(State(s): State<AppState>, Authenticated(p): Authenticated, AppQuery(q): AppQuery<SupportQuery>) -> Result<AppJson<SupportCaseList>, AppError> {
-    support::list(&s.ctx, &p, q.status.as_deref(), q.placement_id.as_deref()).await.map(AppJson)
+async fn list_support_cases(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<SupportQuery>,
+) -> Result<AppJson<SupportCaseList>, AppError> {
+    support::list(&s.ctx, &p, q.status.as_deref(), q.placement_id.as_deref())
+        .await
+        .map(AppJson)
 }
 
 /// Move a case (OPEN → IN_PROGRESS → RESOLVED or REJECTED; closed cases reopen to IN_PROGRESS)
@@ -106,6 +153,11 @@ async fn list_support_cases(State(s): State<AppState>, Authenticated(p): Authent
 #[utoipa::path(patch, path = "/support-cases/{supportCaseId}", tag = "publisher", security(("dashboardBearer" = [])),
     params(("supportCaseId" = String, Path)), request_body = PatchSupportCase,
     responses((status = 200, body = SupportCase), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn patch_support_case(State(s): State<AppState>, Authenticated(p): Authenticated, AppPath(id): AppPath<String>, AppJson(b): AppJson<PatchSupportCase>) -> Result<AppJson<SupportCase>, AppError> {
+async fn patch_support_case(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<PatchSupportCase>,
+) -> Result<AppJson<SupportCase>, AppError> {
     support::patch(&s.ctx, &p, &id, b).await.map(AppJson)
 }
