@@ -5,11 +5,17 @@ use sea_orm::{DbErr, SqlErr};
 
 use crate::error::AppError;
 
+/// Whether a database error is a unique-constraint violation (a lost race or a replay).
+pub fn is_unique_violation(err: &DbErr) -> bool {
+    matches!(err.sql_err(), Some(SqlErr::UniqueConstraintViolation(_)))
+}
+
 /// Maps a unique-constraint violation to `409 conflict` with `message`; other errors stay internal.
 pub fn conflict_on_unique(err: DbErr, message: &str) -> AppError {
-    match err.sql_err() {
-        Some(SqlErr::UniqueConstraintViolation(_)) => AppError::conflict(message),
-        _ => err.into(),
+    if is_unique_violation(&err) {
+        AppError::conflict(message)
+    } else {
+        err.into()
     }
 }
 

@@ -25,6 +25,34 @@ const PENDING: &str = "PENDING";
 const CREDITED: &str = "CREDITED";
 const DECLINED: &str = "DECLINED";
 
+/// A new funding row; the caller sets the method-specific reference.
+fn new_funding(
+    id: &str,
+    advertiser: &str,
+    method: &str,
+    status: &str,
+    micros: i64,
+    currency: String,
+    now: chrono::DateTime<chrono::Utc>,
+) -> funding::ActiveModel {
+    funding::ActiveModel {
+        id: Set(id.to_owned()),
+        advertiser_id: Set(advertiser.to_owned()),
+        method: Set(method.to_owned()),
+        status: Set(status.to_owned()),
+        amount_micros: Set(micros),
+        currency: Set(currency),
+        external_reference: Set(None),
+        idempotency_key: Set(None),
+        provider_order_id: Set(None),
+        reviewed_by: Set(None),
+        ledger_transaction_id: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        credited_at: Set(None),
+    }
+}
+
 fn check_amount(errs: &mut FieldErrors, micros: i64, minimum: i64) {
     if micros <= 0 {
         errs.add("amount", "must be positive");
@@ -80,25 +108,20 @@ pub async fn request_wire(
         .with_code("reference_reused"));
     }
     let id = new_id("fnd");
-    let row = funding::ActiveModel {
-        id: Set(id.clone()),
-        advertiser_id: Set(adv.clone()),
-        method: Set("WIRE".to_owned()),
-        status: Set(AWAITING_REVIEW.to_owned()),
-        amount_micros: Set(req.amount.0),
-        currency: Set(currency),
-        external_reference: Set(Some(reference)),
-        idempotency_key: Set(None),
-        provider_order_id: Set(None),
-        reviewed_by: Set(None),
-        ledger_transaction_id: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        credited_at: Set(None),
-    }
-    .insert(&txn)
-    .await
-    .map_err(|e| db::conflict_on_unique(e, "this external reference is already in use"))?;
+    let mut row = new_funding(
+        &id,
+        &adv,
+        "WIRE",
+        AWAITING_REVIEW,
+        req.amount.0,
+        currency,
+        now,
+    );
+    row.external_reference = Set(Some(reference));
+    let row = row
+        .insert(&txn)
+        .await
+        .map_err(|e| db::conflict_on_unique(e, "this external reference is already in use"))?;
     audit::record(
         &txn,
         now,
@@ -236,33 +259,24 @@ pub async fn open_order(
     }
     let now = ctx.now();
     let id = new_id("fnd");
-    let inserted = funding::ActiveModel {
-        id: Set(id.clone()),
-        advertiser_id: Set(adv.clone()),
-        method: Set("PAYPROVIDER".to_owned()),
-        status: Set(PENDING.to_owned()),
-        amount_micros: Set(req.amount.0),
-        currency: Set(currency.clone()),
-        external_reference: Set(None),
-        idempotency_key: Set(Some(key.clone())),
-        provider_order_id: Set(None),
-        reviewed_by: Set(None),
-        ledger_transaction_id: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        credited_at: Set(None),
-    }
-    .insert(&ctx.db)
-    .await;
+    let mut inserted = new_funding(
+        &id,
+        &adv,
+        "PAYPROVIDER",
+        PENDING,
+        req.amount.0,
+        currency.clone(),
+        now,
+    );
+    inserted.idempotency_key = Set(Some(key.clone()));
+    let inserted = inserted.insert(&ctx.db).await;
     let row = match inserted {
         Ok(r) => r,
         // A concurrent request with the same key won the race: answer like a replay.
-        Err(e) => match db::conflict_on_unique(e, "") {
-            e if e.status == 409 => {
-                return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?);
-            }
-            e => return Err(e),
-        },
+        Err(e) if db::is_unique_violation(&e) => {
+            return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?);
+        }
+        Err(e) => return Err(e.into()),
     };
     let order = ctx
         .payments

@@ -167,9 +167,10 @@ pub async fn post<C: ConnectionTrait>(
     .insert(db)
     .await;
     if let Err(e) = inserted {
-        return Err(match db::conflict_on_unique(e, "") {
-            e if e.status == 409 => PostError::AlreadyPosted,
-            e => PostError::Other(e),
+        return Err(if db::is_unique_violation(&e) {
+            PostError::AlreadyPosted
+        } else {
+            PostError::Other(e.into())
         });
     }
     for leg in legs {
