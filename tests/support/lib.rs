@@ -255,6 +255,16 @@ pub fn error_code(body: &Value) -> &str {
     code
 }
 
+/// Runs a test body with a time limit, so a hang fails the test instead of stalling CI.
+pub async fn bounded<F: std::future::Future<Output = ()>>(body: F) {
+    if tokio::time::timeout(std::time::Duration::from_secs(120), body)
+        .await
+        .is_err()
+    {
+        panic!("test did not finish within 120 s");
+    }
+}
+
 /// Generates `name::sqlite` and `name::postgres` tests from `async fn name(app: TestApp)`.
 #[macro_export]
 macro_rules! both_backends {
@@ -262,11 +272,11 @@ macro_rules! both_backends {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                super::$name($crate::TestApp::spawn($crate::Backend::Sqlite).await).await
+                $crate::bounded(super::$name($crate::TestApp::spawn($crate::Backend::Sqlite).await)).await
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                super::$name($crate::TestApp::spawn($crate::Backend::Postgres).await).await
+                $crate::bounded(super::$name($crate::TestApp::spawn($crate::Backend::Postgres).await)).await
             }
         }
     )*};
