@@ -53,6 +53,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/publisher/placements/:id") view=pages::PlacementDetailPage/>
                     <Route path=path!("/publisher/placements/:id/slots/:slot_id") view=pages::SlotEditorPage/>
                     <Route path=path!("/advertiser") view=pages::AdvertiserHome/>
+                    <Route path=path!("/advertiser/billing") view=pages::AdvertiserBillingPage/>
+                    <Route path=path!("/advertiser/billing/funding") view=pages::AdvertiserFundingPage/>
                     <Route path=path!("/admin") view=pages::AdminHome/>
                 </Routes>
             </Layout>

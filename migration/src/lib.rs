@@ -5,6 +5,7 @@ mod m0001_foundation;
 mod m0002_publisher;
 mod m0003_support_cases;
 mod m0004_billing;
+mod m0005_offer_campaigns;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -17,6 +18,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0002_publisher::Migration),
             Box::new(m0003_support_cases::Migration),
             Box::new(m0004_billing::Migration),
+            Box::new(m0005_offer_campaigns::Migration),
         ]
     }
 }

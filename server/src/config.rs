@@ -44,6 +44,10 @@ pub struct Settings {
     #[arg(long, env = "APP_FEATURE_DELIVERY", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub feature_delivery: bool,
 
+    /// Let campaigns select the six certified measurement partners (manual MMP callbacks).
+    #[arg(long, env = "APP_FEATURE_MMP_MANUAL", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
+    pub feature_mmp_manual: bool,
+
     /// Master key (64 hex characters) for signing links and encrypting stored secrets.
     /// Generated and stored under the data folder in development; required in production.
     #[arg(long, env = "APP_SECRET_KEY", hide_env_values = true, global = true)]

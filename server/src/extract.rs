@@ -176,3 +176,18 @@ impl<S: Send + Sync> FromRequest<S> for EmptyObject {
         }
     }
 }
+
+/// A JSON body that may be left out: an empty body is `T::default()`.
+pub struct OptionalJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let bytes = read_body(req, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        parse_json(&bytes).map(OptionalJson)
+    }
+}

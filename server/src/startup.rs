@@ -132,6 +132,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             dashboard_token_ttl: chrono::Duration::hours(12),
             callback_allow_private: settings.callback_allow_private
                 && settings.environment != Environment::Production,
+            mmp_manual_enabled: settings.feature_mmp_manual,
         }),
         limits: Arc::new(RateLimits::new()),
     })

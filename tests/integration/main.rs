@@ -3,9 +3,11 @@
 
 mod auth;
 mod billing;
+mod campaigns;
 mod errors;
 mod operations;
 mod placements;
 mod platform;
 mod slots;
+mod tracking;
 mod web;

@@ -352,3 +352,47 @@ impl TestApp {
         self.send(reqwest::Method::DELETE, path, bearer, None).await
     }
 }
+
+impl TestApp {
+    /// An approved advertiser with a complete billing profile and `micros` credited to its
+    /// wallet by an administrator-approved wire.
+    pub async fn funded_advertiser(&self, micros: i64) -> (TestUser, String) {
+        let (user, t) = self.signed_in(Role::Advertiser).await;
+        let (s, p) = self
+            .put("/performance-marketing/v2/billing/profile", Some(&t), &json!({"accountType": "BUSINESS", "legalName": "Northwind Apps GmbH", "country": "DE"}))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{p}");
+        if micros > 0 {
+            let reference = format!("WIRE-{}", uuid::Uuid::new_v4().simple());
+            let (s, f) = self
+                .post(
+                    "/performance-marketing/v2/billing/funding/wire",
+                    Some(&t),
+                    &json!({"amount": micros, "currency": "USD", "externalReference": reference}),
+                )
+                .await;
+            assert_eq!(s, StatusCode::CREATED, "{f}");
+            let admin = self.admin_token().await;
+            let id = f["fundingId"].as_str().expect("funding id");
+            let (s, f) = self
+                .post(
+                    &format!("/admin/v1/funding/{id}/approve"),
+                    Some(&admin),
+                    &json!({}),
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{f}");
+        }
+        (user, t)
+    }
+
+    /// The advertiser's balance as (available, reserved, spent) micros.
+    pub async fn balance(&self, bearer: &str) -> (i64, i64, i64) {
+        let (s, b) = self
+            .get("/performance-marketing/v2/billing/balance", Some(bearer))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        let m = |k: &str| b[k].as_i64().unwrap_or_else(|| panic!("{k} in {b}"));
+        (m("availableMicros"), m("reservedMicros"), m("spentMicros"))
+    }
+}

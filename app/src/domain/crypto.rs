@@ -26,7 +26,12 @@ pub fn random_token(prefix: &str) -> String {
 
 /// Lower-case hex SHA-256, used to store and look up high-entropy tokens.
 pub fn sha256_hex(input: &str) -> String {
-    hex::encode(Sha256::digest(input.as_bytes()))
+    sha256_bytes_hex(input.as_bytes())
+}
+
+/// Lower-case hex SHA-256 of raw bytes (content fingerprints).
+pub fn sha256_bytes_hex(input: &[u8]) -> String {
+    hex::encode(Sha256::digest(input))
 }
 
 /// Equality that takes the same time wherever the inputs differ.

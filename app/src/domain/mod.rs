@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod billing;
+pub mod campaigns;
 pub mod clock;
 pub mod crypto;
 pub mod db;
@@ -53,6 +54,8 @@ pub struct DomainConfig {
     pub dashboard_token_ttl: chrono::Duration,
     /// Allow reward callbacks to loopback and private addresses (never in production).
     pub callback_allow_private: bool,
+    /// Measurement partners can be selected and report conversions (`APP_FEATURE_MMP_MANUAL`).
+    pub mmp_manual_enabled: bool,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

@@ -1,8 +1,26 @@
 //! Wire and view types shared by the JSON APIs, the server functions and the browser.
 //! Pure: no database, no clock; compiles to wasm.
 
+/// A closed set of SCREAMING_SNAKE wire values with `ALL`, `as_str` and `parse`.
+macro_rules! wire_enum {
+    ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
+        }
+    };
+}
+
 pub mod account;
 pub mod billing;
+pub mod campaign;
+pub mod campaign_rules;
 pub mod money;
 pub mod publisher;
 pub mod publisher_ops;

@@ -3,21 +3,6 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-macro_rules! wire_enum {
-    ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
-            pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
-        }
-    };
-}
-
 wire_enum!(
     /// What a placement is; fixed at creation.
     PlacementType { AndroidApp = "ANDROID_APP", IosApp = "IOS_APP", Website = "WEBSITE", ApiNetwork = "API_NETWORK" }

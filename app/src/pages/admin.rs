@@ -1,5 +1,6 @@
-//! Administrator home: the queue of advertisers awaiting approval, then the placement
-//! review queue and the verified placements awaiting release.
+//! Administrator home: the queue of advertisers awaiting approval, the wire fundings
+//! awaiting review, then the placement review queue and the verified placements awaiting
+//! release.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -10,6 +11,7 @@ use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementList};
 use crate::server_fns::admin::{ApproveAdvertiser, pending_advertisers};
+use crate::server_fns::billing::{ApproveWireFunding, WireReview, funding_review_queue};
 use crate::server_fns::publisher::{ReleasePlacement, ReviewPlacement, placement_queue};
 
 /// The page's actions and resources. Created in the page body, before [`RequireUser`]:
@@ -19,6 +21,7 @@ use crate::server_fns::publisher::{ReleasePlacement, ReviewPlacement, placement_
 struct AdminData {
     approve: ServerAction<ApproveAdvertiser>,
     queue: Resource<Result<Vec<AccountView>, AppError>>,
+    fundings: FundingQueue,
     placements: PlacementQueues,
 }
 
@@ -27,9 +30,17 @@ impl AdminData {
         let approve = ServerAction::<ApproveAdvertiser>::new();
         let review = ServerAction::<ReviewPlacement>::new();
         let release = ServerAction::<ReleasePlacement>::new();
+        let approve_wire = ServerAction::<ApproveWireFunding>::new();
         AdminData {
             approve,
             queue: Resource::new(move || approve.version().get(), |_| pending_advertisers()),
+            fundings: FundingQueue {
+                approve: approve_wire,
+                queue: Resource::new(
+                    move || approve_wire.version().get(),
+                    |_| funding_review_queue(),
+                ),
+            },
             placements: PlacementQueues {
                 review,
                 release,
@@ -50,8 +61,13 @@ pub fn AdminHome() -> impl IntoView {
         <Title text="Admin"/>
         <RequireUser signed_in=move |u: AccountView| {
             if u.role.is_admin() {
-                let AdminData { approve, queue, placements } = data;
-                view! { <AdvertiserQueue approve queue/><PlacementReview placements/> }.into_any()
+                let AdminData { approve, queue, fundings, placements } = data;
+                view! {
+                    <AdvertiserQueue approve queue/>
+                    <FundingReview fundings/>
+                    <PlacementReview placements/>
+                }
+                .into_any()
             } else {
                 view! { <section class="card"><h1>"Administrators only"</h1></section> }.into_any()
             }
@@ -98,6 +114,73 @@ fn AdvertiserQueue(
                     }
                 })}
             </Suspense>
+        </section>
+    }
+}
+
+/// Wire fundings awaiting review and the approval that credits them.
+#[derive(Clone, Copy)]
+struct FundingQueue {
+    approve: ServerAction<ApproveWireFunding>,
+    queue: Resource<Result<Vec<WireReview>, AppError>>,
+}
+
+/// Announced wire transfers: approve one once the money has arrived on the bank account.
+#[component]
+fn FundingReview(fundings: FundingQueue) -> impl IntoView {
+    let FundingQueue { approve, queue } = fundings;
+    let error = Signal::derive(move || approve.value().get().and_then(Result::err));
+    let credited = move || {
+        approve.value().get().and_then(Result::ok).map(|f| {
+            view! {
+                <div class="notice ok" role="status">
+                    {format!("Credited {} {} to {}.", f.amount, f.currency, f.advertiser_id)}
+                </div>
+            }
+        })
+    };
+    view! {
+        <section class="card" id="funding-review">
+            <h1>"Wire transfers awaiting review"</h1>
+            <p class="muted">"Approve a transfer once it has arrived: the amount is credited to the advertiser's balance."</p>
+            {credited}
+            <ErrorNotice error/>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match queue.await {
+                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted">"No wire transfer is waiting."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <table class="funding-review">
+                                <thead><tr><th>"Advertiser"</th><th>"Amount"</th><th>"Reference"</th><th>"Announced"</th><th></th></tr></thead>
+                                <tbody>
+                                    {list.into_iter().map(|r| {
+                                        let f = r.funding;
+                                        view! {
+                                            <tr>
+                                                <td>
+                                                    <strong>{r.company_name}</strong>" "<span class="muted">{r.email}</span><br/>
+                                                    <code class="muted">{f.advertiser_id.clone()}</code>
+                                                </td>
+                                                <td class="num">{f.amount.clone()}" "{f.currency.clone()}</td>
+                                                <td><code>{f.external_reference.clone().unwrap_or_default()}</code></td>
+                                                <td>{f.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
+                                                <td>
+                                                    <ActionForm action=approve>
+                                                        <CsrfField/>
+                                                        <input type="hidden" name="funding_id" value=f.funding_id.clone()/>
+                                                        <button type="submit">"Approve"</button>
+                                                    </ActionForm>
+                                                </td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
         </section>
     }
 }

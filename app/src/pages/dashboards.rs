@@ -46,6 +46,16 @@ pub fn AdvertiserHome() -> impl IntoView {
                         </div>
                     </Show>
                 </section>
+                <section class="card" id="advertiser-billing">
+                    <h2>"Billing"</h2>
+                    <p class="muted">
+                        "One balance funds all your survey and offer campaigns. Add funds by card or wire transfer; invoices are issued monthly."
+                    </p>
+                    <div class="actions">
+                        <a class="button" href="/advertiser/billing" rel="external">"Billing and invoices"</a>
+                        <a class="button secondary" href="/advertiser/billing/funding" rel="external">"Add funds"</a>
+                    </div>
+                </section>
             }
         }/>
     }

@@ -1,12 +1,14 @@
 //! One module per page.
 
 mod admin;
+mod advertiser;
 mod auth;
 mod dashboards;
 mod home;
 mod publisher;
 
 pub use admin::AdminHome;
+pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as AdvertiserFundingPage};
 pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};

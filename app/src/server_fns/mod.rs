@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod billing;
 pub mod publisher;
 
 #[cfg(feature = "ssr")]

@@ -2,8 +2,10 @@
 //! generated from the handlers' annotations, so a route cannot be added without it.
 
 pub mod admin;
+pub mod admin_campaigns;
 pub mod auth;
 pub mod billing;
+pub mod campaigns;
 pub mod health;
 pub mod publisher;
 pub mod reference;
@@ -32,6 +34,9 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "admin", description = "Administrator decisions"),
         (name = "survey-api", description = "Survey campaign API credentials"),
         (name = "billing", description = "Advertiser wallet: profile, balance, fundings"),
+        (name = "campaigns", description = "Offer campaigns: lifecycle, revisions, readiness, reports, provider capabilities"),
+        (name = "tracking", description = "Offer campaign tracking: S2S keys, partner tokens, allowlist, web pixel"),
+        (name = "assets", description = "Development-only creative uploads"),
         (name = "publisher", description = "Publisher console: placements, ad slots, keys, callback settings"),
         (name = "health", description = "Liveness and readiness"),
     )
@@ -105,9 +110,11 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             })),
         )
         .nest("/auth/v1", auth::router())
-        .nest("/admin/v1", admin::router())
+        .nest("/admin/v1", admin::router().merge(admin_campaigns::router()))
         .nest(
             "/performance-marketing/v2",
-            survey_api::router().merge(billing::router()),
+            survey_api::router()
+                .merge(billing::router())
+                .merge(campaigns::router()),
         )
 }

@@ -254,11 +254,11 @@ pub fn release_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<
     ]
 }
 
-/// Spends from a campaign's reserve.
+/// Spends from a campaign's reserve (spend is kept per campaign too, for reports).
 pub fn spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
     vec![
         Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros),
-        Leg::new(advertiser_id, Kind::Spent, "", micros),
+        Leg::new(advertiser_id, Kind::Spent, campaign_id, micros),
     ]
 }
 
@@ -268,13 +268,34 @@ pub async fn reserved_for<C: ConnectionTrait>(
     advertiser_id: &str,
     campaign_id: &str,
 ) -> Result<i64, AppError> {
-    Ok(ledger_account::Entity::find()
-        .filter(ledger_account::Column::OwnerAccountId.eq(advertiser_id.to_owned()))
-        .filter(ledger_account::Column::Kind.eq(Kind::Reserved.as_str()))
-        .filter(ledger_account::Column::ReferenceId.eq(campaign_id.to_owned()))
-        .one(db)
+    account_balance(db, advertiser_id, Kind::Reserved, campaign_id).await
+}
+
+/// One ledger account's balance (0 when it has never been posted to).
+pub async fn account_balance<C: ConnectionTrait>(
+    db: &C,
+    owner: &str,
+    kind: Kind,
+    reference: &str,
+) -> Result<i64, AppError> {
+    Ok(find_account(db, owner, kind, reference)
         .await?
         .map_or(0, |a| a.balance_micros))
+}
+
+/// One ledger account, if it was ever posted to.
+pub async fn find_account<C: ConnectionTrait>(
+    db: &C,
+    owner: &str,
+    kind: Kind,
+    reference: &str,
+) -> Result<Option<ledger_account::Model>, AppError> {
+    Ok(ledger_account::Entity::find()
+        .filter(ledger_account::Column::OwnerAccountId.eq(owner.to_owned()))
+        .filter(ledger_account::Column::Kind.eq(kind.as_str()))
+        .filter(ledger_account::Column::ReferenceId.eq(reference.to_owned()))
+        .one(db)
+        .await?)
 }
 
 /// What [`reconcile`] found.

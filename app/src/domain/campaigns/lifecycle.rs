@@ -1,0 +1,410 @@
+//! The offer campaign lifecycle and its money. Going LIVE reserves the unspent budget from
+//! the shared wallet (refused when available money is short); PAUSED, ENDED and ARCHIVED
+//! return the unused reserve; conversions are paid from the reserve. Every move is one
+//! transaction: a guarded status update, the ledger posting and the audit record.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel, Set};
+
+use super::providers::{ProviderKind, kind_of};
+use super::store::SUBJECT;
+use super::{live_config, owned_campaign, spent_for, status_of, tracking, view};
+use crate::domain::billing::ledger::{self, PostError};
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::campaign::*;
+use crate::model::campaign_rules::advertiser_moves;
+use entity::offer_campaign;
+
+fn refuse_move(from: CampaignStatus, to: CampaignStatus) -> AppError {
+    let allowed: Vec<&str> = advertiser_moves(from).iter().map(|s| s.as_str()).collect();
+    AppError::conflict(format!(
+        "a {} campaign cannot move to {}; allowed: {}",
+        from.as_str(),
+        to.as_str(),
+        if allowed.is_empty() {
+            "none".to_owned()
+        } else {
+            allowed.join(", ")
+        }
+    ))
+    .with_code("invalid_transition")
+}
+
+/// Moves the campaign's reserve to `target` micros: reserves the difference from available
+/// money, or releases the excess.
+async fn set_reserve(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    m: &offer_campaign::Model,
+    target: i64,
+) -> Result<(), AppError> {
+    let current = ledger::reserved_for(txn, &m.advertiser_id, &m.id).await?;
+    let delta = target - current;
+    if delta == 0 {
+        return Ok(());
+    }
+    let (kind, legs) = if delta > 0 {
+        (
+            "campaign_reserve",
+            ledger::reserve_legs(&m.advertiser_id, &m.id, delta),
+        )
+    } else {
+        (
+            "campaign_release",
+            ledger::release_legs(&m.advertiser_id, &m.id, -delta),
+        )
+    };
+    let key = format!("{kind}:{}:{}", m.id, new_id("mv"));
+    ledger::post(txn, now, kind, &m.advertiser_id, (SUBJECT, &m.id), &key, &legs)
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            PostError::Insufficient => AppError::conflict(format!(
+                "the available balance does not cover the campaign's unspent budget ({} USD more is needed)",
+                crate::model::money::format_micros(delta)
+            ))
+            .with_code("insufficient_balance"),
+            other => other.into(),
+        })
+}
+
+/// The reserve a delivering campaign holds: its live budget minus what it has spent.
+async fn live_target(
+    txn: &DatabaseTransaction,
+    m: &offer_campaign::Model,
+) -> Result<i64, AppError> {
+    let budget = live_config(txn, m).await?.budget_micros;
+    Ok((budget - spent_for(txn, m).await?).max(0))
+}
+
+/// Writes the change only if nobody moved or edited the campaign meanwhile (the guard that
+/// keeps two concurrent transitions from both moving money on PostgreSQL).
+async fn save(
+    txn: &DatabaseTransaction,
+    m: offer_campaign::Model,
+    edit: impl FnOnce(&mut offer_campaign::ActiveModel),
+    now: DateTime<Utc>,
+) -> Result<offer_campaign::Model, AppError> {
+    use sea_orm::{ColumnTrait, QueryFilter};
+    let (id, status, revision) = (m.id.clone(), m.status.clone(), m.revision);
+    let mut a = m.into_active_model();
+    edit(&mut a);
+    a.updated_at = Set(now);
+    let updated = offer_campaign::Entity::update_many()
+        .set(a)
+        .filter(offer_campaign::Column::Id.eq(id.clone()))
+        .filter(offer_campaign::Column::Status.eq(status))
+        .filter(offer_campaign::Column::Revision.eq(revision))
+        .exec(txn)
+        .await?;
+    if updated.rows_affected != 1 {
+        return Err(AppError::conflict(
+            "the campaign changed meanwhile; reload and retry",
+        ));
+    }
+    offer_campaign::Entity::find_by_id(id)
+        .one(txn)
+        .await?
+        .ok_or_else(AppError::internal)
+}
+
+/// The advertiser's transition route (docs/decisions.md has the full table).
+pub async fn transition(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    req: TransitionRequest,
+) -> Result<Campaign, AppError> {
+    use CampaignStatus::*;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    let from = status_of(&m);
+    let to = req.to;
+    if !advertiser_moves(from).contains(&to) {
+        return Err(refuse_move(from, to));
+    }
+    if to == InReview {
+        let r = super::readiness::compute(ctx, &txn, &m).await?;
+        if !r.ready_to_submit {
+            let why: Vec<String> = r
+                .reasons
+                .iter()
+                .filter(|r| r.blocks == "SUBMIT")
+                .map(|r| r.message.clone())
+                .collect();
+            return Err(AppError::conflict(format!(
+                "the campaign cannot be submitted: {}",
+                why.join("; ")
+            ))
+            .with_code("campaign_not_ready"));
+        }
+    }
+    match to {
+        Live => set_reserve(&txn, now, &m, live_target(&txn, &m).await?).await?,
+        Paused | Ended | Archived => set_reserve(&txn, now, &m, 0).await?,
+        _ => {}
+    }
+    let m = save(
+        &txn,
+        m,
+        |a| {
+            a.status = Set(to.as_str().to_owned());
+            match to {
+                InReview => {
+                    a.submitted_at = Set(Some(now));
+                    a.rejection_reason = Set(None);
+                }
+                Ended => a.ended_at = Set(Some(now)),
+                _ => {}
+            }
+        },
+        now,
+    )
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "campaign.transition",
+        (SUBJECT, &m.id),
+        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": req.reason}),
+    )
+    .await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Measurement-partner campaigns need a token and a live-test verification of the revision
+/// that is about to deliver.
+async fn check_mmp<C: ConnectionTrait>(db: &C, m: &offer_campaign::Model) -> Result<(), AppError> {
+    if kind_of(&m.tracking_provider) != ProviderKind::Mmp {
+        return Ok(());
+    }
+    if !tracking::has_active(db, &m.id, ProviderKind::Mmp).await? {
+        return Err(AppError::conflict(
+            "a measurement-partner campaign needs its campaign token before approval",
+        )
+        .with_code("mmp_credential_missing"));
+    }
+    if m.mmp_verified_revision != Some(m.revision) {
+        return Err(AppError::conflict(
+            "an administrator must verify a live test of the current revision before launch",
+        )
+        .with_code("mmp_verification_required"));
+    }
+    Ok(())
+}
+
+/// Administrator approval (CONTRACT section 3): an IN_REVIEW campaign goes LIVE with its
+/// budget reserved; a LIVE or PAUSED campaign with a pending revision has that revision
+/// promoted (and a LIVE one's reserve adjusted to the new budget).
+pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Campaign, AppError> {
+    use CampaignStatus::*;
+    actor.require_admin()?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    let from = status_of(&m);
+    let promotes = matches!(from, Live | Paused) && m.live_revision.is_some_and(|l| l < m.revision);
+    if from != InReview && !promotes {
+        return Err(AppError::conflict(format!(
+            "only IN_REVIEW campaigns (or live ones with a pending revision) can be approved; this one is {}",
+            from.as_str()
+        ))
+        .with_code("invalid_transition"));
+    }
+    super::providers::check_selectable(ctx, &m.tracking_provider)
+        .map_err(|e| AppError::conflict(e).with_code("provider_not_selectable"))?;
+    check_mmp(&txn, &m).await?;
+    let to = if from == Paused { Paused } else { Live };
+    let promoted = offer_campaign::Model {
+        live_revision: Some(m.revision),
+        ..m.clone()
+    };
+    if to == Live {
+        set_reserve(&txn, now, &m, live_target(&txn, &promoted).await?).await?;
+    }
+    let revision = m.revision;
+    let m = save(
+        &txn,
+        m,
+        |a| {
+            a.status = Set(to.as_str().to_owned());
+            a.live_revision = Set(Some(revision));
+            a.approved_at = Set(Some(now));
+            a.rejection_reason = Set(None);
+        },
+        now,
+    )
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "campaign.approved",
+        (SUBJECT, &m.id),
+        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "revision": revision}),
+    )
+    .await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Administrator rejection of an IN_REVIEW campaign, with the reason the advertiser sees.
+pub async fn reject(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    req: RejectCampaignRequest,
+) -> Result<Campaign, AppError> {
+    actor.require_admin()?;
+    let reason = req.reason.trim().to_owned();
+    if !(3..=1000).contains(&reason.chars().count()) {
+        return Err(AppError::field("reason", "must be 3-1000 characters"));
+    }
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    let from = status_of(&m);
+    if from != CampaignStatus::InReview {
+        return Err(AppError::conflict(format!(
+            "only IN_REVIEW campaigns can be rejected; this one is {}",
+            from.as_str()
+        ))
+        .with_code("invalid_transition"));
+    }
+    let m = save(
+        &txn,
+        m,
+        |a| {
+            a.status = Set(CampaignStatus::Rejected.as_str().to_owned());
+            a.rejection_reason = Set(Some(reason.clone()));
+        },
+        now,
+    )
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "campaign.rejected",
+        (SUBJECT, &m.id),
+        serde_json::json!({"reason": reason}),
+    )
+    .await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Administrator live-test verification of a measurement-partner campaign's newest revision.
+pub async fn verify_mmp(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    req: VerificationRequest,
+) -> Result<Campaign, AppError> {
+    actor.require_admin()?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    if kind_of(&m.tracking_provider) != ProviderKind::Mmp {
+        return Err(AppError::conflict(
+            "only measurement-partner campaigns are live-test verified",
+        )
+        .with_code("not_mmp_campaign"));
+    }
+    if matches!(
+        status_of(&m),
+        CampaignStatus::Ended | CampaignStatus::Archived
+    ) {
+        return Err(AppError::conflict("the campaign has ended").with_code("invalid_transition"));
+    }
+    if !tracking::has_active(&txn, &m.id, ProviderKind::Mmp).await? {
+        return Err(
+            AppError::conflict("the campaign has no campaign token to test with")
+                .with_code("mmp_credential_missing"),
+        );
+    }
+    let (revision, by) = (m.revision, actor.account_id.clone());
+    let m = save(
+        &txn,
+        m,
+        |a| {
+            a.mmp_verified_revision = Set(Some(revision));
+            a.mmp_verified_at = Set(Some(now));
+            a.mmp_verified_by = Set(Some(by));
+        },
+        now,
+    )
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "campaign.mmp_verified",
+        (SUBJECT, &m.id),
+        serde_json::json!({"revision": revision, "note": req.note}),
+    )
+    .await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Administrator review queue: IN_REVIEW campaigns and live ones with a pending revision,
+/// oldest first.
+pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, AppError> {
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+    actor.require_admin()?;
+    let rows = offer_campaign::Entity::find()
+        .filter(offer_campaign::Column::Status.is_in([
+            CampaignStatus::InReview.as_str(),
+            CampaignStatus::Live.as_str(),
+            CampaignStatus::Paused.as_str(),
+        ]))
+        .order_by_asc(offer_campaign::Column::UpdatedAt)
+        .all(&ctx.db)
+        .await?;
+    let mut items = Vec::new();
+    for m in rows.iter().filter(|m| {
+        status_of(m) == CampaignStatus::InReview || m.live_revision.is_some_and(|l| l < m.revision)
+    }) {
+        items.push(view(&ctx.db, m).await?);
+    }
+    Ok(CampaignList {
+        count: items.len(),
+        items,
+    })
+}
+
+/// Pays one conversion from the campaign's reserve, exactly once per `dedupe_key`, inside
+/// the caller's transaction (the postback settlement calls this). Refused with
+/// `insufficient_balance` when the reserve cannot cover it.
+pub async fn spend_conversion(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    m: &offer_campaign::Model,
+    micros: i64,
+    dedupe_key: &str,
+) -> Result<String, PostError> {
+    if micros <= 0 {
+        return Err(PostError::Other(AppError::invalid(
+            "a conversion payout must be positive",
+        )));
+    }
+    ledger::post(
+        txn,
+        now,
+        "campaign_spend",
+        &m.advertiser_id,
+        (SUBJECT, &m.id),
+        dedupe_key,
+        &ledger::spend_legs(&m.advertiser_id, &m.id, micros),
+    )
+    .await
+}

@@ -1,0 +1,189 @@
+//! The tracking-provider catalogue: Custom S2S, the six certified measurement partners, the
+//! older DIRECT and the MANAGED integration. A provider is selectable only when it is both
+//! certified and enabled; measurement partners are enabled by `APP_FEATURE_MMP_MANUAL`.
+
+use crate::domain::Ctx;
+use crate::model::campaign::{Platform, ProviderCapabilities, ProviderCapability};
+use crate::model::campaign_rules::CLICK_MACRO;
+
+/// Version of the capabilities contract, bumped when an item's meaning changes.
+pub const CONTRACT_VERSION: &str = "2026-11-01";
+
+/// Certified measurement partners: (code, display name).
+pub const MMP_PARTNERS: [(&str, &str); 6] = [
+    ("APPSFLYER", "AppsFlyer"),
+    ("ADJUST", "Adjust"),
+    ("BRANCH", "Branch"),
+    ("SINGULAR", "Singular"),
+    ("KOCHAVA", "Kochava"),
+    ("AIRBRIDGE", "Airbridge"),
+];
+
+/// Listed but not certified yet: visible, never selectable.
+const UNCERTIFIED_PARTNERS: [(&str, &str); 1] = [("TENJIN", "Tenjin")];
+
+/// How conversions of a campaign are authenticated, by provider kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    CustomS2s,
+    Mmp,
+    Direct,
+    Managed,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::CustomS2s => "CUSTOM_S2S",
+            ProviderKind::Mmp => "MMP",
+            ProviderKind::Direct => "DIRECT",
+            ProviderKind::Managed => "MANAGED",
+        }
+    }
+
+    /// The `callbackAuthentication` of the kind.
+    pub fn authentication(self) -> &'static str {
+        match self {
+            ProviderKind::CustomS2s => "HMAC_SHA256",
+            ProviderKind::Mmp => "CAMPAIGN_TOKEN",
+            ProviderKind::Direct => "DIRECT_TOKEN",
+            ProviderKind::Managed => "MANAGED_TOKEN",
+        }
+    }
+}
+
+/// The kind of a normalised `trackingProvider` value.
+pub fn kind_of(tracking_provider: &str) -> ProviderKind {
+    match tracking_provider {
+        "CUSTOM_S2S" => ProviderKind::CustomS2s,
+        "DIRECT" => ProviderKind::Direct,
+        "MANAGED" => ProviderKind::Managed,
+        _ => ProviderKind::Mmp,
+    }
+}
+
+/// The measurement-partner code of an `MMP:<code>` provider.
+pub fn mmp_code(tracking_provider: &str) -> Option<&str> {
+    tracking_provider.strip_prefix("MMP:")
+}
+
+fn item(
+    kind: ProviderKind,
+    code: &str,
+    name: &str,
+    enabled: bool,
+    certified: bool,
+) -> ProviderCapability {
+    let (platforms, path, legacy) = match kind {
+        ProviderKind::CustomS2s => (
+            Platform::ALL.to_vec(),
+            "/performance-marketing/v2/postbacks/custom-s2s/{campaignId}".to_owned(),
+            false,
+        ),
+        ProviderKind::Mmp => (
+            vec![Platform::Android, Platform::Ios],
+            format!(
+                "/performance-marketing/v2/postbacks/mmp/{{campaignId}}/{}",
+                code.to_ascii_lowercase()
+            ),
+            false,
+        ),
+        ProviderKind::Direct => (
+            Platform::ALL.to_vec(),
+            "/performance-marketing/v2/postbacks/direct".to_owned(),
+            true,
+        ),
+        ProviderKind::Managed => (
+            Platform::ALL.to_vec(),
+            "/performance-marketing/v2/postbacks/managed".to_owned(),
+            false,
+        ),
+    };
+    let credential_fields = match kind {
+        ProviderKind::CustomS2s => vec!["keyId", "secret"],
+        ProviderKind::Mmp | ProviderKind::Direct | ProviderKind::Managed => vec!["token"],
+    };
+    ProviderCapability {
+        code: code.to_owned(),
+        kind: kind.as_str().to_owned(),
+        name: name.to_owned(),
+        tracking_provider: match kind {
+            ProviderKind::Mmp => format!("MMP:{code}"),
+            _ => code.to_owned(),
+        },
+        enabled,
+        certified,
+        selectable: enabled && certified,
+        platforms,
+        events: vec![
+            "pending".into(),
+            "approved".into(),
+            "rejected".into(),
+            "reversed".into(),
+        ],
+        required_macros: vec![CLICK_MACRO.to_owned()],
+        callback_authentication: kind.authentication().to_owned(),
+        credential_fields: credential_fields.into_iter().map(str::to_owned).collect(),
+        callback_path: path,
+        legacy,
+    }
+}
+
+/// Every provider, selectable or not.
+pub fn catalogue(ctx: &Ctx) -> ProviderCapabilities {
+    let mmp = ctx.config.mmp_manual_enabled;
+    let mut items = vec![item(
+        ProviderKind::CustomS2s,
+        "CUSTOM_S2S",
+        "Custom server-to-server",
+        true,
+        true,
+    )];
+    items.extend(
+        MMP_PARTNERS
+            .iter()
+            .map(|(code, name)| item(ProviderKind::Mmp, code, name, mmp, true)),
+    );
+    items.extend(
+        UNCERTIFIED_PARTNERS
+            .iter()
+            .map(|(code, name)| item(ProviderKind::Mmp, code, name, mmp, false)),
+    );
+    items.push(item(
+        ProviderKind::Direct,
+        "DIRECT",
+        "Direct token (older)",
+        true,
+        true,
+    ));
+    items.push(item(
+        ProviderKind::Managed,
+        "MANAGED",
+        "Managed integration",
+        true,
+        true,
+    ));
+    ProviderCapabilities {
+        contract_version: CONTRACT_VERSION.to_owned(),
+        items,
+    }
+}
+
+/// Refuses a provider that is unknown, uncertified or disabled.
+pub fn check_selectable(ctx: &Ctx, tracking_provider: &str) -> Result<(), String> {
+    match catalogue(ctx)
+        .items
+        .into_iter()
+        .find(|p| p.tracking_provider == tracking_provider)
+    {
+        Some(p) if p.selectable => Ok(()),
+        Some(p) if !p.certified => Err(format!("{} is not certified yet", p.name)),
+        Some(p) => Err(format!("{} is not enabled on this service", p.name)),
+        None => Err(format!("{tracking_provider} is not a known provider")),
+    }
+}
+
+/// Whether `code` (any case) names a selectable measurement partner.
+pub fn selectable_mmp(ctx: &Ctx, code: &str) -> bool {
+    check_selectable(ctx, &format!("MMP:{}", code.to_ascii_uppercase())).is_ok()
+}

@@ -1,0 +1,364 @@
+//! Creating, listing, reading and editing offer campaigns; clones, revisions and the audit
+//! trail. Edits before the first submission rewrite the draft revision; every edit after
+//! it is a new immutable revision, and a live campaign keeps delivering its approved one.
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, IntoActiveModel,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
+
+use super::{assets, config_of, owned_campaign, providers, status_of, view};
+use crate::domain::billing::acting_advertiser;
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::campaign::*;
+use crate::model::campaign_rules::merge;
+use entity::{audit_event, offer_campaign, offer_campaign_revision};
+
+/// Subject type of campaign audit records.
+pub const SUBJECT: &str = "offer_campaign";
+
+/// Validates a configuration against the service: provider selectable, uploaded creatives
+/// owned by the advertiser.
+async fn check_config<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    advertiser: &str,
+    config: &CampaignConfig,
+    provider_changed: bool,
+) -> Result<(), AppError> {
+    if provider_changed {
+        providers::check_selectable(ctx, &config.tracking_provider)
+            .map_err(|e| AppError::field("trackingProvider", e))?;
+    }
+    for (i, c) in config.creatives.iter().enumerate() {
+        if let Some(id) = &c.creative_id
+            && !assets::exists(db, advertiser, id).await?
+        {
+            return Err(AppError::field(
+                &format!("creatives[{i}].creativeId"),
+                "no such uploaded creative",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn json(config: &CampaignConfig) -> String {
+    serde_json::to_string(config).unwrap_or_default()
+}
+
+async fn insert_revision<C: ConnectionTrait>(
+    db: &C,
+    campaign: &str,
+    revision: i64,
+    config: &CampaignConfig,
+    actor: &Principal,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), AppError> {
+    offer_campaign_revision::ActiveModel {
+        id: Set(new_id("crv")),
+        campaign_id: Set(campaign.to_owned()),
+        revision: Set(revision),
+        config: Set(json(config)),
+        created_by: Set(Some(actor.account_id.clone())),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}
+
+async fn insert_campaign<C: ConnectionTrait>(
+    db: &C,
+    actor: &Principal,
+    advertiser: &str,
+    config: &CampaignConfig,
+    cloned_from: Option<String>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<offer_campaign::Model, AppError> {
+    let id = new_id("cmp");
+    let m = offer_campaign::ActiveModel {
+        id: Set(id.clone()),
+        advertiser_id: Set(advertiser.to_owned()),
+        status: Set(CampaignStatus::Draft.as_str().to_owned()),
+        name: Set(config.name.clone()),
+        tracking_provider: Set(config.tracking_provider.clone()),
+        budget_micros: Set(config.budget_micros),
+        config: Set(json(config)),
+        revision: Set(1),
+        live_revision: Set(None),
+        rejection_reason: Set(None),
+        mmp_verified_revision: Set(None),
+        mmp_verified_at: Set(None),
+        mmp_verified_by: Set(None),
+        ip_allowlist: Set("[]".to_owned()),
+        cloned_from: Set(cloned_from.clone()),
+        created_at: Set(now),
+        updated_at: Set(now),
+        submitted_at: Set(None),
+        approved_at: Set(None),
+        ended_at: Set(None),
+    }
+    .insert(db)
+    .await?;
+    insert_revision(db, &id, 1, config, actor, now).await?;
+    audit::record(
+        db,
+        now,
+        Some(&actor.account_id),
+        if cloned_from.is_some() {
+            "campaign.cloned"
+        } else {
+            "campaign.created"
+        },
+        (SUBJECT, &id),
+        serde_json::json!({"name": config.name, "clonedFrom": cloned_from, "revision": 1}),
+    )
+    .await?;
+    Ok(m)
+}
+
+/// Creates a DRAFT campaign (revision 1). Administrators name the advertiser.
+pub async fn create(
+    ctx: &Ctx,
+    actor: &Principal,
+    input: CampaignInput,
+) -> Result<Campaign, AppError> {
+    let advertiser = acting_advertiser(ctx, actor, input.advertiser_id.as_deref()).await?;
+    let config = merge(None, &input).map_err(AppError::fields)?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    check_config(ctx, &txn, &advertiser, &config, true).await?;
+    let m = insert_campaign(&txn, actor, &advertiser, &config, None, now).await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// List filters.
+#[derive(Debug, Default, Clone)]
+pub struct ListQuery {
+    pub status: Option<String>,
+    /// Name fragment or exact campaign id.
+    pub q: Option<String>,
+    /// Administrators: one advertiser only.
+    pub advertiser_id: Option<String>,
+}
+
+/// Campaigns newest first (up to 200); archived ones only when asked for by status.
+pub async fn list(ctx: &Ctx, actor: &Principal, q: ListQuery) -> Result<CampaignList, AppError> {
+    actor.require_approved_advertiser()?;
+    let mut find = offer_campaign::Entity::find();
+    if actor.role.is_admin() {
+        if let Some(a) = q.advertiser_id.filter(|a| !a.is_empty()) {
+            find = find.filter(offer_campaign::Column::AdvertiserId.eq(a));
+        }
+    } else {
+        find = find.filter(offer_campaign::Column::AdvertiserId.eq(actor.account_id.clone()));
+    }
+    match q.status.as_deref().filter(|s| !s.is_empty()) {
+        Some(s) => {
+            let st = CampaignStatus::parse(&s.to_ascii_uppercase())
+                .ok_or_else(|| AppError::field("status", "is not a campaign status"))?;
+            find = find.filter(offer_campaign::Column::Status.eq(st.as_str()));
+        }
+        None => {
+            find =
+                find.filter(offer_campaign::Column::Status.ne(CampaignStatus::Archived.as_str()));
+        }
+    }
+    if let Some(text) = q.q.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()) {
+        find = find.filter(
+            Condition::any()
+                .add(offer_campaign::Column::Id.eq(text.clone()))
+                .add(offer_campaign::Column::Name.contains(text)),
+        );
+    }
+    let rows = find
+        .order_by_desc(offer_campaign::Column::CreatedAt)
+        .order_by_desc(offer_campaign::Column::Id)
+        .limit(200)
+        .all(&ctx.db)
+        .await?;
+    let mut items = Vec::with_capacity(rows.len());
+    for m in &rows {
+        items.push(view(&ctx.db, m).await?);
+    }
+    Ok(CampaignList {
+        count: items.len(),
+        items,
+    })
+}
+
+/// One campaign.
+pub async fn get(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Campaign, AppError> {
+    let m = owned_campaign(&ctx.db, actor, id).await?;
+    view(&ctx.db, &m).await
+}
+
+/// Applies a PATCH. ENDED and ARCHIVED campaigns are read-only; the tracking provider can
+/// change only in DRAFT.
+pub async fn update(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    patch: CampaignInput,
+) -> Result<Campaign, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    let status = status_of(&m);
+    if matches!(status, CampaignStatus::Ended | CampaignStatus::Archived) {
+        return Err(
+            AppError::conflict(format!("a {} campaign cannot be edited", status.as_str()))
+                .with_code("campaign_not_editable"),
+        );
+    }
+    let current = config_of(&m)?;
+    let next = merge(Some(&current), &patch).map_err(AppError::fields)?;
+    let provider_changed = next.tracking_provider != current.tracking_provider;
+    if provider_changed && status != CampaignStatus::Draft {
+        return Err(AppError::field(
+            "trackingProvider",
+            "can change only while the campaign is DRAFT",
+        ));
+    }
+    check_config(ctx, &txn, &m.advertiser_id, &next, provider_changed).await?;
+    if next == current {
+        let v = view(&txn, &m).await?;
+        txn.commit().await?;
+        return Ok(v);
+    }
+    // Never submitted: the draft revision is rewritten. Otherwise a new revision is kept.
+    let revision = if m.submitted_at.is_none() && status == CampaignStatus::Draft {
+        offer_campaign_revision::Entity::update_many()
+            .col_expr(
+                offer_campaign_revision::Column::Config,
+                Expr::value(json(&next)),
+            )
+            .filter(offer_campaign_revision::Column::CampaignId.eq(m.id.clone()))
+            .filter(offer_campaign_revision::Column::Revision.eq(m.revision))
+            .exec(&txn)
+            .await?;
+        m.revision
+    } else {
+        insert_revision(&txn, &m.id, m.revision + 1, &next, actor, now).await?;
+        m.revision + 1
+    };
+    let mut a = m.clone().into_active_model();
+    a.name = Set(next.name.clone());
+    a.tracking_provider = Set(next.tracking_provider.clone());
+    a.budget_micros = Set(next.budget_micros);
+    a.config = Set(json(&next));
+    a.revision = Set(revision);
+    a.updated_at = Set(now);
+    let m = a.update(&txn).await?;
+    let changed = serde_json::to_value(&patch)
+        .ok()
+        .and_then(|v| {
+            v.as_object().map(|o| {
+                o.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, _)| k.clone())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default();
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "campaign.updated",
+        (SUBJECT, &m.id),
+        serde_json::json!({"fields": changed, "revision": revision}),
+    )
+    .await?;
+    let v = view(&txn, &m).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Copies the newest configuration into a new DRAFT campaign (no credentials, no money).
+pub async fn clone(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    req: CloneRequest,
+) -> Result<Campaign, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = owned_campaign(&txn, actor, id).await?;
+    let mut config = config_of(&m)?;
+    let name = req
+        .name
+        .unwrap_or_else(|| format!("Copy of {}", config.name));
+    config = merge(
+        Some(&config),
+        &CampaignInput {
+            name: Some(name),
+            ..Default::default()
+        },
+    )
+    .map_err(AppError::fields)?;
+    // The provider may have been switched off since; a clone must be selectable again.
+    check_config(ctx, &txn, &m.advertiser_id, &config, true).await?;
+    let copy = insert_campaign(
+        &txn,
+        actor,
+        &m.advertiser_id,
+        &config,
+        Some(m.id.clone()),
+        now,
+    )
+    .await?;
+    let v = view(&txn, &copy).await?;
+    txn.commit().await?;
+    Ok(v)
+}
+
+/// Every revision, newest first.
+pub async fn revisions(ctx: &Ctx, actor: &Principal, id: &str) -> Result<RevisionList, AppError> {
+    let m = owned_campaign(&ctx.db, actor, id).await?;
+    let rows = offer_campaign_revision::Entity::find()
+        .filter(offer_campaign_revision::Column::CampaignId.eq(m.id.clone()))
+        .order_by_desc(offer_campaign_revision::Column::Revision)
+        .all(&ctx.db)
+        .await?;
+    let mut items = Vec::with_capacity(rows.len());
+    for r in rows {
+        items.push(CampaignRevision {
+            revision: r.revision,
+            created_at: r.created_at,
+            created_by: r.created_by,
+            live: m.live_revision == Some(r.revision),
+            config: super::parse_config(&r.config)?,
+        });
+    }
+    Ok(RevisionList { items })
+}
+
+/// The campaign's audit trail, newest first (up to 200).
+pub async fn audit_trail(ctx: &Ctx, actor: &Principal, id: &str) -> Result<AuditList, AppError> {
+    let m = owned_campaign(&ctx.db, actor, id).await?;
+    let rows = audit_event::Entity::find()
+        .filter(audit_event::Column::SubjectType.eq(SUBJECT))
+        .filter(audit_event::Column::SubjectId.eq(m.id.clone()))
+        .order_by_desc(audit_event::Column::CreatedAt)
+        .order_by_desc(audit_event::Column::Id)
+        .limit(200)
+        .all(&ctx.db)
+        .await?;
+    Ok(AuditList {
+        items: rows
+            .into_iter()
+            .map(|r| AuditEntry {
+                action: r.action,
+                actor_account_id: r.actor_account_id,
+                at: r.created_at,
+                detail: serde_json::from_str(&r.detail).unwrap_or(serde_json::Value::Null),
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,245 @@
+//! `/advertiser/billing/funding`: pay through the payment provider (checkout, then capture),
+//! announce a wire transfer, and the funding history with statuses.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::{
+    BalanceCard, CaptureForm, FundingBadge, LoadError, action_error, field_error, method_label,
+    successes, when,
+};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::error::AppError;
+use crate::model::AccountView;
+use crate::model::billing::{Funding, PayProviderConfig, WireConfig};
+use crate::pages::RequireUser;
+use crate::server_fns::billing::{
+    CapturePayment, FundingSummary, OpenPaymentOrder, RequestWireFunding, funding_overview,
+};
+
+/// Everything the page loads and does, created in the page body (see the billing page).
+#[derive(Clone, Copy)]
+struct FundingData {
+    wire: ServerAction<RequestWireFunding>,
+    order: ServerAction<OpenPaymentOrder>,
+    capture: ServerAction<CapturePayment>,
+    summary: Resource<Result<FundingSummary, AppError>>,
+}
+
+#[component]
+pub fn FundingPage() -> impl IntoView {
+    let wire = ServerAction::<RequestWireFunding>::new();
+    let order = ServerAction::<OpenPaymentOrder>::new();
+    let capture = ServerAction::<CapturePayment>::new();
+    let (wired, ordered) = (successes(wire), successes(order));
+    let summary = Resource::new(
+        move || (wired.get(), ordered.get(), capture.version().get()),
+        |_| funding_overview(),
+    );
+    // A scripted page goes to the provider's checkout itself (a plain form post is
+    // redirected there by the server). A full page load: the checkout is not a route here.
+    Effect::new(move |_| {
+        if let Some(Ok(o)) = order.value().get() {
+            let _ = window().location().set_href(&o.approve_url);
+        }
+    });
+    let data = FundingData {
+        wire,
+        order,
+        capture,
+        summary,
+    };
+    view! {
+        <Title text="Add funds"/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <FundingView data/> }/>
+    }
+}
+
+#[component]
+fn FundingView(data: FundingData) -> impl IntoView {
+    let FundingData {
+        wire,
+        order,
+        capture,
+        summary,
+    } = data;
+    view! {
+        <p class="crumbs"><a href="/advertiser/billing" rel="external">"← Billing"</a></p>
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match summary.await {
+                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Ok(s) => {
+                        // The development provider's checkout page can be reopened from the history.
+                        let dev_checkout = s.payprovider.provider == "DEVELOPMENT";
+                        view! {
+                            <BalanceCard balance=s.balance/>
+                            {(!s.profile_complete).then(|| view! {
+                                <div class="notice warn" role="status">
+                                    "Complete the "<a href="/advertiser/billing" rel="external">"billing profile"</a>
+                                    " (legal name and country) before funding."
+                                </div>
+                            })}
+                            <div class="columns funding-methods">
+                                <ProviderForm config=s.payprovider key=s.order_key order/>
+                                <WireForm config=s.wire wire/>
+                            </div>
+                            <History fundings=s.fundings capture checkout=dev_checkout/>
+                        }
+                        .into_any()
+                    }
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn ProviderForm(
+    config: PayProviderConfig,
+    key: String,
+    order: ServerAction<OpenPaymentOrder>,
+) -> impl IntoView {
+    let error = action_error(order);
+    let going = move || order.value().get().is_some_and(|r| r.is_ok());
+    let dev = config.provider == "DEVELOPMENT";
+    view! {
+        <section class="card grow" id="payprovider">
+            <h2>"Pay by card"</h2>
+            <p class="muted">
+                "Between "{config.minimum.clone()}" and "{config.maximum.clone()}" "{config.currency.clone()}
+                ". You approve the payment at the provider's checkout, then capture it here or on the billing page."
+            </p>
+            {dev.then(|| view! {
+                <p class="notice warn">"Development payment provider: no money moves."</p>
+            })}
+            <ErrorNotice error/>
+            <Show when=going>
+                <div class="notice ok" role="status">"Opening the checkout…"</div>
+            </Show>
+            <ActionForm action=order attr:class="provider-form">
+                <CsrfField/>
+                <input type="hidden" name="idempotency_key" value=key/>
+                <label>"Amount (USD)"
+                    <input type="text" name="amount" inputmode="decimal" placeholder="250.00" required/>
+                    {field_error(error, "amount")}
+                </label>
+                <div class="form-actions"><button type="submit">"Continue to checkout"</button></div>
+            </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+fn WireForm(config: WireConfig, wire: ServerAction<RequestWireFunding>) -> impl IntoView {
+    let error = action_error(wire);
+    let announced = move || {
+        wire.value().get().and_then(Result::ok).map(|f| {
+            view! {
+                <div class="notice ok" role="status">
+                    {format!(
+                        "Wire transfer of {} {} announced (reference {}). It is credited once it arrives.",
+                        f.amount,
+                        f.currency,
+                        f.external_reference.unwrap_or_default()
+                    )}
+                </div>
+            }
+        })
+    };
+    view! {
+        <section class="card grow" id="wire">
+            <h2>"Wire transfer"</h2>
+            <dl class="facts wire-instructions">
+                <dt>"Beneficiary"</dt><dd>{config.beneficiary}</dd>
+                <dt>"Bank"</dt><dd>{config.bank_name}</dd>
+                <dt>"IBAN"</dt><dd><code>{config.iban}</code></dd>
+                <dt>"BIC"</dt><dd><code>{config.bic}</code></dd>
+                <dt>"Minimum"</dt><dd class="wire-minimum">{config.minimum}" "{config.currency.clone()}</dd>
+                <dt>"Maximum"</dt><dd>{config.maximum}" "{config.currency}</dd>
+            </dl>
+            <p class="muted">
+                "Put your own reference on the bank transfer and announce it below with the same reference and amount. "
+                "An administrator credits it once the transfer arrives."
+            </p>
+            {announced}
+            <ErrorNotice error/>
+            <ActionForm action=wire attr:class="wire-form">
+                <CsrfField/>
+                <label>"Amount (USD)"
+                    <input type="text" name="amount" inputmode="decimal" placeholder="1000.00" required/>
+                    {field_error(error, "amount")}
+                </label>
+                <label>"Transfer reference"
+                    <input type="text" name="external_reference" minlength="3" maxlength="120" required
+                        placeholder="INV-2026-0001"/>
+                    {field_error(error, "externalReference")}
+                </label>
+                <div class="form-actions"><button type="submit">"Announce wire transfer"</button></div>
+            </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+fn History(
+    fundings: Vec<Funding>,
+    capture: ServerAction<CapturePayment>,
+    checkout: bool,
+) -> impl IntoView {
+    let error = action_error(capture);
+    view! {
+        <section class="card" id="funding-history">
+            <h2>"Funding history"</h2>
+            <ErrorNotice error/>
+            {if fundings.is_empty() {
+                view! { <p class="muted">"No funding yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="fundings">
+                        <thead>
+                            <tr><th>"Date"</th><th>"Method"</th><th>"Amount"</th><th>"Reference"</th><th>"Status"</th><th></th></tr>
+                        </thead>
+                        <tbody>
+                            {fundings.into_iter().map(|f| view! { <HistoryRow f capture checkout/> }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool) -> impl IntoView {
+    let open_order = (f.method == "PAYPROVIDER" && f.status == "PENDING")
+        .then(|| f.provider_order_id.clone())
+        .flatten();
+    let reference = f
+        .external_reference
+        .clone()
+        .or_else(|| f.provider_order_id.clone())
+        .unwrap_or_default();
+    view! {
+        <tr data-funding=f.funding_id.clone()>
+            <td>{when(f.created_at)}</td>
+            <td>{method_label(&f)}</td>
+            <td class="num">{f.amount.clone()}" "{f.currency.clone()}</td>
+            <td><code>{reference}</code></td>
+            <td><FundingBadge status=f.status.clone()/></td>
+            <td>
+                {open_order.map(|id| {
+                    let href = format!("/dev/payprovider/checkout/{id}");
+                    view! {
+                        <span class="actions">
+                            {checkout.then(|| view! {
+                                <a class="button secondary" href=href rel="external">"Checkout"</a>
+                            })}
+                            <CaptureForm order_id=id capture/>
+                        </span>
+                    }
+                })}
+            </td>
+        </tr>
+    }
+}

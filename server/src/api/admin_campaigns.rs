@@ -1,0 +1,70 @@
+//! Administrator offer-campaign routes: the review queue, approval (CONTRACT section 3),
+//! rejection and measurement-partner live-test verification.
+
+use app::domain::campaigns::lifecycle;
+use app::error::AppError;
+use app::model::campaign::*;
+use axum::extract::State;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, Authenticated, EmptyObject, OptionalJson};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(queue))
+        .routes(routes!(approve))
+        .routes(routes!(reject))
+        .routes(routes!(verify))
+}
+
+/// IN_REVIEW campaigns and live ones with a pending revision, oldest first.
+#[utoipa::path(get, path = "/offer-campaigns", tag = "admin", security(("dashboardBearer" = [])),
+    responses((status = 200, body = CampaignList), (status = 403, body = ErrorBody)))]
+async fn queue(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+) -> Result<AppJson<CampaignList>, AppError> {
+    lifecycle::review_queue(&s.ctx, &p).await.map(AppJson)
+}
+
+/// Approve an IN_REVIEW campaign: it goes LIVE with its budget reserved from the wallet
+/// (409 `insufficient_balance`, `mmp_credential_missing`, `mmp_verification_required`). On
+/// a live campaign with a pending revision, promotes that revision.
+#[utoipa::path(post, path = "/offer-campaigns/{campaignId}/approve", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = Campaign), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn approve(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<Campaign>, AppError> {
+    lifecycle::approve(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Reject an IN_REVIEW campaign with the reason the advertiser sees.
+#[utoipa::path(post, path = "/offer-campaigns/{campaignId}/reject", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = RejectCampaignRequest,
+    responses((status = 200, body = Campaign), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn reject(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<RejectCampaignRequest>,
+) -> Result<AppJson<Campaign>, AppError> {
+    lifecycle::reject(&s.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// Record a successful live test of a measurement-partner campaign's current revision.
+#[utoipa::path(post, path = "/offer-campaigns/{campaignId}/mmp-verification", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = VerificationRequest,
+    responses((status = 200, body = Campaign), (status = 409, body = ErrorBody)))]
+async fn verify(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    OptionalJson(b): OptionalJson<VerificationRequest>,
+) -> Result<AppJson<Campaign>, AppError> {
+    lifecycle::verify_mmp(&s.ctx, &p, &id, b).await.map(AppJson)
+}

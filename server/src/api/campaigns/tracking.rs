@@ -1,0 +1,205 @@
+//! Tracking setup of a campaign: Custom S2S keys, measurement-partner, direct and managed
+//! tokens, the IP allowlist, the tracking summary and the web pixel.
+
+use app::domain::campaigns::providers::ProviderKind;
+use app::domain::campaigns::{public_web_campaign, tracking};
+use app::error::AppError;
+use app::model::campaign::*;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, Authenticated, EmptyObject, OptionalJson};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(setup))
+        .routes(routes!(s2s_create))
+        .routes(routes!(s2s_rotate))
+        .routes(routes!(s2s_test))
+        .routes(routes!(mmp_credentials))
+        .routes(routes!(mmp_rotate))
+        .routes(routes!(direct_credentials))
+        .routes(routes!(managed_credentials))
+        .routes(routes!(ip_allowlist))
+        .routes(routes!(web_pixels))
+        .routes(routes!(pixel_gif))
+}
+
+/// Active callback endpoint, credential metadata (never secrets), required parameters, the
+/// signing recipe, the IP allowlist, web-pixel capability and live-test verification.
+#[utoipa::path(get, path = "/campaigns/{campaignId}/tracking", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = TrackingSetup), (status = 404, body = ErrorBody)))]
+async fn setup(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<TrackingSetup>, AppError> {
+    tracking::setup(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+fn created(issued: CredentialIssued) -> (StatusCode, AppJson<CredentialIssued>) {
+    let status = if issued.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    (status, AppJson(issued))
+}
+
+/// Create the campaign's Custom S2S key: `{keyId, secret}`, the secret shown once (409
+/// `credential_exists` when a key exists; rotate instead).
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/custom-s2s/credentials", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 409, body = ErrorBody)))]
+async fn s2s_create(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::create_s2s(&s.ctx, &p, &id).await.map(created)
+}
+
+/// Replace the Custom S2S key; the old one stops authenticating at once.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/custom-s2s/rotate", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 409, body = ErrorBody)))]
+async fn s2s_rotate(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::rotate_s2s(&s.ctx, &p, &id).await.map(created)
+}
+
+/// Check a sample signed conversion locally: `deliveredExternally: false`,
+/// `accountingWrites: 0`. Send `timestamp` and `signature` to check your own signing.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/custom-s2s/test", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = S2sTestRequest,
+    responses((status = 200, body = S2sTestResult), (status = 409, body = ErrorBody)))]
+async fn s2s_test(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    OptionalJson(b): OptionalJson<S2sTestRequest>,
+) -> Result<AppJson<S2sTestResult>, AppError> {
+    tracking::test_s2s(&s.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// Generate (201, token shown once) or retrieve (200, no token) the measurement-partner
+/// campaign token.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/mmp/credentials", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 200, body = CredentialIssued), (status = 409, body = ErrorBody)))]
+async fn mmp_credentials(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::token(&s.ctx, &p, &id, ProviderKind::Mmp)
+        .await
+        .map(created)
+}
+
+/// Replace the measurement-partner token (DRAFT or IN_REVIEW only); clears the live-test
+/// verification.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/mmp/rotate", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 409, body = ErrorBody, description = "rotation_not_allowed")))]
+async fn mmp_rotate(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::rotate_mmp(&s.ctx, &p, &id).await.map(created)
+}
+
+/// Generate or retrieve the DIRECT (older) token of a DIRECT campaign.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/direct/credentials", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 409, body = ErrorBody)))]
+async fn direct_credentials(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::token(&s.ctx, &p, &id, ProviderKind::Direct)
+        .await
+        .map(created)
+}
+
+/// Generate or retrieve the MANAGED integration token of a MANAGED campaign.
+#[utoipa::path(post, path = "/campaigns/{campaignId}/tracking/managed/credentials", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 201, body = CredentialIssued), (status = 409, body = ErrorBody)))]
+async fn managed_credentials(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
+    tracking::token(&s.ctx, &p, &id, ProviderKind::Managed)
+        .await
+        .map(created)
+}
+
+/// Replace the IP allowlist checked on conversion callbacks (empty = any source).
+#[utoipa::path(put, path = "/campaigns/{campaignId}/tracking/ip-allowlist", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = IpAllowlist,
+    responses((status = 200, body = IpAllowlist), (status = 400, body = ErrorBody)))]
+async fn ip_allowlist(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<IpAllowlist>,
+) -> Result<AppJson<IpAllowlist>, AppError> {
+    tracking::set_allowlist(&s.ctx, &p, &id, b)
+        .await
+        .map(AppJson)
+}
+
+/// The campaign's web pixel: URL template and HTML snippet (web campaigns only).
+#[utoipa::path(get, path = "/campaigns/{campaignId}/tracking/web-pixels", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = WebPixel), (status = 404, body = ErrorBody)))]
+async fn web_pixels(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<WebPixel>, AppError> {
+    tracking::pixel(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// The smallest transparent GIF.
+const GIF: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+/// Web pixel `pixels/web/{campaignId}.gif`: a 1×1 transparent GIF, never cached, for a web
+/// campaign that exists and has not ended (404 otherwise).
+#[utoipa::path(get, path = "/pixels/web/{pixel}", tag = "tracking",
+    params(("pixel" = String, Path, description = "`{campaignId}.gif`")),
+    responses((status = 200, content_type = "image/gif", description = "1×1 GIF"), (status = 404, body = ErrorBody)))]
+async fn pixel_gif(
+    State(s): State<AppState>,
+    AppPath(pixel): AppPath<String>,
+) -> Result<Response, AppError> {
+    if !s.settings.feature_delivery {
+        return Err(AppError::not_found("route"));
+    }
+    let id = pixel
+        .strip_suffix(".gif")
+        .ok_or_else(|| AppError::not_found("pixel"))?;
+    public_web_campaign(&s.ctx, id).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/gif"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        GIF,
+    )
+        .into_response())
+}
