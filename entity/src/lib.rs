@@ -3,6 +3,7 @@
 //! and PostgreSQL: text ids, `BigInteger` money, UTC timestamps truncated to microseconds.
 
 pub mod account;
+pub mod allocation;
 pub mod ad_slot;
 pub mod ad_slot_revision;
 pub mod api_token;
@@ -24,5 +25,6 @@ pub mod placement;
 pub mod static_key;
 pub mod support_case;
 pub mod survey_api_credential;
+pub mod survey_campaign;
 pub mod user_ban;
 pub mod web_session;

@@ -6,6 +6,7 @@ mod m0002_publisher;
 mod m0003_support_cases;
 mod m0004_billing;
 mod m0005_offer_campaigns;
+mod m0006_survey_campaigns;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0003_support_cases::Migration),
             Box::new(m0004_billing::Migration),
             Box::new(m0005_offer_campaigns::Migration),
+            Box::new(m0006_survey_campaigns::Migration),
         ]
     }
 }

@@ -9,5 +9,6 @@ mod operations;
 mod placements;
 mod platform;
 mod slots;
+mod surveys;
 mod tracking;
 mod web;

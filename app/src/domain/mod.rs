@@ -15,6 +15,7 @@ pub mod password;
 pub mod principal;
 pub mod publisher;
 pub mod rate_limit;
+pub mod surveys;
 pub mod survey_api_keys;
 pub mod tokens;
 

@@ -26,6 +26,7 @@ pub mod publisher;
 pub mod publisher_ops;
 pub mod publisher_rules;
 pub mod survey_api;
+pub mod survey_campaign;
 pub mod validate;
 
 pub use account::*;

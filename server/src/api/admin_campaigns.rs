@@ -1,9 +1,12 @@
-//! Administrator offer-campaign routes: the review queue, approval (CONTRACT section 3),
-//! rejection and measurement-partner live-test verification.
+//! Administrator campaign routes: offer-campaign review queue, approval (CONTRACT section 3),
+//! rejection and measurement-partner live-test verification; survey-campaign approval and
+//! external payments.
 
 use app::domain::campaigns::lifecycle;
+use app::domain::surveys::campaigns as surveys;
 use app::error::AppError;
 use app::model::campaign::*;
+use app::model::survey_campaign::SurveyCampaign;
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -17,6 +20,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(approve))
         .routes(routes!(reject))
         .routes(routes!(verify))
+        .routes(routes!(approve_survey))
+        .routes(routes!(external_payment))
 }
 
 /// IN_REVIEW campaigns and live ones with a pending revision, oldest first.
@@ -67,4 +72,32 @@ async fn verify(
     OptionalJson(b): OptionalJson<VerificationRequest>,
 ) -> Result<AppJson<Campaign>, AppError> {
     lifecycle::verify_mmp(&s.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// Approve a funded (wallet or external) DRAFT or PENDINGAPPROVAL survey campaign: it goes
+/// LIVE (409 `campaign_not_funded` otherwise).
+#[utoipa::path(post, path = "/survey-campaigns/{campaignId}/approve", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = SurveyCampaign), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn approve_survey(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<SurveyCampaign>, AppError> {
+    surveys::approve(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Record that a survey campaign was paid outside the wallet; allocation then refuses it
+/// (409 `paid_outside_wallet`) so it is never charged twice.
+#[utoipa::path(post, path = "/survey-campaigns/{campaignId}/external-payment", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = SurveyCampaign), (status = 409, body = ErrorBody)))]
+async fn external_payment(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<SurveyCampaign>, AppError> {
+    surveys::record_external_payment(&s.ctx, &p, &id)
+        .await
+        .map(AppJson)
 }

@@ -10,6 +10,7 @@ pub mod health;
 pub mod publisher;
 pub mod reference;
 pub mod survey_api;
+pub mod survey_campaigns;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -33,6 +34,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),
         (name = "survey-api", description = "Survey campaign API credentials"),
+        (name = "survey-campaigns", description = "Signed survey campaign API (X-Api-Key + enc signature)"),
         (name = "billing", description = "Advertiser wallet: profile, balance, fundings"),
         (name = "campaigns", description = "Offer campaigns: lifecycle, revisions, readiness, reports, provider capabilities"),
         (name = "tracking", description = "Offer campaign tracking: S2S keys, partner tokens, allowlist, web pixel"),
@@ -110,6 +112,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             })),
         )
         .nest("/auth/v1", auth::router())
+        .nest("/api/v1/campaigns", survey_campaigns::router())
         .nest("/admin/v1", admin::router().merge(admin_campaigns::router()))
         .nest(
             "/performance-marketing/v2",

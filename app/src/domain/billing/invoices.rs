@@ -36,7 +36,12 @@ pub async fn list(
         .collect();
     let txs = ledger_transaction::Entity::find()
         .filter(ledger_transaction::Column::OwnerAccountId.eq(adv.clone()))
-        .filter(ledger_transaction::Column::Kind.is_in(["funding_credit", "spend", "refund"]))
+        .filter(ledger_transaction::Column::Kind.is_in([
+            "funding_credit",
+            "spend",
+            "campaign_spend",
+            "refund",
+        ]))
         .order_by_asc(ledger_transaction::Column::CreatedAt)
         .all(&ctx.db)
         .await?;

@@ -2,6 +2,7 @@
 //! fundings by wire and payment provider. One wallet per advertiser, shared by survey and
 //! offer campaigns.
 
+pub mod allocations;
 pub mod funding;
 pub mod invoices;
 pub mod ledger;

@@ -3,16 +3,17 @@
 
 pub mod checkout;
 
-use app::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
+use app::domain::billing::{acting_advertiser, allocations, funding, invoices, ledger, profile};
 use app::error::AppError;
 use app::model::billing::*;
+use app::model::survey_campaign::{Allocation, AllocationList};
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, AppQuery, Authenticated};
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, OptionalJson};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -26,6 +27,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(wire_funding))
         .routes(routes!(open_order))
         .routes(routes!(capture))
+        .routes(routes!(allocate))
+        .routes(routes!(allocation_list))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -163,6 +166,46 @@ async fn invoice_list(
     AppQuery(q): AppQuery<Select>,
 ) -> Result<AppJson<InvoiceList>, AppError> {
     invoices::list(&s.ctx, &p, q.advertiser_id.as_deref())
+        .await
+        .map(AppJson)
+}
+
+/// Pay a survey campaign from the wallet: its estimated cost (cpi × total_completes) is
+/// reserved. Owner only (administrators may name `advertiserId`); DRAFT or PENDINGAPPROVAL;
+/// idempotent per campaign (a repeat is 200 with the first allocation). 409:
+/// `insufficient_balance`, `campaign_not_eligible`, `estimated_cost_not_positive`,
+/// `paid_outside_wallet`.
+#[utoipa::path(post, path = "/billing/survey-campaigns/{campaignId}/allocate", tag = "billing", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path), Select), request_body(content = AdvertiserSelector, description = "optional"),
+    responses((status = 201, body = Allocation), (status = 200, body = Allocation, description = "already allocated"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn allocate(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(campaign): AppPath<String>,
+    AppQuery(q): AppQuery<Select>,
+    OptionalJson(b): OptionalJson<AdvertiserSelector>,
+) -> Result<(StatusCode, AppJson<Allocation>), AppError> {
+    let selected = q.advertiser_id.or(b.advertiser_id);
+    let (a, created) = allocations::allocate(&s.ctx, &p, &campaign, selected.as_deref()).await?;
+    Ok((
+        if created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        },
+        AppJson(a),
+    ))
+}
+
+/// Up to 100 newest survey campaign allocations.
+#[utoipa::path(get, path = "/billing/allocations", tag = "billing", security(("dashboardBearer" = [])), params(Select),
+    responses((status = 200, body = AllocationList)))]
+async fn allocation_list(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<Select>,
+) -> Result<AppJson<AllocationList>, AppError> {
+    allocations::list(&s.ctx, &p, q.advertiser_id.as_deref())
         .await
         .map(AppJson)
 }

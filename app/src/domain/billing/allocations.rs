@@ -1,0 +1,135 @@
+//! Paying survey campaigns from the shared wallet: the estimated cost (cpi × total
+//! completes) moves from available to the campaign's reserve, once per campaign.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+
+use super::{CURRENCY, acting_advertiser, ledger};
+use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility, estimated_cost};
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::money::format_micros;
+use crate::model::survey_campaign::{Allocation, AllocationList, PaymentStatus, SurveyStatus};
+use entity::allocation;
+
+fn view(a: allocation::Model) -> Allocation {
+    Allocation {
+        allocation_id: a.id,
+        advertiser_id: a.advertiser_id,
+        campaign_id: a.survey_campaign_id,
+        campaign_type: "SURVEY".to_owned(),
+        amount: format_micros(a.amount_micros),
+        amount_micros: a.amount_micros,
+        currency: CURRENCY.to_owned(),
+        status: "RESERVED".to_owned(),
+        created_at: a.created_at,
+    }
+}
+
+async fn existing<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    campaign: &str,
+) -> Result<Option<allocation::Model>, AppError> {
+    Ok(allocation::Entity::find()
+        .filter(allocation::Column::SurveyCampaignId.eq(campaign.to_owned()))
+        .one(db)
+        .await?)
+}
+
+/// `POST /billing/survey-campaigns/{campaignId}/allocate`. Returns the allocation and whether
+/// this call created it (a repeat returns the first one).
+pub async fn allocate(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+    selected: Option<&str>,
+) -> Result<(Allocation, bool), AppError> {
+    let advertiser = match selected.filter(|s| !s.is_empty()) {
+        Some(_) => Some(acting_advertiser(ctx, actor, selected).await?),
+        None => None,
+    };
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = surveys::owned(&txn, actor, campaign_id).await?;
+    if advertiser.is_some_and(|a| a != m.advertiser_id) {
+        return Err(AppError::not_found("survey campaign"));
+    }
+    if let Some(a) = existing(&txn, &m.id).await? {
+        txn.commit().await?;
+        return Ok((view(a), false));
+    }
+    let (status, payment) = eligibility(&m);
+    if payment == PaymentStatus::External {
+        return Err(AppError::conflict(
+            "the campaign was paid outside the wallet; it is never charged twice",
+        )
+        .with_code("paid_outside_wallet"));
+    }
+    if !matches!(status, SurveyStatus::Draft | SurveyStatus::PendingApproval) {
+        return Err(AppError::conflict(format!(
+            "only DRAFT or PENDINGAPPROVAL campaigns can be paid; this one is {}",
+            status.as_str()
+        ))
+        .with_code("campaign_not_eligible"));
+    }
+    let cost = estimated_cost(&m);
+    if cost <= 0 {
+        return Err(AppError::conflict(
+            "the estimated cost (cpi × total_completes) must be positive; set both first",
+        )
+        .with_code("estimated_cost_not_positive"));
+    }
+    let tx = ledger::post(
+        &txn,
+        now,
+        "survey_allocation",
+        &m.advertiser_id,
+        (SUBJECT, &m.id),
+        &format!("survey_allocation:{}", m.id),
+        &ledger::reserve_legs(&m.advertiser_id, &m.id, cost),
+    )
+    .await?;
+    surveys::mark_wallet_paid(&txn, &m, now).await?;
+    let row = allocation::ActiveModel {
+        id: Set(new_id("alc")),
+        advertiser_id: Set(m.advertiser_id.clone()),
+        survey_campaign_id: Set(m.id.clone()),
+        amount_micros: Set(cost),
+        ledger_transaction_id: Set(tx),
+        created_by: Set(actor.account_id.clone()),
+        created_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "survey_campaign.allocated",
+        (SUBJECT, &m.id),
+        serde_json::json!({"amountMicros": cost}),
+    )
+    .await?;
+    txn.commit().await?;
+    Ok((view(row), true))
+}
+
+/// `GET /billing/allocations`: up to 100 newest.
+pub async fn list(
+    ctx: &Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+) -> Result<AllocationList, AppError> {
+    let adv = acting_advertiser(ctx, actor, selected).await?;
+    let rows = allocation::Entity::find()
+        .filter(allocation::Column::AdvertiserId.eq(adv))
+        .order_by_desc(allocation::Column::CreatedAt)
+        .order_by_desc(allocation::Column::Id)
+        .limit(100)
+        .all(&ctx.db)
+        .await?;
+    Ok(AllocationList {
+        items: rows.into_iter().map(view).collect(),
+    })
+}

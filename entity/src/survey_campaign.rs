@@ -1,0 +1,35 @@
+//! A survey campaign created through the signed survey API; metadata and device lists are
+//! JSON text.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "survey_campaigns")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub advertiser_id: String,
+    pub name: String,
+    pub status: String,
+    pub payment_status: String,
+    pub country_language_id: String,
+    pub cpi_micros: Option<i64>,
+    pub length_of_interview: Option<i64>,
+    pub conversion: Option<i64>,
+    pub start_date: Option<Date>,
+    pub end_date: Option<Date>,
+    pub survey_live_link: String,
+    pub survey_test_link: String,
+    pub max_daily_completes: Option<i64>,
+    pub total_completes: Option<i64>,
+    #[sea_orm(column_type = "Text")]
+    pub supported_devices: String,
+    #[sea_orm(column_type = "Text")]
+    pub metadata: String,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,181 @@
+//! The signed survey campaign API (`/api/v1/campaigns`): `X-Api-Key` plus the `enc` URL
+//! signature on every call. Campaign create, list, read, update and delete, and the older
+//! invoices endpoint. Quotas, qualifications and custom questions come with the survey issue.
+
+use std::net::{IpAddr, SocketAddr};
+
+use app::domain::Principal;
+use app::domain::billing::invoices;
+use app::domain::surveys::{campaigns, signature};
+use app::error::AppError;
+use app::model::billing::InvoiceList;
+use app::model::survey_campaign::*;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, OriginalUri, Request, State};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, parse_json, read_body};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(create))
+        .routes(routes!(read, update, delete))
+        .routes(routes!(legacy_invoices))
+}
+
+/// An authenticated survey API call: the advertiser and the raw body it signed.
+pub struct Signed {
+    pub principal: Principal,
+    pub body: Bytes,
+}
+
+impl Signed {
+    /// The body as JSON (an empty body is the type's default).
+    fn json<T: DeserializeOwned + Default>(&self) -> Result<T, AppError> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(T::default());
+        }
+        parse_json(&self.body)
+    }
+}
+
+impl FromRequest<AppState> for Signed {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, AppError> {
+        let headers = req.headers().clone();
+        // `nest` strips the mount prefix from the URI; the signature covers the full path.
+        let uri = req
+            .extensions()
+            .get::<OriginalUri>()
+            .map(|OriginalUri(u)| u.clone())
+            .unwrap_or_else(|| req.uri().clone());
+        let peer = req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(a)| a.ip())
+            .unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        let body = read_body(req, state).await?;
+        // `enc` must be the only query parameter.
+        let enc = match uri.query().map(|q| q.split('&').collect::<Vec<_>>()) {
+            Some(pairs) if pairs.len() == 1 => pairs[0].strip_prefix("enc=").map(str::to_owned),
+            Some(_) => {
+                return Err(
+                    AppError::unauthorized("enc must be the only query parameter")
+                        .with_code("invalid_signature"),
+                );
+            }
+            None => None,
+        };
+        // Scheme and host as the server sees them: the forwarded protocol counts only from a
+        // trusted proxy.
+        let forwarded = headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .filter(|_| state.settings.trusted_proxies.contains(&peer))
+            .map(|v| {
+                v.split(',')
+                    .next()
+                    .unwrap_or("http")
+                    .trim()
+                    .to_ascii_lowercase()
+            });
+        let scheme = forwarded.unwrap_or_else(|| "http".to_owned());
+        let host = headers
+            .get(http::header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| AppError::invalid("the Host header is required"))?;
+        let url = format!("{scheme}://{host}{}", uri.path());
+        let api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+        let principal =
+            signature::authenticate(&state.ctx, api_key, &url, &body, enc.as_deref()).await?;
+        Ok(Signed { principal, body })
+    }
+}
+
+/// Campaigns visible to the calling advertiser: `{campaigns, count}`, newest first.
+#[utoipa::path(get, path = "/getcampaigns", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("enc" = String, Query, description = "URL signature")),
+    responses((status = 200, body = SurveyCampaignList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn list(
+    State(s): State<AppState>,
+    r: Signed,
+) -> Result<AppJson<SurveyCampaignList>, AppError> {
+    campaigns::list(&s.ctx, &r.principal).await.map(AppJson)
+}
+
+/// Create a DRAFT survey campaign (not funded, approved or live). Both links must contain
+/// `{transaction_id}`; the name has at least four characters.
+#[utoipa::path(post, path = "/create", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("enc" = String, Query, description = "URL signature")), request_body = SurveyCampaignInput,
+    responses((status = 201, body = SurveyCreated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn create(
+    State(s): State<AppState>,
+    r: Signed,
+) -> Result<(StatusCode, AppJson<SurveyCreated>), AppError> {
+    let input: SurveyCampaignInput = r.json()?;
+    Ok((
+        StatusCode::CREATED,
+        AppJson(campaigns::create(&s.ctx, &r.principal, input).await?),
+    ))
+}
+
+/// One survey campaign of the caller.
+#[utoipa::path(get, path = "/{campaignId}", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("campaignId" = String, Path), ("enc" = String, Query)),
+    responses((status = 200, body = SurveyCampaign), (status = 404, body = ErrorBody)))]
+async fn read(
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
+    r: Signed,
+) -> Result<AppJson<SurveyCampaign>, AppError> {
+    campaigns::get(&s.ctx, &r.principal, &id).await.map(AppJson)
+}
+
+/// Update named fields of a DRAFT or PENDINGAPPROVAL campaign, or move its status
+/// (DRAFT↔PENDINGAPPROVAL, LIVE↔PAUSED, LIVE/PAUSED→CLOSED).
+#[utoipa::path(put, path = "/{campaignId}", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("campaignId" = String, Path), ("enc" = String, Query)), request_body = SurveyCampaignInput,
+    responses((status = 200, body = SurveyCampaign), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn update(
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
+    r: Signed,
+) -> Result<AppJson<SurveyCampaign>, AppError> {
+    let input: SurveyCampaignInput = r.json()?;
+    campaigns::update(&s.ctx, &r.principal, &id, input)
+        .await
+        .map(AppJson)
+}
+
+/// Delete an unpaid DRAFT or PENDINGAPPROVAL campaign.
+#[utoipa::path(delete, path = "/{campaignId}", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("campaignId" = String, Path), ("enc" = String, Query)),
+    responses((status = 200, body = SurveyMessage), (status = 409, body = ErrorBody)))]
+async fn delete(
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
+    r: Signed,
+) -> Result<AppJson<SurveyMessage>, AppError> {
+    campaigns::delete(&s.ctx, &r.principal, &id)
+        .await
+        .map(AppJson)
+}
+
+/// The older advertiser invoices endpoint: the same monthly invoices as
+/// `GET /performance-marketing/v2/billing/invoices`, `{items}`.
+#[utoipa::path(get, path = "/invoices", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("enc" = String, Query)), responses((status = 200, body = InvoiceList), (status = 401, body = ErrorBody)))]
+async fn legacy_invoices(
+    State(s): State<AppState>,
+    r: Signed,
+) -> Result<AppJson<InvoiceList>, AppError> {
+    invoices::list(&s.ctx, &r.principal, None)
+        .await
+        .map(AppJson)
+}
