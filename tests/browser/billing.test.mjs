@@ -4,6 +4,7 @@
 // queue; the balance card follows each step. Once hydrated, once without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
 
 let server; let browser;
@@ -198,6 +199,28 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   await invoice.locator('.badge', { hasText: 'OPEN' }).waitFor();
   assert.match(await invoice.textContent(), /175\.500000 USD/);
   await shot(page, 'billing-after-wire');
+
+  // A survey campaign created through the signed survey API and paid from the wallet shows
+  // up as an allocation, and the available balance drops by its estimated cost.
+  const { token } = await api('POST', '/auth/v1/tokens', { email: 'adv@example.com', password });
+  const key = await api('POST', '/performance-marketing/v2/survey-api/credentials', { encryptionType: 'SHA256' }, token);
+  const url = `${server.base}/api/v1/campaigns/create`;
+  const body = JSON.stringify({
+    name: 'Brand tracker', country_language_id: 'en-US', cpi: 1.5, total_completes: 50,
+    survey_live_link: 'https://survey.example/l?t={transaction_id}',
+    survey_test_link: 'https://survey.example/t?t={transaction_id}',
+  });
+  const enc = createHash('sha256').update(url + body + key.secret).digest('hex');
+  const created = await fetch(`${url}?enc=${enc}`, {
+    method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': key.apiKey },
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const survey = (await created.json()).campaign._id;
+  await api('POST', `/performance-marketing/v2/billing/survey-campaigns/${survey}/allocate`, {}, token);
+  await page.reload();
+  await waitForBalance(page, '100.500000');
+  const allocation = page.locator('#allocations tbody tr').first();
+  assert.match(await allocation.textContent(), new RegExp(`${survey}.*75\\.000000 USD`, 's'));
   assert.deepEqual(problems, []);
   await page.close();
 });

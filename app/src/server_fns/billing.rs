@@ -16,6 +16,7 @@ pub struct BillingSummary {
     pub balance: Balance,
     pub profile: BillingProfile,
     pub invoices: Vec<Invoice>,
+    pub allocations: Vec<crate::model::survey_campaign::Allocation>,
     pub awaiting_capture: Vec<Funding>,
 }
 
@@ -101,21 +102,25 @@ mod support {
     }
 }
 
-/// Balance, profile, invoices and the provider payments awaiting capture.
+/// Balance, profile, invoices, survey allocations and the provider payments awaiting capture.
 #[server(prefix = "/fn", endpoint = "billing_overview")]
 pub async fn billing_overview() -> Result<BillingSummary, AppError> {
     super::web::run(async move {
-        use crate::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
+        use crate::domain::billing::{
+            acting_advertiser, allocations, funding, invoices, ledger, profile,
+        };
         let (ctx, p) = support::reader().await?;
         let adv = acting_advertiser(&ctx, &p, None).await?;
         let balance = ledger::balance(&ctx.db, &adv).await?;
         let profile = profile::get(&ctx, &p, None).await?;
         let invoices = invoices::list(&ctx, &p, None).await?.items;
+        let allocations = allocations::list(&ctx, &p, None).await?.items;
         let fundings = funding::list(&ctx, &p, None).await?.items;
         Ok(BillingSummary {
             balance,
             profile,
             invoices,
+            allocations,
             awaiting_capture: awaiting_capture(&fundings),
         })
     })

@@ -61,6 +61,7 @@ fn BillingView(data: BillingData) -> impl IntoView {
                         <BalanceCard balance=s.balance funding_link=true/>
                         <AwaitingCapture pending=s.awaiting_capture capture/>
                         <ProfileForm profile=s.profile save/>
+                        <Allocations allocations=s.allocations/>
                         <Invoices invoices=s.invoices/>
                     }
                     .into_any(),
@@ -196,6 +197,37 @@ fn ProfileForm(profile: BillingProfile, save: ServerAction<SaveBillingProfile>) 
                 </label>
                 <div class="form-actions"><button type="submit">"Save billing profile"</button></div>
             </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+fn Allocations(allocations: Vec<crate::model::survey_campaign::Allocation>) -> impl IntoView {
+    view! {
+        <section class="card" id="allocations">
+            <h2>"Survey allocations"</h2>
+            <p class="muted">"Survey campaigns paid from this wallet: the estimated cost (CPI × completes) is held for each."</p>
+            {if allocations.is_empty() {
+                view! { <p class="muted">"No survey campaign has been paid from the wallet yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="allocations">
+                        <thead>
+                            <tr><th>"Date"</th><th>"Survey campaign"</th><th>"Status"</th><th>"Amount"</th></tr>
+                        </thead>
+                        <tbody>
+                            {allocations.into_iter().map(|a| view! {
+                                <tr>
+                                    <td>{a.created_at.format("%Y-%m-%d").to_string()}</td>
+                                    <td><code>{a.campaign_id.clone()}</code></td>
+                                    <td><span class="badge">{a.status.clone()}</span></td>
+                                    <td class="num">{a.amount.clone()}" "{a.currency.clone()}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
         </section>
     }
 }
