@@ -55,6 +55,11 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/advertiser") view=pages::AdvertiserHome/>
                     <Route path=path!("/advertiser/billing") view=pages::AdvertiserBillingPage/>
                     <Route path=path!("/advertiser/billing/funding") view=pages::AdvertiserFundingPage/>
+                    <Route path=path!("/advertiser/campaigns") view=pages::CampaignsPage/>
+                    <Route path=path!("/advertiser/campaigns/new") view=pages::NewCampaignPage/>
+                    <Route path=path!("/advertiser/campaigns/:id") view=pages::CampaignDetailPage/>
+                    <Route path=path!("/advertiser/campaigns/:id/tracking") view=pages::CampaignTrackingPage/>
+                    <Route path=path!("/advertiser/campaigns/:id/report") view=pages::CampaignReportPage/>
                     <Route path=path!("/admin") view=pages::AdminHome/>
                 </Routes>
             </Layout>

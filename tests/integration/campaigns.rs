@@ -382,6 +382,18 @@ async fn revisions_clone_and_audit(app: TestApp) {
         assert!(actions.contains(&a), "{a} in {actions:?}");
     }
     assert_eq!(actions[0], "campaign.transition", "newest first");
+    let first_edit = audit["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .rev()
+        .find(|a| a["action"] == "campaign.updated")
+        .expect("edit");
+    assert_eq!(
+        first_edit["detail"]["fields"],
+        json!(["name"]),
+        "only what changed is recorded"
+    );
 }
 
 async fn readiness_and_report(app: TestApp) {

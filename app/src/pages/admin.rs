@@ -1,11 +1,12 @@
 //! Administrator home: the queue of advertisers awaiting approval, the wire fundings
-//! awaiting review, then the placement review queue and the verified placements awaiting
-//! release.
+//! awaiting review, the offer campaigns awaiting review, then the placement review queue
+//! and the verified placements awaiting release.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::RequireUser;
+use super::advertiser::{CampaignQueue, CampaignReview};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
@@ -22,6 +23,7 @@ struct AdminData {
     approve: ServerAction<ApproveAdvertiser>,
     queue: Resource<Result<Vec<AccountView>, AppError>>,
     fundings: FundingQueue,
+    campaigns: CampaignQueue,
     placements: PlacementQueues,
 }
 
@@ -41,6 +43,7 @@ impl AdminData {
                     |_| funding_review_queue(),
                 ),
             },
+            campaigns: CampaignQueue::new(),
             placements: PlacementQueues {
                 review,
                 release,
@@ -61,10 +64,11 @@ pub fn AdminHome() -> impl IntoView {
         <Title text="Admin"/>
         <RequireUser signed_in=move |u: AccountView| {
             if u.role.is_admin() {
-                let AdminData { approve, queue, fundings, placements } = data;
+                let AdminData { approve, queue, fundings, campaigns, placements } = data;
                 view! {
                     <AdvertiserQueue approve queue/>
                     <FundingReview fundings/>
+                    <CampaignReview campaigns/>
                     <PlacementReview placements/>
                 }
                 .into_any()

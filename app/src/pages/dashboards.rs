@@ -56,6 +56,16 @@ pub fn AdvertiserHome() -> impl IntoView {
                         <a class="button secondary" href="/advertiser/billing/funding" rel="external">"Add funds"</a>
                     </div>
                 </section>
+                <section class="card" id="advertiser-campaigns">
+                    <h2>"Offer campaigns"</h2>
+                    <p class="muted">
+                        "Rewarded offers with goals and a budget: create a campaign, set up conversion tracking, submit it for review."
+                    </p>
+                    <div class="actions">
+                        <a class="button" href="/advertiser/campaigns" rel="external">"Offer campaigns"</a>
+                        <a class="button secondary" href="/advertiser/campaigns/new" rel="external">"New campaign"</a>
+                    </div>
+                </section>
             }
         }/>
     }

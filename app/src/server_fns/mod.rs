@@ -4,6 +4,9 @@
 pub mod admin;
 pub mod auth;
 pub mod billing;
+pub mod campaigns;
+pub mod campaigns_admin;
+pub mod campaigns_tracking;
 pub mod publisher;
 
 #[cfg(feature = "ssr")]

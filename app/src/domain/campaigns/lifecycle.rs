@@ -14,6 +14,7 @@ use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;
 use crate::model::campaign_rules::advertiser_moves;
+use crate::model::money::format_micros;
 use entity::offer_campaign;
 
 fn refuse_move(from: CampaignStatus, to: CampaignStatus) -> AppError {
@@ -56,17 +57,32 @@ async fn set_reserve(
         )
     };
     let key = format!("{kind}:{}:{}", m.id, new_id("mv"));
-    ledger::post(txn, now, kind, &m.advertiser_id, (SUBJECT, &m.id), &key, &legs)
-        .await
-        .map(|_| ())
-        .map_err(|e| match e {
-            PostError::Insufficient => AppError::conflict(format!(
-                "the available balance does not cover the campaign's unspent budget ({} USD more is needed)",
-                crate::model::money::format_micros(delta)
+    match ledger::post(
+        txn,
+        now,
+        kind,
+        &m.advertiser_id,
+        (SUBJECT, &m.id),
+        &key,
+        &legs,
+    )
+    .await
+    {
+        Ok(_) => Ok(()),
+        Err(PostError::Insufficient) => {
+            let available = ledger::balance(txn, &m.advertiser_id)
+                .await?
+                .available_micros;
+            Err(AppError::conflict(format!(
+                "the available balance ({} USD) does not cover the campaign's unspent budget ({} USD); fund {} USD more",
+                format_micros(available),
+                format_micros(delta),
+                format_micros(delta - available)
             ))
-            .with_code("insufficient_balance"),
-            other => other.into(),
-        })
+            .with_code("insufficient_balance"))
+        }
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// The reserve a delivering campaign holds: its live budget minus what it has spent.

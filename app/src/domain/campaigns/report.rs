@@ -68,6 +68,10 @@ pub async fn report(
     for row in &mut days {
         row.spend = format_micros(row.spend_micros);
         totals.clicks += row.clicks;
+        totals.conversions.pending += row.conversions.pending;
+        totals.conversions.approved += row.conversions.approved;
+        totals.conversions.rejected += row.conversions.rejected;
+        totals.conversions.reversed += row.conversions.reversed;
         totals.spend_micros += row.spend_micros;
     }
     totals.spend = format_micros(totals.spend_micros);

@@ -255,17 +255,7 @@ pub async fn update(
     a.revision = Set(revision);
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
-    let changed = serde_json::to_value(&patch)
-        .ok()
-        .and_then(|v| {
-            v.as_object().map(|o| {
-                o.iter()
-                    .filter(|(_, v)| !v.is_null())
-                    .map(|(k, _)| k.clone())
-                    .collect::<Vec<_>>()
-            })
-        })
-        .unwrap_or_default();
+    let changed = changed_fields(&current, &next);
     audit::record(
         &txn,
         now,
@@ -278,6 +268,19 @@ pub async fn update(
     let v = view(&txn, &m).await?;
     txn.commit().await?;
     Ok(v)
+}
+
+/// The configuration fields whose values differ (for the audit trail).
+fn changed_fields(before: &CampaignConfig, after: &CampaignConfig) -> Vec<String> {
+    let (a, b) = (serde_json::to_value(before), serde_json::to_value(after));
+    match (a, b) {
+        (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) => b
+            .iter()
+            .filter(|(k, v)| a.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Copies the newest configuration into a new DRAFT campaign (no credentials, no money).

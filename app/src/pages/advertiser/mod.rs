@@ -2,9 +2,14 @@
 //! by payment provider. Every form is a plain HTML form that also works without JavaScript.
 
 mod billing;
+mod campaigns;
 mod funding;
 
 pub use billing::BillingPage;
+pub use campaigns::{
+    CampaignDetailPage, CampaignQueue, CampaignReportPage, CampaignReview, CampaignTrackingPage,
+    CampaignsPage, NewCampaignPage,
+};
 pub use funding::FundingPage;
 
 use leptos::prelude::*;

@@ -1,0 +1,93 @@
+//! `/advertiser/campaigns`: the wallet and the offer campaigns with their money.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::super::BalanceCard;
+use super::{CampaignBadge, CampaignLoadError, when};
+use crate::error::AppError;
+use crate::model::AccountView;
+use crate::model::campaign::Campaign;
+use crate::pages::RequireUser;
+use crate::server_fns::campaigns::{CampaignsOverview, offer_campaigns};
+
+#[component]
+pub fn CampaignsPage() -> impl IntoView {
+    // Created in the page body, before RequireUser (its content can render more than once).
+    let overview = Resource::new(|| (), |_| offer_campaigns());
+    view! {
+        <Title text="Offer campaigns"/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <CampaignsView overview/> }/>
+    }
+}
+
+#[component]
+fn CampaignsView(overview: Resource<Result<CampaignsOverview, AppError>>) -> impl IntoView {
+    view! {
+        <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match overview.await {
+                    Err(error) => view! { <CampaignLoadError error/> }.into_any(),
+                    Ok(o) => view! {
+                        {o.balance.map(|balance| view! { <BalanceCard balance funding_link=true/> })}
+                        <CampaignTable campaigns=o.campaigns.items/>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn CampaignTable(campaigns: Vec<Campaign>) -> impl IntoView {
+    let empty = campaigns.is_empty();
+    view! {
+        <section class="card" id="campaigns">
+            <div class="card-head">
+                <h1>"Offer campaigns"</h1>
+                <a class="button" href="/advertiser/campaigns/new" rel="external">"New campaign"</a>
+            </div>
+            <p class="muted">
+                "A campaign reserves its unspent budget from the balance while it is LIVE; pausing or ending it releases the reserve."
+            </p>
+            {if empty {
+                view! { <p class="muted">"No campaigns yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="campaigns">
+                        <thead>
+                            <tr>
+                                <th>"Campaign"</th><th>"Status"</th><th>"Tracking"</th>
+                                <th>"Budget"</th><th>"Reserved"</th><th>"Spent"</th><th>"Updated"</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {campaigns.into_iter().map(|c| view! { <CampaignRow c/> }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn CampaignRow(c: Campaign) -> impl IntoView {
+    let href = format!("/advertiser/campaigns/{}", c.campaign_id);
+    view! {
+        <tr data-campaign=c.campaign_id.clone()>
+            <td>
+                <a href=href rel="external"><strong>{c.config.name.clone()}</strong></a><br/>
+                <code class="muted">{c.campaign_id.clone()}</code>
+            </td>
+            <td><CampaignBadge status=c.status/></td>
+            <td><code>{c.config.tracking_provider.clone()}</code></td>
+            <td class="num budget">{c.budget.clone()}</td>
+            <td class="num reserved">{c.reserved.clone()}</td>
+            <td class="num spent">{c.spent.clone()}</td>
+            <td>{when(c.updated_at)}</td>
+        </tr>
+    }
+}

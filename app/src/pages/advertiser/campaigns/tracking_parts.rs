@@ -1,0 +1,207 @@
+//! Panels of the tracking page: credentials, signing recipe with the local test, IP
+//! allowlist and web pixel.
+
+use leptos::prelude::*;
+
+use super::super::action_error;
+use super::tracking::TrackingActions;
+use super::{field_error_in, when};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
+use crate::server_fns::campaigns_tracking::curl_command;
+
+/// The credential kind of a tracking provider.
+fn kind_of(provider: &str) -> &'static str {
+    match provider {
+        "CUSTOM_S2S" => "CUSTOM_S2S",
+        "DIRECT" => "DIRECT",
+        "MANAGED" => "MANAGED",
+        _ => "MMP",
+    }
+}
+
+#[component]
+pub(super) fn CredentialsPanel(
+    setup: TrackingSetup,
+    status: CampaignStatus,
+    actions: TrackingActions,
+) -> impl IntoView {
+    let kind = kind_of(&setup.tracking_provider);
+    let active = setup
+        .credentials
+        .iter()
+        .any(|c| c.kind == kind && c.status == "ACTIVE");
+    let open = !matches!(status, CampaignStatus::Ended | CampaignStatus::Archived);
+    let mmp_rotatable = matches!(status, CampaignStatus::Draft | CampaignStatus::InReview);
+    // (op, label) of the button this campaign offers now.
+    let button = match (kind, active) {
+        ("CUSTOM_S2S", false) => Some(("create", "Create S2S key")),
+        ("CUSTOM_S2S", true) => Some(("rotate", "Rotate S2S key")),
+        ("MMP", false) => Some(("create", "Create campaign token")),
+        ("MMP", true) if mmp_rotatable => Some(("rotate", "Rotate campaign token")),
+        ("DIRECT", false) => Some(("create", "Create direct token")),
+        ("MANAGED", false) => Some(("create", "Create managed token")),
+        _ => None,
+    }
+    .filter(|_| open);
+    let empty = setup.credentials.is_empty();
+    view! {
+        <section class="card" id="credentials">
+            <h2>"Credentials"</h2>
+            <p class="muted">
+                "The secret or token is shown once, right after it is issued. Rotating replaces the active one at once."
+            </p>
+            <ErrorNotice error=action_error(actions.issue)/>
+            {if empty {
+                view! { <p class="muted no-credentials">"No credential yet."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="credentials">
+                        <thead><tr><th>"Kind"</th><th>"Key id"</th><th>"Status"</th><th>"Created"</th><th>"Retired"</th></tr></thead>
+                        <tbody>
+                            {setup.credentials.into_iter().map(|c| view! {
+                                <tr data-status=c.status.clone()>
+                                    <td>{c.kind}</td>
+                                    <td><code class="key-id">{c.key_id}</code></td>
+                                    <td><span class="badge">{c.status.clone()}</span></td>
+                                    <td>{when(c.created_at)}</td>
+                                    <td>{c.retired_at.map(when).unwrap_or_default()}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+            {button.map(|(op, label)| view! {
+                <ActionForm action=actions.issue attr:class="inline issue-form">
+                    <CsrfField/>
+                    <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
+                    <input type="hidden" name="kind" value=kind/>
+                    <input type="hidden" name="op" value=op/>
+                    <button type="submit" class=if op == "rotate" { "secondary" } else { "" }>{label}</button>
+                </ActionForm>
+            })}
+        </section>
+    }
+}
+
+/// The Custom S2S signing recipe, the local test and its curl command.
+#[component]
+pub(super) fn SigningPanel(
+    setup: TrackingSetup,
+    actions: TrackingActions,
+    flashed: Option<S2sTestResult>,
+) -> impl IntoView {
+    let recipe = setup.signing.clone()?;
+    let has_key = setup
+        .credentials
+        .iter()
+        .any(|c| c.kind == "CUSTOM_S2S" && c.status == "ACTIVE");
+    // The scripted answer wins over a flash left by an earlier plain post.
+    let result = move || match actions.test.value().get() {
+        Some(Ok(t)) => Some(t),
+        _ => flashed.clone(),
+    };
+    let message = recipe.message_fields.join("\\n");
+    Some(view! {
+        <section class="card" id="signing">
+            <h2>"Signing recipe"</h2>
+            <dl class="facts">
+                <dt>"Algorithm"</dt><dd>{recipe.algorithm.clone()}</dd>
+                <dt>"Headers"</dt>
+                <dd>{recipe.headers.iter().map(|h| view! { <code>{h.clone()}</code>" " }).collect_view()}</dd>
+                <dt>"Signed message"</dt><dd><code>{message}</code></dd>
+                <dt>"Timestamp"</dt><dd>{format!("{} (at most {} s from the server clock)", recipe.timestamp, recipe.max_skew_seconds)}</dd>
+            </dl>
+            <p class="muted">
+                "The local test signs a sample conversion with the active key and checks it like the endpoint would. "
+                "Nothing is delivered and nothing is accounted."
+            </p>
+            <ErrorNotice error=action_error(actions.test)/>
+            {has_key.then(|| view! {
+                <ActionForm action=actions.test attr:class="inline">
+                    <CsrfField/>
+                    <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
+                    <button type="submit" class="secondary">"Run local test"</button>
+                </ActionForm>
+            })}
+            {(!has_key).then(|| view! { <p class="muted">"Create the S2S key to run the test."</p> })}
+            {move || result().map(|test| view! { <TestResult test/> })}
+        </section>
+    })
+}
+
+#[component]
+fn TestResult(test: S2sTestResult) -> impl IntoView {
+    let curl = curl_command(&test);
+    let verdict = if test.valid { "valid" } else { "invalid" };
+    view! {
+        <div class="s2s-test" data-valid=test.valid.to_string()>
+            <p class="verdict">
+                <span class=format!("badge test-{verdict}")>{verdict}</span>
+                " deliveredExternally: "<code class="delivered">{test.delivered_externally.to_string()}</code>
+                " · accountingWrites: "<code class="accounting">{test.accounting_writes}</code>
+            </p>
+            <ul class="checks">
+                {test.checks.into_iter().map(|c| view! {
+                    <li data-ok=c.ok.to_string()>
+                        {if c.ok { "✓ " } else { "✗ " }}<code>{c.name}</code>" "<span class="muted">{c.message}</span>
+                    </li>
+                }).collect_view()}
+            </ul>
+            <p class="muted">"Signed message (newline-joined):"</p>
+            <pre>{test.signed_message}</pre>
+            <p class="muted">"Example request, signed with your key (valid for five minutes):"</p>
+            <pre class="copyable curl">{curl}</pre>
+        </div>
+    }
+}
+
+#[component]
+pub(super) fn AllowlistPanel(setup: TrackingSetup, actions: TrackingActions) -> impl IntoView {
+    let error = action_error(actions.allowlist);
+    let saved = move || actions.allowlist.value().get().is_some_and(|r| r.is_ok());
+    let current = setup.ip_allowlist.join(", ");
+    let summary = if setup.ip_allowlist.is_empty() {
+        "Any source address may report.".to_owned()
+    } else {
+        format!("Only {current} may report.")
+    };
+    view! {
+        <section class="card" id="ip-allowlist">
+            <h2>"IP allowlist"</h2>
+            <p class="muted allowlist-summary">{summary}</p>
+            <ErrorNotice error/>
+            <Show when=saved>
+                <div class="notice ok" role="status">"Allowlist saved."</div>
+            </Show>
+            <ActionForm action=actions.allowlist attr:class="row">
+                <CsrfField/>
+                <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
+                <label class="grow">"Addresses or CIDR ranges (comma separated; empty allows any)"
+                    <input type="text" name="entries" value=current placeholder="203.0.113.10, 198.51.100.0/24"/>
+                    {field_error_in(error, "entries".to_owned(), true)}
+                </label>
+                <button type="submit" class="secondary">"Save allowlist"</button>
+            </ActionForm>
+        </section>
+    }
+}
+
+#[component]
+pub(super) fn PixelPanel(setup: TrackingSetup) -> impl IntoView {
+    let px = setup.web_pixel;
+    view! {
+        <section class="card" id="web-pixel">
+            <h2>"Web pixel"</h2>
+            {if px.supported {
+                view! {
+                    <p class="muted">"For web campaigns: place this image on the conversion page and fill the macros."</p>
+                    <pre class="copyable snippet-pixel">{px.html_snippet}</pre>
+                }.into_any()
+            } else {
+                view! { <p class="muted">"Only campaigns that run on the web platform can use the pixel."</p> }.into_any()
+            }}
+        </section>
+    }
+}
