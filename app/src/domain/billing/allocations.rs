@@ -60,18 +60,18 @@ pub async fn allocate(
         return Ok((view(a), false));
     }
     let (status, payment) = eligibility(&m);
-    if payment == PaymentStatus::External {
-        return Err(AppError::conflict(
-            "the campaign was paid outside the wallet; it is never charged twice",
-        )
-        .with_code("paid_outside_wallet"));
-    }
     if !matches!(status, SurveyStatus::Draft | SurveyStatus::PendingApproval) {
         return Err(AppError::conflict(format!(
             "only DRAFT or PENDINGAPPROVAL campaigns can be paid; this one is {}",
             status.as_str()
         ))
         .with_code("campaign_not_eligible"));
+    }
+    if payment == PaymentStatus::External {
+        return Err(AppError::conflict(
+            "the campaign was paid outside the wallet; it is never charged twice",
+        )
+        .with_code("paid_outside_wallet"));
     }
     let cost = estimated_cost(&m);
     if cost <= 0 {
