@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/sign-in") view=pages::SignInPage/>
                     <Route path=path!("/register") view=pages::RegisterPage/>
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
+                    <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/placements") view=pages::PlacementsPage/>
                     <Route path=path!("/publisher/placements/:id") view=pages::PlacementDetailPage/>
                     <Route path=path!("/publisher/placements/:id/slots/:slot_id") view=pages::SlotEditorPage/>

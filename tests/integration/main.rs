@@ -5,6 +5,7 @@ mod auth;
 mod billing;
 mod campaigns;
 mod errors;
+mod gallery;
 mod operations;
 mod placements;
 mod platform;

@@ -219,3 +219,42 @@ pub struct PatchSupportCase {
     /// A note to the user (shown in the SDK) or for the team; at most 2,000 characters.
     pub publisher_note: Option<String>,
 }
+
+/// One goal of a gallery offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GalleryGoal {
+    pub external_goal_id: String,
+    pub name: String,
+    /// What the advertiser pays per approved conversion (gross, USD micros).
+    pub payout_micros: i64,
+    pub payout: String,
+}
+
+/// A live offer the publisher's users could be shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GalleryOffer {
+    pub campaign_id: String,
+    pub name: String,
+    pub category: String,
+    pub task_type: String,
+    pub platforms: Vec<String>,
+    pub countries: Vec<String>,
+    pub description: Option<String>,
+    pub preview_url: Option<String>,
+    pub goals: Vec<GalleryGoal>,
+    /// Sum of the goals' payouts (gross, USD micros).
+    pub total_payout_micros: i64,
+    pub total_payout: String,
+}
+
+/// `GET /publisher/v2/offer-gallery`: `{items, count}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct OfferGallery {
+    pub items: Vec<GalleryOffer>,
+    pub count: usize,
+}

@@ -2,12 +2,14 @@
 //! is a plain HTML form that also works without JavaScript.
 
 mod callback_section;
+mod gallery;
 mod placement_detail;
 mod placements;
 mod slot_editor;
 mod slot_panels;
 mod slots_section;
 
+pub use gallery::OfferGalleryPage;
 pub use placement_detail::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
 pub use slot_editor::SlotEditorPage;

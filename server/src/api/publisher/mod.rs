@@ -1,6 +1,7 @@
 //! The publisher console (`/publisher/v2`), behind the foundation feature switch.
 
 pub mod callbacks;
+pub mod gallery;
 pub mod operations;
 pub mod placements;
 pub mod slots;
@@ -15,4 +16,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(slots::router())
         .merge(callbacks::router())
         .merge(operations::router())
+        .merge(gallery::router())
 }

@@ -1,0 +1,115 @@
+//! The offer gallery: live inventory a publisher is eligible for, optionally for one of its
+//! placements (its platform and placement blacklist) and a country. Blacklists apply exactly
+//! as they will in delivery.
+
+use super::blacklists::{Candidate, excluded};
+use super::owned_placement;
+use crate::domain::campaigns::inventory::live_offers;
+use crate::domain::{Ctx, Principal};
+use crate::error::AppError;
+use crate::model::campaign::Platform;
+use crate::model::money::format_micros;
+use crate::model::publisher_ops::{GalleryGoal, GalleryOffer, OfferGallery};
+
+/// Gallery filters.
+#[derive(Debug, Default, Clone)]
+pub struct GalleryQuery {
+    pub placement_id: Option<String>,
+    /// ISO alpha-2.
+    pub country: Option<String>,
+    /// android, ios or web (implied by the placement when one is named).
+    pub platform: Option<String>,
+}
+
+/// Live offers for the publisher, highest total payout first (up to 200).
+pub async fn gallery(
+    ctx: &Ctx,
+    actor: &Principal,
+    q: GalleryQuery,
+) -> Result<OfferGallery, AppError> {
+    actor.require_publisher()?;
+    let (owner, placement, platform) = match q.placement_id.as_deref().filter(|p| !p.is_empty()) {
+        Some(id) => {
+            let p = owned_placement(&ctx.db, actor, id).await?;
+            (
+                p.owner_account_id.clone(),
+                p.id.clone(),
+                Some(p.platform.clone()),
+            )
+        }
+        None => (
+            actor.account_id.clone(),
+            String::new(),
+            q.platform.clone().filter(|p| !p.is_empty()),
+        ),
+    };
+    let platform = match platform {
+        Some(p) => Some(
+            Platform::parse(&p.to_ascii_lowercase())
+                .ok_or_else(|| AppError::field("platform", "must be android, ios or web"))?,
+        ),
+        None => None,
+    };
+    let country = q
+        .country
+        .map(|c| c.trim().to_ascii_uppercase())
+        .filter(|c| !c.is_empty());
+    if country
+        .as_ref()
+        .is_some_and(|c| c.len() != 2 || !c.chars().all(|ch| ch.is_ascii_alphabetic()))
+    {
+        return Err(AppError::field(
+            "country",
+            "must be a two-letter country code",
+        ));
+    }
+    let mut items = Vec::new();
+    for offer in live_offers(&ctx.db, ctx.now()).await? {
+        let c = &offer.config;
+        if platform.is_some_and(|p| !c.platforms.contains(&p))
+            || country.as_ref().is_some_and(|k| !c.countries.contains(k))
+        {
+            continue;
+        }
+        let host = offer.destination_host();
+        let candidate = Candidate {
+            campaign_id: &offer.campaign.id,
+            advertiser_id: &offer.campaign.advertiser_id,
+            category: &c.category,
+            task_type: &c.task_type,
+            destination_host: &host,
+        };
+        if excluded(&ctx.db, &owner, &placement, &candidate).await? {
+            continue;
+        }
+        let total: i64 = c.goals.iter().map(|g| g.payout_micros).sum();
+        items.push(GalleryOffer {
+            campaign_id: offer.campaign.id.clone(),
+            name: c.name.clone(),
+            category: c.category.clone(),
+            task_type: c.task_type.clone(),
+            platforms: c.platforms.iter().map(|p| p.as_str().to_owned()).collect(),
+            countries: c.countries.clone(),
+            description: c.description.clone(),
+            preview_url: c.preview_url.clone(),
+            goals: c
+                .goals
+                .iter()
+                .map(|g| GalleryGoal {
+                    external_goal_id: g.external_goal_id.clone(),
+                    name: g.name.clone(),
+                    payout_micros: g.payout_micros,
+                    payout: g.payout.clone(),
+                })
+                .collect(),
+            total_payout_micros: total,
+            total_payout: format_micros(total),
+        });
+    }
+    items.sort_by(|a, b| b.total_payout_micros.cmp(&a.total_payout_micros));
+    items.truncate(200);
+    Ok(OfferGallery {
+        count: items.len(),
+        items,
+    })
+}
