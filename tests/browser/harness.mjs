@@ -49,7 +49,7 @@ export async function startServer() {
     await new Promise((r) => proc.once('exit', r));
     rmSync(dir, { recursive: true, force: true });
   };
-  return { base, cli, stop };
+  return { base, cli, stop, dbPath: join(dir, 'app.db') };
 }
 
 export async function launchBrowser() {

@@ -24,7 +24,10 @@ pub fn PublisherHome() -> impl IntoView {
                     <li>"Request review."</li>
                     <li>"Go live once an administrator has verified and released the placement."</li>
                 </ol>
-                <p><a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a></p>
+                <p>
+                    <a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a>" "
+                    <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>
+                </p>
             </section>
             <PlacementsPanel data base="/publisher"/>
         }/>

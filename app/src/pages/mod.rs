@@ -15,7 +15,9 @@ pub use advertiser::{
 pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
-pub use publisher::{OfferGalleryPage, PlacementDetailPage, PlacementsPage, SlotEditorPage};
+pub use publisher::{
+    OfferGalleryPage, PlacementDetailPage, PlacementsPage, SlotEditorPage, SupportInboxPage,
+};
 
 use leptos::prelude::*;
 

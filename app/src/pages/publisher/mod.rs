@@ -8,11 +8,13 @@ mod placements;
 mod slot_editor;
 mod slot_panels;
 mod slots_section;
+mod support;
 
 pub use gallery::OfferGalleryPage;
 pub use placement_detail::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
 pub use slot_editor::SlotEditorPage;
+pub use support::SupportInboxPage;
 
 use leptos::prelude::*;
 

@@ -1,0 +1,106 @@
+//! The support inbox: cases end users open through the SDK on this publisher's placements.
+//! Each case can be moved (OPEN → IN_PROGRESS → RESOLVED or REJECTED) with a note the user
+//! sees. Plain forms, so it works without JavaScript.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+use super::{LoadError, action_error};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::AccountView;
+use crate::model::publisher_ops::{SupportCase, SupportStatus};
+use crate::pages::RequireUser;
+use crate::server_fns::publisher_support::{UpdateSupportCase, support_inbox};
+
+const STATUSES: [SupportStatus; 4] = [
+    SupportStatus::Open,
+    SupportStatus::InProgress,
+    SupportStatus::Resolved,
+    SupportStatus::Rejected,
+];
+
+#[component]
+pub fn SupportInboxPage() -> impl IntoView {
+    // Created in the page body: RequireUser may render its children more than once.
+    let query = use_query_map();
+    let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+    let update = ServerAction::<UpdateSupportCase>::new();
+    let inbox = Resource::new(
+        move || (status.get(), update.version().get()),
+        |(s, _)| support_inbox(Some(s)),
+    );
+    view! {
+        <Title text="Support inbox"/>
+        <RequireUser signed_in=move |_u: AccountView| view! {
+            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+            <section class="card">
+                <h1>"Support inbox"</h1>
+                <p class="muted">"Cases your users opened from the offerwall. Your note is shown to the user in the SDK."</p>
+                <Form method="get" action="/publisher/support" attr:class="filters">
+                    <select name="status" aria-label="Status">
+                        <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
+                        {STATUSES.iter().map(|s| {
+                            let v = s.as_str();
+                            view! { <option value=v selected=move || status.get() == v>{v}</option> }
+                        }).collect_view()}
+                    </select>
+                    <button type="submit" class="secondary">"Filter"</button>
+                </Form>
+                <ErrorNotice error=action_error(update)/>
+            </section>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match inbox.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(list) if list.items.is_empty() => view! {
+                            <section class="card" id="support-cases"><p class="muted">"No support case matches."</p></section>
+                        }.into_any(),
+                        Ok(list) => view! {
+                            <section class="card" id="support-cases">
+                                <p class="muted">{format!("{} cases", list.count)}</p>
+                                {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
+                            </section>
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
+        }/>
+    }
+}
+
+#[component]
+fn CaseCard(case: SupportCase, update: ServerAction<UpdateSupportCase>) -> impl IntoView {
+    let current = case.status;
+    let (id, data_id) = (case.support_case_id.clone(), case.support_case_id.clone());
+    view! {
+        <article class="support-case" data-case=data_id>
+            <h3>
+                <span class=format!("badge support-{}", current.as_str().to_ascii_lowercase())>{current.as_str()}</span>" "
+                <code>{case.reason_code.clone()}</code>
+            </h3>
+            <p>{case.message.clone()}</p>
+            <p class="muted">
+                "User "<code>{case.external_user_id.clone()}</code>" · placement "<code>{case.placement_id.clone()}</code>
+                {case.offer_id.clone().map(|o| view! { " · offer "<code>{o}</code> })}
+                " · opened "{case.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}
+            </p>
+            <ActionForm action=update attr:class="grid-3">
+                <CsrfField/>
+                <input type="hidden" name="support_case_id" value=id/>
+                <label>"Status"
+                    <select name="status">
+                        {STATUSES.iter().map(|s| view! {
+                            <option value=s.as_str() selected=*s == current>{s.as_str()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Note to the user"
+                    <textarea name="publisher_note" maxlength="2000" rows="2">{case.publisher_note.clone().unwrap_or_default()}</textarea>
+                </label>
+                <button type="submit">"Save"</button>
+            </ActionForm>
+        </article>
+    }
+}

@@ -1,0 +1,69 @@
+// The publisher's support inbox. The SDK route that opens cases is not built yet, so the
+// test seeds one case in the database the way the SDK will; the publisher then works it
+// through the page, once hydrated and once without JavaScript.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { startServer, launchBrowser, watchPage } from './harness.mjs';
+
+let server; let browser;
+const password = 'correct horse battery';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
+  const post = async (path, body, token) => {
+    const headers = { 'content-type': 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const r = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    assert.ok(r.ok, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const { token } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
+  const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
+  execFileSync('python3', ['-c', `
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("""insert into support_cases (id, placement_id, ad_slot_id, session_id, external_user_id, offer_id,
+  reason_code, message, status, publisher_note, idempotency_key, created_at, updated_at)
+  values ('sup_1', ?, null, 'ses_1', 'user-7', 'cmp_1', 'MISSING_REWARD',
+  'I finished level 10 and got nothing.', 'OPEN', null, null,
+  '2026-11-21 09:00:00+00:00', '2026-11-21 09:00:00+00:00')""", (sys.argv[2],))
+c.commit()`, server.dbPath, p.placementId]);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+for (const [hydrated, to, note] of [[true, 'IN_PROGRESS', 'Looking into it'], [false, 'RESOLVED', 'Credited, sorry!']]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: the publisher moves a case to ${to} with a note`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${server.base}/sign-in`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
+    await form.locator('input[name=email]').fill('pub@example.com');
+    await form.locator('input[name=password]').fill(password);
+    await form.locator('button[type=submit]').click();
+    await page.waitForURL(`${server.base}/publisher`);
+    await page.click('a:has-text("Support inbox")');
+    await page.waitForURL(`${server.base}/publisher/support`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const card = page.locator('article.support-case[data-case=sup_1]');
+    assert.match(await card.textContent(), /MISSING_REWARD.*I finished level 10/s);
+    await card.locator('select[name=status]').selectOption(to);
+    await card.locator('textarea[name=publisher_note]').fill(note);
+    await card.locator('button:has-text("Save")').click();
+    await card.locator('.badge', { hasText: to }).waitFor();
+    await page.goto(`${server.base}/publisher/support?status=${to}`);
+    assert.equal(await page.locator('article.support-case textarea').inputValue(), note);
+    await page.goto(`${server.base}/publisher/support?status=OPEN`);
+    await page.getByText('No support case matches.').waitFor();
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}
