@@ -52,38 +52,9 @@ pub fn awaiting_capture(fundings: &[Funding]) -> Vec<Funding> {
 
 #[cfg(feature = "ssr")]
 mod support {
-    use super::super::web;
-    use crate::domain::{Ctx, Principal};
     use crate::error::AppError;
 
-    /// The signed-in caller of a read.
-    pub async fn reader() -> Result<(Ctx, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, p))
-    }
-
-    /// The signed-in caller of a form post, after the CSRF check.
-    pub async fn writer(csrf: &str) -> Result<(Ctx, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        web::check_csrf(&session, csrf).await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, p))
-    }
-
-    /// A plain HTML form post (no script): it follows a redirect itself.
-    pub fn plain_form_post() -> bool {
-        leptos::prelude::use_context::<http::request::Parts>()
-            .and_then(|p| {
-                p.headers
-                    .get(http::header::ACCEPT)
-                    .and_then(|v| v.to_str().ok())
-                    .map(|v| v.contains("text/html"))
-            })
-            .unwrap_or(false)
-    }
+    pub use super::super::web::{plain_form_post, reader, writer};
 
     /// Trimmed text; empty means "not given".
     pub fn text(v: Option<String>) -> Option<String> {
@@ -143,7 +114,7 @@ pub async fn save_billing_profile(
 ) -> Result<BillingProfile, AppError> {
     super::web::run(async move {
         use support::text;
-        let (ctx, p) = support::writer(&csrf).await?;
+        let (ctx, _, p) = support::writer(&csrf).await?;
         let account_type = match text(account_type).map(|t| t.to_ascii_uppercase()) {
             None => None,
             Some(t) if t == "BUSINESS" => Some(AccountType::Business),
@@ -203,7 +174,7 @@ pub async fn request_wire_funding(
     csrf: String,
 ) -> Result<Funding, AppError> {
     super::web::run(async move {
-        let (ctx, p) = support::writer(&csrf).await?;
+        let (ctx, _, p) = support::writer(&csrf).await?;
         let req = WireFundingRequest {
             amount: support::amount(&amount)?,
             currency: crate::domain::billing::CURRENCY.to_owned(),
@@ -225,7 +196,7 @@ pub async fn open_payment_order(
     csrf: String,
 ) -> Result<PayOrder, AppError> {
     super::web::run(async move {
-        let (ctx, p) = support::writer(&csrf).await?;
+        let (ctx, _, p) = support::writer(&csrf).await?;
         let key = support::text(idempotency_key)
             .unwrap_or_else(|| crate::domain::crypto::random_token("dash"));
         let req = PayOrderRequest {
@@ -247,7 +218,7 @@ pub async fn open_payment_order(
 #[server(prefix = "/fn", endpoint = "billing_capture")]
 pub async fn capture_payment(order_id: String, csrf: String) -> Result<Funding, AppError> {
     super::web::run(async move {
-        let (ctx, p) = support::writer(&csrf).await?;
+        let (ctx, _, p) = support::writer(&csrf).await?;
         crate::domain::billing::funding::capture(&ctx, &p, order_id.trim(), None).await
     })
     .await
@@ -283,7 +254,7 @@ pub async fn funding_review_queue() -> Result<Vec<WireReview>, AppError> {
 #[server(prefix = "/fn", endpoint = "admin_approve_funding")]
 pub async fn approve_wire_funding(funding_id: String, csrf: String) -> Result<Funding, AppError> {
     super::web::run(async move {
-        let (ctx, p) = support::writer(&csrf).await?;
+        let (ctx, _, p) = support::writer(&csrf).await?;
         crate::domain::billing::funding::approve_wire(&ctx, &p, funding_id.trim()).await
     })
     .await

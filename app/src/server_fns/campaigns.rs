@@ -72,136 +72,14 @@ pub fn goal_field(index: usize, field: &str) -> String {
 
 #[cfg(feature = "ssr")]
 pub(crate) mod support {
-    use serde::{Deserialize, Serialize};
-    use tower_sessions::Session;
-
-    use super::super::web;
     use crate::domain::{Ctx, Principal};
     use crate::error::AppError;
     use crate::model::billing::Balance;
-    use crate::model::campaign::S2sTestResult;
-    use crate::server_fns::publisher::OneTimeSecret;
 
-    const FLASH_SECRET: &str = "campaign_flash_secret";
-    const FLASH_TEST: &str = "campaign_flash_test";
+    pub use super::super::web::{reader, writer};
 
-    /// A flash secret as kept in the session: sealed, and tied to its campaign.
-    #[derive(Serialize, Deserialize)]
-    struct StoredSecret {
-        scope: String,
-        label: String,
-        sealed: String,
-    }
-
-    #[derive(Serialize, Deserialize)]
-    struct StoredTest {
-        scope: String,
-        test: S2sTestResult,
-    }
-
-    /// The signed-in caller of a read.
-    pub async fn reader() -> Result<(Ctx, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, p))
-    }
-
-    /// The signed-in caller of a form post, after the CSRF check.
-    pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        web::check_csrf(&session, csrf).await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, session, p))
-    }
-
-    /// A plain HTML form post (no script): Leptos redirects it back and drops the answer.
-    pub fn plain_form_post() -> bool {
-        leptos::prelude::use_context::<http::request::Parts>()
-            .and_then(|p| {
-                p.headers
-                    .get(http::header::ACCEPT)
-                    .and_then(|v| v.to_str().ok())
-                    .map(|v| v.contains("text/html"))
-            })
-            .unwrap_or(false)
-    }
-
-    fn session_err(e: tower_sessions::session::Error) -> AppError {
-        tracing::error!(error = %e, "session store error");
-        AppError::internal()
-    }
-
-    /// Keeps a one-time secret for the page a plain form post returns to.
-    pub async fn flash_secret(
-        ctx: &Ctx,
-        session: &Session,
-        scope: &str,
-        label: &str,
-        value: &str,
-    ) -> Result<(), AppError> {
-        if !plain_form_post() {
-            return Ok(());
-        }
-        let stored = StoredSecret {
-            scope: scope.to_owned(),
-            label: label.to_owned(),
-            sealed: ctx.keys.seal(value)?,
-        };
-        session
-            .insert(FLASH_SECRET, stored)
-            .await
-            .map_err(session_err)
-    }
-
-    /// Keeps a local S2S test result for the page a plain form post returns to.
-    pub async fn flash_test(
-        session: &Session,
-        scope: &str,
-        test: &S2sTestResult,
-    ) -> Result<(), AppError> {
-        if !plain_form_post() {
-            return Ok(());
-        }
-        let stored = StoredTest {
-            scope: scope.to_owned(),
-            test: test.clone(),
-        };
-        session
-            .insert(FLASH_TEST, stored)
-            .await
-            .map_err(session_err)
-    }
-
-    /// Reads and removes the flash left for `scope`; a flash of another page stays.
-    pub async fn take(
-        ctx: &Ctx,
-        session: &Session,
-        scope: &str,
-    ) -> Result<(Option<OneTimeSecret>, Option<S2sTestResult>), AppError> {
-        let mut out = (None, None);
-        let secret: Option<StoredSecret> = session.get(FLASH_SECRET).await.map_err(session_err)?;
-        if let Some(s) = secret.filter(|s| s.scope == scope) {
-            session
-                .remove::<StoredSecret>(FLASH_SECRET)
-                .await
-                .map_err(session_err)?;
-            out.0 = Some(OneTimeSecret {
-                label: s.label,
-                value: ctx.keys.open(&s.sealed)?,
-            });
-        }
-        let test: Option<StoredTest> = session.get(FLASH_TEST).await.map_err(session_err)?;
-        if let Some(t) = test.filter(|t| t.scope == scope) {
-            session
-                .remove::<StoredTest>(FLASH_TEST)
-                .await
-                .map_err(session_err)?;
-            out.1 = Some(t.test);
-        }
-        Ok(out)
-    }
+    /// Session slot of a local S2S test result left for a plain form post.
+    pub const S2S_TEST: &str = "campaign_flash_test";
 
     /// Trimmed text; empty means "not given".
     pub fn text(v: Option<String>) -> Option<String> {

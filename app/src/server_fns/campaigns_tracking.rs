@@ -70,8 +70,11 @@ pub async fn take_campaign_flash(campaign_id: String) -> Result<CampaignFlash, A
     super::web::run(async move {
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;
-        let (secret, test) = support::take(&ctx, &session, campaign_id.trim()).await?;
-        Ok(CampaignFlash { secret, test })
+        let scope = campaign_id.trim();
+        Ok(CampaignFlash {
+            secret: super::flash::take_secret(&ctx, &session, scope).await?,
+            test: super::flash::take(&session, support::S2S_TEST, scope).await?,
+        })
     })
     .await
 }
@@ -107,7 +110,7 @@ pub async fn issue_tracking_secret(
             }
         };
         if let Some(s) = secret_of(&issued) {
-            support::flash_secret(&ctx, &session, id, &s.label, &s.value).await?;
+            super::flash::put_secret(&ctx, &session, id, &s.label, &s.value).await?;
         }
         Ok(issued)
     })
@@ -127,7 +130,7 @@ pub async fn run_tracking_test(
         let result =
             crate::domain::campaigns::tracking::test_s2s(&ctx, &p, id, S2sTestRequest::default())
                 .await?;
-        support::flash_test(&session, id, &result).await?;
+        super::flash::put(&session, support::S2S_TEST, id, &result).await?;
         Ok(result)
     })
     .await

@@ -12,4 +12,6 @@ pub mod publisher_gallery;
 pub mod publisher_support;
 
 #[cfg(feature = "ssr")]
+pub mod flash;
+#[cfg(feature = "ssr")]
 pub mod web;

@@ -48,131 +48,12 @@ pub fn usd_to_micros(raw: &str) -> Option<i64> {
 
 #[cfg(feature = "ssr")]
 mod support {
-    use serde::{Deserialize, Serialize};
-    use tower_sessions::Session;
+    use crate::error::FieldErrors;
 
-    use super::super::web;
-    use super::OneTimeSecret;
-    use crate::domain::{Ctx, Principal};
-    use crate::error::{AppError, FieldErrors};
-    use crate::model::publisher::CallbackTest;
+    pub use super::super::web::{reader, writer};
 
-    const FLASH_SECRET: &str = "flash_secret";
-    const FLASH_TEST: &str = "flash_callback_test";
-
-    /// A flash secret as kept in the session: sealed, and tied to the page it belongs to.
-    #[derive(Serialize, Deserialize)]
-    struct StoredSecret {
-        scope: String,
-        label: String,
-        sealed: String,
-    }
-
-    #[derive(Serialize, Deserialize)]
-    struct StoredTest {
-        scope: String,
-        test: CallbackTest,
-    }
-
-    /// The signed-in caller of a read.
-    pub async fn reader() -> Result<(Ctx, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, p))
-    }
-
-    /// The signed-in caller of a form post, after the CSRF check.
-    pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        web::check_csrf(&session, csrf).await?;
-        let p = web::require_principal(&ctx, &session).await?;
-        Ok((ctx, session, p))
-    }
-
-    /// A plain HTML form post (no script): Leptos redirects it back and drops the answer.
-    pub fn plain_form_post() -> bool {
-        leptos::prelude::use_context::<http::request::Parts>()
-            .and_then(|p| {
-                p.headers
-                    .get(http::header::ACCEPT)
-                    .and_then(|v| v.to_str().ok())
-                    .map(|v| v.contains("text/html"))
-            })
-            .unwrap_or(false)
-    }
-
-    fn session_err(e: tower_sessions::session::Error) -> AppError {
-        tracing::error!(error = %e, "session store error");
-        AppError::internal()
-    }
-
-    /// Keeps a one-time secret for the page a plain form post returns to.
-    pub async fn flash_secret(
-        ctx: &Ctx,
-        session: &Session,
-        scope: &str,
-        label: &str,
-        value: &str,
-    ) -> Result<(), AppError> {
-        if !plain_form_post() {
-            return Ok(());
-        }
-        let stored = StoredSecret {
-            scope: scope.to_owned(),
-            label: label.to_owned(),
-            sealed: ctx.keys.seal(value)?,
-        };
-        session
-            .insert(FLASH_SECRET, stored)
-            .await
-            .map_err(session_err)
-    }
-
-    /// Keeps a callback test result for the page a plain form post returns to.
-    pub async fn flash_test(
-        session: &Session,
-        scope: &str,
-        test: &CallbackTest,
-    ) -> Result<(), AppError> {
-        if !plain_form_post() {
-            return Ok(());
-        }
-        let stored = StoredTest {
-            scope: scope.to_owned(),
-            test: test.clone(),
-        };
-        session
-            .insert(FLASH_TEST, stored)
-            .await
-            .map_err(session_err)
-    }
-
-    /// Reads and removes the flash left for `scope`; a flash of another page stays.
-    pub async fn take(ctx: &Ctx, session: &Session, scope: &str) -> Result<super::Flash, AppError> {
-        let mut flash = super::Flash::default();
-        let secret: Option<StoredSecret> = session.get(FLASH_SECRET).await.map_err(session_err)?;
-        if let Some(s) = secret.filter(|s| s.scope == scope) {
-            session
-                .remove::<StoredSecret>(FLASH_SECRET)
-                .await
-                .map_err(session_err)?;
-            flash.secret = Some(OneTimeSecret {
-                label: s.label,
-                value: ctx.keys.open(&s.sealed)?,
-            });
-        }
-        let test: Option<StoredTest> = session.get(FLASH_TEST).await.map_err(session_err)?;
-        if let Some(t) = test.filter(|t| t.scope == scope) {
-            session
-                .remove::<StoredTest>(FLASH_TEST)
-                .await
-                .map_err(session_err)?;
-            flash.callback_test = Some(t.test);
-        }
-        Ok(flash)
-    }
+    /// Session slot of a callback test result left for a plain form post.
+    pub const CALLBACK_TEST: &str = "flash_callback_test";
 
     /// Trimmed text; empty means "not given".
     pub fn text(v: Option<String>) -> Option<String> {
@@ -323,7 +204,7 @@ pub async fn issue_app_key(placement_id: String, csrf: String) -> Result<AppKeyI
     super::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
         let issued = crate::domain::publisher::app_keys::issue(&ctx, &p, &placement_id).await?;
-        support::flash_secret(
+        super::flash::put_secret(
             &ctx,
             &session,
             &placement_id,
@@ -342,7 +223,10 @@ pub async fn take_flash(scope: String) -> Result<Flash, AppError> {
     super::web::run(async move {
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;
-        support::take(&ctx, &session, &scope).await
+        Ok(Flash {
+            secret: super::flash::take_secret(&ctx, &session, &scope).await?,
+            callback_test: super::flash::take(&session, support::CALLBACK_TEST, &scope).await?,
+        })
     })
     .await
 }
@@ -361,7 +245,7 @@ pub async fn configure_callback(
             crate::domain::publisher::callbacks::configure(&ctx, &p, &placement_id, &url).await?;
         if let Some(secret) = &settings.secret {
             let label = format!("Callback signing secret (key {})", settings.key_id);
-            support::flash_secret(&ctx, &session, &placement_id, &label, secret).await?;
+            super::flash::put_secret(&ctx, &session, &placement_id, &label, secret).await?;
         }
         Ok(settings)
     })
@@ -377,7 +261,7 @@ pub async fn rotate_callback(
         let (ctx, session, p) = support::writer(&csrf).await?;
         let issued = crate::domain::publisher::callbacks::rotate(&ctx, &p, &placement_id).await?;
         let label = format!("Next callback signing secret (key {})", issued.key_id);
-        support::flash_secret(&ctx, &session, &placement_id, &label, &issued.secret).await?;
+        super::flash::put_secret(&ctx, &session, &placement_id, &label, &issued.secret).await?;
         Ok(issued)
     })
     .await
@@ -401,7 +285,7 @@ pub async fn test_callback(placement_id: String, csrf: String) -> Result<Callbac
     super::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
         let test = crate::domain::publisher::callbacks::test(&ctx, &p, &placement_id).await?;
-        support::flash_test(&session, &placement_id, &test).await?;
+        super::flash::put(&session, support::CALLBACK_TEST, &placement_id, &test).await?;
         Ok(test)
     })
     .await
@@ -617,7 +501,8 @@ pub async fn issue_static_key(
         let issued =
             crate::domain::publisher::static_keys::issue(&ctx, &p, &placement_id, &slot_id, req)
                 .await?;
-        support::flash_secret(&ctx, &session, &slot_id, "Static feed key", &issued.token).await?;
+        super::flash::put_secret(&ctx, &session, &slot_id, "Static feed key", &issued.token)
+            .await?;
         Ok(issued)
     })
     .await

@@ -135,3 +135,33 @@ pub async fn run<T>(body: impl Future<Output = Result<T, AppError>>) -> Result<T
     }
     result
 }
+
+/// The signed-in caller of a read.
+pub async fn reader() -> Result<(Ctx, Principal), AppError> {
+    let ctx = ctx()?;
+    let session = session().await?;
+    let p = require_principal(&ctx, &session).await?;
+    Ok((ctx, p))
+}
+
+/// The signed-in caller of a form post, after the CSRF check.
+pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
+    let ctx = ctx()?;
+    let session = session().await?;
+    check_csrf(&session, csrf).await?;
+    let p = require_principal(&ctx, &session).await?;
+    Ok((ctx, session, p))
+}
+
+/// A plain HTML form post (no script): Leptos redirects it back and drops the answer, so
+/// anything to show must travel in a flash (see `flash`).
+pub fn plain_form_post() -> bool {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|p| {
+            p.headers
+                .get(http::header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.contains("text/html"))
+        })
+        .unwrap_or(false)
+}
