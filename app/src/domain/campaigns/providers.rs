@@ -182,8 +182,3 @@ pub fn check_selectable(ctx: &Ctx, tracking_provider: &str) -> Result<(), String
         None => Err(format!("{tracking_provider} is not a known provider")),
     }
 }
-
-/// Whether `code` (any case) names a selectable measurement partner.
-pub fn selectable_mmp(ctx: &Ctx, code: &str) -> bool {
-    check_selectable(ctx, &format!("MMP:{}", code.to_ascii_uppercase())).is_ok()
-}

@@ -428,16 +428,6 @@ pub async fn set_allowlist(
     Ok(IpAllowlist { entries })
 }
 
-/// Whether `ip` may report for the campaign (an empty list allows any source).
-pub fn allowlisted(m: &offer_campaign::Model, ip: std::net::IpAddr) -> bool {
-    let entries: Vec<String> = serde_json::from_str(&m.ip_allowlist).unwrap_or_default();
-    entries.is_empty()
-        || entries
-            .iter()
-            .filter_map(|e| e.parse::<ipnet::IpNet>().ok())
-            .any(|n| n.contains(&ip))
-}
-
 /// `custom-s2s/test`: checks a sample conversion locally against the active key. Nothing is
 /// delivered and nothing is written.
 pub async fn test_s2s(

@@ -152,31 +152,36 @@ pub struct Candidate<'a> {
     pub destination_host: &'a str,
 }
 
-/// Whether the placement owner's blacklist excludes the candidate.
-pub async fn excluded<C: ConnectionTrait>(
+/// The blacklist entries that apply to one placement of `owner` (account-wide entries and
+/// that placement's own; an empty `placement_id` means account-wide only). Load once per
+/// request, then test candidates with [`excludes`].
+pub async fn rules_for<C: ConnectionTrait>(
     db: &C,
     owner: &str,
     placement_id: &str,
-    c: &Candidate<'_>,
-) -> Result<bool, AppError> {
-    let rows = blacklist::Entity::find()
+) -> Result<Vec<blacklist::Model>, AppError> {
+    Ok(blacklist::Entity::find()
         .filter(blacklist::Column::OwnerAccountId.eq(owner.to_owned()))
         .all(db)
-        .await?;
-    Ok(rows
-        .iter()
+        .await?
+        .into_iter()
         .filter(|r| r.placement_id.as_deref().is_none_or(|p| p == placement_id))
-        .any(|r| match BlacklistKind::parse(&r.kind) {
-            Some(BlacklistKind::Campaign) => r.value == c.campaign_id,
-            Some(BlacklistKind::Advertiser) => r.value == c.advertiser_id,
-            Some(BlacklistKind::Category) => r.value.eq_ignore_ascii_case(c.category),
-            Some(BlacklistKind::TaskType) => r.value.eq_ignore_ascii_case(c.task_type),
-            Some(BlacklistKind::Domain) => {
-                let host = c.destination_host.to_ascii_lowercase();
-                host == r.value || host.ends_with(&format!(".{}", r.value))
-            }
-            None => false,
-        }))
+        .collect())
+}
+
+/// Whether any of `rules` excludes the candidate.
+pub fn excludes(rules: &[blacklist::Model], c: &Candidate<'_>) -> bool {
+    rules.iter().any(|r| match BlacklistKind::parse(&r.kind) {
+        Some(BlacklistKind::Campaign) => r.value == c.campaign_id,
+        Some(BlacklistKind::Advertiser) => r.value == c.advertiser_id,
+        Some(BlacklistKind::Category) => r.value.eq_ignore_ascii_case(c.category),
+        Some(BlacklistKind::TaskType) => r.value.eq_ignore_ascii_case(c.task_type),
+        Some(BlacklistKind::Domain) => {
+            let host = c.destination_host.to_ascii_lowercase();
+            host == r.value || host.ends_with(&format!(".{}", r.value))
+        }
+        None => false,
+    })
 }
 
 fn view(r: &blacklist::Model) -> Blacklist {

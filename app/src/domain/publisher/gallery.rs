@@ -2,7 +2,7 @@
 //! placements (its platform and placement blacklist) and a country. Blacklists apply exactly
 //! as they will in delivery.
 
-use super::blacklists::{Candidate, excluded};
+use super::blacklists::{Candidate, excludes, rules_for};
 use super::owned_placement;
 use crate::domain::campaigns::inventory::live_offers;
 use crate::domain::{Ctx, Principal};
@@ -63,6 +63,7 @@ pub async fn gallery(
             "must be a two-letter country code",
         ));
     }
+    let rules = rules_for(&ctx.db, &owner, &placement).await?;
     let mut items = Vec::new();
     for offer in live_offers(&ctx.db, ctx.now()).await? {
         let c = &offer.config;
@@ -79,7 +80,7 @@ pub async fn gallery(
             task_type: &c.task_type,
             destination_host: &host,
         };
-        if excluded(&ctx.db, &owner, &placement, &candidate).await? {
+        if excludes(&rules, &candidate) {
             continue;
         }
         let total: i64 = c.goals.iter().map(|g| g.payout_micros).sum();
