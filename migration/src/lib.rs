@@ -7,6 +7,7 @@ mod m0003_support_cases;
 mod m0004_billing;
 mod m0005_offer_campaigns;
 mod m0006_survey_campaigns;
+mod m0007_delivery;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -21,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0004_billing::Migration),
             Box::new(m0005_offer_campaigns::Migration),
             Box::new(m0006_survey_campaigns::Migration),
+            Box::new(m0007_delivery::Migration),
         ]
     }
 }

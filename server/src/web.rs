@@ -36,6 +36,10 @@ pub fn router(state: AppState) -> Router {
     let pkg = state.settings.site_root.join("pkg");
     Router::new()
         .route("/fn/{*name}", get(server_fns).post(server_fns))
+        .route(
+            "/publisher/reports/offers.csv",
+            get(crate::api::publisher::reports::browser_csv),
+        )
         .leptos_routes_with_handler(generate_route_list(App), get(pages))
         .route("/assets/app.css", get(css))
         .nest_service("/pkg", ServeDir::new(pkg))

@@ -4,6 +4,7 @@
 mod auth;
 mod billing;
 mod campaigns;
+mod delivery;
 mod errors;
 mod gallery;
 mod operations;

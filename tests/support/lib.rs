@@ -152,6 +152,12 @@ impl TestApp {
         }
     }
 
+    /// The application's current (test) time.
+    pub fn clock_now(&self) -> DateTime<Utc> {
+        use app::domain::Clock;
+        self.clock.now()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

@@ -1,4 +1,5 @@
 //! Reusable view pieces.
 
+pub mod bar_chart;
 pub mod form;
 pub mod layout;

@@ -9,6 +9,7 @@ pub mod campaigns;
 pub mod clock;
 pub mod crypto;
 pub mod db;
+pub mod delivery;
 pub mod delivery_history;
 pub mod ids;
 pub mod password;

@@ -21,6 +21,7 @@ pub mod account;
 pub mod billing;
 pub mod campaign;
 pub mod campaign_rules;
+pub mod delivery;
 pub mod money;
 pub mod publisher;
 pub mod publisher_ops;

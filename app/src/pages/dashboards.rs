@@ -26,7 +26,8 @@ pub fn PublisherHome() -> impl IntoView {
                 </ol>
                 <p>
                     <a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a>" "
-                    <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>
+                    <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>" "
+                    <a class="button secondary" href="/publisher/reports" rel="external">"Offers report"</a>
                 </p>
             </section>
             <PlacementsPanel data base="/publisher"/>

@@ -16,7 +16,8 @@ pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
-    OfferGalleryPage, PlacementDetailPage, PlacementsPage, SlotEditorPage, SupportInboxPage,
+    OfferGalleryPage, OffersReportPage, PlacementDetailPage, PlacementsPage, SlotEditorPage,
+    SupportInboxPage,
 };
 
 use leptos::prelude::*;

@@ -9,6 +9,7 @@ pub mod campaigns_admin;
 pub mod campaigns_tracking;
 pub mod publisher;
 pub mod publisher_gallery;
+pub mod publisher_reports;
 pub mod publisher_support;
 
 #[cfg(feature = "ssr")]

@@ -7,8 +7,10 @@ pub mod auth;
 pub mod billing;
 pub mod campaigns;
 pub mod health;
+pub mod postbacks;
 pub mod publisher;
 pub mod reference;
+pub mod sdk;
 pub mod survey_api;
 pub mod survey_campaigns;
 
@@ -40,6 +42,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "tracking", description = "Offer campaign tracking: S2S keys, partner tokens, allowlist, web pixel"),
         (name = "assets", description = "Development-only creative uploads"),
         (name = "publisher", description = "Publisher console: placements, ad slots, keys, callback settings"),
+        (name = "sdk", description = "User-bound SDK delivery: sessions, offers, impressions, launches, reward status, support"),
         (name = "health", description = "Liveness and readiness"),
     )
 )]
@@ -103,6 +106,10 @@ impl Modify for SecuritySchemes {
 /// Every JSON route with its documentation.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let foundation = state.settings.feature_foundation;
+    let delivery = state.settings.feature_delivery;
+    let gate = move |on: bool| {
+        axum::middleware::from_fn(move |req, next| crate::middleware::feature_gate(on, req, next))
+    };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(health::router())
         .nest(
@@ -111,6 +118,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
                 crate::middleware::feature_gate(foundation, req, next)
             })),
         )
+        .nest("/sdk/v2", sdk::router().layer(gate(delivery)))
         .nest("/auth/v1", auth::router())
         .nest("/api/v1/campaigns", survey_campaigns::router())
         .nest("/admin/v1", admin::router().merge(admin_campaigns::router()))
@@ -118,6 +126,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             "/performance-marketing/v2",
             survey_api::router()
                 .merge(billing::router())
-                .merge(campaigns::router()),
+                .merge(campaigns::router())
+                .merge(postbacks::router().layer(gate(delivery))),
         )
 }

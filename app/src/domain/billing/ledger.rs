@@ -262,6 +262,14 @@ pub fn spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Le
     ]
 }
 
+/// Gives back a reversed conversion's spend to the advertiser's available balance.
+pub fn reversal_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
+    vec![
+        Leg::new(advertiser_id, Kind::Spent, campaign_id, -micros),
+        Leg::new(advertiser_id, Kind::Available, "", micros),
+    ]
+}
+
 /// The reserve currently held for one campaign.
 pub async fn reserved_for<C: ConnectionTrait>(
     db: &C,

@@ -1,9 +1,9 @@
-//! Campaign report by UTC day: clicks, conversions by reported status, and spend from the
-//! ledger. Clicks and conversions are counted from the delivery tables once SDK launches
-//! and postbacks record them; spend is already exact (the campaign's spend ledger account).
+//! Campaign report by UTC day: clicks (SDK launches), conversions by the status last
+//! reported for each transaction (on the day it was first reported), and spend from the
+//! campaign's spend ledger account.
 
 use chrono::{Duration, NaiveDate};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use super::owned_campaign;
 use crate::domain::billing::ledger;
@@ -11,7 +11,7 @@ use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::{CampaignReport, ReportRow};
 use crate::model::money::format_micros;
-use entity::ledger_entry;
+use entity::{conversion, ledger_entry, sdk_launch};
 
 /// Longest report range.
 pub const MAX_DAYS: i64 = 366;
@@ -43,14 +43,50 @@ pub async fn report(
             ..Default::default()
         })
         .collect();
+    let start = from.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    let end = (to + Duration::days(1))
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
+    let index = |at: chrono::DateTime<chrono::Utc>| (at.date_naive() - from).num_days() as usize;
+    let clicks: Vec<chrono::DateTime<chrono::Utc>> = sdk_launch::Entity::find()
+        .select_only()
+        .column(sdk_launch::Column::CreatedAt)
+        .filter(sdk_launch::Column::CampaignId.eq(m.id.clone()))
+        .filter(sdk_launch::Column::CreatedAt.gte(start))
+        .filter(sdk_launch::Column::CreatedAt.lt(end))
+        .into_tuple()
+        .all(&ctx.db)
+        .await?;
+    for at in clicks {
+        if let Some(row) = days.get_mut(index(at)) {
+            row.clicks += 1;
+        }
+    }
+    let reported: Vec<(chrono::DateTime<chrono::Utc>, String)> = conversion::Entity::find()
+        .select_only()
+        .column(conversion::Column::CreatedAt)
+        .column(conversion::Column::Status)
+        .filter(conversion::Column::CampaignId.eq(m.id.clone()))
+        .filter(conversion::Column::CreatedAt.gte(start))
+        .filter(conversion::Column::CreatedAt.lt(end))
+        .into_tuple()
+        .all(&ctx.db)
+        .await?;
+    for (at, status) in reported {
+        if let Some(row) = days.get_mut(index(at)) {
+            let c = &mut row.conversions;
+            match status.as_str() {
+                "pending" => c.pending += 1,
+                "approved" => c.approved += 1,
+                "rejected" => c.rejected += 1,
+                _ => c.reversed += 1,
+            }
+        }
+    }
     if let Some(acc) =
         ledger::find_account(&ctx.db, &m.advertiser_id, ledger::Kind::Spent, &m.id).await?
     {
-        let start = from.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
-        let end = (to + Duration::days(1))
-            .and_hms_opt(0, 0, 0)
-            .unwrap_or_default()
-            .and_utc();
         let entries = ledger_entry::Entity::find()
             .filter(ledger_entry::Column::LedgerAccountId.eq(acc.id))
             .filter(ledger_entry::Column::CreatedAt.gte(start))
@@ -58,8 +94,7 @@ pub async fn report(
             .all(&ctx.db)
             .await?;
         for e in entries {
-            let i = (e.created_at.date_naive() - from).num_days() as usize;
-            if let Some(row) = days.get_mut(i) {
+            if let Some(row) = days.get_mut(index(e.created_at)) {
                 row.spend_micros += e.amount_micros;
             }
         }

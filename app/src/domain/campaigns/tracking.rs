@@ -49,6 +49,31 @@ async fn active<C: ConnectionTrait>(
         .await?)
 }
 
+/// The secret of the campaign's active Custom S2S key named `key_id` (postback checks).
+pub async fn s2s_secret(
+    ctx: &Ctx,
+    campaign: &str,
+    key_id: &str,
+) -> Result<Option<String>, AppError> {
+    match active(&ctx.db, campaign, ProviderKind::CustomS2s).await? {
+        Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => Ok(Some(
+            ctx.keys.open(c.secret_sealed.as_deref().unwrap_or_default())?,
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// Whether `ip` may report conversions for the campaign (an empty allowlist allows any).
+pub fn allowlisted(m: &offer_campaign::Model, ip: std::net::IpAddr) -> bool {
+    let entries: Vec<String> = serde_json::from_str(&m.ip_allowlist).unwrap_or_default();
+    entries.is_empty()
+        || entries.iter().any(|e| {
+            e.parse::<ipnet::IpNet>()
+                .or_else(|_| e.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .is_ok_and(|net| net.contains(&ip))
+        })
+}
+
 /// The campaign's conversion endpoint for its provider.
 pub fn postback_url(ctx: &Ctx, m: &offer_campaign::Model) -> String {
     let base = format!("{}/performance-marketing/v2/postbacks", ctx.config.base_url);

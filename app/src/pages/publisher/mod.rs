@@ -5,6 +5,7 @@ mod callback_section;
 mod gallery;
 mod placement_detail;
 mod placements;
+mod reports;
 mod slot_editor;
 mod slot_panels;
 mod slots_section;
@@ -13,6 +14,7 @@ mod support;
 pub use gallery::OfferGalleryPage;
 pub use placement_detail::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
+pub use reports::OffersReportPage;
 pub use slot_editor::SlotEditorPage;
 pub use support::SupportInboxPage;
 

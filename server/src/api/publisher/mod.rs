@@ -4,7 +4,9 @@ pub mod callbacks;
 pub mod gallery;
 pub mod operations;
 pub mod placements;
+pub mod reports;
 pub mod slots;
+pub mod static_feed;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -17,4 +19,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(callbacks::router())
         .merge(operations::router())
         .merge(gallery::router())
+        .merge(reports::router())
+        .merge(static_feed::router())
 }

@@ -7,6 +7,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::{CampaignBadge, CampaignLoadError};
+use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::form::ErrorNotice;
 use crate::error::AppError;
 use crate::model::AccountView;
@@ -100,38 +101,22 @@ fn RangeForm(path: String, from: String, to: String) -> impl IntoView {
     }
 }
 
-/// Spend per day as inline SVG bars (no script, no chart library).
+/// Spend per day as inline SVG bars.
 #[component]
 fn SpendChart(report: CampaignReport) -> impl IntoView {
-    const W: f64 = 720.0;
-    const H: f64 = 160.0;
-    let n = report.days.len().max(1) as f64;
-    let max = report
-        .days
-        .iter()
-        .map(|d| d.spend_micros)
-        .max()
-        .unwrap_or(0);
-    let slot = W / n;
+    let max = report.days.iter().map(|d| d.spend_micros).max().unwrap_or(0);
     let bars = report
         .days
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let h = if max > 0 {
-                (d.spend_micros.max(0) as f64 / max as f64) * (H - 20.0)
-            } else {
-                0.0
-            };
-            let day = d.date.map(|x| x.to_string()).unwrap_or_default();
-            view! {
-                <rect class="bar" x=format!("{:.2}", i as f64 * slot + slot * 0.1) y=format!("{:.2}", H - h)
-                    width=format!("{:.2}", (slot * 0.8).max(1.0)) height=format!("{h:.2}")>
-                    <title>{format!("{day}: {} USD", d.spend)}</title>
-                </rect>
-            }
+        .map(|d| Bar {
+            value: d.spend_micros,
+            title: format!(
+                "{}: {} USD",
+                d.date.map(|x| x.to_string()).unwrap_or_default(),
+                d.spend
+            ),
         })
-        .collect_view();
+        .collect();
     let caption = if max > 0 {
         format!(
             "Spend per day, highest {} USD.",
@@ -140,15 +125,7 @@ fn SpendChart(report: CampaignReport) -> impl IntoView {
     } else {
         "No spend in this period.".to_owned()
     };
-    view! {
-        <figure class="chart" id="spend-chart">
-            <svg viewBox=format!("0 0 {W} {H}") role="img" aria-label="Spend per day" preserveAspectRatio="none">
-                <line x1="0" y1=H.to_string() x2=W.to_string() y2=H.to_string() class="axis"/>
-                {bars}
-            </svg>
-            <figcaption class="muted">{caption}</figcaption>
-        </figure>
-    }
+    view! { <BarChart id="spend-chart" label="Spend per day" bars caption/> }
 }
 
 #[component]

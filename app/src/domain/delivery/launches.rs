@@ -1,0 +1,183 @@
+//! Launches (clicks): a signed, five-minute link that redirects the user to the advertiser
+//! with a fresh click id in place of `{click_id}`. A destination is never built from what
+//! the client sends, and a retried launch with the same Idempotency-Key returns the same
+//! launch without checking or holding anything again.
+
+use chrono::DateTime;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+
+use super::LAUNCH_TTL;
+use super::impressions::key_used;
+use super::offers::find_for_session;
+use crate::domain::{Ctx, ids::new_id};
+use crate::error::AppError;
+use crate::model::delivery::{LaunchRequest, SignedLaunch};
+use entity::{sdk_impression, sdk_launch, sdk_session};
+
+/// `POST /sdk/v2/offers/{offerId}/launch`; the flag says whether it was new.
+pub async fn launch(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    offer_id: &str,
+    req: LaunchRequest,
+    key: &str,
+) -> Result<(SignedLaunch, bool), AppError> {
+    let impression_id = req
+        .impression_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .ok_or_else(|| AppError::field("impressionId", "is required"))?
+        .to_owned();
+    if let Some(prior) = by_key(ctx, s, key).await? {
+        if prior.campaign_id != offer_id || prior.impression_id != impression_id {
+            return Err(
+                AppError::conflict("this Idempotency-Key was already used for another launch")
+                    .with_code("idempotency_key_reused"),
+            );
+        }
+        return Ok((signed(ctx, &prior, true), false));
+    }
+    if key_used(ctx, s, key).await? {
+        return Err(AppError::field(
+            "Idempotency-Key",
+            "use a different Idempotency-Key from the impression's",
+        ));
+    }
+    let now = ctx.now();
+    // The impression may come from an earlier session of the same user and placement.
+    let imp = sdk_impression::Entity::find_by_id(impression_id.clone())
+        .one(&ctx.db)
+        .await?
+        .filter(|i| {
+            i.placement_id == s.placement_id
+                && i.external_user_id == s.external_user_id
+                && i.campaign_id == offer_id
+        })
+        .ok_or_else(|| {
+            AppError::new(404, "impression_not_found", "no such impression of this offer for this user")
+        })?;
+    if imp.expires_at <= now {
+        return Err(AppError::conflict(
+            "the impression expired; show the offer again and record a new impression",
+        )
+        .with_code("impression_expired"));
+    }
+    let (_, _, e) = find_for_session(&ctx.db, now, s, Some(&imp.ad_slot_id), offer_id).await?;
+    // Budget capacity: the reserve must cover every goal the user can still complete.
+    let open_goals: i64 = e
+        .offer
+        .config
+        .goals
+        .iter()
+        .filter(|g| !e.completed_goals.contains(&g.external_goal_id))
+        .map(|g| g.payout_micros)
+        .sum();
+    if e.offer.reserved_micros < open_goals {
+        return Err(AppError::conflict("this offer has no budget left for a new user")
+            .with_code("budget_exhausted"));
+    }
+    let click_id = new_id("clk");
+    let destination = e.offer.config.destination_url.replace("{click_id}", &click_id);
+    let row = sdk_launch::ActiveModel {
+        id: Set(new_id("lch")),
+        click_id: Set(click_id),
+        session_id: Set(s.id.clone()),
+        impression_id: Set(imp.id.clone()),
+        placement_id: Set(s.placement_id.clone()),
+        ad_slot_id: Set(imp.ad_slot_id.clone()),
+        campaign_id: Set(e.offer.campaign.id.clone()),
+        campaign_revision: Set(e
+            .offer
+            .campaign
+            .live_revision
+            .unwrap_or(e.offer.campaign.revision)),
+        external_user_id: Set(s.external_user_id.clone()),
+        idempotency_key: Set(key.to_owned()),
+        trace_id: Set(new_id("trc")),
+        destination_url: Set(destination),
+        created_at: Set(now),
+        expires_at: Set(now + LAUNCH_TTL),
+        opened_at: Set(None),
+    }
+    .insert(&ctx.db)
+    .await;
+    match row {
+        Ok(row) => Ok((signed(ctx, &row, false), true)),
+        Err(_) => match by_key(ctx, s, key).await? {
+            Some(prior) if prior.campaign_id == offer_id => Ok((signed(ctx, &prior, true), false)),
+            _ => Err(AppError::conflict("this Idempotency-Key is in use")
+                .with_code("idempotency_key_reused")),
+        },
+    }
+}
+
+async fn by_key(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    key: &str,
+) -> Result<Option<sdk_launch::Model>, AppError> {
+    Ok(sdk_launch::Entity::find()
+        .filter(sdk_launch::Column::SessionId.eq(s.id.clone()))
+        .filter(sdk_launch::Column::IdempotencyKey.eq(key.to_owned()))
+        .one(&ctx.db)
+        .await?)
+}
+
+fn message(launch_id: &str, expires: i64) -> String {
+    format!("launch:{launch_id}:{expires}")
+}
+
+fn signed(ctx: &Ctx, r: &sdk_launch::Model, duplicate: bool) -> SignedLaunch {
+    let expires = r.expires_at.timestamp();
+    let sig = ctx.keys.sign(&message(&r.id, expires));
+    SignedLaunch {
+        session_id: r.session_id.clone(),
+        trace_id: r.trace_id.clone(),
+        launch_url: format!(
+            "{}/sdk/v2/launch/{}?expires={expires}&signature={sig}",
+            ctx.config.base_url, r.id
+        ),
+        expires_at: r.expires_at,
+        offer_id: r.campaign_id.clone(),
+        click_id: r.click_id.clone(),
+        duplicate,
+    }
+}
+
+/// `GET /sdk/v2/launch/{launchId}`: checks the link's signature and expiry and answers the
+/// advertiser destination to redirect to (401 `invalid_signature`, 410 `launch_expired`).
+pub async fn open(
+    ctx: &Ctx,
+    launch_id: &str,
+    expires: Option<i64>,
+    signature: Option<&str>,
+) -> Result<String, AppError> {
+    let (Some(expires), Some(sig)) = (expires, signature) else {
+        return Err(AppError::unauthorized("the launch link is not signed")
+            .with_code("invalid_signature"));
+    };
+    if !ctx.keys.verify(&message(launch_id, expires), sig) {
+        return Err(AppError::unauthorized("the launch link signature does not match")
+            .with_code("invalid_signature"));
+    }
+    let now = ctx.now();
+    if DateTime::from_timestamp(expires, 0).is_none_or(|e| e <= now) {
+        return Err(AppError::new(
+            410,
+            "launch_expired",
+            "the launch link expired; launch the offer again from the app",
+        ));
+    }
+    let row = sdk_launch::Entity::find_by_id(launch_id.to_owned())
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("launch"))?;
+    let destination = row.destination_url.clone();
+    if row.opened_at.is_none() {
+        let mut am: sdk_launch::ActiveModel = row.into();
+        am.opened_at = Set(Some(now));
+        am.update(&ctx.db).await?;
+    }
+    Ok(destination)
+}

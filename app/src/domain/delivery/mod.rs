@@ -1,0 +1,70 @@
+//! Delivery to end users: SDK sessions, offer lists, impressions and launches, reward status
+//! and SDK support cases; conversion callbacks from advertisers and their settlement; the
+//! publisher's offers report. Every surface that shows offers asks [`offers`] so that the
+//! SDK list, a launch and (later) the static feed agree on eligibility.
+
+pub mod impressions;
+pub mod launches;
+pub mod offers;
+pub mod postbacks;
+pub mod report;
+pub mod reward_status;
+pub mod sdk_support;
+pub mod sessions;
+pub mod settlement;
+pub mod static_feed;
+
+use chrono::Duration;
+
+/// Lifetime of an SDK session token.
+pub const SESSION_TTL: Duration = Duration::minutes(15);
+/// Lifetime of an impression receipt (a launch needs an unexpired one).
+pub const IMPRESSION_TTL: Duration = Duration::minutes(10);
+/// Lifetime of a signed launch URL.
+pub const LAUNCH_TTL: Duration = Duration::minutes(5);
+/// How long after a launch a conversion is attributed to it, in hours (30 days).
+pub const ATTRIBUTION_WINDOW_HOURS: i64 = 720;
+/// The publisher's share of an advertiser payout, in basis points. The rest is the
+/// platform's margin. Rewards shown to users are converted from this share.
+pub const PUBLISHER_SHARE_BPS: i64 = 7_000;
+
+/// The publisher's earnings for an advertiser payout (exact; rounded down to the micro).
+pub fn publisher_share(payout_micros: i64) -> i64 {
+    let v = i128::from(payout_micros) * i128::from(PUBLISHER_SHARE_BPS) / 10_000;
+    i64::try_from(v).unwrap_or(0)
+}
+
+/// An Idempotency-Key: 8 to 128 visible ASCII characters (documented in the API reference).
+pub fn check_idempotency_key(key: Option<&str>) -> Result<String, crate::error::AppError> {
+    let k = key.map(str::trim).unwrap_or_default();
+    if k.len() < 8 || k.len() > 128 || !k.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(crate::error::AppError::field(
+            "Idempotency-Key",
+            "the Idempotency-Key header is required: 8 to 128 visible ASCII characters",
+        ));
+    }
+    Ok(k.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn publisher_share_is_seventy_percent_rounded_down() {
+        assert_eq!(publisher_share(1_500_000), 1_050_000);
+        assert_eq!(publisher_share(1), 0);
+        assert_eq!(publisher_share(i64::MAX), 6_456_360_425_798_343_064);
+    }
+
+    #[test]
+    fn idempotency_keys_are_checked() {
+        assert!(check_idempotency_key(None).is_err());
+        assert!(check_idempotency_key(Some("short")).is_err());
+        assert!(check_idempotency_key(Some("has space in it")).is_err());
+        assert_eq!(
+            check_idempotency_key(Some("launch-0001")).ok().as_deref(),
+            Some("launch-0001")
+        );
+    }
+}

@@ -1,0 +1,520 @@
+//! Which live offers a slot may show to whom, and how they look. The SDK offer list, the
+//! single-offer read, impressions and launches all decide eligibility here, so an offer
+//! that is listed can be shown, and one that is filtered (policy, blacklist, platform,
+//! country, caps, the user's own completions) can be neither listed nor launched.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+
+use super::sessions::deliverable_sdk_slot;
+use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
+use crate::domain::campaigns::inventory::{LiveOffer, live_offers};
+use crate::domain::publisher::blacklists::{Candidate, excludes, rules_for};
+use crate::domain::publisher::slots;
+use crate::domain::Ctx;
+use crate::error::{AppError, FieldErrors};
+use crate::model::campaign::{CreativeKind, Platform};
+use crate::model::delivery::*;
+use crate::model::publisher::{AdSlot, Currency, OfferSort};
+use crate::model::publisher_rules::convert;
+use entity::{ad_slot, conversion, placement, sdk_launch, sdk_session};
+
+/// Conversions that count against caps and completions.
+pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
+
+/// The slot a session asks about, checked: same placement, the bound slot if the session
+/// has one, an SDK slot that is READY or ACTIVE.
+pub async fn session_slot<C: ConnectionTrait>(
+    db: &C,
+    s: &sdk_session::Model,
+    slot_id: Option<&str>,
+) -> Result<(placement::Model, AdSlot), AppError> {
+    let p = placement::Entity::find_by_id(s.placement_id.clone())
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("placement"))?;
+    let wanted = match (slot_id, s.ad_slot_id.as_deref()) {
+        (Some(asked), Some(bound)) if asked != bound => {
+            return Err(AppError::forbidden(
+                "this session is bound to another ad slot",
+            ));
+        }
+        (Some(asked), _) => Some(asked.to_owned()),
+        (None, Some(bound)) => Some(bound.to_owned()),
+        (None, None) => None,
+    };
+    let mut candidates: Vec<ad_slot::Model> = ad_slot::Entity::find()
+        .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
+        .filter(ad_slot::Column::ArchivedAt.is_null())
+        .all(db)
+        .await?;
+    let slot = match wanted {
+        Some(id) => candidates
+            .into_iter()
+            .find(|c| c.id == id)
+            .ok_or_else(|| AppError::not_found("ad slot"))?,
+        None => {
+            candidates.retain(deliverable_sdk_slot);
+            if candidates.len() != 1 {
+                return Err(AppError::field(
+                    "adSlotId",
+                    "name the ad slot: the session is not bound to one and the placement has several",
+                ));
+            }
+            candidates.remove(0)
+        }
+    };
+    if !deliverable_sdk_slot(&slot) {
+        return Err(AppError::conflict(
+            "the ad slot must be an OFFERWALL or OFFER_API slot that is READY or ACTIVE",
+        )
+        .with_code("slot_not_ready"));
+    }
+    let view = slots::view(&slot, &p);
+    Ok((p, view))
+}
+
+/// Who the offers are for.
+pub struct Audience<'a> {
+    pub platform: &'a str,
+    /// Two uppercase letters; `None` skips geography (less precise).
+    pub country: Option<&'a str>,
+    /// The user, for caps and completions; `None` for the static feed.
+    pub user: Option<&'a str>,
+}
+
+/// A live offer a slot may show, with the goals the user has already completed.
+pub struct Eligible {
+    pub offer: LiveOffer,
+    pub completed_goals: HashSet<String>,
+}
+
+/// Checks and normalises a country query value.
+pub fn country_param(raw: Option<&str>) -> Result<Option<String>, AppError> {
+    match raw.map(str::trim).filter(|c| !c.is_empty()) {
+        None => Ok(None),
+        Some(c) if c.len() == 2 && c.chars().all(|ch| ch.is_ascii_uppercase()) => {
+            Ok(Some(c.to_owned()))
+        }
+        Some(_) => Err(AppError::field(
+            "country",
+            "must be two uppercase letters (ISO 3166-1 alpha-2)",
+        )),
+    }
+}
+
+/// Live offers the slot may show to the audience, in the slot's sort order.
+pub async fn eligible<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    p: &placement::Model,
+    slot: &AdSlot,
+    who: &Audience<'_>,
+) -> Result<Vec<Eligible>, AppError> {
+    let rules = rules_for(db, &p.owner_account_id, &p.id).await?;
+    let policy = &slot.policy;
+    let has = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
+    let platform = Platform::parse(who.platform);
+    let mut out = Vec::new();
+    for offer in live_offers(db, now).await? {
+        let c = &offer.config;
+        if platform.is_none_or(|pl| !c.platforms.contains(&pl)) {
+            continue;
+        }
+        if let Some(country) = who.country {
+            if !c.countries.iter().any(|k| k == country)
+                || (!policy.allowed_countries.is_empty() && !has(&policy.allowed_countries, country))
+                || has(&policy.blocked_countries, country)
+            {
+                continue;
+            }
+        }
+        if policy.blocked_campaign_ids.iter().any(|id| id == &offer.campaign.id)
+            || has(&policy.excluded_campaign_task_types, &c.task_type)
+            || has(&policy.excluded_campaign_categories, &c.category)
+        {
+            continue;
+        }
+        let total: i64 = c.goals.iter().map(|g| g.payout_micros).sum();
+        if publisher_share(total) < slot.offer_delivery.minimum_payout_micros {
+            continue;
+        }
+        let host = offer.destination_host();
+        let candidate = Candidate {
+            campaign_id: &offer.campaign.id,
+            advertiser_id: &offer.campaign.advertiser_id,
+            category: &c.category,
+            task_type: &c.task_type,
+            destination_host: &host,
+        };
+        if excludes(&rules, &candidate) {
+            continue;
+        }
+        if caps_reached(db, now, &offer).await? {
+            continue;
+        }
+        out.push(Eligible {
+            offer,
+            completed_goals: HashSet::new(),
+        });
+    }
+    if let Some(user) = who.user {
+        let per_user = completions(db, &p.id, user).await?;
+        out.retain_mut(|e| {
+            let limit = e.offer.config.caps.per_user.unwrap_or(1).max(1);
+            e.completed_goals = e
+                .offer
+                .config
+                .goals
+                .iter()
+                .filter(|g| {
+                    per_user
+                        .get(&(e.offer.campaign.id.clone(), g.external_goal_id.clone()))
+                        .is_some_and(|n| *n >= limit)
+                })
+                .map(|g| g.external_goal_id.clone())
+                .collect();
+            e.completed_goals.len() < e.offer.config.goals.len()
+        });
+    }
+    sort(db, slot.offer_delivery.sort, &mut out).await?;
+    Ok(out)
+}
+
+/// Whether the campaign's total or daily conversion cap, or its daily budget, is used up.
+pub async fn caps_reached<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    offer: &LiveOffer,
+) -> Result<bool, AppError> {
+    let caps = &offer.config.caps;
+    if caps.total_conversions.is_none()
+        && caps.daily_conversions.is_none()
+        && caps.daily_budget_micros.is_none()
+    {
+        return Ok(false);
+    }
+    let day_start = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .map(|d| d.and_utc())
+        .unwrap_or(now);
+    let rows: Vec<(DateTime<Utc>, i64)> = conversion::Entity::find()
+        .select_only()
+        .column(conversion::Column::CreatedAt)
+        .column(conversion::Column::PayoutMicros)
+        .filter(conversion::Column::CampaignId.eq(offer.campaign.id.clone()))
+        .filter(conversion::Column::Settlement.eq("APPROVED"))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let total = rows.len() as i64;
+    let today: Vec<&(DateTime<Utc>, i64)> = rows.iter().filter(|(t, _)| *t >= day_start).collect();
+    let spent_today: i64 = today.iter().map(|(_, m)| *m).sum();
+    Ok(caps.total_conversions.is_some_and(|c| total >= c)
+        || caps.daily_conversions.is_some_and(|c| today.len() as i64 >= c)
+        || caps.daily_budget_micros.is_some_and(|c| spent_today >= c))
+}
+
+/// The user's counted conversions on a placement, by (campaign, goal).
+pub async fn completions<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+    user: &str,
+) -> Result<HashMap<(String, String), i64>, AppError> {
+    let rows: Vec<(String, String)> = conversion::Entity::find()
+        .select_only()
+        .column(conversion::Column::CampaignId)
+        .column(conversion::Column::GoalId)
+        .filter(conversion::Column::PlacementId.eq(placement_id.to_owned()))
+        .filter(conversion::Column::ExternalUserId.eq(user.to_owned()))
+        .filter(conversion::Column::Settlement.is_in(COUNTED_SETTLEMENTS))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut out = HashMap::new();
+    for k in rows {
+        *out.entry(k).or_insert(0) += 1;
+    }
+    Ok(out)
+}
+
+/// Orders offers: PAYOUT by total payout; CONVERSION_RATE, EPC and ECPM by the last 30
+/// days of delivery (offers without history rank by payout after those with it).
+async fn sort<C: ConnectionTrait>(
+    db: &C,
+    by: OfferSort,
+    offers: &mut [Eligible],
+) -> Result<(), AppError> {
+    let payout = |e: &Eligible| -> i64 { e.offer.config.goals.iter().map(|g| g.payout_micros).sum() };
+    if by == OfferSort::Payout || offers.len() < 2 {
+        offers.sort_by_key(|e| std::cmp::Reverse(payout(e)));
+        return Ok(());
+    }
+    let ids: Vec<String> = offers.iter().map(|e| e.offer.campaign.id.clone()).collect();
+    let clicks: HashMap<String, i64> = sdk_launch::Entity::find()
+        .select_only()
+        .column(sdk_launch::Column::CampaignId)
+        .column_as(Expr::cust("COUNT(*)"), "n")
+        .filter(sdk_launch::Column::CampaignId.is_in(ids.clone()))
+        .group_by(sdk_launch::Column::CampaignId)
+        .into_tuple::<(String, i64)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let earned: HashMap<String, (i64, i64)> = conversion::Entity::find()
+        .select_only()
+        .column(conversion::Column::CampaignId)
+        .column_as(Expr::cust("COUNT(*)"), "n")
+        .column_as(
+            Expr::cust("CAST(COALESCE(SUM(publisher_earnings_micros), 0) AS BIGINT)"),
+            "s",
+        )
+        .filter(conversion::Column::CampaignId.is_in(ids))
+        .filter(conversion::Column::Settlement.eq("APPROVED"))
+        .group_by(conversion::Column::CampaignId)
+        .into_tuple::<(String, i64, i64)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|(id, n, s)| (id, (n, s)))
+        .collect();
+    // Scores in parts per million so the comparison stays integral.
+    let score = |e: &Eligible| -> Option<i128> {
+        let id = &e.offer.campaign.id;
+        let c = i128::from(*clicks.get(id)?);
+        if c == 0 {
+            return None;
+        }
+        let (n, s) = earned.get(id).copied().unwrap_or((0, 0));
+        Some(match by {
+            OfferSort::ConversionRate => i128::from(n) * 1_000_000 / c,
+            _ => i128::from(s) * 1_000 / c,
+        })
+    };
+    offers.sort_by(|a, b| {
+        score(b)
+            .cmp(&score(a))
+            .then_with(|| payout(b).cmp(&payout(a)))
+    });
+    Ok(())
+}
+
+fn reward_minor(currency: &Currency, payout_micros: i64) -> i64 {
+    convert(
+        publisher_share(payout_micros),
+        currency.rate_numerator_minor_units,
+        currency.rate_denominator_usd_micros,
+        currency.rounding,
+    )
+    .unwrap_or(0)
+}
+
+/// The user's reward in minor units for one goal payout.
+pub fn goal_reward(currency: &Currency, payout_micros: i64) -> i64 {
+    reward_minor(currency, payout_micros)
+}
+
+fn as_number(minor: i64, decimals: i32) -> f64 {
+    // Display number only; `*MinorUnits` carries the exact amount.
+    minor as f64 / 10f64.powi(decimals.max(0))
+}
+
+/// The offer as the SDK and the static feed show it.
+pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
+    let c = &e.offer.config;
+    let goals: Vec<OfferGoal> = c
+        .goals
+        .iter()
+        .map(|g| {
+            let minor = reward_minor(currency, g.payout_micros);
+            OfferGoal {
+                id: g.external_goal_id.clone(),
+                name: g.name.clone(),
+                reward: as_number(minor, currency.decimals),
+                reward_minor_units: minor,
+                pending_minutes: g.pending_minutes,
+                completion_window_hours: ATTRIBUTION_WINDOW_HOURS,
+            }
+        })
+        .collect();
+    let total: i64 = goals.iter().map(|g| g.reward_minor_units).sum();
+    let steps: Vec<&str> = c.goals.iter().map(|g| g.name.as_str()).collect();
+    let max_pending = c.goals.iter().map(|g| g.pending_minutes).max().unwrap_or(0);
+    OfferItem {
+        campaign_id: e.offer.campaign.id.clone(),
+        title: c.name.clone(),
+        requirements: c
+            .description
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| format!("Complete: {}", steps.join(", "))),
+        disclaimer: format!(
+            "Rewards are credited only after the advertiser confirms each goal{}. New users only; \
+             one reward per goal.",
+            if max_pending > 0 {
+                format!(" (confirmation can take up to {max_pending} minutes)")
+            } else {
+                String::new()
+            }
+        ),
+        category: c.category.clone(),
+        task_type: c.task_type.clone(),
+        image_urls: c
+            .creatives
+            .iter()
+            .filter(|cr| cr.kind != CreativeKind::Video)
+            .filter_map(|cr| cr.url.clone())
+            .collect(),
+        goals,
+        total_reward: as_number(total, currency.decimals),
+        total_reward_minor_units: total,
+        currency: currency.clone(),
+        attribution_window_hours: ATTRIBUTION_WINDOW_HOURS,
+        creative_revision_id: format!(
+            "{}:r{}",
+            e.offer.campaign.id,
+            e.offer.campaign.live_revision.unwrap_or(e.offer.campaign.revision)
+        ),
+        availability: Availability {
+            status: "AVAILABLE".to_owned(),
+            reservation_required: true,
+        },
+        impression_endpoint: None,
+        launch_endpoint: None,
+    }
+}
+
+const DEFAULT_LIMIT: u32 = 20;
+const MAX_LIMIT: u32 = 100;
+
+fn cursor_offset(cursor: Option<&str>) -> Result<usize, AppError> {
+    match cursor.filter(|c| !c.is_empty()) {
+        None => Ok(0),
+        Some(c) => c
+            .strip_prefix("o")
+            .and_then(|n| n.parse::<usize>().ok())
+            .ok_or_else(|| AppError::field("cursor", "use the previous page's nextCursor")),
+    }
+}
+
+/// `GET /sdk/v2/ad-slots/{adSlotId}/offers`.
+pub async fn list(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    slot_id: &str,
+    q: OfferListQuery,
+) -> Result<OfferList, AppError> {
+    let mut errs = FieldErrors::new();
+    let country = errs.check("country", country_param(q.country.as_deref()).map_err(|_| {
+        "must be two uppercase letters (ISO 3166-1 alpha-2)".to_owned()
+    }));
+    let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        errs.add("limit", format!("must be 1 to {MAX_LIMIT}"));
+    }
+    let offset = errs.check(
+        "cursor",
+        cursor_offset(q.cursor.as_deref()).map_err(|_| "use the previous page's nextCursor".to_owned()),
+    );
+    if q
+        .device_type
+        .as_deref()
+        .is_some_and(|d| !["phone", "tablet", "desktop", "tv", "other"].contains(&d))
+    {
+        errs.add("deviceType", "must be phone, tablet, desktop, tv or other");
+    }
+    if q.device_type.as_deref() == Some("desktop") && s.platform != "web" {
+        errs.add("deviceType", "does not match the session's platform");
+    }
+    errs.finish()?;
+    let country = country.flatten();
+    let (p, slot) = session_slot(&ctx.db, s, Some(slot_id)).await?;
+    let all = eligible(
+        &ctx.db,
+        ctx.now(),
+        &p,
+        &slot,
+        &Audience {
+            platform: &s.platform,
+            country: country.as_deref(),
+            user: Some(&s.external_user_id),
+        },
+    )
+    .await?;
+    let offset = offset.unwrap_or(0);
+    let end = (offset + limit as usize).min(all.len());
+    let items = all
+        .get(offset.min(all.len())..end)
+        .unwrap_or_default()
+        .iter()
+        .map(|e| item(e, &slot.currency))
+        .collect();
+    Ok(OfferList {
+        items,
+        page: Page {
+            next_cursor: (end < all.len()).then(|| format!("o{end}")),
+            limit,
+        },
+        cache: CacheAdvice {
+            max_age_seconds: 60,
+        },
+        contract_version: CONTRACT_VERSION.to_owned(),
+        context: OfferContext {
+            placement_id: p.id.clone(),
+            ad_slot_id: slot.ad_slot_id.clone(),
+            slot_type: slot.slot_type,
+            platform: s.platform.clone(),
+            country,
+            currency: slot.currency.clone(),
+        },
+    })
+}
+
+/// One offer for the session (404 `offer_unavailable` when it is not eligible for it).
+pub async fn find_for_session<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    s: &sdk_session::Model,
+    slot_id: Option<&str>,
+    offer_id: &str,
+) -> Result<(placement::Model, AdSlot, Eligible), AppError> {
+    let (p, slot) = session_slot(db, s, slot_id).await?;
+    let found = eligible(
+        db,
+        now,
+        &p,
+        &slot,
+        &Audience {
+            platform: &s.platform,
+            country: None,
+            user: Some(&s.external_user_id),
+        },
+    )
+    .await?
+    .into_iter()
+    .find(|e| e.offer.campaign.id == offer_id)
+    .ok_or_else(|| {
+        AppError::new(
+            404,
+            "offer_unavailable",
+            "this offer is not available to this user now",
+        )
+    })?;
+    Ok((p, slot, found))
+}
+
+/// `GET /sdk/v2/offers/{offerId}`.
+pub async fn get(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    offer_id: &str,
+    slot_id: Option<&str>,
+) -> Result<OfferItem, AppError> {
+    let (_, slot, e) = find_for_session(&ctx.db, ctx.now(), s, slot_id, offer_id).await?;
+    Ok(item(&e, &slot.currency))
+}

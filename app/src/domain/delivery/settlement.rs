@@ -1,0 +1,397 @@
+//! Settlement of reported conversions, in the same transaction as the inbox row that
+//! records the report: the click is matched to its launch, the goal to the campaign, caps
+//! are applied, the payout moves from the campaign's reserve to spend, and the publisher's
+//! reward callback is written to the outbox. A reversal gives the spend back and queues a
+//! linked reversal callback. Retries are exact no-ops; conflicting reuse is refused.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    PaginatorTrait, QueryFilter, Set,
+};
+
+use super::offers::caps_reached;
+use super::publisher_share;
+use crate::domain::billing::ledger::{self, PostError};
+use crate::domain::campaigns::inventory::LiveOffer;
+use crate::domain::campaigns::{lifecycle, live_config};
+use crate::domain::publisher::{callbacks, slots};
+use crate::domain::{Ctx, crypto, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::delivery::CallbackReceipt;
+use crate::model::publisher::RewardPreview;
+use crate::model::publisher_rules::format_minor;
+use entity::{ad_slot, callback_delivery, conversion, offer_campaign, placement, postback_event, sdk_launch};
+
+/// A validated conversion report.
+#[derive(Debug, Clone)]
+pub struct Reported {
+    pub click_id: String,
+    pub transaction_id: String,
+    pub goal_id: String,
+    /// pending, approved, rejected or reversed.
+    pub status: String,
+    /// As sent (part of the exact-retry identity).
+    pub occurred_at_raw: String,
+    pub occurred_at: DateTime<Utc>,
+}
+
+/// Settlement states of a conversion.
+pub mod state {
+    pub const PENDING: &str = "PENDING";
+    pub const APPROVED: &str = "APPROVED";
+    pub const REJECTED: &str = "REJECTED";
+    pub const REVERSED: &str = "REVERSED";
+    pub const UNMATCHED_CLICK: &str = "UNMATCHED_CLICK";
+    pub const UNKNOWN_GOAL: &str = "UNKNOWN_GOAL";
+    pub const OUT_OF_WINDOW: &str = "OUT_OF_WINDOW";
+    pub const CAP_REACHED: &str = "CAP_REACHED";
+    pub const NO_BUDGET: &str = "NO_BUDGET";
+}
+
+/// Accepts one report into the inbox and settles it, atomically.
+pub async fn ingest(
+    ctx: &Ctx,
+    campaign: &offer_campaign::Model,
+    source: &str,
+    ev: Reported,
+) -> Result<CallbackReceipt, AppError> {
+    let hash = crypto::sha256_hex(&format!(
+        "{}\n{}\n{}\n{}\n{}",
+        ev.click_id, ev.transaction_id, ev.goal_id, ev.status, ev.occurred_at_raw
+    ));
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    if let Some(prior) = postback_event::Entity::find()
+        .filter(postback_event::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(postback_event::Column::EventHash.eq(hash.clone()))
+        .one(&txn)
+        .await?
+    {
+        return Ok(CallbackReceipt {
+            accepted: true,
+            duplicate: true,
+            receipt_id: prior.id,
+        });
+    }
+    let existing = conversion::Entity::find()
+        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
+        .one(&txn)
+        .await?;
+    if let Some(c) = &existing {
+        if c.click_id != ev.click_id || c.goal_id != ev.goal_id {
+            return Err(AppError::conflict(
+                "this transaction_id was already reported with another click_id or goal_id",
+            )
+            .with_code("transaction_conflict"));
+        }
+    }
+    let receipt_id = new_id("rcpt");
+    let (conversion_id, outcome) = settle(&txn, now, campaign, &ev, existing).await?;
+    postback_event::ActiveModel {
+        id: Set(receipt_id.clone()),
+        campaign_id: Set(campaign.id.clone()),
+        source: Set(source.to_owned()),
+        transaction_id: Set(ev.transaction_id.clone()),
+        click_id: Set(ev.click_id.clone()),
+        goal_id: Set(ev.goal_id.clone()),
+        status: Set(ev.status.clone()),
+        occurred_at: Set(ev.occurred_at_raw.clone()),
+        event_hash: Set(hash),
+        outcome: Set(outcome),
+        conversion_id: Set(Some(conversion_id)),
+        received_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(CallbackReceipt {
+        accepted: true,
+        duplicate: false,
+        receipt_id,
+    })
+}
+
+/// What the conversion is attributed to.
+struct Attribution {
+    launch: sdk_launch::Model,
+    placement: placement::Model,
+    slot: Option<ad_slot::Model>,
+    payout_micros: i64,
+    reward: RewardPreview,
+}
+
+async fn attribute(
+    txn: &DatabaseTransaction,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+) -> Result<Result<Attribution, &'static str>, AppError> {
+    let Some(launch) = sdk_launch::Entity::find()
+        .filter(sdk_launch::Column::ClickId.eq(ev.click_id.clone()))
+        .filter(sdk_launch::Column::CampaignId.eq(campaign.id.clone()))
+        .one(txn)
+        .await?
+    else {
+        return Ok(Err(state::UNMATCHED_CLICK));
+    };
+    let window = chrono::Duration::hours(super::ATTRIBUTION_WINDOW_HOURS);
+    if ev.occurred_at > launch.created_at + window {
+        return Ok(Err(state::OUT_OF_WINDOW));
+    }
+    let config = live_config(txn, campaign).await?;
+    let Some(goal) = config
+        .goals
+        .iter()
+        .find(|g| g.external_goal_id == ev.goal_id)
+    else {
+        return Ok(Err(state::UNKNOWN_GOAL));
+    };
+    let placement = placement::Entity::find_by_id(launch.placement_id.clone())
+        .one(txn)
+        .await?
+        .ok_or_else(AppError::internal)?;
+    let slot = ad_slot::Entity::find_by_id(launch.ad_slot_id.clone())
+        .one(txn)
+        .await?;
+    let earnings = publisher_share(goal.payout_micros);
+    let reward = match &slot {
+        Some(s) => slots::preview(&slots::currency_of(s), earnings)?,
+        None => RewardPreview {
+            usd_micros: earnings,
+            minor_units: 0,
+            currency: String::new(),
+            decimals: 0,
+            display: format_minor(0, 0),
+            meets_minimum_payout: false,
+        },
+    };
+    Ok(Ok(Attribution {
+        launch,
+        placement,
+        slot,
+        payout_micros: goal.payout_micros,
+        reward,
+    }))
+}
+
+/// Applies the report to the conversion's state; returns its id and the outcome.
+async fn settle(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    existing: Option<conversion::Model>,
+) -> Result<(String, String), AppError> {
+    let current = existing.as_ref().map(|c| c.settlement.clone());
+    let attribution = match &existing {
+        // Terminal states never change again; later reports are recorded, not applied.
+        Some(c)
+            if !matches!(c.settlement.as_str(), state::PENDING | state::APPROVED) =>
+        {
+            return Ok((c.id.clone(), "NO_CHANGE".to_owned()));
+        }
+        _ => attribute(txn, campaign, ev).await?,
+    };
+    let conversion_id = existing
+        .as_ref()
+        .map(|c| c.id.clone())
+        .unwrap_or_else(|| new_id("cnv"));
+    let a = match attribution {
+        Ok(a) => a,
+        Err(unmatched) => {
+            write(txn, now, campaign, ev, &conversion_id, existing, unmatched, None).await?;
+            return Ok((conversion_id, unmatched.to_owned()));
+        }
+    };
+    let next = match (current.as_deref(), ev.status.as_str()) {
+        (None, "pending") => state::PENDING,
+        (None | Some(state::PENDING), "approved") => {
+            pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id).await?
+        }
+        (None | Some(state::PENDING), "rejected" | "reversed") => state::REJECTED,
+        (Some(state::APPROVED), "rejected" | "reversed") => {
+            match ledger::post(
+                txn,
+                now,
+                "refund",
+                &campaign.advertiser_id,
+                ("conversion", &conversion_id),
+                &format!("conversion_reversal:{conversion_id}"),
+                &ledger::reversal_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros),
+            )
+            .await
+            {
+                Ok(_) | Err(PostError::AlreadyPosted) => state::REVERSED,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        _ => return Ok((conversion_id, "NO_CHANGE".to_owned())),
+    };
+    write(txn, now, campaign, ev, &conversion_id, existing, next, Some(&a)).await?;
+    if next == state::APPROVED || next == state::REVERSED {
+        enqueue(txn, now, campaign, ev, &conversion_id, next, &a).await?;
+    }
+    Ok((conversion_id, next.to_owned()))
+}
+
+/// Pays an approved conversion unless a cap or the reserve stops it.
+async fn pay(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    a: &Attribution,
+    goal_id: &str,
+    conversion_id: &str,
+) -> Result<&'static str, AppError> {
+    let config = live_config(txn, campaign).await?;
+    let per_user = config.caps.per_user.unwrap_or(1).max(1);
+    let done = conversion::Entity::find()
+        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(conversion::Column::PlacementId.eq(a.placement.id.clone()))
+        .filter(conversion::Column::ExternalUserId.eq(a.launch.external_user_id.clone()))
+        .filter(conversion::Column::GoalId.eq(goal_id.to_owned()))
+        .filter(conversion::Column::Settlement.eq(state::APPROVED))
+        .count(txn)
+        .await?;
+    let offer = LiveOffer {
+        campaign: campaign.clone(),
+        config,
+        reserved_micros: 0,
+    };
+    if i64::try_from(done).unwrap_or(i64::MAX) >= per_user || caps_reached(txn, now, &offer).await? {
+        return Ok(state::CAP_REACHED);
+    }
+    match lifecycle::spend_conversion(
+        txn,
+        now,
+        campaign,
+        a.payout_micros,
+        &format!("conversion_spend:{conversion_id}"),
+    )
+    .await
+    {
+        Ok(_) | Err(PostError::AlreadyPosted) => Ok(state::APPROVED),
+        Err(PostError::Insufficient) => Ok(state::NO_BUDGET),
+        Err(PostError::Other(e)) => Err(e),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn write(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    id: &str,
+    existing: Option<conversion::Model>,
+    settlement: &str,
+    a: Option<&Attribution>,
+) -> Result<(), AppError> {
+    let paid = matches!(settlement, state::PENDING | state::APPROVED | state::REVERSED);
+    let (payout, earnings, reward) = match a {
+        Some(a) if paid => (
+            a.payout_micros,
+            publisher_share(a.payout_micros),
+            a.reward.minor_units,
+        ),
+        _ => (0, 0, 0),
+    };
+    match existing {
+        Some(c) => {
+            let mut am: conversion::ActiveModel = c.into();
+            am.status = Set(ev.status.clone());
+            am.settlement = Set(settlement.to_owned());
+            am.payout_micros = Set(payout);
+            am.publisher_earnings_micros = Set(earnings);
+            am.reward_minor_units = Set(reward);
+            am.updated_at = Set(now);
+            am.update(txn).await?;
+        }
+        None => {
+            conversion::ActiveModel {
+                id: Set(id.to_owned()),
+                campaign_id: Set(campaign.id.clone()),
+                advertiser_id: Set(campaign.advertiser_id.clone()),
+                transaction_id: Set(ev.transaction_id.clone()),
+                click_id: Set(ev.click_id.clone()),
+                goal_id: Set(ev.goal_id.clone()),
+                status: Set(ev.status.clone()),
+                settlement: Set(settlement.to_owned()),
+                placement_id: Set(a.map(|a| a.placement.id.clone())),
+                ad_slot_id: Set(a.map(|a| a.launch.ad_slot_id.clone())),
+                session_id: Set(a.map(|a| a.launch.session_id.clone())),
+                external_user_id: Set(a.map(|a| a.launch.external_user_id.clone())),
+                payout_micros: Set(payout),
+                publisher_earnings_micros: Set(earnings),
+                reward_minor_units: Set(reward),
+                occurred_at: Set(crate::domain::clock::truncate_micros(ev.occurred_at)),
+                created_at: Set(now),
+                updated_at: Set(now),
+            }
+            .insert(txn)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the reward callback (or its linked reversal) to the outbox, when the placement
+/// has a receiver configured.
+#[allow(clippy::too_many_arguments)]
+async fn enqueue<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    conversion_id: &str,
+    settled: &str,
+    a: &Attribution,
+) -> Result<(), AppError> {
+    if a.placement.callback_url.is_none() {
+        return Ok(());
+    }
+    let event = if settled == state::APPROVED {
+        "reward.confirmed"
+    } else {
+        "reward.reversed"
+    };
+    let id = new_id("dlv");
+    let mut payload = callbacks::reward_payload(
+        &id,
+        event,
+        conversion_id,
+        &a.placement.id,
+        a.slot.as_ref().map(|s| s.id.as_str()),
+        &a.launch.external_user_id,
+        &campaign.id,
+        &ev.goal_id,
+        &a.reward,
+        ev.occurred_at,
+        false,
+    );
+    if settled == state::REVERSED {
+        // Links the reversal to the confirmation it undoes.
+        payload["reversesEventType"] = serde_json::json!("reward.confirmed");
+    }
+    callback_delivery::ActiveModel {
+        id: Set(id),
+        placement_id: Set(a.placement.id.clone()),
+        owner_account_id: Set(a.placement.owner_account_id.clone()),
+        conversion_id: Set(conversion_id.to_owned()),
+        event: Set(event.to_owned()),
+        payload: Set(payload.to_string()),
+        status: Set("PENDING".to_owned()),
+        attempts: Set(0),
+        next_attempt_at: Set(now),
+        last_response_status: Set(None),
+        last_error: Set(None),
+        key_id: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        delivered_at: Set(None),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}

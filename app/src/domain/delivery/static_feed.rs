@@ -1,0 +1,128 @@
+//! The static offer feed of a STATIC_API slot, pulled by the publisher's server with the
+//! slot key. It is inventory, not user eligibility: no user caps or completions, at most 100
+//! offers, cached for 60 seconds, with an ETag over the content so an unchanged feed answers
+//! 304. Items carry the SDK impression and launch paths the publisher's app then uses.
+
+use chrono::Duration;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+use super::offers::{Audience, country_param, eligible, item};
+use crate::domain::publisher::slots;
+use crate::domain::{Ctx, crypto};
+use crate::error::AppError;
+use crate::model::delivery::*;
+use crate::model::publisher::{PlacementStatus, SlotState, SlotType};
+use entity::{ad_slot, placement, static_key};
+
+/// Most offers in one feed.
+pub const MAX_ITEMS: usize = 100;
+/// Cache and refresh window.
+pub const MAX_AGE_SECONDS: u32 = 60;
+
+/// The feed and its ETag (quoted, as sent in the header).
+pub struct Feed {
+    pub body: StaticFeed,
+    pub etag: String,
+}
+
+/// `GET /publisher/v2/ad-slots/{adSlotId}/static-offers`. 401 `invalid_static_key` for a
+/// missing, unknown, inactive or expired key, 403 `static_key_slot_mismatch` for another
+/// slot's key, 409 `slot_not_ready` / `placement_not_verified`, 400 for a bad query.
+pub async fn feed(
+    ctx: &Ctx,
+    slot_id: &str,
+    key: Option<&str>,
+    country: Option<&str>,
+    platform: Option<&str>,
+) -> Result<Feed, AppError> {
+    let invalid = || {
+        AppError::unauthorized("a valid X-Service-Static-Key is required")
+            .with_code("invalid_static_key")
+    };
+    let key = key.map(str::trim).filter(|k| !k.is_empty()).ok_or_else(invalid)?;
+    let now = ctx.now();
+    let k = static_key::Entity::find()
+        .filter(static_key::Column::KeyHash.eq(crypto::sha256_hex(key)))
+        .one(&ctx.db)
+        .await?
+        .filter(|k| k.deactivated_at.is_none() && k.expires_at > now)
+        .ok_or_else(invalid)?;
+    if k.ad_slot_id != slot_id {
+        return Err(AppError::forbidden("this key belongs to another ad slot")
+            .with_code("static_key_slot_mismatch"));
+    }
+    let s = ad_slot::Entity::find_by_id(slot_id.to_owned())
+        .filter(ad_slot::Column::ArchivedAt.is_null())
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("ad slot"))?;
+    let p = placement::Entity::find_by_id(s.placement_id.clone())
+        .filter(placement::Column::ArchivedAt.is_null())
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("ad slot"))?;
+    if p.status != PlacementStatus::Verified.as_str() {
+        return Err(AppError::conflict("the placement is not verified")
+            .with_code("placement_not_verified"));
+    }
+    if SlotType::parse(&s.r#type) != Some(SlotType::StaticApi)
+        || !matches!(
+            SlotState::parse(&s.state),
+            Some(SlotState::Ready | SlotState::Active)
+        )
+    {
+        return Err(AppError::conflict("the ad slot is not READY or ACTIVE")
+            .with_code("slot_not_ready"));
+    }
+    let country = country_param(country)?;
+    let platform = match platform.map(str::trim).filter(|x| !x.is_empty()) {
+        None => p.platform.clone(),
+        Some(x) if x == p.platform => x.to_owned(),
+        Some(x) if ["android", "ios", "web"].contains(&x) => {
+            return Err(AppError::field(
+                "platform",
+                format!("the placement runs on {}", p.platform),
+            ));
+        }
+        Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
+    };
+    let view = slots::view(&s, &p);
+    let offers = eligible(
+        &ctx.db,
+        now,
+        &p,
+        &view,
+        &Audience {
+            platform: &platform,
+            country: country.as_deref(),
+            user: None,
+        },
+    )
+    .await?;
+    let items: Vec<OfferItem> = offers
+        .iter()
+        .take(MAX_ITEMS)
+        .map(|e| {
+            let mut i = item(e, &view.currency);
+            i.impression_endpoint = Some(format!("/sdk/v2/offers/{}/impressions", i.campaign_id));
+            i.launch_endpoint = Some(format!("/sdk/v2/offers/{}/launch", i.campaign_id));
+            i
+        })
+        .collect();
+    // The ETag covers what the feed says, not when it was generated.
+    let digest = crypto::sha256_hex(&serde_json::to_string(&items).unwrap_or_default());
+    let etag = format!("\"{}\"", &digest[..32]);
+    Ok(Feed {
+        body: StaticFeed {
+            items,
+            generated_at: now,
+            expires_at: now + Duration::seconds(i64::from(MAX_AGE_SECONDS)),
+            etag: etag.clone(),
+            cache: CacheAdvice {
+                max_age_seconds: MAX_AGE_SECONDS,
+            },
+            contract_version: CONTRACT_VERSION.to_owned(),
+        },
+        etag,
+    })
+}

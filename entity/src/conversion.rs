@@ -1,0 +1,31 @@
+//! A conversion of one advertiser transaction, with its settlement and the publisher's earnings.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "conversions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub campaign_id: String,
+    pub advertiser_id: String,
+    pub transaction_id: String,
+    pub click_id: String,
+    pub goal_id: String,
+    pub status: String,
+    pub settlement: String,
+    pub placement_id: Option<String>,
+    pub ad_slot_id: Option<String>,
+    pub session_id: Option<String>,
+    pub external_user_id: Option<String>,
+    pub payout_micros: i64,
+    pub publisher_earnings_micros: i64,
+    pub reward_minor_units: i64,
+    pub occurred_at: DateTimeUtc,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

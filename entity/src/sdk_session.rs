@@ -1,0 +1,31 @@
+//! A user-bound SDK session (fifteen minutes); the token is stored only as its SHA-256.
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "sdk_sessions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub token_hash: String,
+    pub placement_id: String,
+    pub ad_slot_id: Option<String>,
+    pub external_user_id: String,
+    pub platform: String,
+    pub sdk_version: String,
+    pub package_bundle_or_domain: String,
+    pub environment: String,
+    pub consent: String,
+    pub att_status: Option<String>,
+    pub issued_at: DateTimeUtc,
+    pub expires_at: DateTimeUtc,
+    pub revoked_at: Option<DateTimeUtc>,
+    pub replaced_by: Option<String>,
+    pub refresh_key: Option<String>,
+    pub sealed_token: Option<String>,
+    pub revoke_key: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,71 @@
+//! Conversion callbacks from advertisers (`/performance-marketing/v2/postbacks`), behind
+//! the delivery feature switch and limited to 120 requests per minute per source address.
+
+use app::domain::Policy;
+use app::domain::delivery::postbacks::{self, S2sHeaders};
+use app::error::AppError;
+use app::model::delivery::{CallbackReceipt, ConversionEvent};
+use app::server_fns::web::ClientIp;
+use axum::Extension;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, AppQuery};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(custom_s2s_post, custom_s2s_get))
+}
+
+fn signing_headers(h: &HeaderMap) -> S2sHeaders {
+    let get = |n: &str| h.get(n).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    S2sHeaders {
+        key_id: get("x-service-key-id"),
+        timestamp: get("x-service-timestamp"),
+        signature: get("x-service-signature"),
+    }
+}
+
+/// Report a conversion for a Custom S2S campaign. Signature: lowercase hex HMAC-SHA256,
+/// keyed with the campaign secret, over `timestamp\nclick_id\ntransaction_id\ngoal_id\nstatus\noccurred_at`
+/// (timestamp = Unix seconds, within five minutes). 200 means durably in the processing
+/// inbox (settled in the same transaction), not that a reward was paid; an exact retry
+/// answers `duplicate: true` with the same receipt. Refusals: 400 invalid fields, 401
+/// `unauthorized` (headers missing), 401 `invalid_signature`, 401 `stale_timestamp`, 403
+/// `ip_not_allowed`, 404 unknown campaign or not Custom S2S, 409 `transaction_conflict`
+/// (a transaction_id reused with another click or goal).
+#[utoipa::path(post, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
+    params(("campaignId" = String, Path), ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
+    request_body = ConversionEvent,
+    responses((status = 200, body = CallbackReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
+async fn custom_s2s_post(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    headers: HeaderMap,
+    AppPath(id): AppPath<String>,
+    AppJson(ev): AppJson<ConversionEvent>,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
+        .await
+        .map(AppJson)
+}
+
+/// The same report with the five fields in the query string (POST keeps them out of logs).
+#[utoipa::path(get, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
+    params(("campaignId" = String, Path), ConversionEvent, ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
+    responses((status = 200, body = CallbackReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn custom_s2s_get(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    headers: HeaderMap,
+    AppPath(id): AppPath<String>,
+    AppQuery(ev): AppQuery<ConversionEvent>,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
+        .await
+        .map(AppJson)
+}

@@ -1,0 +1,622 @@
+//! SDK delivery end to end: sessions (identity checks, expiry, refresh, revoke, bans),
+//! offers (policy and blacklists), impressions, signed launches, Custom S2S conversions
+//! with settlement and the reward-callback outbox, reward status, SDK support cases and the
+//! publisher's offers report.
+
+use app::domain::crypto::hmac_sha256_hex;
+use app::model::Role;
+use app::model::campaign_rules::s2s_message;
+use reqwest::StatusCode;
+use sea_orm::EntityTrait;
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends, error_code};
+
+use crate::campaigns::{approve, campaign_body, create, transition};
+
+both_backends!(
+    sessions_check_identity_expire_refresh_and_revoke,
+    offers_launch_and_conversions_settle_into_reports,
+    bans_stop_sessions_and_launches,
+    support_cases_come_from_the_sdk,
+    placements_with_session_history_cannot_be_deleted,
+    static_feed_serves_inventory_with_etags,
+);
+
+const USD: i64 = 1_000_000;
+const DOMAIN: &str = "play.pixelquest.example";
+
+/// A verified, released website placement with one ready OFFERWALL slot (100 coins per USD).
+struct Publisher {
+    token: String,
+    placement: String,
+    slot: String,
+}
+
+async fn publisher(app: &TestApp, admin: &str) -> Publisher {
+    let (_, token) = app.signed_in(Role::Publisher).await;
+    let p = app.website_placement(&token, DOMAIN).await;
+    let placement = p["placementId"].as_str().expect("id").to_owned();
+    app.verify_placement(&token, admin, &placement, true).await;
+    let (s, slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{placement}/ad-slots"),
+            Some(&token),
+            &json!({"name": "Wall", "type": "OFFERWALL", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    assert_eq!(slot["state"], "READY", "{slot}");
+    Publisher {
+        token,
+        placement,
+        slot: slot["adSlotId"].as_str().expect("slot").to_owned(),
+    }
+}
+
+fn session_body(p: &Publisher, user: &str) -> Value {
+    json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
+        "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
+}
+
+async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
+    let (s, b) = app.post("/sdk/v2/sessions", None, &session_body(p, user)).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    (
+        b["sessionId"].as_str().expect("sessionId").to_owned(),
+        b["token"].as_str().expect("token").to_owned(),
+    )
+}
+
+/// A request with an Idempotency-Key header.
+async fn keyed(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> (StatusCode, Value) {
+    let res = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .expect("sent");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// A LIVE Custom S2S campaign with its key: (campaign id, key id, secret).
+async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: Value) -> (String, String, String) {
+    let id = create(app, adv, &body).await;
+    let (s, key) = app
+        .post(
+            &format!("/performance-marketing/v2/campaigns/{id}/tracking/custom-s2s/credentials"),
+            Some(adv),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{key}");
+    assert_eq!(transition(app, adv, &id, "IN_REVIEW").await.0, StatusCode::OK);
+    let (s, c) = approve(app, admin, &id).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    (
+        id,
+        key["keyId"].as_str().expect("keyId").to_owned(),
+        key["secret"].as_str().expect("secret").to_owned(),
+    )
+}
+
+struct Conversion<'a> {
+    click: &'a str,
+    txn: &'a str,
+    goal: &'a str,
+    status: &'a str,
+}
+
+async fn postback(
+    app: &TestApp,
+    campaign: &str,
+    key_id: &str,
+    secret: &str,
+    c: &Conversion<'_>,
+    timestamp: i64,
+) -> (StatusCode, Value) {
+    // Conversions happen shortly after the launch (inside the attribution window).
+    let occurred = chrono::DateTime::from_timestamp(timestamp, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let occurred = occurred.as_str();
+    let ts = timestamp.to_string();
+    let sig = hmac_sha256_hex(
+        secret.as_bytes(),
+        s2s_message(&ts, c.click, c.txn, c.goal, c.status, occurred).as_bytes(),
+    );
+    let res = app
+        .client
+        .post(app.url(&format!(
+            "/performance-marketing/v2/postbacks/custom-s2s/{campaign}"
+        )))
+        .header("X-Service-Key-Id", key_id)
+        .header("X-Service-Timestamp", ts)
+        .header("X-Service-Signature", sig)
+        .json(&json!({"click_id": c.click, "transaction_id": c.txn, "goal_id": c.goal, "status": c.status, "occurred_at": occurred}))
+        .send()
+        .await
+        .expect("sent");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+fn now_ts(app: &TestApp) -> i64 {
+    app.clock_now().timestamp()
+}
+
+async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+
+    // Identity, platform, version and consent must match the placement.
+    let mut bad = session_body(&p, "user-1");
+    bad["packageBundleOrDomain"] = json!("evil.example");
+    bad["platform"] = json!("android");
+    bad["sdkVersion"] = json!("1.9.0");
+    let (s, e) = app.post("/sdk/v2/sessions", None, &bad).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    for f in ["packageBundleOrDomain", "platform", "sdkVersion"] {
+        assert!(e["error"]["fieldErrors"][f].is_string(), "{f}: {e}");
+    }
+    let mut missing = session_body(&p, "");
+    missing["consent"] = json!("MAYBE");
+    let (s, e) = app.post("/sdk/v2/sessions", None, &missing).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"]["fieldErrors"]["externalUserId"].is_string(), "{e}");
+    assert!(e["error"]["fieldErrors"]["consent"].is_string(), "{e}");
+
+    // An unverified placement gets no session; an unreleased one none in production.
+    let draft = app.website_placement(&p.token, "draft.pixelquest.example").await;
+    let draft_id = draft["placementId"].as_str().expect("id");
+    let mut body = session_body(&p, "user-1");
+    body["placementId"] = json!(draft_id);
+    body["packageBundleOrDomain"] = json!("draft.pixelquest.example");
+    body["adSlotId"] = Value::Null;
+    let (s, e) = app.post("/sdk/v2/sessions", None, &body).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&e), "placement_not_verified");
+    app.verify_placement(&p.token, &admin, draft_id, false).await;
+    let (s, e) = app.post("/sdk/v2/sessions", None, &body).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&e), "placement_not_released");
+    body["environment"] = json!("sandbox");
+    assert_eq!(app.post("/sdk/v2/sessions", None, &body).await.0, StatusCode::CREATED);
+
+    // A session: token once, fifteen minutes, configuration without the token.
+    let (s, created) = app.post("/sdk/v2/sessions", None, &session_body(&p, "user-1")).await;
+    assert_eq!(s, StatusCode::CREATED, "{created}");
+    assert_eq!(created["contractVersion"], "2.0.0");
+    assert_eq!(created["adSlots"][0]["adSlotId"], p.slot.as_str());
+    let issued = chrono::DateTime::parse_from_rfc3339(created["issuedAt"].as_str().expect("issuedAt")).expect("date");
+    let expires = chrono::DateTime::parse_from_rfc3339(created["expiresAt"].as_str().expect("expiresAt")).expect("date");
+    assert_eq!(expires - issued, chrono::Duration::minutes(15));
+    let id = created["sessionId"].as_str().expect("id").to_owned();
+    let token = created["token"].as_str().expect("token").to_owned();
+    let config = format!("/sdk/v2/sessions/{id}/configuration");
+    let (s, c) = app.get(&config, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert!(c.get("token").is_none(), "no token on reads: {c}");
+    assert_eq!(app.get(&config, None).await.0, StatusCode::UNAUTHORIZED);
+    // A dashboard token does not open SDK routes, nor a session token console routes.
+    assert_eq!(app.get(&config, Some(&p.token)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.get("/publisher/v2/placements", Some(&token)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let (_, other) = session(&app, &p, "user-2").await;
+    assert_eq!(app.get(&config, Some(&other)).await.0, StatusCode::FORBIDDEN);
+
+    // Refresh needs an Idempotency-Key; a retry returns the same replacement.
+    let refresh = format!("/sdk/v2/sessions/{id}/refresh");
+    assert_eq!(app.post(&refresh, Some(&token), &json!({})).await.0, StatusCode::BAD_REQUEST);
+    let (s, next) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{next}");
+    let (s, again) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again["sessionId"], next["sessionId"]);
+    assert_eq!(again["token"], next["token"]);
+    let (s, e) = keyed(&app, &refresh, &token, "refresh-0002", &json!({})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    let (s, e) = app.get(&config, Some(&token)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "the replaced token stops working");
+    assert_eq!(error_code(&e), "sdk_session_revoked");
+    let next_id = next["sessionId"].as_str().expect("id");
+    let next_token = next["token"].as_str().expect("token");
+
+    // Fifteen minutes later the session answers sdk_session_expired.
+    app.clock.advance(chrono::Duration::minutes(15));
+    let (s, e) = app
+        .get(&format!("/sdk/v2/sessions/{next_id}/configuration"), Some(next_token))
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert_eq!(error_code(&e), "sdk_session_expired");
+
+    // Revoke: 204, then the token is refused; revoking again is 204.
+    let (id, token) = session(&app, &p, "user-3").await;
+    let revoke = format!("/sdk/v2/sessions/{id}/revoke");
+    let (s, _) = keyed(&app, &revoke, &token, "revoke-0001", &json!({})).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    assert_eq!(
+        app.get("/sdk/v2/reward-status", Some(&token)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(keyed(&app, &revoke, &token, "revoke-0001", &json!({})).await.0, StatusCode::NO_CONTENT);
+}
+
+async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (s, cb) = app
+        .put(
+            &format!("/publisher/v2/placements/{}/callback", p.placement),
+            Some(&p.token),
+            &json!({"url": "https://hooks.pixelquest.example/reward"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{cb}");
+    let (game, key_id, secret) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let mut finance = campaign_body("CUSTOM_S2S", 100 * USD);
+    finance["category"] = json!("FINANCE");
+    finance["goals"][0]["payoutMicros"] = json!(3_000_000);
+    let (finance, _, _) = live_campaign(&app, &adv, &admin, finance).await;
+    let (_, reserved_before, spent_before) = app.balance(&adv).await;
+
+    let (sid, token) = session(&app, &p, "user-1").await;
+    let offers = format!("/sdk/v2/ad-slots/{}/offers", p.slot);
+    let (s, list) = app.get(&format!("{offers}?country=US"), Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    let ids: Vec<&str> = list["items"].as_array().expect("items").iter().filter_map(|i| i["campaignId"].as_str()).collect();
+    assert_eq!(ids, vec![finance.as_str(), game.as_str()], "highest payout first");
+    let item = &list["items"][1];
+    // 1.50 USD payout → 70 % publisher share 1.05 USD → 105 coins.
+    assert_eq!(item["goals"][0]["rewardMinorUnits"], 105, "{item}");
+    assert_eq!(item["totalRewardMinorUnits"], 105);
+    assert_eq!(item["availability"]["status"], "AVAILABLE");
+    assert!(item["requirements"].is_string() && item["disclaimer"].is_string());
+    assert_eq!(list["contractVersion"], "2.0.0");
+    assert_eq!(list["cache"]["maxAgeSeconds"], 60);
+    assert_eq!(list["context"]["currency"]["name"], "Coins");
+    // Paging with the cursor of the previous page.
+    let (_, page1) = app.get(&format!("{offers}?limit=1"), Some(&token)).await;
+    assert_eq!(page1["items"].as_array().map(Vec::len), Some(1));
+    let cursor = page1["page"]["nextCursor"].as_str().expect("next cursor");
+    let (_, page2) = app.get(&format!("{offers}?limit=1&cursor={cursor}"), Some(&token)).await;
+    assert_eq!(page2["items"][0]["campaignId"], game.as_str());
+    assert!(page2["page"]["nextCursor"].is_null());
+    for bad in ["country=usa", "limit=0", "limit=101", "cursor=zzz"] {
+        assert_eq!(app.get(&format!("{offers}?{bad}"), Some(&token)).await.0, StatusCode::BAD_REQUEST, "{bad}");
+    }
+    // Countries outside the campaign's targeting see nothing (no fill is ordinary).
+    let (s, none) = app.get(&format!("{offers}?country=FR"), Some(&token)).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(none["items"], json!([]));
+
+    // The publisher's blacklist and the slot policy filter delivery.
+    let (s, bl) = app
+        .post("/publisher/v2/blacklists", Some(&p.token), &json!({"kind": "CATEGORY", "value": "FINANCE"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{bl}");
+    let (_, list) = app.get(&offers, Some(&token)).await;
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(
+        app.get(&format!("/sdk/v2/offers/{finance}"), Some(&token)).await.0,
+        StatusCode::NOT_FOUND,
+        "a blacklisted offer cannot be read or launched"
+    );
+    let (s, _) = app
+        .patch(
+            &format!("/publisher/v2/placements/{}/ad-slots/{}", p.placement, p.slot),
+            Some(&p.token),
+            &json!({"policy": {"blockedCampaignIds": [game]}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(app.get(&offers, Some(&token)).await.1["items"], json!([]));
+    app.patch(
+        &format!("/publisher/v2/placements/{}/ad-slots/{}", p.placement, p.slot),
+        Some(&p.token),
+        &json!({"policy": {"blockedCampaignIds": []}}),
+    )
+    .await;
+
+    // Impression: 201, then the same key answers the same receipt.
+    let imp_path = format!("/sdk/v2/offers/{game}/impressions");
+    assert_eq!(app.post(&imp_path, Some(&token), &json!({})).await.0, StatusCode::BAD_REQUEST);
+    let (s, imp) = keyed(&app, &imp_path, &token, "imp-000001", &json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+    assert_eq!(imp["duplicate"], false);
+    let (s, again) = keyed(&app, &imp_path, &token, "imp-000001", &json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(again["impressionId"], imp["impressionId"]);
+    assert_eq!(again["duplicate"], true);
+    let impression = imp["impressionId"].as_str().expect("id");
+
+    // Launch: needs the impression and its own key; a retry returns the same launch.
+    let launch_path = format!("/sdk/v2/offers/{game}/launch");
+    let (s, _) = keyed(&app, &launch_path, &token, "launch-0001", &json!({})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = keyed(&app, &launch_path, &token, "imp-000001", &json!({"impressionId": impression})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "the impression's key cannot launch");
+    let (s, l) = keyed(&app, &launch_path, &token, "launch-0001", &json!({"impressionId": impression})).await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    assert_eq!(l["sessionId"], sid.as_str());
+    let (s, l2) = keyed(&app, &launch_path, &token, "launch-0001", &json!({"impressionId": impression})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(l2["clickId"], l["clickId"]);
+    let click = l["clickId"].as_str().expect("click").to_owned();
+    let url = l["launchUrl"].as_str().expect("launchUrl").to_owned();
+    // The link is signed on the configured public address; follow its path here.
+    let path = url[url.find("/sdk/v2/launch/").expect("launch path")..].to_owned();
+    let res = app.client.get(app.url(&path)).send().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::FOUND, "redirects to the advertiser");
+    let location = res.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    assert_eq!(location, format!("https://advertiser.example/install?click={click}"));
+    let tampered = path.replace("signature=", "signature=0");
+    assert_eq!(app.client.get(app.url(&tampered)).send().await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+
+    // Conversion: signed, settled from the reserve, retried exactly, conflicts refused.
+    let conv = Conversion { click: &click, txn: "order-1", goal: "install", status: "approved" };
+    let (s, bad) = postback(&app, &game, &key_id, "wrong-secret", &conv, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert_eq!(error_code(&bad), "invalid_signature");
+    let (s, stale) = postback(&app, &game, &key_id, &secret, &conv, now_ts(&app) - 301).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert_eq!(error_code(&stale), "stale_timestamp");
+    let (s, r) = postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["accepted"], true);
+    assert_eq!(r["duplicate"], false);
+    let (s, r2) = postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(r2["duplicate"], true);
+    assert_eq!(r2["receiptId"], r["receiptId"]);
+    let conflict = Conversion { goal: "level10", ..conv };
+    let (s, e) = postback(&app, &game, &key_id, &secret, &conflict, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(error_code(&e), "transaction_conflict");
+    let settled = entity::conversion::Entity::find().all(&app.state.ctx.db).await.expect("conversions");
+    assert_eq!(settled.len(), 1);
+    assert_eq!(settled[0].settlement, "APPROVED", "{settled:?}");
+    let (_, reserved, spent) = app.balance(&adv).await;
+    assert_eq!(reserved, reserved_before - 1_500_000);
+    assert_eq!(spent, spent_before + 1_500_000);
+
+    // The reward confirmation is queued for the publisher in the same transaction.
+    let outbox = entity::callback_delivery::Entity::find().all(&app.state.ctx.db).await.expect("outbox");
+    assert_eq!(outbox.len(), 1);
+    assert_eq!(outbox[0].event, "reward.confirmed");
+    let payload: Value = serde_json::from_str(&outbox[0].payload).expect("payload");
+    assert_eq!(payload["externalUserId"], "user-1");
+    assert_eq!(payload["reward"]["minorUnits"], 105);
+
+    // Reward status: earned; the completed offer leaves the user's list.
+    let (s, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{rs}");
+    assert_eq!(rs["totals"]["earnedMinorUnits"], 105);
+    assert_eq!(rs["items"][0]["status"], "EARNED");
+    let (_, one) = app.get(&format!("/sdk/v2/reward-status/{finance}"), Some(&token)).await;
+    assert_eq!(one["items"], json!([]));
+    assert_eq!(app.get(&offers, Some(&token)).await.1["items"], json!([]));
+
+    // The report counts the showing, the click, the conversion and the earnings.
+    let report = "/publisher/v2/reports/offers";
+    let (s, r) = app.get(report, Some(&p.token)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["rows"].as_array().map(Vec::len), Some(1), "{r}");
+    let row = &r["rows"][0];
+    assert_eq!(row["offerId"], game.as_str());
+    assert_eq!((row["impressions"].as_i64(), row["clicks"].as_i64(), row["conversions"].as_i64()), (Some(1), Some(1), Some(1)));
+    assert_eq!(row["earningsMicros"], 1_050_000);
+    assert_eq!(r["totals"]["earnings"], "1.050000");
+    let res = app.client.get(app.url(&format!("{report}?format=csv"))).bearer_auth(&p.token).send().await.expect("sent");
+    assert_eq!(res.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/csv; charset=utf-8"));
+    let csv = res.text().await.unwrap_or_default();
+    assert!(csv.starts_with("date,offer_id,offer_name,impressions,clicks,conversions"), "{csv}");
+    assert!(csv.contains(&format!("{game},Play to level 10,1,1,1,0,1050000,1.050000")), "{csv}");
+    assert_eq!(app.get(&format!("{report}?from=2026-01-01&to=2026-12-31"), Some(&p.token)).await.0, StatusCode::BAD_REQUEST);
+    let (_, stranger) = app.signed_in(Role::Publisher).await;
+    assert_eq!(app.get(report, Some(&stranger)).await.1["rows"], json!([]));
+    assert_eq!(
+        app.get(&format!("{report}?placementId={}", p.placement), Some(&stranger)).await.0,
+        StatusCode::NOT_FOUND
+    );
+
+    // A reversal gives the spend back and queues a linked reversal.
+    let reversal = Conversion { status: "reversed", ..conv };
+    let (s, _) = postback(&app, &game, &key_id, &secret, &reversal, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, _, spent_after) = app.balance(&adv).await;
+    assert_eq!(spent_after, spent_before);
+    let (_, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
+    assert_eq!(rs["totals"]["reversedMinorUnits"], 105);
+    let (_, r) = app.get(report, Some(&p.token)).await;
+    assert_eq!(r["totals"]["reversals"], 1);
+    assert_eq!(r["totals"]["earningsMicros"], 0);
+    let outbox = entity::callback_delivery::Entity::find().all(&app.state.ctx.db).await.expect("outbox");
+    assert!(outbox.iter().any(|d| d.event == "reward.reversed"));
+
+    // A stale launch link is refused; an unknown click is accepted but pays nothing.
+    app.clock.advance(chrono::Duration::minutes(6));
+    assert_eq!(app.client.get(app.url(&path)).send().await.expect("sent").status(), StatusCode::GONE);
+    let unknown = Conversion { click: "clk_nope", txn: "order-2", goal: "install", status: "approved" };
+    let (s, _) = postback(&app, &game, &key_id, &secret, &unknown, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(app.balance(&adv).await.2, spent_before);
+}
+
+async fn bans_stop_sessions_and_launches(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, _, _) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "cheater").await;
+    let (s, imp) = keyed(&app, &format!("/sdk/v2/offers/{game}/impressions"), &token, "imp-000001", &json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+
+    let (s, ban) = app
+        .post("/publisher/v2/user-bans", Some(&p.token), &json!({"placementId": p.placement, "externalUserId": "cheater", "reason": "reward fraud"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{ban}");
+    let (s, e) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&e), "user_banned");
+    let (s, e) = app.post("/sdk/v2/sessions", None, &session_body(&p, "cheater")).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&e), "user_banned");
+    // Other users are unaffected; lifting the ban restores the user.
+    session(&app, &p, "honest").await;
+    let ban_id = ban["banId"].as_str().expect("banId");
+    let (s, _) = app
+        .patch(&format!("/publisher/v2/user-bans/{ban_id}"), Some(&p.token), &json!({"status": "LIFTED"}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, l) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+}
+
+async fn support_cases_come_from_the_sdk(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (sid, token) = session(&app, &p, "user-1").await;
+    let body = json!({"sessionId": sid, "reasonCode": "MISSING_REWARD", "message": "I reached level 10 yesterday but got nothing."});
+    let (s, e) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &json!({"sessionId": sid, "reasonCode": "bad code", "message": "short"})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(e["error"]["fieldErrors"]["reasonCode"].is_string() && e["error"]["fieldErrors"]["message"].is_string(), "{e}");
+    let (s, case) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &body).await;
+    assert_eq!(s, StatusCode::CREATED, "{case}");
+    let (s, again) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &body).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(again["supportCaseId"], case["supportCaseId"]);
+    // Another user's session id cannot be used.
+    let (other_sid, other) = session(&app, &p, "user-2").await;
+    let mut foreign = body.clone();
+    foreign["sessionId"] = json!(other_sid);
+    assert_eq!(keyed(&app, "/sdk/v2/support", &token, "case-00002", &foreign).await.0, StatusCode::BAD_REQUEST);
+    let (_, mine) = app.get("/sdk/v2/support", Some(&token)).await;
+    assert_eq!(mine["count"], 1);
+    assert_eq!(app.get("/sdk/v2/support", Some(&other)).await.1["count"], 0);
+    // The publisher works the case in the console.
+    let (s, inbox) = app.get("/publisher/v2/support-cases", Some(&p.token)).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(inbox["items"][0]["supportCaseId"], case["supportCaseId"]);
+    assert_eq!(inbox["items"][0]["externalUserId"], "user-1");
+    // Evidence upload is not offered.
+    assert_eq!(
+        app.post(&format!("/sdk/v2/support/{}/evidence", case["supportCaseId"].as_str().unwrap_or_default()), Some(&token), &json!({})).await.0,
+        StatusCode::NOT_FOUND
+    );
+}
+
+async fn placements_with_session_history_cannot_be_deleted(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, t) = app.signed_in(Role::Publisher).await;
+    let p = app.website_placement(&t, "history.pixelquest.example").await;
+    let id = p["placementId"].as_str().expect("id");
+    app.verify_placement(&t, &admin, id, false).await;
+    let (s, b) = app
+        .post("/sdk/v2/sessions", None, &json!({"placementId": id, "externalUserId": "u1", "platform": "web", "sdkVersion": "2.0.0",
+            "packageBundleOrDomain": "history.pixelquest.example", "environment": "sandbox", "consent": "NOT_REQUIRED"}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    let (s, e) = app.delete(&format!("/publisher/v2/placements/{id}"), Some(&t)).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert!(e["error"]["message"].as_str().is_some_and(|m| m.contains("SDK session")), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delivery_switch_off_answers_404() {
+    for backend in [tests::Backend::Sqlite, tests::Backend::Postgres] {
+        let app = TestApp::spawn_with(backend, &["--feature-delivery", "false"]).await;
+        let (s, err) = app.post("/sdk/v2/sessions", None, &json!({})).await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        assert_eq!(error_code(&err), "not_found");
+        let (s, _) = app
+            .post("/performance-marketing/v2/postbacks/custom-s2s/cmp_x", None, &json!({}))
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+        // The console is unaffected.
+        let (_, t) = app.signed_in(Role::Publisher).await;
+        assert_eq!(app.get("/publisher/v2/placements", Some(&t)).await.0, StatusCode::OK);
+    }
+}
+
+async fn static_feed_serves_inventory_with_etags(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, _, _) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (s, feed_slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
+            Some(&p.token),
+            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{feed_slot}");
+    let slot = feed_slot["adSlotId"].as_str().expect("slot");
+    let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
+    let (s, key) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/ad-slots/{slot}/static-key", p.placement),
+            Some(&p.token),
+            &json!({"expiresAt": expires, "reason": "server pull"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{key}");
+    let token = key["token"].as_str().expect("token").to_owned();
+    let path = format!("/publisher/v2/ad-slots/{slot}/static-offers");
+    let get = |key: Option<String>, etag: Option<String>, query: &'static str| {
+        let mut req = app.client.get(app.url(&format!("{path}{query}")));
+        if let Some(k) = key {
+            req = req.header("X-Service-Static-Key", k);
+        }
+        if let Some(e) = etag {
+            req = req.header("If-None-Match", e);
+        }
+        req.send()
+    };
+    let res = get(Some(token.clone()), None, "?country=US").await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    let etag = res.headers().get("etag").and_then(|v| v.to_str().ok()).expect("etag").to_owned();
+    assert!(res.headers().get("cache-control").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("max-age=60")));
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["items"][0]["campaignId"], game.as_str());
+    assert_eq!(body["items"][0]["launchEndpoint"], format!("/sdk/v2/offers/{game}/launch"));
+    assert_eq!(body["etag"], etag.as_str());
+    assert_eq!(body["cache"]["maxAgeSeconds"], 60);
+    assert!(body["items"][0].get("providerCode").is_none());
+    // Unchanged: 304 without a body; a blacklist changes the feed.
+    let res = get(Some(token.clone()), Some(etag.clone()), "?country=US").await.expect("sent");
+    assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
+    app.post("/publisher/v2/blacklists", Some(&p.token), &json!({"kind": "CAMPAIGN", "value": game})).await;
+    let res = get(Some(token.clone()), Some(etag), "?country=US").await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.json::<Value>().await.expect("json")["items"], json!([]));
+    // Refusals: no key, a wrong key, another slot's key, a bad query.
+    assert_eq!(get(None, None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(get(Some("stk_wrong".into()), None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(get(Some(token.clone()), None, "?country=us").await.expect("sent").status(), StatusCode::BAD_REQUEST);
+    assert_eq!(get(Some(token.clone()), None, "?platform=ios").await.expect("sent").status(), StatusCode::BAD_REQUEST);
+    let other = app
+        .client
+        .get(app.url(&format!("/publisher/v2/ad-slots/{}/static-offers", p.slot)))
+        .header("X-Service-Static-Key", &token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(other.status(), StatusCode::FORBIDDEN);
+    // The key expires.
+    app.clock.advance(chrono::Duration::days(31));
+    assert_eq!(get(Some(token), None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+}
