@@ -106,7 +106,7 @@ for (const hydrated of [true, false]) {
     await page.goto(`${server.base}/publisher/reports?from=2020-01-01&to=2020-01-31`);
     await page.getByText('No impressions, clicks or conversions in this period.').waitFor();
     await page.goto(`${server.base}/publisher/reports?from=2020-02-01&to=2020-01-01`);
-    await page.getByText('must not be after to').waitFor();
+    await page.locator('#report').getByText('from: must not be after to').waitFor();
     assert.deepEqual(problems, []);
     await ctx.close();
   });
