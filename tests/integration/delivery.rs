@@ -192,6 +192,22 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     body["environment"] = json!("sandbox");
     assert_eq!(app.post("/sdk/v2/sessions", None, &body).await.0, StatusCode::CREATED);
 
+    // The web SDK may call from the publisher's pages (CORS, bearer only).
+    let pre = app
+        .client
+        .request(reqwest::Method::OPTIONS, app.url("/sdk/v2/sessions"))
+        .header("Origin", "https://play.pixelquest.example")
+        .header("Access-Control-Request-Method", "POST")
+        .header("Access-Control-Request-Headers", "content-type,idempotency-key")
+        .send()
+        .await
+        .expect("sent");
+    assert!(pre.status().is_success(), "{}", pre.status());
+    assert_eq!(
+        pre.headers().get("access-control-allow-origin").and_then(|v| v.to_str().ok()),
+        Some("*")
+    );
+
     // A session: token once, fifteen minutes, configuration without the token.
     let (s, created) = app.post("/sdk/v2/sessions", None, &session_body(&p, "user-1")).await;
     assert_eq!(s, StatusCode::CREATED, "{created}");

@@ -23,7 +23,26 @@ use crate::api::ErrorBody;
 use crate::extract::{AppJson, AppPath, AppQuery, OptionalJson, bearer};
 use crate::state::AppState;
 
+/// The web SDK calls these routes from the publisher's pages (another origin). They carry
+/// a bearer token, never cookies, so any origin may call them.
+fn cors() -> tower_http::cors::CorsLayer {
+    use axum::http::{HeaderName, Method};
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            HeaderName::from_static("idempotency-key"),
+        ])
+        .max_age(std::time::Duration::from_secs(600))
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
+    routes().layer(cors())
+}
+
+fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_session))
         .routes(routes!(configuration))
