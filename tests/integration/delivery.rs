@@ -20,6 +20,7 @@ both_backends!(
     support_cases_come_from_the_sdk,
     placements_with_session_history_cannot_be_deleted,
     static_feed_serves_inventory_with_etags,
+    reversals_give_back_what_was_paid_after_a_new_revision,
 );
 
 const USD: i64 = 1_000_000;
@@ -612,6 +613,21 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(body["etag"], etag.as_str());
     assert_eq!(body["cache"]["maxAgeSeconds"], 60);
     assert!(body["items"][0].get("providerCode").is_none());
+    // The item's impression path works from an unbound session naming the feed slot.
+    let mut unbound = session_body(&p, "feed-user");
+    unbound["adSlotId"] = Value::Null;
+    let (s, sess) = app.post("/sdk/v2/sessions", None, &unbound).await;
+    assert_eq!(s, StatusCode::CREATED, "{sess}");
+    let (s, imp) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/impressions"),
+        sess["token"].as_str().expect("token"),
+        "feed-imp-01",
+        &json!({"adSlotId": slot}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+
     // Unchanged: 304 without a body; a blacklist changes the feed.
     let res = get(Some(token.clone()), Some(etag.clone()), "?country=US").await.expect("sent");
     assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
@@ -635,4 +651,42 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     // The key expires.
     app.clock.advance(chrono::Duration::days(31));
     assert_eq!(get(Some(token), None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+}
+
+async fn reversals_give_back_what_was_paid_after_a_new_revision(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, key_id, secret) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "user-1").await;
+    let (_, imp) = keyed(&app, &format!("/sdk/v2/offers/{game}/impressions"), &token, "imp-000001", &json!({})).await;
+    let (s, l) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    let click = l["clickId"].as_str().expect("click").to_owned();
+    let (_, _, spent_before) = app.balance(&adv).await;
+    let conv = Conversion { click: &click, txn: "order-1", goal: "install", status: "approved" };
+    assert_eq!(postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await.0, StatusCode::OK);
+    assert_eq!(app.balance(&adv).await.2, spent_before + 1_500_000);
+
+    // The advertiser doubles the payout and the new revision goes live.
+    let mut goals = campaign_body("CUSTOM_S2S", 100 * USD)["goals"].clone();
+    goals[0]["payoutMicros"] = json!(3_000_000);
+    let (s, c) = app
+        .patch(&format!("/performance-marketing/v2/campaigns/{game}"), Some(&adv), &json!({"goals": goals}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(approve(&app, &admin, &game).await.0, StatusCode::OK);
+
+    // The reversal gives back the 1.50 USD that was paid, not the new 3.00.
+    let reversal = Conversion { status: "reversed", ..conv };
+    let (s, r) = postback(&app, &game, &key_id, &secret, &reversal, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(app.balance(&adv).await.2, spent_before);
+    let (_, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
+    assert_eq!(rs["totals"]["reversedMinorUnits"], 105, "{rs}");
+    use app::domain::billing::ledger;
+    assert_eq!(
+        ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"),
+        ledger::Reconciliation::default()
+    );
 }

@@ -67,11 +67,15 @@ pub async fn session_slot<C: ConnectionTrait>(
             candidates.remove(0)
         }
     };
-    if !deliverable_sdk_slot(&slot) {
-        return Err(AppError::conflict(
-            "the ad slot must be an OFFERWALL or OFFER_API slot that is READY or ACTIVE",
-        )
-        .with_code("slot_not_ready"));
+    // A named STATIC_API slot is allowed too: static feed items point to the SDK impression
+    // and launch routes, under the feed slot's policy and currency.
+    let ready = matches!(
+        crate::model::publisher::SlotState::parse(&slot.state),
+        Some(crate::model::publisher::SlotState::Ready | crate::model::publisher::SlotState::Active)
+    );
+    if !ready {
+        return Err(AppError::conflict("the ad slot must be READY or ACTIVE")
+            .with_code("slot_not_ready"));
     }
     let view = slots::view(&slot, &p);
     Ok((p, view))
@@ -153,7 +157,7 @@ pub async fn eligible<C: ConnectionTrait>(
         if excludes(&rules, &candidate) {
             continue;
         }
-        if caps_reached(db, now, &offer).await? {
+        if caps_reached(db, now, &offer, 0).await? {
             continue;
         }
         out.push(Eligible {
@@ -184,11 +188,13 @@ pub async fn eligible<C: ConnectionTrait>(
     Ok(out)
 }
 
-/// Whether the campaign's total or daily conversion cap, or its daily budget, is used up.
+/// Whether the campaign's total or daily conversion cap is used up, or its daily budget
+/// cannot take `next_payout_micros` more (0 when listing: is anything left today?).
 pub async fn caps_reached<C: ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
     offer: &LiveOffer,
+    next_payout_micros: i64,
 ) -> Result<bool, AppError> {
     let caps = &offer.config.caps;
     if caps.total_conversions.is_none()
@@ -216,7 +222,9 @@ pub async fn caps_reached<C: ConnectionTrait>(
     let spent_today: i64 = today.iter().map(|(_, m)| *m).sum();
     Ok(caps.total_conversions.is_some_and(|c| total >= c)
         || caps.daily_conversions.is_some_and(|c| today.len() as i64 >= c)
-        || caps.daily_budget_micros.is_some_and(|c| spent_today >= c))
+        || caps
+            .daily_budget_micros
+            .is_some_and(|c| spent_today + next_payout_micros.max(1) > c))
 }
 
 /// The user's counted conversions on a placement, by (campaign, goal).
@@ -446,10 +454,10 @@ pub async fn list(
         },
     )
     .await?;
-    let offset = offset.unwrap_or(0);
-    let end = (offset + limit as usize).min(all.len());
+    let offset = offset.unwrap_or(0).min(all.len());
+    let end = offset.saturating_add(limit as usize).min(all.len());
     let items = all
-        .get(offset.min(all.len())..end)
+        .get(offset..end)
         .unwrap_or_default()
         .iter()
         .map(|e| item(e, &slot.currency))

@@ -94,7 +94,12 @@ pub async fn custom_s2s(
         .trim()
         .parse()
         .map_err(|_| invalid_signature("X-Service-Timestamp must be Unix seconds"))?;
-    if (ctx.now().timestamp() - ts).abs() > MAX_SKEW_SECONDS {
+    if ctx
+        .now()
+        .timestamp()
+        .checked_sub(ts)
+        .is_none_or(|d| d.abs() > MAX_SKEW_SECONDS)
+    {
         return Err(AppError::unauthorized(
             "X-Service-Timestamp is more than five minutes from the server clock",
         )

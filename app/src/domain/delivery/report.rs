@@ -37,7 +37,15 @@ pub async fn offers(ctx: &Ctx, actor: &Principal, q: OffersReportQuery) -> Resul
     actor.require_publisher()?;
     let today = ctx.now().date_naive();
     let to = q.to.unwrap_or(today);
-    let from = q.from.unwrap_or(to - Duration::days(29));
+    let from = match q.from {
+        Some(f) => f,
+        None => to
+            .checked_sub_signed(Duration::days(29))
+            .ok_or_else(|| AppError::field("to", "is out of range"))?,
+    };
+    if to.checked_add_signed(Duration::days(1)).is_none() {
+        return Err(AppError::field("to", "is out of range"));
+    }
     if from > to {
         return Err(AppError::field("from", "must not be after to"));
     }

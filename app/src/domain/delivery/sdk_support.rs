@@ -26,6 +26,14 @@ pub async fn open(
     key: &str,
 ) -> Result<(SupportCase, bool), AppError> {
     if let Some(prior) = by_key(ctx, s, key).await? {
+        let same = req.reason_code.as_deref().map(str::trim) == Some(prior.reason_code.as_str())
+            && req.message.as_deref().map(str::trim) == Some(prior.message.as_str());
+        if !same {
+            return Err(AppError::conflict(
+                "this Idempotency-Key was already used for another support case",
+            )
+            .with_code("idempotency_key_reused"));
+        }
         return Ok((view(&prior), false));
     }
     let mut errs = FieldErrors::new();

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
-    PaginatorTrait, QueryFilter, Set,
+    PaginatorTrait, QueryFilter, QuerySelect, Set,
 };
 
 use super::offers::caps_reached;
@@ -21,7 +21,11 @@ use crate::error::AppError;
 use crate::model::delivery::CallbackReceipt;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher_rules::format_minor;
-use entity::{ad_slot, callback_delivery, conversion, offer_campaign, placement, postback_event, sdk_launch};
+use crate::domain::campaigns::store::SUBJECT;
+use entity::{
+    ad_slot, callback_delivery, conversion, offer_campaign, offer_campaign_revision, placement,
+    postback_event, sdk_launch,
+};
 
 /// A validated conversion report.
 #[derive(Debug, Clone)]
@@ -62,6 +66,13 @@ pub async fn ingest(
     ));
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
+    // One settlement per campaign at a time: caps, the reserve and retries are read and
+    // written under this lock (PostgreSQL row lock; SQLite transactions are IMMEDIATE).
+    let campaign = &offer_campaign::Entity::find_by_id(campaign.id.clone())
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("campaign"))?;
     if let Some(prior) = postback_event::Entity::find()
         .filter(postback_event::Column::CampaignId.eq(campaign.id.clone()))
         .filter(postback_event::Column::EventHash.eq(hash.clone()))
@@ -139,7 +150,7 @@ async fn attribute(
     if ev.occurred_at > launch.created_at + window {
         return Ok(Err(state::OUT_OF_WINDOW));
     }
-    let config = live_config(txn, campaign).await?;
+    let config = launched_config(txn, campaign, launch.campaign_revision).await?;
     let Some(goal) = config
         .goals
         .iter()
@@ -175,6 +186,24 @@ async fn attribute(
     }))
 }
 
+/// The configuration the user was shown at launch (its revision), so the payout and reward
+/// are the ones the offer promised.
+async fn launched_config(
+    txn: &DatabaseTransaction,
+    campaign: &offer_campaign::Model,
+    revision: i64,
+) -> Result<crate::model::campaign::CampaignConfig, AppError> {
+    let rev = offer_campaign_revision::Entity::find()
+        .filter(offer_campaign_revision::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(offer_campaign_revision::Column::Revision.eq(revision))
+        .one(txn)
+        .await?;
+    match rev {
+        Some(r) => crate::domain::campaigns::parse_config(&r.config),
+        None => live_config(txn, campaign).await,
+    }
+}
+
 /// Applies the report to the conversion's state; returns its id and the outcome.
 async fn settle(
     txn: &DatabaseTransaction,
@@ -183,56 +212,110 @@ async fn settle(
     ev: &Reported,
     existing: Option<conversion::Model>,
 ) -> Result<(String, String), AppError> {
-    let current = existing.as_ref().map(|c| c.settlement.clone());
-    let attribution = match &existing {
-        // Terminal states never change again; later reports are recorded, not applied.
-        Some(c)
-            if !matches!(c.settlement.as_str(), state::PENDING | state::APPROVED) =>
-        {
-            return Ok((c.id.clone(), "NO_CHANGE".to_owned()));
+    if let Some(c) = &existing {
+        match (c.settlement.as_str(), ev.status.as_str()) {
+            // An approved conversion reported rejected or reversed gives back exactly what
+            // was paid, whatever the campaign says now.
+            (state::APPROVED, "rejected" | "reversed") => {
+                reverse(txn, now, campaign, ev, c).await?;
+                return Ok((c.id.clone(), state::REVERSED.to_owned()));
+            }
+            (state::PENDING, "approved" | "rejected" | "reversed") => {}
+            // Terminal states never change again; later reports are recorded, not applied.
+            _ => return Ok((c.id.clone(), "NO_CHANGE".to_owned())),
         }
-        _ => attribute(txn, campaign, ev).await?,
-    };
+    }
     let conversion_id = existing
         .as_ref()
         .map(|c| c.id.clone())
         .unwrap_or_else(|| new_id("cnv"));
-    let a = match attribution {
+    let a = match attribute(txn, campaign, ev).await? {
         Ok(a) => a,
         Err(unmatched) => {
             write(txn, now, campaign, ev, &conversion_id, existing, unmatched, None).await?;
             return Ok((conversion_id, unmatched.to_owned()));
         }
     };
-    let next = match (current.as_deref(), ev.status.as_str()) {
-        (None, "pending") => state::PENDING,
-        (None | Some(state::PENDING), "approved") => {
-            pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id).await?
-        }
-        (None | Some(state::PENDING), "rejected" | "reversed") => state::REJECTED,
-        (Some(state::APPROVED), "rejected" | "reversed") => {
-            match ledger::post(
-                txn,
-                now,
-                "refund",
-                &campaign.advertiser_id,
-                ("conversion", &conversion_id),
-                &format!("conversion_reversal:{conversion_id}"),
-                &ledger::reversal_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros),
-            )
-            .await
-            {
-                Ok(_) | Err(PostError::AlreadyPosted) => state::REVERSED,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        _ => return Ok((conversion_id, "NO_CHANGE".to_owned())),
+    let next = match ev.status.as_str() {
+        "pending" => state::PENDING,
+        "approved" => pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id).await?,
+        _ => state::REJECTED,
     };
     write(txn, now, campaign, ev, &conversion_id, existing, next, Some(&a)).await?;
-    if next == state::APPROVED || next == state::REVERSED {
-        enqueue(txn, now, campaign, ev, &conversion_id, next, &a).await?;
+    if next == state::APPROVED {
+        let out = Outgoing {
+            placement: &a.placement,
+            slot: a.slot.as_ref(),
+            user: &a.launch.external_user_id,
+            goal_id: &ev.goal_id,
+            reward: &a.reward,
+            occurred_at: ev.occurred_at,
+        };
+        enqueue(txn, now, campaign, &conversion_id, state::APPROVED, &out).await?;
     }
     Ok((conversion_id, next.to_owned()))
+}
+
+/// Reverses an approved conversion with the amounts stored when it was paid.
+async fn reverse(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    c: &conversion::Model,
+) -> Result<(), AppError> {
+    if c.payout_micros > 0 {
+        match ledger::post(
+            txn,
+            now,
+            "refund",
+            &campaign.advertiser_id,
+            (SUBJECT, &campaign.id),
+            &format!("conversion_reversal:{}", c.id),
+            &ledger::reversal_legs(&campaign.advertiser_id, &campaign.id, c.payout_micros),
+        )
+        .await
+        {
+            Ok(_) | Err(PostError::AlreadyPosted) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut am: conversion::ActiveModel = c.clone().into();
+    am.status = Set(ev.status.clone());
+    am.settlement = Set(state::REVERSED.to_owned());
+    am.updated_at = Set(now);
+    am.update(txn).await?;
+    let Some(placement_id) = &c.placement_id else {
+        return Ok(());
+    };
+    let Some(p) = placement::Entity::find_by_id(placement_id.clone()).one(txn).await? else {
+        return Ok(());
+    };
+    let slot = match &c.ad_slot_id {
+        Some(id) => ad_slot::Entity::find_by_id(id.clone()).one(txn).await?,
+        None => None,
+    };
+    let (currency, decimals) = slot
+        .as_ref()
+        .map(|s| (s.currency_name.clone(), s.currency_decimals))
+        .unwrap_or_default();
+    let reward = RewardPreview {
+        usd_micros: c.publisher_earnings_micros,
+        minor_units: c.reward_minor_units,
+        display: format_minor(c.reward_minor_units, decimals),
+        currency,
+        decimals,
+        meets_minimum_payout: true,
+    };
+    let out = Outgoing {
+        placement: &p,
+        slot: slot.as_ref(),
+        user: c.external_user_id.as_deref().unwrap_or_default(),
+        goal_id: &c.goal_id,
+        reward: &reward,
+        occurred_at: ev.occurred_at,
+    };
+    enqueue(txn, now, campaign, &c.id, state::REVERSED, &out).await
 }
 
 /// Pays an approved conversion unless a cap or the reserve stops it.
@@ -259,8 +342,14 @@ async fn pay(
         config,
         reserved_micros: 0,
     };
-    if i64::try_from(done).unwrap_or(i64::MAX) >= per_user || caps_reached(txn, now, &offer).await? {
+    if i64::try_from(done).unwrap_or(i64::MAX) >= per_user
+        || caps_reached(txn, now, &offer, a.payout_micros).await?
+    {
         return Ok(state::CAP_REACHED);
+    }
+    // Checked first so a refusal writes no ledger transaction at all.
+    if ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await? < a.payout_micros {
+        return Ok(state::NO_BUDGET);
     }
     match lifecycle::spend_conversion(
         txn,
@@ -288,9 +377,9 @@ async fn write(
     settlement: &str,
     a: Option<&Attribution>,
 ) -> Result<(), AppError> {
-    let paid = matches!(settlement, state::PENDING | state::APPROVED | state::REVERSED);
+    let counted = matches!(settlement, state::PENDING | state::APPROVED);
     let (payout, earnings, reward) = match a {
-        Some(a) if paid => (
+        Some(a) if counted => (
             a.payout_micros,
             publisher_share(a.payout_micros),
             a.reward.minor_units,
@@ -336,19 +425,27 @@ async fn write(
     Ok(())
 }
 
+/// What a reward callback reports.
+struct Outgoing<'a> {
+    placement: &'a placement::Model,
+    slot: Option<&'a ad_slot::Model>,
+    user: &'a str,
+    goal_id: &'a str,
+    reward: &'a RewardPreview,
+    occurred_at: DateTime<Utc>,
+}
+
 /// Writes the reward callback (or its linked reversal) to the outbox, when the placement
 /// has a receiver configured.
-#[allow(clippy::too_many_arguments)]
 async fn enqueue<C: ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
-    ev: &Reported,
     conversion_id: &str,
     settled: &str,
-    a: &Attribution,
+    out: &Outgoing<'_>,
 ) -> Result<(), AppError> {
-    if a.placement.callback_url.is_none() {
+    if out.placement.callback_url.is_none() {
         return Ok(());
     }
     let event = if settled == state::APPROVED {
@@ -361,23 +458,23 @@ async fn enqueue<C: ConnectionTrait>(
         &id,
         event,
         conversion_id,
-        &a.placement.id,
-        a.slot.as_ref().map(|s| s.id.as_str()),
-        &a.launch.external_user_id,
+        &out.placement.id,
+        out.slot.map(|s| s.id.as_str()),
+        out.user,
         &campaign.id,
-        &ev.goal_id,
-        &a.reward,
-        ev.occurred_at,
+        out.goal_id,
+        out.reward,
+        out.occurred_at,
         false,
     );
     if settled == state::REVERSED {
-        // Links the reversal to the confirmation it undoes.
+        // Links the reversal to the confirmation it undoes (same transactionId).
         payload["reversesEventType"] = serde_json::json!("reward.confirmed");
     }
     callback_delivery::ActiveModel {
         id: Set(id),
-        placement_id: Set(a.placement.id.clone()),
-        owner_account_id: Set(a.placement.owner_account_id.clone()),
+        placement_id: Set(out.placement.id.clone()),
+        owner_account_id: Set(out.placement.owner_account_id.clone()),
         conversion_id: Set(conversion_id.to_owned()),
         event: Set(event.to_owned()),
         payload: Set(payload.to_string()),
