@@ -191,3 +191,13 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
         parse_json(&bytes).map(OptionalJson)
     }
 }
+
+/// 201 for something new, 200 for what an idempotent retry found already there.
+pub fn created_or_ok<T>(v: T, created: bool) -> (http::StatusCode, AppJson<T>) {
+    let status = if created {
+        http::StatusCode::CREATED
+    } else {
+        http::StatusCode::OK
+    };
+    (status, AppJson(v))
+}

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, AppQuery, OptionalJson, bearer};
+use crate::extract::{AppJson, AppPath, AppQuery, OptionalJson, bearer, created_or_ok};
 use crate::state::AppState;
 
 /// The web SDK calls these routes from the publisher's pages (another origin). They carry
@@ -106,15 +106,6 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     }
 }
 
-fn created_or_ok<T>(v: T, created: bool) -> (StatusCode, AppJson<T>) {
-    let status = if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    (status, AppJson(v))
-}
-
 /// Create a session for one user of a verified placement. The identity, platform, SDK
 /// version and consent must match the placement (400 with `fieldErrors`); production
 /// needs a released placement (403 `placement_not_released`); a banned user gets 403
@@ -157,6 +148,7 @@ async fn refresh(
     IdempotencyKey(key): IdempotencyKey,
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<SdkSession>, AppError> {
+    s.ctx.limits.check(Policy::SdkWrite, &id)?;
     sessions::refresh(&s.ctx, &token, &id, &key).await.map(AppJson)
 }
 
@@ -170,6 +162,7 @@ async fn revoke(
     IdempotencyKey(key): IdempotencyKey,
     AppPath(id): AppPath<String>,
 ) -> Result<StatusCode, AppError> {
+    s.ctx.limits.check(Policy::SdkWrite, &id)?;
     sessions::revoke(&s.ctx, &token, &id, &key).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -33,8 +33,29 @@ pub async fn live_offers<C: ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
 ) -> Result<Vec<LiveOffer>, AppError> {
-    let rows = offer_campaign::Entity::find()
-        .filter(offer_campaign::Column::Status.eq(CampaignStatus::Live.as_str()))
+    live(db, now, None).await
+}
+
+/// Only `campaign_id`, when it can deliver (single-offer reads, impressions, launches).
+pub async fn live_offer<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    campaign_id: &str,
+) -> Result<Vec<LiveOffer>, AppError> {
+    live(db, now, Some(campaign_id)).await
+}
+
+async fn live<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    only: Option<&str>,
+) -> Result<Vec<LiveOffer>, AppError> {
+    let mut q = offer_campaign::Entity::find()
+        .filter(offer_campaign::Column::Status.eq(CampaignStatus::Live.as_str()));
+    if let Some(id) = only {
+        q = q.filter(offer_campaign::Column::Id.eq(id.to_owned()));
+    }
+    let rows = q
         .order_by_desc(offer_campaign::Column::ApprovedAt)
         .all(db)
         .await?;

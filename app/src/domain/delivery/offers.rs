@@ -11,7 +11,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 
 use super::sessions::deliverable_sdk_slot;
 use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
-use crate::domain::campaigns::inventory::{LiveOffer, live_offers};
+use crate::domain::campaigns::inventory::{LiveOffer, live_offer, live_offers};
 use crate::domain::publisher::blacklists::{Candidate, excludes, rules_for};
 use crate::domain::publisher::slots;
 use crate::domain::Ctx;
@@ -88,6 +88,8 @@ pub struct Audience<'a> {
     pub country: Option<&'a str>,
     /// The user, for caps and completions; `None` for the static feed.
     pub user: Option<&'a str>,
+    /// Look at this one campaign only (a single offer is being read or launched).
+    pub only: Option<&'a str>,
 }
 
 /// A live offer a slot may show, with the goals the user has already completed.
@@ -122,8 +124,12 @@ pub async fn eligible<C: ConnectionTrait>(
     let policy = &slot.policy;
     let has = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
     let platform = Platform::parse(who.platform);
+    let inventory = match who.only {
+        Some(id) => live_offer(db, now, id).await?,
+        None => live_offers(db, now).await?,
+    };
     let mut out = Vec::new();
-    for offer in live_offers(db, now).await? {
+    for offer in inventory {
         let c = &offer.config;
         if platform.is_none_or(|pl| !c.platforms.contains(&pl)) {
             continue;
@@ -322,11 +328,6 @@ fn reward_minor(currency: &Currency, payout_micros: i64) -> i64 {
     .unwrap_or(0)
 }
 
-/// The user's reward in minor units for one goal payout.
-pub fn goal_reward(currency: &Currency, payout_micros: i64) -> i64 {
-    reward_minor(currency, payout_micros)
-}
-
 fn as_number(minor: i64, decimals: i32) -> f64 {
     // Display number only; `*MinorUnits` carries the exact amount.
     minor as f64 / 10f64.powi(decimals.max(0))
@@ -451,6 +452,7 @@ pub async fn list(
             platform: &s.platform,
             country: country.as_deref(),
             user: Some(&s.external_user_id),
+            only: None,
         },
     )
     .await?;
@@ -501,6 +503,7 @@ pub async fn find_for_session<C: ConnectionTrait>(
             platform: &s.platform,
             country: None,
             user: Some(&s.external_user_id),
+            only: Some(offer_id),
         },
     )
     .await?

@@ -96,6 +96,7 @@ pub async fn feed(
             platform: &platform,
             country: country.as_deref(),
             user: None,
+            only: None,
         },
     )
     .await?;

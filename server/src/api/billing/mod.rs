@@ -187,14 +187,7 @@ async fn allocate(
 ) -> Result<(StatusCode, AppJson<Allocation>), AppError> {
     let selected = q.advertiser_id.or(b.advertiser_id);
     let (a, created) = allocations::allocate(&s.ctx, &p, &campaign, selected.as_deref()).await?;
-    Ok((
-        if created {
-            StatusCode::CREATED
-        } else {
-            StatusCode::OK
-        },
-        AppJson(a),
-    ))
+    Ok(crate::extract::created_or_ok(a, created))
 }
 
 /// Up to 100 newest survey campaign allocations.

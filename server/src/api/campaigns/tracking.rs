@@ -42,12 +42,8 @@ async fn setup(
 }
 
 fn created(issued: CredentialIssued) -> (StatusCode, AppJson<CredentialIssued>) {
-    let status = if issued.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    (status, AppJson(issued))
+    let new = issued.created;
+    crate::extract::created_or_ok(issued, new)
 }
 
 /// Create the campaign's Custom S2S key: `{keyId, secret}`, the secret shown once (409
