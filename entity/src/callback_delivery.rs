@@ -20,6 +20,16 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub delivered_at: Option<DateTimeUtc>,
+    pub transaction_id: Option<String>,
+    pub external_user_id: Option<String>,
+    pub campaign_id: Option<String>,
+    /// A reversal waits until the confirmation it reverses (this id) is DELIVERED.
+    pub depends_on: Option<String>,
+    /// The worker holding the claim, until `lease_until`.
+    pub lease_owner: Option<String>,
+    pub lease_until: Option<DateTimeUtc>,
+    pub replays: i32,
+    pub failed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

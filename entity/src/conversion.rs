@@ -23,6 +23,9 @@ pub struct Model {
     pub occurred_at: DateTimeUtc,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// When the publisher credit of an approved conversion becomes final (end of the goal's
+    /// pending hold); the reward callback is sent then.
+    pub credit_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

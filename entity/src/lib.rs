@@ -34,3 +34,4 @@ pub mod sdk_impression;
 pub mod postback_event;
 pub mod conversion;
 pub mod callback_delivery;
+pub mod callback_delivery_attempt;

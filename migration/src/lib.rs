@@ -8,6 +8,7 @@ mod m0004_billing;
 mod m0005_offer_campaigns;
 mod m0006_survey_campaigns;
 mod m0007_delivery;
+mod m0008_callback_delivery;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0005_offer_campaigns::Migration),
             Box::new(m0006_survey_campaigns::Migration),
             Box::new(m0007_delivery::Migration),
+            Box::new(m0008_callback_delivery::Migration),
         ]
     }
 }
