@@ -51,6 +51,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
                     <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/support") view=pages::SupportInboxPage/>
+                    <Route path=path!("/publisher/deliveries") view=pages::DeliveriesPage/>
+                    <Route path=path!("/publisher/deliveries/:id") view=pages::DeliveryDetailPage/>
                     <Route path=path!("/publisher/reports") view=pages::OffersReportPage/>
                     <Route path=path!("/publisher/placements") view=pages::PlacementsPage/>
                     <Route path=path!("/publisher/placements/:id") view=pages::PlacementDetailPage/>

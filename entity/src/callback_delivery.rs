@@ -20,7 +20,6 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub delivered_at: Option<DateTimeUtc>,
-    pub transaction_id: Option<String>,
     pub external_user_id: Option<String>,
     pub campaign_id: Option<String>,
     /// A reversal waits until the confirmation it reverses (this id) is DELIVERED.

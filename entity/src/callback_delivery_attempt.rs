@@ -23,6 +23,19 @@ pub struct Model {
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-pub enum Relation {}
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::callback_delivery::Entity",
+        from = "Column::DeliveryId",
+        to = "super::callback_delivery::Column::Id"
+    )]
+    Delivery,
+}
+
+impl Related<super::callback_delivery::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Delivery.def()
+    }
+}
 
 impl ActiveModelBehavior for ActiveModel {}

@@ -1,6 +1,6 @@
 //! Reward-callback delivery: the outbox gains what the delivery worker and the deliveries
 //! console need (a claim lease, the reversal's dependency on its confirmation, the
-//! transaction and user for filtering, replays), every attempt gets a row, and a conversion
+//! user and campaign for filtering, replays), every attempt gets a row, and a conversion
 //! records when its pending hold ends (`credit_at`).
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -23,7 +23,6 @@ impl MigrationTrait for Migration {
     async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
         let t = |n: &str| Alias::new(n);
         let d = "callback_deliveries";
-        add(m, d, string_null(t("transaction_id")).to_owned()).await?;
         add(m, d, string_null(t("external_user_id")).to_owned()).await?;
         add(m, d, string_null(t("campaign_id")).to_owned()).await?;
         add(m, d, string_null(t("depends_on")).to_owned()).await?;

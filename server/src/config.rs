@@ -61,6 +61,15 @@ pub struct Settings {
     #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub callback_allow_private: bool,
 
+    /// Run the background workers (reward-callback delivery, housekeeping) in this process;
+    /// `false` makes a web-only process (another process must run them).
+    #[arg(long, env = "APP_RUN_WORKERS", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
+    pub run_workers: bool,
+
+    /// Whole-exchange timeout of one reward-callback attempt, in seconds (1-60).
+    #[arg(long, env = "APP_CALLBACK_TIMEOUT_SECONDS", default_value = "10", global = true)]
+    pub callback_timeout_seconds: u64,
+
     /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).
     #[arg(
         long,

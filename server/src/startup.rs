@@ -152,7 +152,8 @@ impl Application {
         let listener = TcpListener::bind(settings.bind)
             .await
             .with_context(|| format!("binding {}", settings.bind))?;
-        let state = AppState::new(ctx, settings);
+        let callbacks = crate::workers::callbacks::Sender::from_settings(&settings)?;
+        let state = AppState::new(ctx, settings, callbacks);
         let router = crate::routes::router(state.clone());
         Ok(Self {
             listener,
@@ -173,7 +174,11 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let workers = crate::workers::spawn(self.state.clone());
+        let workers = if self.state.settings.run_workers {
+            crate::workers::spawn(self.state.clone())
+        } else {
+            Vec::new()
+        };
         axum::serve(
             self.listener,
             self.router
@@ -182,7 +187,9 @@ impl Application {
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving HTTP")?;
-        workers.abort();
+        for w in workers {
+            w.abort();
+        }
         tracing::info!("stopped");
         Ok(())
     }

@@ -13,10 +13,12 @@ pub struct AppState {
     pub ctx: Ctx,
     pub settings: Arc<Settings>,
     pub leptos_options: LeptosOptions,
+    /// The HTTP client of the reward-callback worker.
+    pub callbacks: Arc<crate::workers::callbacks::Sender>,
 }
 
 impl AppState {
-    pub fn new(ctx: Ctx, settings: Settings) -> Self {
+    pub fn new(ctx: Ctx, settings: Settings, callbacks: crate::workers::callbacks::Sender) -> Self {
         let leptos_options = LeptosOptions::builder()
             .output_name("frontend")
             .site_root(settings.site_root.to_string_lossy().to_string())
@@ -27,6 +29,7 @@ impl AppState {
             ctx,
             settings: Arc::new(settings),
             leptos_options,
+            callbacks: Arc::new(callbacks),
         }
     }
 }

@@ -23,17 +23,17 @@ both_backends!(
     reversals_give_back_what_was_paid_after_a_new_revision,
 );
 
-const USD: i64 = 1_000_000;
-const DOMAIN: &str = "play.pixelquest.example";
+pub(crate) const USD: i64 = 1_000_000;
+pub(crate) const DOMAIN: &str = "play.pixelquest.example";
 
 /// A verified, released website placement with one ready OFFERWALL slot (100 coins per USD).
-struct Publisher {
-    token: String,
-    placement: String,
-    slot: String,
+pub(crate) struct Publisher {
+    pub(crate) token: String,
+    pub(crate) placement: String,
+    pub(crate) slot: String,
 }
 
-async fn publisher(app: &TestApp, admin: &str) -> Publisher {
+pub(crate) async fn publisher(app: &TestApp, admin: &str) -> Publisher {
     let (_, token) = app.signed_in(Role::Publisher).await;
     let p = app.website_placement(&token, DOMAIN).await;
     let placement = p["placementId"].as_str().expect("id").to_owned();
@@ -54,12 +54,12 @@ async fn publisher(app: &TestApp, admin: &str) -> Publisher {
     }
 }
 
-fn session_body(p: &Publisher, user: &str) -> Value {
+pub(crate) fn session_body(p: &Publisher, user: &str) -> Value {
     json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
         "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
 }
 
-async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
+pub(crate) async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
     let (s, b) = app.post("/sdk/v2/sessions", None, &session_body(p, user)).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     (
@@ -69,7 +69,7 @@ async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
 }
 
 /// A request with an Idempotency-Key header.
-async fn keyed(
+pub(crate) async fn keyed(
     app: &TestApp,
     path: &str,
     token: &str,
@@ -90,7 +90,7 @@ async fn keyed(
 }
 
 /// A LIVE Custom S2S campaign with its key: (campaign id, key id, secret).
-async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: Value) -> (String, String, String) {
+pub(crate) async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: Value) -> (String, String, String) {
     let id = create(app, adv, &body).await;
     let (s, key) = app
         .post(
@@ -110,14 +110,14 @@ async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: Value) -> (S
     )
 }
 
-struct Conversion<'a> {
-    click: &'a str,
-    txn: &'a str,
-    goal: &'a str,
-    status: &'a str,
+pub(crate) struct Conversion<'a> {
+    pub(crate) click: &'a str,
+    pub(crate) txn: &'a str,
+    pub(crate) goal: &'a str,
+    pub(crate) status: &'a str,
 }
 
-async fn postback(
+pub(crate) async fn postback(
     app: &TestApp,
     campaign: &str,
     key_id: &str,
@@ -151,7 +151,7 @@ async fn postback(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-fn now_ts(app: &TestApp) -> i64 {
+pub(crate) fn now_ts(app: &TestApp) -> i64 {
     app.clock_now().timestamp()
 }
 
@@ -449,7 +449,8 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
         StatusCode::NOT_FOUND
     );
 
-    // A reversal gives the spend back and queues a linked reversal.
+    // A reversal gives the spend back; the confirmation was never sent (no worker ran), so
+    // it is cancelled and the publisher hears nothing.
     let reversal = Conversion { status: "reversed", ..conv };
     let (s, _) = postback(&app, &game, &key_id, &secret, &reversal, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK);
@@ -461,7 +462,8 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(r["totals"]["reversals"], 1);
     assert_eq!(r["totals"]["earningsMicros"], 0);
     let outbox = entity::callback_delivery::Entity::find().all(&app.state.ctx.db).await.expect("outbox");
-    assert!(outbox.iter().any(|d| d.event == "reward.reversed"));
+    assert_eq!(outbox.len(), 1, "{outbox:?}");
+    assert_eq!((outbox[0].event.as_str(), outbox[0].status.as_str()), ("reward.confirmed", "CANCELLED"));
 
     // A stale launch link is refused; an unknown click is accepted but pays nothing.
     app.clock.advance(chrono::Duration::minutes(6));

@@ -3,6 +3,7 @@
 
 mod auth;
 mod billing;
+mod callbacks;
 mod campaigns;
 mod delivery;
 mod errors;

@@ -2,6 +2,8 @@
 //! fresh database (a SQLite file in a temp folder, or a new PostgreSQL database that is
 //! dropped afterwards) and a [`TestClock`], and offers request helpers.
 
+pub mod receiver;
+
 use std::sync::Arc;
 
 use app::domain::TestClock;
@@ -70,6 +72,8 @@ pub struct TestApp {
     pub state: AppState,
     pub clock: Arc<TestClock>,
     pub backend: Backend,
+    /// The database URL (a second process can open the same database).
+    pub database_url: String,
     _pg: Option<PgDatabase>,
     _dir: tempfile::TempDir,
 }
@@ -115,6 +119,7 @@ impl TestApp {
         let data_dir = dir.path().join("data");
         let site_root = std::env::var("APP_SITE_ROOT")
             .unwrap_or_else(|_| dir.path().join("site").display().to_string());
+        let database_url = url.clone();
         let mut flags: Vec<String> = vec![
             "--database-url".into(),
             url,
@@ -127,6 +132,10 @@ impl TestApp {
             "--site-root".into(),
             site_root,
         ];
+        if !extra.contains(&"--run-workers") {
+            // Tests drain the workers with `run_workers_once`, so nothing races them.
+            flags.extend(["--run-workers".to_owned(), "false".to_owned()]);
+        }
         flags.extend(extra.iter().map(|s| (*s).to_owned()));
         let settings = Settings::from_flags(flags).expect("test settings");
         let clock = Arc::new(TestClock::new(start_time()));
@@ -147,6 +156,7 @@ impl TestApp {
             state,
             clock,
             backend,
+            database_url,
             _pg: pg,
             _dir: dir,
         }

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod billing;
+pub mod callback_delivery;
 pub mod campaigns;
 pub mod clock;
 pub mod crypto;

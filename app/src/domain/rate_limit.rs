@@ -27,9 +27,11 @@ pub enum Policy {
     SignIn,
     /// Registrations: 20 at once, then one every 3 minutes, per source IP.
     Register,
+    /// Reward-callback replays: 10 at once, then one every 6 s, per publisher account.
+    CallbackReplay,
 }
 
-const POLICIES: [Policy; 7] = [
+const POLICIES: [Policy; 8] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -37,6 +39,7 @@ const POLICIES: [Policy; 7] = [
     Policy::ProviderCallback,
     Policy::SignIn,
     Policy::Register,
+    Policy::CallbackReplay,
 ];
 
 impl Policy {
@@ -51,6 +54,8 @@ impl Policy {
                 .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(10))),
             Policy::Register => Quota::with_period(Duration::from_secs(180))
                 .map_or_else(|| Quota::per_hour(n(20)), |q| q.allow_burst(n(20))),
+            Policy::CallbackReplay => Quota::with_period(Duration::from_secs(6))
+                .map_or_else(|| Quota::per_minute(n(10)), |q| q.allow_burst(n(10))),
         }
     }
 

@@ -19,6 +19,7 @@ macro_rules! wire_enum {
 
 pub mod account;
 pub mod billing;
+pub mod callback_delivery;
 pub mod campaign;
 pub mod campaign_rules;
 pub mod delivery;

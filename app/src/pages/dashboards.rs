@@ -27,6 +27,7 @@ pub fn PublisherHome() -> impl IntoView {
                 <p>
                     <a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a>" "
                     <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>" "
+                    <a class="button secondary" href="/publisher/deliveries" rel="external">"Reward callbacks"</a>" "
                     <a class="button secondary" href="/publisher/reports" rel="external">"Offers report"</a>
                 </p>
             </section>

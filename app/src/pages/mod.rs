@@ -16,8 +16,8 @@ pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
-    OfferGalleryPage, OffersReportPage, PlacementDetailPage, PlacementsPage, SlotEditorPage,
-    SupportInboxPage,
+    DeliveriesPage, DeliveryDetailPage, OfferGalleryPage, OffersReportPage, PlacementDetailPage,
+    PlacementsPage, SlotEditorPage, SupportInboxPage,
 };
 
 use leptos::prelude::*;

@@ -8,6 +8,7 @@ pub mod campaigns;
 pub mod campaigns_admin;
 pub mod campaigns_tracking;
 pub mod publisher;
+pub mod publisher_deliveries;
 pub mod publisher_gallery;
 pub mod publisher_reports;
 pub mod publisher_support;

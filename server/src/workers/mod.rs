@@ -1,28 +1,57 @@
-//! Background work that runs beside the HTTP server. Each worker exposes `run_once` so
-//! tests drain it without sleeping.
+//! Background work that runs beside the HTTP server: reward-callback delivery and
+//! housekeeping. Each worker exposes `run_once` so tests drain it without sleeping, and each
+//! loop is supervised: a panic is logged and the loop restarted.
 
+pub mod callbacks;
 pub mod sweep;
 
+use std::future::Future;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
 use crate::state::AppState;
 
-/// Starts every worker loop; aborting the handle stops them.
-pub fn spawn(state: AppState) -> JoinHandle<()> {
+/// Runs `make()` again whenever it panics or returns, after a short pause.
+fn supervise<F, Fut>(name: &'static str, make: F) -> JoinHandle<()>
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(300));
         loop {
-            tick.tick().await;
-            if let Err(e) = sweep::run_once(&state).await {
-                tracing::warn!(error = %e, "sweep failed");
+            match tokio::spawn(make()).await {
+                Err(e) if e.is_panic() => tracing::error!(worker = name, "worker panicked; restarting"),
+                _ => tracing::warn!(worker = name, "worker stopped; restarting"),
             }
+            tokio::time::sleep(Duration::from_secs(1)).await;
         }
     })
 }
 
+/// Starts every worker loop; aborting the handles stops them.
+pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
+    let sweeper = state.clone();
+    let deliverer = state;
+    vec![
+        supervise("sweep", move || {
+            let state = sweeper.clone();
+            async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(300));
+                loop {
+                    tick.tick().await;
+                    if let Err(e) = sweep::run_once(&state).await {
+                        tracing::warn!(error = %e, "sweep failed");
+                    }
+                }
+            }
+        }),
+        supervise("callbacks", move || callbacks::run(deliverer.clone())),
+    ]
+}
+
 /// Runs every worker once (tests).
 pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
+    callbacks::run_once(state).await?;
     sweep::run_once(state).await
 }

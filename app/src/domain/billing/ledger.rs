@@ -262,6 +262,15 @@ pub fn spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Le
     ]
 }
 
+/// Pays a late conversion of a paused or ended campaign (its reserve was released) straight
+/// from the available balance.
+pub fn late_spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
+    vec![
+        Leg::new(advertiser_id, Kind::Available, "", -micros),
+        Leg::new(advertiser_id, Kind::Spent, campaign_id, micros),
+    ]
+}
+
 /// Gives back a reversed conversion's spend to the advertiser's available balance.
 pub fn reversal_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
     vec![

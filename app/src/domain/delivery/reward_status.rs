@@ -1,5 +1,6 @@
 //! Reward status: the session user's conversions on the placement, as progress. Final
-//! credit is the signed reward callback to the publisher, never this read.
+//! credit is the signed reward callback to the publisher, never this read. An approved
+//! conversion stays PENDING until its goal's pending hold ends (`credit_at`).
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
@@ -44,12 +45,17 @@ pub async fn status(
             .map(|x| x.currency_name.clone())
             .unwrap_or_default()
     };
+    let now = ctx.now();
     let mut totals = RewardTotals::default();
     let mut items = Vec::new();
     for r in &rows {
-        let Some(status) = user_status(&r.settlement) else {
+        let Some(mut status) = user_status(&r.settlement) else {
             continue;
         };
+        // An approved conversion in its goal's pending hold is not earned yet.
+        if status == "EARNED" && r.credit_at.is_some_and(|t| t > now) {
+            status = "PENDING";
+        }
         match status {
             "PENDING" => totals.pending_minor_units += r.reward_minor_units,
             "EARNED" => totals.earned_minor_units += r.reward_minor_units,

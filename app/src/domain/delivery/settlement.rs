@@ -1,21 +1,30 @@
 //! Settlement of reported conversions, in the same transaction as the inbox row that
 //! records the report: the click is matched to its launch, the goal to the campaign, caps
 //! are applied, the payout moves from the campaign's reserve to spend, and the publisher's
-//! reward callback is written to the outbox. A reversal gives the spend back and queues a
-//! linked reversal callback. Retries are exact no-ops; conflicting reuse is refused.
+//! reward callback is written to the outbox (held until the goal's pending hold ends). A
+//! reversal gives the spend back and cancels the unsent confirmation or queues a linked
+//! reversal callback. Retries are exact no-ops; conflicting reuse is refused.
+//!
+//! A click made while the campaign was LIVE keeps its payout when the conversion arrives
+//! after a pause or end (inside the attribution window): the reserve was released to the
+//! wallet then, so the payout is taken from the available balance, within the campaign
+//! budget. When the wallet cannot cover it the conversion is NO_BUDGET, which a later
+//! report of the same transaction settles again.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait,
     PaginatorTrait, QueryFilter, QuerySelect, Set,
 };
 
 use super::offers::caps_reached;
 use super::publisher_share;
-use crate::domain::billing::ledger::{self, PostError};
+use crate::domain::billing::ledger::{self, Kind, PostError};
+use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
-use crate::domain::campaigns::{lifecycle, live_config};
-use crate::domain::publisher::{callbacks, slots};
+use crate::domain::campaigns::{lifecycle, live_config, status_of};
+use crate::model::campaign::CampaignStatus;
+use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::CallbackReceipt;
@@ -23,7 +32,7 @@ use crate::model::publisher::RewardPreview;
 use crate::model::publisher_rules::format_minor;
 use crate::domain::campaigns::store::SUBJECT;
 use entity::{
-    ad_slot, callback_delivery, conversion, offer_campaign, offer_campaign_revision, placement,
+    ad_slot, conversion, offer_campaign, offer_campaign_revision, placement,
     postback_event, sdk_launch,
 };
 
@@ -130,6 +139,7 @@ struct Attribution {
     placement: placement::Model,
     slot: Option<ad_slot::Model>,
     payout_micros: i64,
+    pending_minutes: i64,
     reward: RewardPreview,
 }
 
@@ -182,6 +192,7 @@ async fn attribute(
         placement,
         slot,
         payout_micros: goal.payout_micros,
+        pending_minutes: goal.pending_minutes,
         reward,
     }))
 }
@@ -221,6 +232,8 @@ async fn settle(
                 return Ok((c.id.clone(), state::REVERSED.to_owned()));
             }
             (state::PENDING, "approved" | "rejected" | "reversed") => {}
+            // The wallet could not pay before; it may now.
+            (state::NO_BUDGET, "approved") => {}
             // Terminal states never change again; later reports are recorded, not applied.
             _ => return Ok((c.id.clone(), "NO_CHANGE".to_owned())),
         }
@@ -232,7 +245,7 @@ async fn settle(
     let a = match attribute(txn, campaign, ev).await? {
         Ok(a) => a,
         Err(unmatched) => {
-            write(txn, now, campaign, ev, &conversion_id, existing, unmatched, None).await?;
+            write(txn, now, campaign, ev, &conversion_id, existing, unmatched, None, None).await?;
             return Ok((conversion_id, unmatched.to_owned()));
         }
     };
@@ -241,17 +254,21 @@ async fn settle(
         "approved" => pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id).await?,
         _ => state::REJECTED,
     };
-    write(txn, now, campaign, ev, &conversion_id, existing, next, Some(&a)).await?;
-    if next == state::APPROVED {
-        let out = Outgoing {
+    let credit_at = (next == state::APPROVED)
+        .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
+    write(txn, now, campaign, ev, &conversion_id, existing, next, Some(&a), credit_at).await?;
+    if let Some(credit_at) = credit_at {
+        let reward = RewardEvent {
             placement: &a.placement,
             slot: a.slot.as_ref(),
+            conversion_id: &conversion_id,
+            campaign_id: &campaign.id,
             user: &a.launch.external_user_id,
             goal_id: &ev.goal_id,
             reward: &a.reward,
             occurred_at: ev.occurred_at,
         };
-        enqueue(txn, now, campaign, &conversion_id, state::APPROVED, &out).await?;
+        outbox::confirm(txn, now, &reward, credit_at).await?;
     }
     Ok((conversion_id, next.to_owned()))
 }
@@ -307,15 +324,18 @@ async fn reverse(
         decimals,
         meets_minimum_payout: true,
     };
-    let out = Outgoing {
+    let event = RewardEvent {
         placement: &p,
         slot: slot.as_ref(),
+        conversion_id: &c.id,
+        campaign_id: &campaign.id,
         user: c.external_user_id.as_deref().unwrap_or_default(),
         goal_id: &c.goal_id,
         reward: &reward,
         occurred_at: ev.occurred_at,
     };
-    enqueue(txn, now, campaign, &c.id, state::REVERSED, &out).await
+    outbox::reverse(txn, now, &event).await?;
+    Ok(())
 }
 
 /// Pays an approved conversion unless a cap or the reserve stops it.
@@ -348,15 +368,35 @@ async fn pay(
         return Ok(state::CAP_REACHED);
     }
     // Checked first so a refusal writes no ledger transaction at all.
-    if ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await? < a.payout_micros {
+    let reserve = ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await?;
+    let dedupe = format!("conversion_spend:{conversion_id}");
+    if reserve >= a.payout_micros {
+        return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros, &dedupe).await
+        {
+            Ok(_) | Err(PostError::AlreadyPosted) => Ok(state::APPROVED),
+            Err(PostError::Insufficient) => Ok(state::NO_BUDGET),
+            Err(PostError::Other(e)) => Err(e),
+        };
+    }
+    if status_of(campaign) == CampaignStatus::Live {
+        // A live campaign's reserve is its remaining budget.
         return Ok(state::NO_BUDGET);
     }
-    match lifecycle::spend_conversion(
+    // Paused or ended: the reserve went back to the wallet; a click made while LIVE is
+    // paid from the available balance, within the campaign budget.
+    let spent = ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
+    let budget = live_config(txn, campaign).await?.budget_micros;
+    if spent.checked_add(a.payout_micros).is_none_or(|total| total > budget) {
+        return Ok(state::NO_BUDGET);
+    }
+    match ledger::post(
         txn,
         now,
-        campaign,
-        a.payout_micros,
-        &format!("conversion_spend:{conversion_id}"),
+        "campaign_spend",
+        &campaign.advertiser_id,
+        (SUBJECT, &campaign.id),
+        &dedupe,
+        &ledger::late_spend_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros),
     )
     .await
     {
@@ -376,6 +416,7 @@ async fn write(
     existing: Option<conversion::Model>,
     settlement: &str,
     a: Option<&Attribution>,
+    credit_at: Option<DateTime<Utc>>,
 ) -> Result<(), AppError> {
     let counted = matches!(settlement, state::PENDING | state::APPROVED);
     let (payout, earnings, reward) = match a {
@@ -394,6 +435,7 @@ async fn write(
             am.payout_micros = Set(payout);
             am.publisher_earnings_micros = Set(earnings);
             am.reward_minor_units = Set(reward);
+            am.credit_at = Set(credit_at);
             am.updated_at = Set(now);
             am.update(txn).await?;
         }
@@ -417,78 +459,11 @@ async fn write(
                 occurred_at: Set(crate::domain::clock::truncate_micros(ev.occurred_at)),
                 created_at: Set(now),
                 updated_at: Set(now),
+                credit_at: Set(credit_at),
             }
             .insert(txn)
             .await?;
         }
     }
-    Ok(())
-}
-
-/// What a reward callback reports.
-struct Outgoing<'a> {
-    placement: &'a placement::Model,
-    slot: Option<&'a ad_slot::Model>,
-    user: &'a str,
-    goal_id: &'a str,
-    reward: &'a RewardPreview,
-    occurred_at: DateTime<Utc>,
-}
-
-/// Writes the reward callback (or its linked reversal) to the outbox, when the placement
-/// has a receiver configured.
-async fn enqueue<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    conversion_id: &str,
-    settled: &str,
-    out: &Outgoing<'_>,
-) -> Result<(), AppError> {
-    if out.placement.callback_url.is_none() {
-        return Ok(());
-    }
-    let event = if settled == state::APPROVED {
-        "reward.confirmed"
-    } else {
-        "reward.reversed"
-    };
-    let id = new_id("dlv");
-    let mut payload = callbacks::reward_payload(
-        &id,
-        event,
-        conversion_id,
-        &out.placement.id,
-        out.slot.map(|s| s.id.as_str()),
-        out.user,
-        &campaign.id,
-        out.goal_id,
-        out.reward,
-        out.occurred_at,
-        false,
-    );
-    if settled == state::REVERSED {
-        // Links the reversal to the confirmation it undoes (same transactionId).
-        payload["reversesEventType"] = serde_json::json!("reward.confirmed");
-    }
-    callback_delivery::ActiveModel {
-        id: Set(id),
-        placement_id: Set(out.placement.id.clone()),
-        owner_account_id: Set(out.placement.owner_account_id.clone()),
-        conversion_id: Set(conversion_id.to_owned()),
-        event: Set(event.to_owned()),
-        payload: Set(payload.to_string()),
-        status: Set("PENDING".to_owned()),
-        attempts: Set(0),
-        next_attempt_at: Set(now),
-        last_response_status: Set(None),
-        last_error: Set(None),
-        key_id: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        delivered_at: Set(None),
-    }
-    .insert(db)
-    .await?;
     Ok(())
 }

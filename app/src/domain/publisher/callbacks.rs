@@ -9,13 +9,13 @@
 //! and the timestamp is the RFC 3339 UTC value sent in `X-Service-Timestamp`.
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
-
 use chrono::{DateTime, SecondsFormat, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
 
 use super::owned_placement;
+use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
+use crate::domain::callback_delivery::outbox;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::*;
@@ -88,39 +88,18 @@ pub fn sign_delivery(
     }
 }
 
-/// Whether an address is loopback, private, link-local or otherwise not public.
-pub fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || o[0] == 0
-                || (o[0] == 100 && (64..128).contains(&o[1]))
-                || (o[0] == 198 && (o[1] == 18 || o[1] == 19))
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-        }
-    }
-}
+pub use crate::domain::callback_delivery::address::is_private;
 
-/// Checks a receiver URL: HTTPS, a host, no credentials, and (unless allowed) not a private
-/// or loopback address. Host names are resolved now when possible; the delivery worker checks
-/// the resolved address again at send time (DNS can change).
+/// Checks a receiver URL: HTTPS, a host, no credentials or control characters, and (unless
+/// private receivers are allowed) no local name, no private address literal and no name
+/// that resolves to a private address. A name that does not resolve *yet* is accepted here
+/// (nothing is sent at configuration time, and DNS may still be propagating); every send
+/// resolves it again and fails closed (see `callback_delivery::address`).
 pub async fn validate_receiver(raw: &str, allow_private: bool) -> Result<String, AppError> {
     let field = |why: &str| AppError::field("url", why);
+    if raw.chars().any(char::is_control) {
+        return Err(field("must not contain control characters"));
+    }
     let u = url::Url::parse(raw.trim()).map_err(|_| field("must be an absolute HTTPS URL"))?;
     if u.scheme() != "https" {
         return Err(field("must use https"));
@@ -131,35 +110,11 @@ pub async fn validate_receiver(raw: &str, allow_private: bool) -> Result<String,
     if u.fragment().is_some() {
         return Err(field("must not contain a fragment"));
     }
-    let host = u.host().ok_or_else(|| field("must have a host"))?;
+    let host = u.host_str().ok_or_else(|| field("must have a host"))?;
     if !allow_private {
-        let refused = || field("must not point to a loopback or private network address");
-        match host {
-            url::Host::Ipv4(ip) if is_private(IpAddr::V4(ip)) => return Err(refused()),
-            url::Host::Ipv6(ip) if is_private(IpAddr::V6(ip)) => return Err(refused()),
-            url::Host::Domain(d) => {
-                let d = d.trim_end_matches('.').to_ascii_lowercase();
-                if d == "localhost"
-                    || [".localhost", ".local", ".internal", ".home.arpa"]
-                        .iter()
-                        .any(|s| d.ends_with(s))
-                    || !d.contains('.')
-                {
-                    return Err(refused());
-                }
-                let port = u.port_or_known_default().unwrap_or(443);
-                let lookup = tokio::time::timeout(
-                    std::time::Duration::from_secs(2),
-                    tokio::net::lookup_host((d.as_str(), port)),
-                )
-                .await;
-                if let Ok(Ok(addrs)) = lookup {
-                    if addrs.into_iter().any(|a| is_private(a.ip())) {
-                        return Err(refused());
-                    }
-                }
-            }
-            _ => {}
+        let port = u.port_or_known_default().unwrap_or(443);
+        if let Err(AddressRefused::Private) = resolve_checked(host, port, false).await {
+            return Err(field("must not point to a loopback or private network address"));
         }
     }
     Ok(u.to_string())
@@ -240,6 +195,8 @@ pub async fn configure(
     am.callback_url = Set(Some(url.clone()));
     am.updated_at = Set(now);
     let p = am.update(&txn).await?;
+    // Rewards kept while no receiver was configured are sent now.
+    outbox::release_waiting(&txn, now, &p.id).await?;
     audit::record(
         &txn,
         now,
@@ -466,31 +423,31 @@ mod tests {
         assert_eq!(sig.len(), 64);
     }
 
+    /// The test vectors published in `docs/callbacks.md` hold for this implementation.
     #[test]
-    fn private_addresses_are_recognised() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.5.4",
-            "169.254.1.1",
-            "100.64.0.1",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:10.0.0.1",
-            "0.0.0.0",
-        ] {
-            assert!(
-                is_private(ip.parse().unwrap_or(IpAddr::from([8, 8, 8, 8]))),
-                "{ip}"
-            );
-        }
-        for ip in ["8.8.8.8", "203.0.114.1", "2606:4700::1111"] {
-            assert!(
-                !is_private(ip.parse().unwrap_or(IpAddr::from([127, 0, 0, 1]))),
-                "{ip}"
-            );
+    fn published_test_vectors_verify() {
+        let doc = include_str!("../../../../docs/callbacks.md");
+        let field = |name: &str, nth: usize| -> String {
+            doc.lines()
+                .skip_while(|l| !l.starts_with("## Test vectors"))
+                .filter(|l| l.trim_start().starts_with(&format!("- {name}")))
+                .nth(nth)
+                .and_then(|l| l.split('`').nth(1))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let bodies: Vec<String> = doc
+            .lines()
+            .skip_while(|l| !l.starts_with("## Test vectors"))
+            .filter(|l| l.trim_start().starts_with("`{"))
+            .map(|l| l.trim().trim_matches('`').to_owned())
+            .collect();
+        assert_eq!(bodies.len(), 2);
+        let (secret, ts, nonce) = (field("secret", 0), field("timestamp", 0), field("nonce", 0));
+        for (i, body) in bodies.iter().enumerate() {
+            let parsed: Value = serde_json::from_str(body).unwrap_or_default();
+            assert_eq!(&canonical_json(&parsed), body, "the published body is canonical");
+            assert_eq!(signature(&secret, &ts, &nonce, body), field("signature", i));
         }
     }
 }

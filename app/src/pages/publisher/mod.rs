@@ -2,6 +2,7 @@
 //! is a plain HTML form that also works without JavaScript.
 
 mod callback_section;
+mod deliveries;
 mod gallery;
 mod placement_detail;
 mod placements;
@@ -11,6 +12,7 @@ mod slot_panels;
 mod slots_section;
 mod support;
 
+pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use gallery::OfferGalleryPage;
 pub use placement_detail::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};

@@ -5,6 +5,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::callback_section::CallbackSection;
+use super::deliveries::DeliveryHealthCard;
 use super::slots_section::SlotsSection;
 use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
@@ -142,6 +143,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
                         <Header p=p.clone() actions/>
                         <EditForm p=p.clone() actions/>
                         <SlotsSection p=p.clone() create=actions.create_slot/>
+                        <DeliveryHealthCard placement_id=p.placement_id.clone()/>
                         <CallbackSection p actions flashed_test=flashed.callback_test/>
                     }
                     .into_any(),

@@ -1,6 +1,7 @@
 //! The publisher console (`/publisher/v2`), behind the foundation feature switch.
 
 pub mod callbacks;
+pub mod deliveries;
 pub mod gallery;
 pub mod operations;
 pub mod placements;
@@ -17,6 +18,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(placements::router())
         .merge(slots::router())
         .merge(callbacks::router())
+        .merge(deliveries::router())
         .merge(operations::router())
         .merge(gallery::router())
         .merge(reports::router())

@@ -1,0 +1,173 @@
+//! Wire types of the reward-callback deliveries console: the delivery log, one delivery with
+//! its attempts, replays and the per-placement delivery health.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Where a reward callback stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DeliveryStatus {
+    /// The goal's pending hold has not ended; nothing is sent before `nextAttemptAt`.
+    Held,
+    /// The placement has no callback receiver yet; sent once one is configured.
+    WaitingReceiver,
+    /// Due or waiting for its next retry (a reversal also waits for its confirmation).
+    Pending,
+    /// The receiver answered 2xx.
+    Delivered,
+    /// Every retry failed; replay it after fixing the receiver.
+    Failed,
+    /// A reversal or rejection arrived before the confirmation was sent: neither is sent.
+    Cancelled,
+}
+
+impl DeliveryStatus {
+    pub const ALL: [DeliveryStatus; 6] = [
+        DeliveryStatus::Held,
+        DeliveryStatus::WaitingReceiver,
+        DeliveryStatus::Pending,
+        DeliveryStatus::Delivered,
+        DeliveryStatus::Failed,
+        DeliveryStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Held => "HELD",
+            DeliveryStatus::WaitingReceiver => "WAITING_RECEIVER",
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Delivered => "DELIVERED",
+            DeliveryStatus::Failed => "FAILED",
+            DeliveryStatus::Cancelled => "CANCELLED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// `GET /publisher/v2/callback-deliveries` filters; newest first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryListQuery {
+    /// HELD, WAITING_RECEIVER, PENDING, DELIVERED, FAILED or CANCELLED.
+    pub status: Option<String>,
+    pub placement_id: Option<String>,
+    /// Created at or after (RFC 3339).
+    pub from: Option<DateTime<Utc>>,
+    /// Created before (RFC 3339).
+    pub to: Option<DateTime<Utc>>,
+    pub external_user_id: Option<String>,
+    /// The `transactionId` of the callback payload.
+    pub transaction_id: Option<String>,
+    /// The previous page's `nextCursor`.
+    pub cursor: Option<String>,
+    /// 1 to 100 (default 50).
+    pub limit: Option<u64>,
+}
+
+/// One reward callback in the log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliverySummary {
+    pub delivery_id: String,
+    /// Also the `eventId` of the payload and the `Idempotency-Key` of every attempt.
+    pub event_id: String,
+    /// `reward.confirmed` or `reward.reversed`.
+    pub event_type: String,
+    pub status: DeliveryStatus,
+    pub placement_id: String,
+    pub transaction_id: String,
+    pub external_user_id: Option<String>,
+    pub campaign_id: Option<String>,
+    pub attempts: i32,
+    pub replays: i32,
+    /// When the next attempt is due (HELD: when the hold ends).
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub last_response_status: Option<i32>,
+    pub last_error: Option<String>,
+    /// A reversal is not sent before this confirmation is delivered.
+    pub waits_for: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+    pub failed_at: Option<DateTime<Utc>>,
+}
+
+/// A page of the delivery log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryList {
+    pub items: Vec<DeliverySummary>,
+    pub count: usize,
+    pub next_cursor: Option<String>,
+}
+
+/// One attempt to send a callback.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAttempt {
+    pub attempt: i32,
+    pub started_at: DateTime<Utc>,
+    pub url: String,
+    pub key_id: Option<String>,
+    pub nonce: String,
+    pub timestamp: String,
+    pub latency_ms: i64,
+    /// The receiver's HTTP status, when it answered.
+    pub response_status: Option<i32>,
+    /// `http_status`, `timeout`, `connect`, `tls`, `address_refused`, `redirect` or `other`.
+    pub error_class: Option<String>,
+    pub error_message: Option<String>,
+    /// The first KiB of the response body.
+    pub response_excerpt: Option<String>,
+    /// Sent by a replay rather than the retry schedule.
+    pub replay: bool,
+}
+
+/// One delivery with its payload, the headers every attempt carries and its attempts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryDetail {
+    #[serde(flatten)]
+    pub summary: DeliverySummary,
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
+    pub payload: serde_json::Value,
+    /// The exact (canonical JSON) body that is signed and sent.
+    pub body: String,
+    /// Headers of every attempt; `X-Service-Timestamp`, `X-Service-Nonce` and
+    /// `X-Service-Signature` are fresh per attempt (see `attempts`).
+    pub headers: BTreeMap<String, String>,
+    pub attempts: Vec<DeliveryAttempt>,
+}
+
+/// Delivery health of one placement over the last 24 hours.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryHealth {
+    pub placement_id: String,
+    /// Attempts in the last 24 hours.
+    pub attempts_24h: u64,
+    pub successful_attempts_24h: u64,
+    /// Successful attempts in percent (absent without attempts).
+    pub success_rate_percent: Option<u64>,
+    pub last_failure_at: Option<DateTime<Utc>>,
+    pub last_failure: Option<String>,
+    pub next_retry_at: Option<DateTime<Utc>>,
+    /// Rewards kept until a callback receiver is configured.
+    pub waiting_for_receiver: u64,
+    /// Rewards in their pending hold.
+    pub held: u64,
+    pub failed: u64,
+}

@@ -1,0 +1,204 @@
+//! The reward-callback deliveries: the log with a status filter and paging, and one
+//! delivery with its payload, headers, attempt timeline and a replay button. Plain forms
+//! and links, so it works without JavaScript.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use super::{LoadError, action_error};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::AccountView;
+use crate::model::callback_delivery::{DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary};
+use crate::pages::RequireUser;
+use crate::server_fns::publisher_deliveries::{ReplayDelivery, list_deliveries, load_delivery_health, read_delivery};
+
+fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
+    t.map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string()).unwrap_or_else(|| "—".to_owned())
+}
+
+fn badge(s: DeliveryStatus) -> impl IntoView {
+    view! { <span class=format!("badge delivery-{}", s.as_str().to_ascii_lowercase())>{s.as_str()}</span> }
+}
+
+#[component]
+pub fn DeliveriesPage() -> impl IntoView {
+    let query = use_query_map();
+    let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
+    let log = Resource::new(
+        move || (status.get(), cursor.get()),
+        |(s, c)| list_deliveries(Some(s), c),
+    );
+    view! {
+        <Title text="Reward callbacks"/>
+        <RequireUser signed_in=move |_u: AccountView| view! {
+            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+            <section class="card">
+                <h1>"Reward callbacks"</h1>
+                <p class="muted">"Every signed callback sent to your receivers: confirmations when a user's reward is credited, reversals when it is taken back. Failed callbacks are retried for about three days; replay one after fixing your receiver."</p>
+                <Form method="get" action="/publisher/deliveries" attr:class="filters">
+                    <select name="status" aria-label="Status">
+                        <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
+                        {DeliveryStatus::ALL.iter().map(|s| {
+                            let v = s.as_str();
+                            view! { <option value=v selected=move || status.get() == v>{v}</option> }
+                        }).collect_view()}
+                    </select>
+                    <button type="submit" class="secondary">"Filter"</button>
+                </Form>
+            </section>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match log.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(list) if list.items.is_empty() => view! {
+                            <section class="card" id="deliveries"><p class="muted">"No callback matches."</p></section>
+                        }.into_any(),
+                        Ok(list) => {
+                            let next = list.next_cursor.clone().map(|c| format!("/publisher/deliveries?status={}&cursor={c}", status.get_untracked()));
+                            view! {
+                                <section class="card" id="deliveries">
+                                    <table>
+                                        <thead><tr><th>"Status"</th><th>"Event"</th><th>"User"</th><th>"Transaction"</th><th>"Attempts"</th><th>"Created"</th><th>"Next attempt"</th></tr></thead>
+                                        <tbody>
+                                            {list.items.into_iter().map(|d| view! { <Row d/> }).collect_view()}
+                                        </tbody>
+                                    </table>
+                                    {next.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+                                </section>
+                            }.into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        }/>
+    }
+}
+
+#[component]
+fn Row(d: DeliverySummary) -> impl IntoView {
+    let href = format!("/publisher/deliveries/{}", d.delivery_id);
+    view! {
+        <tr data-delivery=d.delivery_id.clone()>
+            <td>{badge(d.status)}</td>
+            <td><a href=href rel="external">{d.event_type.clone()}</a></td>
+            <td><code>{d.external_user_id.clone().unwrap_or_default()}</code></td>
+            <td><code>{d.transaction_id.clone()}</code></td>
+            <td>{d.attempts}</td>
+            <td>{when(Some(d.created_at))}</td>
+            <td>{when(d.next_attempt_at)}</td>
+        </tr>
+    }
+}
+
+#[component]
+pub fn DeliveryDetailPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let replay = ServerAction::<ReplayDelivery>::new();
+    let detail = Resource::new(move || (id.get(), replay.version().get()), |(id, _)| read_delivery(id));
+    view! {
+        <Title text="Reward callback"/>
+        <RequireUser signed_in=move |_u: AccountView| view! {
+            <p class="crumbs"><a href="/publisher/deliveries" rel="external">"← Reward callbacks"</a></p>
+            <ErrorNotice error=action_error(replay)/>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match detail.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(d) => view! { <Detail d replay/> }.into_any(),
+                    }
+                })}
+            </Transition>
+        }/>
+    }
+}
+
+#[component]
+fn Detail(d: DeliveryDetail, replay: ServerAction<ReplayDelivery>) -> impl IntoView {
+    let s = d.summary.clone();
+    let replayable = matches!(s.status, DeliveryStatus::Delivered | DeliveryStatus::Failed);
+    let headers = d.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("\n");
+    let payload = serde_json::to_string_pretty(&d.payload).unwrap_or_default();
+    view! {
+        <section class="card" id="delivery">
+            <h1>{badge(s.status)}" "{s.event_type.clone()}</h1>
+            <p class="muted">
+                "Event "<code>{s.event_id.clone()}</code>" · placement "<code>{s.placement_id.clone()}</code>
+                " · user "<code>{s.external_user_id.clone().unwrap_or_default()}</code>
+                " · transaction "<code>{s.transaction_id.clone()}</code>
+            </p>
+            <p>"Created "{when(Some(s.created_at))}" · delivered "{when(s.delivered_at)}" · next attempt "{when(s.next_attempt_at)}
+                {s.waits_for.clone().map(|w| view! { " · waits for confirmation "<code>{w}</code> })}
+            </p>
+            {replayable.then(|| view! {
+                <ActionForm action=replay>
+                    <CsrfField/>
+                    <input type="hidden" name="delivery_id" value=s.delivery_id.clone()/>
+                    <button type="submit">"Replay"</button>
+                    <span class="muted">" Sends the same event and Idempotency-Key again with a fresh signature."</span>
+                </ActionForm>
+            })}
+            <h2>"Headers"</h2>
+            <pre>{headers}</pre>
+            <h2>"Payload"</h2>
+            <pre>{payload}</pre>
+        </section>
+        <section class="card" id="attempts">
+            <h2>"Attempts"</h2>
+            {if d.attempts.is_empty() {
+                view! { <p class="muted">"No attempt yet."</p> }.into_any()
+            } else {
+                view! {
+                    <ol class="timeline">
+                        {d.attempts.into_iter().map(|a| view! {
+                            <li data-attempt=a.attempt>
+                                <strong>{format!("#{} ", a.attempt)}</strong>
+                                {when(Some(a.started_at))}" · "
+                                {a.response_status.map(|s| format!("HTTP {s}")).unwrap_or_else(|| a.error_class.clone().unwrap_or_default())}
+                                {format!(" · {} ms", a.latency_ms)}
+                                {a.replay.then_some(" · replay")}
+                                {a.error_message.clone().map(|m| view! { <br/><span class="muted">{m}</span> })}
+                                {a.response_excerpt.clone().map(|b| view! { <pre>{b}</pre> })}
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// The delivery-health card on the placement page.
+#[component]
+pub fn DeliveryHealthCard(placement_id: String) -> impl IntoView {
+    let health = Resource::new(move || placement_id.clone(), load_delivery_health);
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                health.await.ok().map(|h: DeliveryHealth| view! {
+                    <section class="card" id="delivery-health">
+                        <h2>"Reward callback health"</h2>
+                        <p>
+                            {match h.success_rate_percent {
+                                Some(p) => format!("{p} % of {} attempts succeeded in the last 24 hours.", h.attempts_24h),
+                                None => "No attempt in the last 24 hours.".to_owned(),
+                            }}
+                        </p>
+                        <p>
+                            "Last failure: "{h.last_failure.clone().map(|f| format!("{f} at {}", when(h.last_failure_at))).unwrap_or_else(|| "none".to_owned())}
+                            " · next retry: "{when(h.next_retry_at)}
+                        </p>
+                        {(h.waiting_for_receiver > 0).then(|| view! {
+                            <p class="notice">{format!("{} rewards are waiting: configure the callback URL to send them.", h.waiting_for_receiver)}</p>
+                        })}
+                        <p class="muted">{format!("{} in their pending hold · {} failed", h.held, h.failed)}" · "
+                            <a href="/publisher/deliveries" rel="external">"All callbacks"</a></p>
+                    </section>
+                })
+            })}
+        </Transition>
+    }
+}

@@ -1,0 +1,64 @@
+//! The reward-callback deliveries console from the dashboard: the log, one delivery with
+//! its attempts, replay, and a placement's delivery health.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::callback_delivery::{DeliveryDetail, DeliveryHealth, DeliveryList, DeliveryListQuery, DeliverySummary};
+
+/// The publisher's deliveries, newest first, optionally one status and a cursor.
+#[server(prefix = "/fn", endpoint = "publisher_deliveries")]
+pub async fn list_deliveries(
+    status: Option<String>,
+    cursor: Option<String>,
+) -> Result<DeliveryList, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        let q = DeliveryListQuery {
+            status,
+            cursor,
+            ..DeliveryListQuery::default()
+        };
+        crate::domain::callback_delivery::console::list(&ctx, &p, &q).await
+    })
+    .await
+}
+
+/// One delivery with its attempts.
+#[server(prefix = "/fn", endpoint = "publisher_delivery")]
+pub async fn read_delivery(delivery_id: String) -> Result<DeliveryDetail, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::callback_delivery::console::read(&ctx, &p, &delivery_id).await
+    })
+    .await
+}
+
+/// Queues a DELIVERED or FAILED callback to be sent again.
+#[server(prefix = "/fn", endpoint = "publisher_delivery_replay")]
+pub async fn replay_delivery(delivery_id: String, csrf: String) -> Result<DeliverySummary, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        super::web::check_csrf(&session, &csrf).await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::callback_delivery::console::replay(&ctx, &p, &delivery_id).await
+    })
+    .await
+}
+
+/// The delivery health card of a placement.
+#[server(prefix = "/fn", endpoint = "publisher_delivery_health")]
+pub async fn load_delivery_health(placement_id: String) -> Result<DeliveryHealth, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::callback_delivery::console::health(&ctx, &p, &placement_id).await
+    })
+    .await
+}

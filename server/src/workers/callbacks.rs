@@ -1,0 +1,326 @@
+//! The reward-callback delivery worker: claims due deliveries (see
+//! `app::domain::callback_delivery::dispatch`), POSTs each signed event to the publisher's
+//! HTTPS receiver and records the outcome. Sends to one placement go in order, at most one
+//! batch per placement at a time, so a slow or dead receiver holds one slot and never
+//! delays other publishers.
+//!
+//! The client: rustls with the built-in web roots plus `APP_CALLBACK_CA_FILE`; HTTPS only;
+//! redirects are never followed (a 3xx is a failed attempt); 5 s to connect and
+//! `APP_CALLBACK_TIMEOUT_SECONDS` (default 10 s) for the whole exchange; no proxy. Names are
+//! resolved by [`CheckedResolver`], which returns only addresses that pass the private and
+//! loopback rules, so the connection goes to the address that was checked.
+
+use std::collections::{HashMap, HashSet};
+use std::error::Error as StdError;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use app::domain::callback_delivery::address::{self, AddressRefused};
+use app::domain::callback_delivery::dispatch::{self, Attempt, Claimed, Outcome};
+use app::domain::Ctx;
+use tokio::task::JoinSet;
+
+use crate::config::Settings;
+use crate::state::AppState;
+
+/// Deliveries in flight at once in one process.
+const MAX_IN_FLIGHT: usize = 32;
+/// How often the loop looks for due deliveries.
+const POLL: Duration = Duration::from_millis(500);
+/// How much of a response body is kept with the attempt.
+const EXCERPT_BYTES: usize = 1024;
+
+/// Resolves receiver names to checked addresses only; fails closed.
+struct CheckedResolver {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for CheckedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let addrs = address::resolve_checked(&host, 0, allow_private)
+                .await
+                .map_err(|e| Box::new(Refused(e)) as Box<dyn StdError + Send + Sync>)?;
+            Ok(Box::new(addrs.into_iter()) as Box<dyn Iterator<Item = SocketAddr> + Send>)
+        })
+    }
+}
+
+/// A receiver address refused by the rules (kept in the error chain for classification).
+#[derive(Debug)]
+struct Refused(AddressRefused);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl StdError for Refused {}
+
+/// The HTTP client for reward callbacks.
+pub struct Sender {
+    client: reqwest::Client,
+    allow_private: bool,
+}
+
+impl Sender {
+    /// Builds the client; a CA file that cannot be read or parsed stops start-up.
+    pub fn from_settings(settings: &Settings) -> anyhow::Result<Self> {
+        let allow_private = settings.callback_allow_private
+            && settings.environment != app::domain::Environment::Production;
+        let mut b = reqwest::Client::builder()
+            .use_rustls_tls()
+            .https_only(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(settings.callback_timeout_seconds.clamp(1, 60)))
+            .no_proxy()
+            .user_agent(concat!("marketplace-reward-callbacks/", env!("CARGO_PKG_VERSION")))
+            .dns_resolver(Arc::new(CheckedResolver { allow_private }));
+        if let Some(path) = &settings.callback_ca_file {
+            let pem = std::fs::read(path)
+                .with_context(|| format!("reading APP_CALLBACK_CA_FILE {}", path.display()))?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem)
+                .with_context(|| format!("parsing APP_CALLBACK_CA_FILE {}", path.display()))?;
+            anyhow::ensure!(!certs.is_empty(), "APP_CALLBACK_CA_FILE holds no certificate");
+            for c in certs {
+                b = b.add_root_certificate(c);
+            }
+        }
+        Ok(Self {
+            client: b.build().context("building the callback HTTP client")?,
+            allow_private,
+        })
+    }
+
+    /// Sends one signed attempt and reports what happened (never an error: failures are
+    /// outcomes to record).
+    async fn send(&self, ctx: &Ctx, url: &str, attempt: &Attempt) -> Outcome {
+        let started_at = ctx.now();
+        let clock = Instant::now();
+        let mut out = Outcome {
+            started_at,
+            ..Outcome::default()
+        };
+        if let Err(refused) = self.check_literal(url) {
+            out.error_class = Some("address_refused".to_owned());
+            out.error_message = Some(refused.to_string());
+            return out;
+        }
+        let mut req = self.client.post(url).body(attempt.signed.body.clone());
+        for (k, v) in &attempt.signed.headers {
+            req = req.header(k, v);
+        }
+        match req.send().await {
+            Ok(mut res) => {
+                let status = res.status().as_u16();
+                out.response_status = Some(status);
+                out.retry_after = res
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| retry_after_seconds(v, started_at));
+                let mut body = Vec::new();
+                while body.len() < EXCERPT_BYTES {
+                    match res.chunk().await {
+                        Ok(Some(c)) => body.extend_from_slice(&c),
+                        _ => break,
+                    }
+                }
+                body.truncate(EXCERPT_BYTES);
+                out.response_excerpt =
+                    Some(String::from_utf8_lossy(&body).into_owned()).filter(|s| !s.is_empty());
+                if (300..400).contains(&status) {
+                    out.error_class = Some("redirect".to_owned());
+                    out.error_message = Some("redirects are not followed".to_owned());
+                } else if !(200..300).contains(&status) {
+                    out.error_class = Some("http_status".to_owned());
+                }
+            }
+            Err(e) => {
+                let (class, message) = classify(&e);
+                out.error_class = Some(class.to_owned());
+                out.error_message = Some(message);
+            }
+        }
+        out.latency_ms = i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX);
+        out
+    }
+
+    /// URLs with an IP literal never reach the resolver; check them here.
+    fn check_literal(&self, url: &str) -> Result<(), AddressRefused> {
+        let host = url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        match host.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
+            Ok(ip) if !self.allow_private && address::is_private(ip) => Err(AddressRefused::Private),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `Retry-After` as seconds: a number of seconds or an HTTP date.
+fn retry_after_seconds(v: &str, now: chrono::DateTime<chrono::Utc>) -> Option<i64> {
+    if let Ok(s) = v.trim().parse::<i64>() {
+        return Some(s.max(0));
+    }
+    chrono::DateTime::parse_from_rfc2822(v.trim())
+        .ok()
+        .map(|t| (t.to_utc() - now).num_seconds().max(0))
+}
+
+/// An error class and a message without secrets (the URL is the publisher's own).
+fn classify(e: &reqwest::Error) -> (&'static str, String) {
+    let mut chain = Vec::new();
+    let mut src: Option<&(dyn StdError + 'static)> = Some(e);
+    let mut refused = false;
+    while let Some(s) = src {
+        refused |= s.downcast_ref::<Refused>().is_some();
+        chain.push(s.to_string());
+        src = s.source();
+    }
+    let text = chain.join(": ");
+    let lower = text.to_ascii_lowercase();
+    let class = if refused {
+        "address_refused"
+    } else if e.is_timeout() {
+        "timeout"
+    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        "tls"
+    } else if e.is_connect() {
+        "connect"
+    } else {
+        "other"
+    };
+    let mut message = text;
+    message.truncate(500);
+    (class, message)
+}
+
+/// This process's claim owner: unique per start, so a restarted process does not mistake
+/// a dead process's claims for its own.
+fn owner_id() -> String {
+    format!("wrk_{}", uuid::Uuid::now_v7().simple())
+}
+
+/// Sends one placement's claimed batch in order.
+async fn deliver_batch(ctx: Ctx, sender: Arc<Sender>, owner: String, batch: Vec<Claimed>) {
+    for c in batch {
+        let result = if !c.sendable() {
+            dispatch::park(&ctx, &owner, &c).await.map(|()| None)
+        } else {
+            match c.sign(ctx.now()) {
+                Some(attempt) => {
+                    let url = c.url.clone().unwrap_or_default();
+                    let outcome = sender.send(&ctx, &url, &attempt).await;
+                    dispatch::record(&ctx, &owner, &c, &attempt, &outcome)
+                        .await
+                        .map(Some)
+                }
+                None => dispatch::park(&ctx, &owner, &c).await.map(|()| None),
+            }
+        };
+        match result {
+            Ok(Some(status)) => tracing::info!(
+                delivery = %c.delivery.id,
+                placement = %c.delivery.placement_id,
+                status = status.as_str(),
+                "reward callback attempt"
+            ),
+            Ok(None) => tracing::info!(delivery = %c.delivery.id, "reward callback waits for a receiver"),
+            Err(e) => tracing::warn!(delivery = %c.delivery.id, error = %e, "recording a callback attempt failed"),
+        }
+    }
+}
+
+fn by_placement(claimed: Vec<Claimed>) -> HashMap<String, Vec<Claimed>> {
+    let mut groups: HashMap<String, Vec<Claimed>> = HashMap::new();
+    for c in claimed {
+        groups.entry(c.delivery.placement_id.clone()).or_default().push(c);
+    }
+    groups
+}
+
+/// Delivers everything due now (tests drive this with the test clock): claims, sends and
+/// records until nothing due is left (a reversal whose confirmation was just delivered is
+/// picked up by the next round).
+pub async fn run_once(state: &AppState) -> anyhow::Result<usize> {
+    let owner = owner_id();
+    let mut sent = 0;
+    for _ in 0..20 {
+        let claimed = dispatch::claim(&state.ctx, &owner, MAX_IN_FLIGHT, &[]).await?;
+        if claimed.is_empty() {
+            break;
+        }
+        sent += claimed.len();
+        let mut set = JoinSet::new();
+        for (_, batch) in by_placement(claimed) {
+            set.spawn(deliver_batch(
+                state.ctx.clone(),
+                state.callbacks.clone(),
+                owner.clone(),
+                batch,
+            ));
+        }
+        while set.join_next().await.is_some() {}
+    }
+    Ok(sent)
+}
+
+/// The background loop of `server serve`.
+pub async fn run(state: AppState) {
+    let owner = owner_id();
+    let mut busy: HashSet<String> = HashSet::new();
+    let mut set: JoinSet<String> = JoinSet::new();
+    let mut tick = tokio::time::interval(POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        while let Some(done) = set.try_join_next() {
+            if let Ok(placement) = done {
+                busy.remove(&placement);
+            }
+        }
+        if set.is_empty() {
+            busy.clear();
+        }
+        let free = MAX_IN_FLIGHT.saturating_sub(busy.len());
+        let exclude: Vec<String> = busy.iter().cloned().collect();
+        let claimed = match dispatch::claim(&state.ctx, &owner, free, &exclude).await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming reward callbacks failed");
+                continue;
+            }
+        };
+        for (placement, batch) in by_placement(claimed) {
+            busy.insert(placement.clone());
+            let (ctx, sender, owner) = (state.ctx.clone(), state.callbacks.clone(), owner.clone());
+            set.spawn(async move {
+                deliver_batch(ctx, sender, owner, batch).await;
+                placement
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_accepts_seconds_and_dates() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z")
+            .map(|t| t.to_utc())
+            .unwrap_or_default();
+        assert_eq!(retry_after_seconds("120", now), Some(120));
+        assert_eq!(retry_after_seconds("Mon, 02 Mar 2026 09:10:00 GMT", now), Some(600));
+        assert_eq!(retry_after_seconds("soon", now), None);
+    }
+}
