@@ -27,10 +27,25 @@ impl MigrationTrait for Migration {
         add(m, d, string_null(t("campaign_id")).to_owned()).await?;
         add(m, d, string_null(t("depends_on")).to_owned()).await?;
         add(m, d, string_null(t("lease_owner")).to_owned()).await?;
-        add(m, d, timestamp_with_time_zone_null(t("lease_until")).to_owned()).await?;
+        add(
+            m,
+            d,
+            timestamp_with_time_zone_null(t("lease_until")).to_owned(),
+        )
+        .await?;
         add(m, d, integer(t("replays")).default(0).to_owned()).await?;
-        add(m, d, timestamp_with_time_zone_null(t("failed_at")).to_owned()).await?;
-        add(m, "conversions", timestamp_with_time_zone_null(t("credit_at")).to_owned()).await?;
+        add(
+            m,
+            d,
+            timestamp_with_time_zone_null(t("failed_at")).to_owned(),
+        )
+        .await?;
+        add(
+            m,
+            "conversions",
+            timestamp_with_time_zone_null(t("credit_at")).to_owned(),
+        )
+        .await?;
         m.create_index(
             Index::create()
                 .name("idx_callback_deliveries_owner")

@@ -67,7 +67,12 @@ pub struct Settings {
     pub run_workers: bool,
 
     /// Whole-exchange timeout of one reward-callback attempt, in seconds (1-60).
-    #[arg(long, env = "APP_CALLBACK_TIMEOUT_SECONDS", default_value = "10", global = true)]
+    #[arg(
+        long,
+        env = "APP_CALLBACK_TIMEOUT_SECONDS",
+        default_value = "10",
+        global = true
+    )]
     pub callback_timeout_seconds: u64,
 
     /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).

@@ -30,16 +30,18 @@ fn fail(what: &str) -> impl Fn(AppError) -> anyhow::Error + '_ {
     move |e| anyhow::anyhow!("demo {what}: {} {:?}", e.message, e.field_errors)
 }
 
-async fn account(ctx: &Ctx, email: &str, role: Role, company: &str) -> anyhow::Result<(Principal, bool)> {
+async fn account(
+    ctx: &Ctx,
+    email: &str,
+    role: Role,
+    company: &str,
+) -> anyhow::Result<(Principal, bool)> {
     let found = entity::account::Entity::find()
         .filter(entity::account::Column::Email.eq(email))
         .one(&ctx.db)
         .await?;
     let (view, created) = match found {
-        Some(a) => (
-            accounts::view(&a),
-            false,
-        ),
+        Some(a) => (accounts::view(&a), false),
         None => (
             accounts::create_active(ctx, email, PASSWORD, role, company)
                 .await
@@ -60,11 +62,27 @@ async fn account(ctx: &Ctx, email: &str, role: Role, company: &str) -> anyhow::R
 
 /// Loads the demo data and prints the sign-in details.
 pub async fn load(ctx: &Ctx, settings: &Settings) -> anyhow::Result<()> {
-    let (admin, _) = account(ctx, "admin@demo.test", Role::Admin, "Marketplace Operations").await?;
-    let (publisher, new_publisher) =
-        account(ctx, "publisher@demo.test", Role::Publisher, "Pixel Quest Games").await?;
-    let (advertiser, new_advertiser) =
-        account(ctx, "advertiser@demo.test", Role::Advertiser, "Northwind Apps").await?;
+    let (admin, _) = account(
+        ctx,
+        "admin@demo.test",
+        Role::Admin,
+        "Marketplace Operations",
+    )
+    .await?;
+    let (publisher, new_publisher) = account(
+        ctx,
+        "publisher@demo.test",
+        Role::Publisher,
+        "Pixel Quest Games",
+    )
+    .await?;
+    let (advertiser, new_advertiser) = account(
+        ctx,
+        "advertiser@demo.test",
+        Role::Advertiser,
+        "Northwind Apps",
+    )
+    .await?;
     if new_publisher {
         load_publisher(ctx, &admin, &publisher).await?;
     }
@@ -89,7 +107,9 @@ async fn load_publisher(ctx: &Ctx, admin: &Principal, p: &Principal) -> anyhow::
     let placement = placements::create(
         ctx,
         p,
-        input(json!({"type": "WEBSITE", "name": "Pixel Quest web", "platformIdentity": DEMO_DOMAIN}))?,
+        input(
+            json!({"type": "WEBSITE", "name": "Pixel Quest web", "platformIdentity": DEMO_DOMAIN}),
+        )?,
     )
     .await
     .map_err(fail("placement"))?;
@@ -110,7 +130,10 @@ async fn load_publisher(ctx: &Ctx, admin: &Principal, p: &Principal) -> anyhow::
         .map_err(fail("release"))?;
     let coins = json!({"name": "Gems", "decimals": 0, "rateNumeratorMinorUnits": 100,
         "rateDenominatorUsdMicros": 1_000_000, "minimumPayoutMinorUnits": 10, "rounding": "DOWN"});
-    for (name, kind) in [("Gem offerwall", "OFFERWALL"), ("Partner feed", "STATIC_API")] {
+    for (name, kind) in [
+        ("Gem offerwall", "OFFERWALL"),
+        ("Partner feed", "STATIC_API"),
+    ] {
         slots::create(
             ctx,
             p,
@@ -128,8 +151,10 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
         ctx,
         a,
         None,
-        input(json!({"accountType": "BUSINESS", "legalName": "Northwind Apps GmbH", "country": "DE",
-            "city": "Berlin", "billingEmails": ["finance@northwind.example"]}))?,
+        input(
+            json!({"accountType": "BUSINESS", "legalName": "Northwind Apps GmbH", "country": "DE",
+            "city": "Berlin", "billingEmails": ["finance@northwind.example"]}),
+        )?,
     )
     .await
     .map_err(fail("billing profile"))?;
@@ -164,9 +189,14 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
     )
     .await
     .map_err(fail("offer campaign"))?;
-    lifecycle::transition(ctx, a, &campaign.campaign_id, input(json!({"to": "IN_REVIEW"}))?)
-        .await
-        .map_err(fail("campaign submission"))?;
+    lifecycle::transition(
+        ctx,
+        a,
+        &campaign.campaign_id,
+        input(json!({"to": "IN_REVIEW"}))?,
+    )
+    .await
+    .map_err(fail("campaign submission"))?;
     lifecycle::approve(ctx, admin, &campaign.campaign_id)
         .await
         .map_err(fail("campaign approval"))?;

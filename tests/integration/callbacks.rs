@@ -12,7 +12,9 @@ use tests::receiver::{Answer, Receiver};
 use tests::{Backend, TestApp, error_code};
 
 use crate::campaigns::{campaign_body, transition};
-use crate::delivery::{Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session};
+use crate::delivery::{
+    Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
+};
 
 macro_rules! with_receiver {
     ($($name:ident),* $(,)?) => {$(
@@ -41,7 +43,14 @@ with_receiver!(
 /// An app that trusts the receiver's CA and may call loopback receivers.
 async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
     let ca = rx.ca_file.display().to_string();
-    let mut flags = vec!["--callback-allow-private", "true", "--callback-ca-file", &ca, "--callback-timeout-seconds", "1"];
+    let mut flags = vec![
+        "--callback-allow-private",
+        "true",
+        "--callback-ca-file",
+        &ca,
+        "--callback-timeout-seconds",
+        "1",
+    ];
     if workers {
         flags.extend(["--run-workers", "true"]);
     }
@@ -51,17 +60,38 @@ async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
 /// Configures the receiver on the placement; returns (key id, secret).
 async fn configure(app: &TestApp, p: &Publisher, url: &str) -> (String, String) {
     let (s, cb) = app
-        .put(&format!("/publisher/v2/placements/{}/callback", p.placement), Some(&p.token), &json!({"url": url}))
+        .put(
+            &format!("/publisher/v2/placements/{}/callback", p.placement),
+            Some(&p.token),
+            &json!({"url": url}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{cb}");
-    (cb["keyId"].as_str().unwrap_or_default().to_owned(), cb["secret"].as_str().unwrap_or_default().to_owned())
+    (
+        cb["keyId"].as_str().unwrap_or_default().to_owned(),
+        cb["secret"].as_str().unwrap_or_default().to_owned(),
+    )
 }
 
 /// A session user's click on the campaign: (session token, click id).
 async fn click(app: &TestApp, p: &Publisher, user: &str, campaign: &str) -> (String, String) {
     let (_, token) = session(app, p, user).await;
-    let (_, imp) = keyed(app, &format!("/sdk/v2/offers/{campaign}/impressions"), &token, "imp-000001", &json!({})).await;
-    let (s, l) = keyed(app, &format!("/sdk/v2/offers/{campaign}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    let (_, imp) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{campaign}/impressions"),
+        &token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
+    let (s, l) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{campaign}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{l}");
     (token, l["clickId"].as_str().expect("click").to_owned())
 }
@@ -80,19 +110,45 @@ async fn world(app: TestApp, body: Value) -> World {
     let (_, adv) = app.funded_advertiser(1_000 * USD).await;
     let p = publisher(&app, &admin).await;
     let (campaign, key_id, secret) = live_campaign(&app, &adv, &admin, body).await;
-    World { app, adv, p, campaign, key_id, secret }
+    World {
+        app,
+        adv,
+        p,
+        campaign,
+        key_id,
+        secret,
+    }
 }
 
 impl World {
     async fn report(&self, click: &str, txn: &str, status: &str) -> Value {
-        let c = Conversion { click, txn, goal: "install", status };
-        let (s, r) = postback(&self.app, &self.campaign, &self.key_id, &self.secret, &c, now_ts(&self.app)).await;
+        let c = Conversion {
+            click,
+            txn,
+            goal: "install",
+            status,
+        };
+        let (s, r) = postback(
+            &self.app,
+            &self.campaign,
+            &self.key_id,
+            &self.secret,
+            &c,
+            now_ts(&self.app),
+        )
+        .await;
         assert_eq!(s, StatusCode::OK, "{r}");
         r
     }
 
     async fn deliveries(&self, query: &str) -> Value {
-        let (s, l) = self.app.get(&format!("/publisher/v2/callback-deliveries{query}"), Some(&self.p.token)).await;
+        let (s, l) = self
+            .app
+            .get(
+                &format!("/publisher/v2/callback-deliveries{query}"),
+                Some(&self.p.token),
+            )
+            .await;
         assert_eq!(s, StatusCode::OK, "{l}");
         l
     }
@@ -100,27 +156,38 @@ impl World {
 
 async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     let rx = Receiver::start().await;
-    let w = world(app_for(backend, &rx, true).await, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let w = world(
+        app_for(backend, &rx, true).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
     let (key_id, secret) = configure(&w.app, &w.p, &rx.url).await;
     let (token, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
 
     // The background worker of the running server delivers within seconds.
-    let mut waited = 0;
-    while rx.accepted().is_empty() && waited < 100 {
+    for _ in 0..100 {
+        if w.deliveries("?status=DELIVERED").await["count"] == 1 {
+            break;
+        }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        waited += 1;
     }
     let got = rx.received();
     assert_eq!(got.len(), 1, "{got:?}");
     let confirmed = &got[0];
-    assert!(confirmed.verifies(&secret), "signature must verify independently: {confirmed:?}");
+    assert!(
+        confirmed.verifies(&secret),
+        "signature must verify independently: {confirmed:?}"
+    );
     assert!(!confirmed.verifies("another-secret"));
     let event = confirmed.json();
     assert_eq!(event["eventType"], "reward.confirmed");
     assert_eq!(event["externalUserId"], "user-1");
     assert_eq!(event["reward"]["minorUnits"], 105);
-    assert_eq!(confirmed.header("idempotency-key"), event["eventId"].as_str().unwrap_or("?"));
+    assert_eq!(
+        confirmed.header("idempotency-key"),
+        event["eventId"].as_str().unwrap_or("?")
+    );
     assert_eq!(confirmed.header("x-service-key-id"), key_id);
     assert!(chrono::DateTime::parse_from_rfc3339(confirmed.header("x-service-timestamp")).is_ok());
     assert_eq!(confirmed.header("x-service-nonce").len(), 32);
@@ -130,22 +197,61 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     // The console: listed, filterable, detailed with its attempt; another publisher sees 404.
     let list = w.deliveries("?status=DELIVERED").await;
     assert_eq!(list["count"], 1, "{list}");
-    let id = list["items"][0]["deliveryId"].as_str().expect("id").to_owned();
+    let id = list["items"][0]["deliveryId"]
+        .as_str()
+        .expect("id")
+        .to_owned();
     assert_eq!(id, event["eventId"].as_str().unwrap_or("?"));
     assert_eq!(w.deliveries("?status=FAILED").await["count"], 0);
     assert_eq!(w.deliveries("?externalUserId=user-2").await["count"], 0);
     let txn = event["transactionId"].as_str().unwrap_or("?");
-    assert_eq!(w.deliveries(&format!("?transactionId={txn}")).await["count"], 1);
-    let (s, e) = w.app.get("/publisher/v2/callback-deliveries?status=LOST", Some(&w.p.token)).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::BAD_REQUEST, "invalid_input"));
-    let (s, detail) = w.app.get(&format!("/publisher/v2/callback-deliveries/{id}"), Some(&w.p.token)).await;
+    assert_eq!(
+        w.deliveries(&format!("?transactionId={txn}")).await["count"],
+        1
+    );
+    let (s, e) = w
+        .app
+        .get(
+            "/publisher/v2/callback-deliveries?status=LOST",
+            Some(&w.p.token),
+        )
+        .await;
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::BAD_REQUEST, "invalid_input")
+    );
+    let (s, detail) = w
+        .app
+        .get(
+            &format!("/publisher/v2/callback-deliveries/{id}"),
+            Some(&w.p.token),
+        )
+        .await;
     assert_eq!(s, StatusCode::OK, "{detail}");
     assert_eq!(detail["attempts"][0]["responseStatus"], 200, "{detail}");
     assert_eq!(detail["body"], confirmed.body.as_str());
-    assert!(!detail.to_string().contains(&secret), "no secret in the console");
+    assert!(
+        !detail.to_string().contains(&secret),
+        "no secret in the console"
+    );
     let (_, stranger) = w.app.signed_in(Role::Publisher).await;
-    assert_eq!(w.app.get(&format!("/publisher/v2/callback-deliveries/{id}"), Some(&stranger)).await.0, StatusCode::NOT_FOUND);
-    assert_eq!(w.app.get("/publisher/v2/callback-deliveries", Some(&stranger)).await.1["count"], 0);
+    assert_eq!(
+        w.app
+            .get(
+                &format!("/publisher/v2/callback-deliveries/{id}"),
+                Some(&stranger)
+            )
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        w.app
+            .get("/publisher/v2/callback-deliveries", Some(&stranger))
+            .await
+            .1["count"],
+        0
+    );
 
     // A reversal arrives after the confirmation, linked to it.
     w.report(&clk, "order-1", "reversed").await;
@@ -157,30 +263,69 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     assert_eq!(reversed["eventType"], "reward.reversed");
     assert_eq!(reversed["reversesEventId"], event["eventId"]);
     assert_eq!(reversed["transactionId"], event["transactionId"]);
-    assert_ne!(got[1].header("idempotency-key"), confirmed.header("idempotency-key"));
+    assert_ne!(
+        got[1].header("idempotency-key"),
+        confirmed.header("idempotency-key")
+    );
 
     // Replay: the same event and Idempotency-Key with a fresh signature.
-    let (s, r) = w.app.post(&format!("/publisher/v2/callback-deliveries/{id}/replay"), Some(&w.p.token), &json!({})).await;
+    let (s, r) = w
+        .app
+        .post(
+            &format!("/publisher/v2/callback-deliveries/{id}/replay"),
+            Some(&w.p.token),
+            &json!({}),
+        )
+        .await;
     assert_eq!(s, StatusCode::ACCEPTED, "{r}");
-    assert_eq!(w.app.post(&format!("/publisher/v2/callback-deliveries/{id}/replay"), Some(&stranger), &json!({})).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        w.app
+            .post(
+                &format!("/publisher/v2/callback-deliveries/{id}/replay"),
+                Some(&stranger),
+                &json!({})
+            )
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
     w.app.run_workers_once().await;
     let got = rx.received();
-    let replayed = got.iter().filter(|r| r.header("idempotency-key") == id).collect::<Vec<_>>();
+    let replayed = got
+        .iter()
+        .filter(|r| r.header("idempotency-key") == id)
+        .collect::<Vec<_>>();
     assert_eq!(replayed.len(), 2, "{got:?}");
     assert_eq!(replayed[0].body, replayed[1].body);
-    assert_ne!(replayed[0].header("x-service-nonce"), replayed[1].header("x-service-nonce"));
+    assert_ne!(
+        replayed[0].header("x-service-nonce"),
+        replayed[1].header("x-service-nonce")
+    );
     assert!(replayed[1].verifies(&secret));
-    let (_, detail) = w.app.get(&format!("/publisher/v2/callback-deliveries/{id}"), Some(&w.p.token)).await;
+    let (_, detail) = w
+        .app
+        .get(
+            &format!("/publisher/v2/callback-deliveries/{id}"),
+            Some(&w.p.token),
+        )
+        .await;
     assert_eq!(detail["replays"], 1);
     assert_eq!(detail["attempts"][1]["replay"], true, "{detail}");
 }
 
 async fn failing_receivers_are_retried_with_the_same_key(backend: Backend) {
     let rx = Receiver::start().await;
-    let w = world(app_for(backend, &rx, false).await, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
     let (_, secret) = configure(&w.app, &w.p, &rx.url).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
-    rx.answer(&[Answer::Status(500), Answer::Hang(std::time::Duration::from_secs(3))]);
+    rx.answer(&[
+        Answer::Status(500),
+        Answer::Hang(std::time::Duration::from_secs(3)),
+    ]);
     w.report(&clk, "order-1", "approved").await;
 
     w.app.run_workers_once().await; // 500
@@ -196,29 +341,76 @@ async fn failing_receivers_are_retried_with_the_same_key(backend: Backend) {
     let list = w.deliveries("").await;
     let item = &list["items"][0];
     assert_eq!(item["status"], "PENDING", "{list}");
-    assert_eq!(item["attempts"], 4);
-    let next = chrono::DateTime::parse_from_rfc3339(item["nextAttemptAt"].as_str().expect("next")).expect("date");
-    assert!(next.to_utc() >= w.app.clock_now() + chrono::Duration::seconds(120), "Retry-After honoured: {item}");
+    assert_eq!(item["attemptCount"], 4);
+    let next = chrono::DateTime::parse_from_rfc3339(item["nextAttemptAt"].as_str().expect("next"))
+        .expect("date");
+    assert!(
+        next.to_utc() >= w.app.clock_now() + chrono::Duration::seconds(120),
+        "Retry-After honoured: {item}"
+    );
     w.app.clock.advance(chrono::Duration::seconds(100));
     w.app.run_workers_once().await;
-    assert_eq!(w.deliveries("").await["items"][0]["attempts"], 4, "not before Retry-After");
+    assert_eq!(
+        w.deliveries("").await["items"][0]["attemptCount"],
+        4,
+        "not before Retry-After"
+    );
     w.app.clock.advance(chrono::Duration::hours(3));
     w.app.run_workers_once().await; // accepted
 
     let id = item["deliveryId"].as_str().expect("id");
-    let (_, detail) = w.app.get(&format!("/publisher/v2/callback-deliveries/{id}"), Some(&w.p.token)).await;
+    let (_, detail) = w
+        .app
+        .get(
+            &format!("/publisher/v2/callback-deliveries/{id}"),
+            Some(&w.p.token),
+        )
+        .await;
     assert_eq!(detail["status"], "DELIVERED", "{detail}");
-    let classes: Vec<Value> = detail["attempts"].as_array().expect("attempts").iter().map(|a| a["errorClass"].clone()).collect();
-    assert_eq!(classes, vec![json!("http_status"), json!("timeout"), json!("connect"), json!("http_status"), Value::Null], "{detail}");
-    let statuses: Vec<Value> = detail["attempts"].as_array().expect("attempts").iter().map(|a| a["responseStatus"].clone()).collect();
-    assert_eq!(statuses, vec![json!(500), Value::Null, Value::Null, json!(503), json!(200)]);
+    let classes: Vec<Value> = detail["attempts"]
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|a| a["errorClass"].clone())
+        .collect();
+    assert_eq!(
+        classes,
+        vec![
+            json!("http_status"),
+            json!("timeout"),
+            json!("connect"),
+            json!("http_status"),
+            Value::Null
+        ],
+        "{detail}"
+    );
+    let statuses: Vec<Value> = detail["attempts"]
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|a| a["responseStatus"].clone())
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![json!(500), Value::Null, Value::Null, json!(503), json!(200)]
+    );
     // Every request carried the same Idempotency-Key and a valid fresh signature; exactly one
     // was accepted.
     let got = rx.received();
     assert!(got.len() >= 3, "{got:?}");
-    assert!(got.iter().all(|r| r.header("idempotency-key") == id && r.verifies(&secret)));
+    assert!(
+        got.iter()
+            .all(|r| r.header("idempotency-key") == id && r.verifies(&secret))
+    );
     assert_eq!(rx.accepted().len(), 1);
-    let health = w.app.get(&format!("/publisher/v2/placements/{}/callback/health", w.p.placement), Some(&w.p.token)).await.1;
+    let health = w
+        .app
+        .get(
+            &format!("/publisher/v2/placements/{}/callback/health", w.p.placement),
+            Some(&w.p.token),
+        )
+        .await
+        .1;
     assert_eq!(health["attempts24h"], 5, "{health}");
     assert_eq!(health["successRatePercent"], 20);
     assert!(health["lastFailure"].is_string());
@@ -238,7 +430,11 @@ async fn rewards_wait_for_a_receiver_and_for_pending_holds(backend: Backend) {
     assert_eq!(list["items"][0]["status"], "WAITING_RECEIVER", "{list}");
     let health = format!("/publisher/v2/placements/{}/callback/health", w.p.placement);
     let (s, h) = w.app.get(&health, Some(&w.p.token)).await;
-    assert_eq!((s, h["waitingForReceiver"].as_u64()), (StatusCode::OK, Some(1)), "{h}");
+    assert_eq!(
+        (s, h["waitingForReceiver"].as_u64()),
+        (StatusCode::OK, Some(1)),
+        "{h}"
+    );
 
     // The hold: pending in reward status, nothing sent before it ends.
     let (_, rs) = w.app.get("/sdk/v2/reward-status", Some(&token)).await;
@@ -267,7 +463,11 @@ async fn rewards_wait_for_a_receiver_and_for_pending_holds(backend: Backend) {
 
 async fn late_conversions_after_a_pause_are_paid_from_the_wallet(backend: Backend) {
     let rx = Receiver::start().await;
-    let w = world(app_for(backend, &rx, false).await, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
     configure(&w.app, &w.p, &rx.url).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     let (s, c) = transition(&w.app, &w.adv, &w.campaign, "PAUSED").await;
@@ -275,14 +475,21 @@ async fn late_conversions_after_a_pause_are_paid_from_the_wallet(backend: Backen
     let (available, reserved, spent) = w.app.balance(&w.adv).await;
     assert_eq!(reserved, 0, "pausing released the reserve");
     w.report(&clk, "order-1", "approved").await;
-    assert_eq!(w.app.balance(&w.adv).await, (available - 1_500_000, 0, spent + 1_500_000));
+    assert_eq!(
+        w.app.balance(&w.adv).await,
+        (available - 1_500_000, 0, spent + 1_500_000)
+    );
     w.app.run_workers_once().await;
     assert_eq!(rx.accepted().len(), 1, "the publisher is credited");
 }
 
 async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
     let rx = Receiver::start().await;
-    let w = world(app_for(backend, &rx, false).await, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
     configure(&w.app, &w.p, &rx.url).await;
     const USERS: usize = 8;
     for i in 0..USERS {
@@ -294,7 +501,11 @@ async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
         server::workers::callbacks::run_once(&w.app.state),
         server::workers::callbacks::run_once(&w.app.state)
     );
-    assert_eq!(a.expect("worker a") + b.expect("worker b"), USERS, "each delivery claimed once");
+    assert_eq!(
+        a.expect("worker a") + b.expect("worker b"),
+        USERS,
+        "each delivery claimed once"
+    );
     let got = rx.received();
     assert_eq!(got.len(), USERS, "{got:?}");
     assert_eq!(rx.accepted().len(), USERS);
@@ -310,11 +521,22 @@ struct Process {
 fn server_binary() -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     // target/debug/deps/integration-… → target/debug/server
-    exe.parent().and_then(|d| d.parent()).map(|d| d.join("server")).expect("target dir")
+    exe.parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("server"))
+        .expect("target dir")
 }
 
-async fn start_process(app: &TestApp, rx: &Receiver, data: &std::path::Path, workers: bool) -> Process {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("free port").port();
+async fn start_process(
+    app: &TestApp,
+    rx: &Receiver,
+    data: &std::path::Path,
+    workers: bool,
+) -> Process {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
     let base = format!("http://127.0.0.1:{port}");
     let child = tokio::process::Command::new(server_binary())
         .arg("serve")
@@ -333,7 +555,13 @@ async fn start_process(app: &TestApp, rx: &Receiver, data: &std::path::Path, wor
         .spawn()
         .expect("start the server binary (scripts/test.sh builds it first)");
     for _ in 0..200 {
-        if app.client.get(format!("{base}/healthz")).send().await.is_ok_and(|r| r.status().is_success()) {
+        if app
+            .client
+            .get(format!("{base}/healthz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
             return Process { child, base };
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -364,20 +592,34 @@ async fn report_to(p: &Process, w: &World, click: &str, txn: &str, occurred: &st
 
 async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backend: Backend) {
     let rx = Receiver::start().await;
-    let w = world(app_for(backend, &rx, false).await, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
     configure(&w.app, &w.p, &rx.url).await;
     const USERS: usize = 6;
     let mut clicks = Vec::new();
     for i in 0..USERS {
-        clicks.push(click(&w.app, &w.p, &format!("user-{i}"), &w.campaign).await.1);
+        clicks.push(
+            click(&w.app, &w.p, &format!("user-{i}"), &w.campaign)
+                .await
+                .1,
+        );
     }
-    let occurred = w.app.clock_now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let occurred = w
+        .app
+        .clock_now()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let data = tempfile::tempdir().expect("data dir");
 
     // A web-only process accepts every postback, then dies by SIGKILL before any delivery.
     let mut web = start_process(&w.app, &rx, data.path(), false).await;
     for (i, clk) in clicks.iter().enumerate() {
-        assert_eq!(report_to(&web, &w, clk, &format!("order-{i}"), &occurred).await, StatusCode::OK);
+        assert_eq!(
+            report_to(&web, &w, clk, &format!("order-{i}"), &occurred).await,
+            StatusCode::OK
+        );
     }
     web.child.start_kill().expect("SIGKILL");
     let _ = web.child.wait().await;

@@ -60,7 +60,9 @@ pub(crate) fn session_body(p: &Publisher, user: &str) -> Value {
 }
 
 pub(crate) async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
-    let (s, b) = app.post("/sdk/v2/sessions", None, &session_body(p, user)).await;
+    let (s, b) = app
+        .post("/sdk/v2/sessions", None, &session_body(p, user))
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     (
         b["sessionId"].as_str().expect("sessionId").to_owned(),
@@ -90,7 +92,12 @@ pub(crate) async fn keyed(
 }
 
 /// A LIVE Custom S2S campaign with its key: (campaign id, key id, secret).
-pub(crate) async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: Value) -> (String, String, String) {
+pub(crate) async fn live_campaign(
+    app: &TestApp,
+    adv: &str,
+    admin: &str,
+    body: Value,
+) -> (String, String, String) {
     let id = create(app, adv, &body).await;
     let (s, key) = app
         .post(
@@ -100,7 +107,10 @@ pub(crate) async fn live_campaign(app: &TestApp, adv: &str, admin: &str, body: V
         )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{key}");
-    assert_eq!(transition(app, adv, &id, "IN_REVIEW").await.0, StatusCode::OK);
+    assert_eq!(
+        transition(app, adv, &id, "IN_REVIEW").await.0,
+        StatusCode::OK
+    );
     let (s, c) = approve(app, admin, &id).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     (
@@ -173,11 +183,16 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     missing["consent"] = json!("MAYBE");
     let (s, e) = app.post("/sdk/v2/sessions", None, &missing).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert!(e["error"]["fieldErrors"]["externalUserId"].is_string(), "{e}");
+    assert!(
+        e["error"]["fieldErrors"]["externalUserId"].is_string(),
+        "{e}"
+    );
     assert!(e["error"]["fieldErrors"]["consent"].is_string(), "{e}");
 
     // An unverified placement gets no session; an unreleased one none in production.
-    let draft = app.website_placement(&p.token, "draft.pixelquest.example").await;
+    let draft = app
+        .website_placement(&p.token, "draft.pixelquest.example")
+        .await;
     let draft_id = draft["placementId"].as_str().expect("id");
     let mut body = session_body(&p, "user-1");
     body["placementId"] = json!(draft_id);
@@ -186,12 +201,16 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     let (s, e) = app.post("/sdk/v2/sessions", None, &body).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&e), "placement_not_verified");
-    app.verify_placement(&p.token, &admin, draft_id, false).await;
+    app.verify_placement(&p.token, &admin, draft_id, false)
+        .await;
     let (s, e) = app.post("/sdk/v2/sessions", None, &body).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&e), "placement_not_released");
     body["environment"] = json!("sandbox");
-    assert_eq!(app.post("/sdk/v2/sessions", None, &body).await.0, StatusCode::CREATED);
+    assert_eq!(
+        app.post("/sdk/v2/sessions", None, &body).await.0,
+        StatusCode::CREATED
+    );
 
     // The web SDK may call from the publisher's pages (CORS, bearer only).
     let pre = app
@@ -199,23 +218,34 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         .request(reqwest::Method::OPTIONS, app.url("/sdk/v2/sessions"))
         .header("Origin", "https://play.pixelquest.example")
         .header("Access-Control-Request-Method", "POST")
-        .header("Access-Control-Request-Headers", "content-type,idempotency-key")
+        .header(
+            "Access-Control-Request-Headers",
+            "content-type,idempotency-key",
+        )
         .send()
         .await
         .expect("sent");
     assert!(pre.status().is_success(), "{}", pre.status());
     assert_eq!(
-        pre.headers().get("access-control-allow-origin").and_then(|v| v.to_str().ok()),
+        pre.headers()
+            .get("access-control-allow-origin")
+            .and_then(|v| v.to_str().ok()),
         Some("*")
     );
 
     // A session: token once, fifteen minutes, configuration without the token.
-    let (s, created) = app.post("/sdk/v2/sessions", None, &session_body(&p, "user-1")).await;
+    let (s, created) = app
+        .post("/sdk/v2/sessions", None, &session_body(&p, "user-1"))
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{created}");
     assert_eq!(created["contractVersion"], "2.0.0");
     assert_eq!(created["adSlots"][0]["adSlotId"], p.slot.as_str());
-    let issued = chrono::DateTime::parse_from_rfc3339(created["issuedAt"].as_str().expect("issuedAt")).expect("date");
-    let expires = chrono::DateTime::parse_from_rfc3339(created["expiresAt"].as_str().expect("expiresAt")).expect("date");
+    let issued =
+        chrono::DateTime::parse_from_rfc3339(created["issuedAt"].as_str().expect("issuedAt"))
+            .expect("date");
+    let expires =
+        chrono::DateTime::parse_from_rfc3339(created["expiresAt"].as_str().expect("expiresAt"))
+            .expect("date");
     assert_eq!(expires - issued, chrono::Duration::minutes(15));
     let id = created["sessionId"].as_str().expect("id").to_owned();
     let token = created["token"].as_str().expect("token").to_owned();
@@ -225,17 +255,26 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     assert!(c.get("token").is_none(), "no token on reads: {c}");
     assert_eq!(app.get(&config, None).await.0, StatusCode::UNAUTHORIZED);
     // A dashboard token does not open SDK routes, nor a session token console routes.
-    assert_eq!(app.get(&config, Some(&p.token)).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.get(&config, Some(&p.token)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     assert_eq!(
         app.get("/publisher/v2/placements", Some(&token)).await.0,
         StatusCode::UNAUTHORIZED
     );
     let (_, other) = session(&app, &p, "user-2").await;
-    assert_eq!(app.get(&config, Some(&other)).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(
+        app.get(&config, Some(&other)).await.0,
+        StatusCode::FORBIDDEN
+    );
 
     // Refresh needs an Idempotency-Key; a retry returns the same replacement.
     let refresh = format!("/sdk/v2/sessions/{id}/refresh");
-    assert_eq!(app.post(&refresh, Some(&token), &json!({})).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        app.post(&refresh, Some(&token), &json!({})).await.0,
+        StatusCode::BAD_REQUEST
+    );
     let (s, next) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{next}");
     let (s, again) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
@@ -245,7 +284,11 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     let (s, e) = keyed(&app, &refresh, &token, "refresh-0002", &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
     let (s, e) = app.get(&config, Some(&token)).await;
-    assert_eq!(s, StatusCode::UNAUTHORIZED, "the replaced token stops working");
+    assert_eq!(
+        s,
+        StatusCode::UNAUTHORIZED,
+        "the replaced token stops working"
+    );
     assert_eq!(error_code(&e), "sdk_session_revoked");
     let next_id = next["sessionId"].as_str().expect("id");
     let next_token = next["token"].as_str().expect("token");
@@ -253,7 +296,10 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     // Fifteen minutes later the session answers sdk_session_expired.
     app.clock.advance(chrono::Duration::minutes(15));
     let (s, e) = app
-        .get(&format!("/sdk/v2/sessions/{next_id}/configuration"), Some(next_token))
+        .get(
+            &format!("/sdk/v2/sessions/{next_id}/configuration"),
+            Some(next_token),
+        )
         .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_eq!(error_code(&e), "sdk_session_expired");
@@ -267,7 +313,12 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         app.get("/sdk/v2/reward-status", Some(&token)).await.0,
         StatusCode::UNAUTHORIZED
     );
-    assert_eq!(keyed(&app, &revoke, &token, "revoke-0001", &json!({})).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(
+        keyed(&app, &revoke, &token, "revoke-0001", &json!({}))
+            .await
+            .0,
+        StatusCode::NO_CONTENT
+    );
 }
 
 async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
@@ -282,7 +333,8 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{cb}");
-    let (game, key_id, secret) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (game, key_id, secret) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let mut finance = campaign_body("CUSTOM_S2S", 100 * USD);
     finance["category"] = json!("FINANCE");
     finance["goals"][0]["payoutMicros"] = json!(3_000_000);
@@ -293,8 +345,17 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     let offers = format!("/sdk/v2/ad-slots/{}/offers", p.slot);
     let (s, list) = app.get(&format!("{offers}?country=US"), Some(&token)).await;
     assert_eq!(s, StatusCode::OK, "{list}");
-    let ids: Vec<&str> = list["items"].as_array().expect("items").iter().filter_map(|i| i["campaignId"].as_str()).collect();
-    assert_eq!(ids, vec![finance.as_str(), game.as_str()], "highest payout first");
+    let ids: Vec<&str> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["campaignId"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![finance.as_str(), game.as_str()],
+        "highest payout first"
+    );
     let item = &list["items"][1];
     // 1.50 USD payout → 70 % publisher share 1.05 USD → 105 coins.
     assert_eq!(item["goals"][0]["rewardMinorUnits"], 105, "{item}");
@@ -308,11 +369,17 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     let (_, page1) = app.get(&format!("{offers}?limit=1"), Some(&token)).await;
     assert_eq!(page1["items"].as_array().map(Vec::len), Some(1));
     let cursor = page1["page"]["nextCursor"].as_str().expect("next cursor");
-    let (_, page2) = app.get(&format!("{offers}?limit=1&cursor={cursor}"), Some(&token)).await;
+    let (_, page2) = app
+        .get(&format!("{offers}?limit=1&cursor={cursor}"), Some(&token))
+        .await;
     assert_eq!(page2["items"][0]["campaignId"], game.as_str());
     assert!(page2["page"]["nextCursor"].is_null());
     for bad in ["country=usa", "limit=0", "limit=101", "cursor=zzz"] {
-        assert_eq!(app.get(&format!("{offers}?{bad}"), Some(&token)).await.0, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(
+            app.get(&format!("{offers}?{bad}"), Some(&token)).await.0,
+            StatusCode::BAD_REQUEST,
+            "{bad}"
+        );
     }
     // Countries outside the campaign's targeting see nothing (no fill is ordinary).
     let (s, none) = app.get(&format!("{offers}?country=FR"), Some(&token)).await;
@@ -321,19 +388,28 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
 
     // The publisher's blacklist and the slot policy filter delivery.
     let (s, bl) = app
-        .post("/publisher/v2/blacklists", Some(&p.token), &json!({"kind": "CATEGORY", "value": "FINANCE"}))
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&p.token),
+            &json!({"kind": "CATEGORY", "value": "FINANCE"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{bl}");
     let (_, list) = app.get(&offers, Some(&token)).await;
     assert_eq!(list["items"].as_array().map(Vec::len), Some(1), "{list}");
     assert_eq!(
-        app.get(&format!("/sdk/v2/offers/{finance}"), Some(&token)).await.0,
+        app.get(&format!("/sdk/v2/offers/{finance}"), Some(&token))
+            .await
+            .0,
         StatusCode::NOT_FOUND,
         "a blacklisted offer cannot be read or launched"
     );
     let (s, _) = app
         .patch(
-            &format!("/publisher/v2/placements/{}/ad-slots/{}", p.placement, p.slot),
+            &format!(
+                "/publisher/v2/placements/{}/ad-slots/{}",
+                p.placement, p.slot
+            ),
             Some(&p.token),
             &json!({"policy": {"blockedCampaignIds": [game]}}),
         )
@@ -341,7 +417,10 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(app.get(&offers, Some(&token)).await.1["items"], json!([]));
     app.patch(
-        &format!("/publisher/v2/placements/{}/ad-slots/{}", p.placement, p.slot),
+        &format!(
+            "/publisher/v2/placements/{}/ad-slots/{}",
+            p.placement, p.slot
+        ),
         Some(&p.token),
         &json!({"policy": {"blockedCampaignIds": []}}),
     )
@@ -349,7 +428,10 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
 
     // Impression: 201, then the same key answers the same receipt.
     let imp_path = format!("/sdk/v2/offers/{game}/impressions");
-    assert_eq!(app.post(&imp_path, Some(&token), &json!({})).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        app.post(&imp_path, Some(&token), &json!({})).await.0,
+        StatusCode::BAD_REQUEST
+    );
     let (s, imp) = keyed(&app, &imp_path, &token, "imp-000001", &json!({})).await;
     assert_eq!(s, StatusCode::CREATED, "{imp}");
     assert_eq!(imp["duplicate"], false);
@@ -363,12 +445,37 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     let launch_path = format!("/sdk/v2/offers/{game}/launch");
     let (s, _) = keyed(&app, &launch_path, &token, "launch-0001", &json!({})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    let (s, _) = keyed(&app, &launch_path, &token, "imp-000001", &json!({"impressionId": impression})).await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "the impression's key cannot launch");
-    let (s, l) = keyed(&app, &launch_path, &token, "launch-0001", &json!({"impressionId": impression})).await;
+    let (s, _) = keyed(
+        &app,
+        &launch_path,
+        &token,
+        "imp-000001",
+        &json!({"impressionId": impression}),
+    )
+    .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "the impression's key cannot launch"
+    );
+    let (s, l) = keyed(
+        &app,
+        &launch_path,
+        &token,
+        "launch-0001",
+        &json!({"impressionId": impression}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{l}");
     assert_eq!(l["sessionId"], sid.as_str());
-    let (s, l2) = keyed(&app, &launch_path, &token, "launch-0001", &json!({"impressionId": impression})).await;
+    let (s, l2) = keyed(
+        &app,
+        &launch_path,
+        &token,
+        "launch-0001",
+        &json!({"impressionId": impression}),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(l2["clickId"], l["clickId"]);
     let click = l["clickId"].as_str().expect("click").to_owned();
@@ -376,14 +483,39 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     // The link is signed on the configured public address; follow its path here.
     let path = url[url.find("/sdk/v2/launch/").expect("launch path")..].to_owned();
     let res = app.client.get(app.url(&path)).send().await.expect("sent");
-    assert_eq!(res.status(), StatusCode::FOUND, "redirects to the advertiser");
-    let location = res.headers().get("location").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-    assert_eq!(location, format!("https://advertiser.example/install?click={click}"));
+    assert_eq!(
+        res.status(),
+        StatusCode::FOUND,
+        "redirects to the advertiser"
+    );
+    let location = res
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        location,
+        format!("https://advertiser.example/install?click={click}")
+    );
     let tampered = path.replace("signature=", "signature=0");
-    assert_eq!(app.client.get(app.url(&tampered)).send().await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.client
+            .get(app.url(&tampered))
+            .send()
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
 
     // Conversion: signed, settled from the reserve, retried exactly, conflicts refused.
-    let conv = Conversion { click: &click, txn: "order-1", goal: "install", status: "approved" };
+    let conv = Conversion {
+        click: &click,
+        txn: "order-1",
+        goal: "install",
+        status: "approved",
+    };
     let (s, bad) = postback(&app, &game, &key_id, "wrong-secret", &conv, now_ts(&app)).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_eq!(error_code(&bad), "invalid_signature");
@@ -398,11 +530,17 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(r2["duplicate"], true);
     assert_eq!(r2["receiptId"], r["receiptId"]);
-    let conflict = Conversion { goal: "level10", ..conv };
+    let conflict = Conversion {
+        goal: "level10",
+        ..conv
+    };
     let (s, e) = postback(&app, &game, &key_id, &secret, &conflict, now_ts(&app)).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "transaction_conflict");
-    let settled = entity::conversion::Entity::find().all(&app.state.ctx.db).await.expect("conversions");
+    let settled = entity::conversion::Entity::find()
+        .all(&app.state.ctx.db)
+        .await
+        .expect("conversions");
     assert_eq!(settled.len(), 1);
     assert_eq!(settled[0].settlement, "APPROVED", "{settled:?}");
     let (_, reserved, spent) = app.balance(&adv).await;
@@ -410,7 +548,10 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(spent, spent_before + 1_500_000);
 
     // The reward confirmation is queued for the publisher in the same transaction.
-    let outbox = entity::callback_delivery::Entity::find().all(&app.state.ctx.db).await.expect("outbox");
+    let outbox = entity::callback_delivery::Entity::find()
+        .all(&app.state.ctx.db)
+        .await
+        .expect("outbox");
     assert_eq!(outbox.len(), 1);
     assert_eq!(outbox[0].event, "reward.confirmed");
     let payload: Value = serde_json::from_str(&outbox[0].payload).expect("payload");
@@ -422,7 +563,9 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{rs}");
     assert_eq!(rs["totals"]["earnedMinorUnits"], 105);
     assert_eq!(rs["items"][0]["status"], "EARNED");
-    let (_, one) = app.get(&format!("/sdk/v2/reward-status/{finance}"), Some(&token)).await;
+    let (_, one) = app
+        .get(&format!("/sdk/v2/reward-status/{finance}"), Some(&token))
+        .await;
     assert_eq!(one["items"], json!([]));
     assert_eq!(app.get(&offers, Some(&token)).await.1["items"], json!([]));
 
@@ -433,25 +576,65 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     assert_eq!(r["rows"].as_array().map(Vec::len), Some(1), "{r}");
     let row = &r["rows"][0];
     assert_eq!(row["offerId"], game.as_str());
-    assert_eq!((row["impressions"].as_i64(), row["clicks"].as_i64(), row["conversions"].as_i64()), (Some(1), Some(1), Some(1)));
+    assert_eq!(
+        (
+            row["impressions"].as_i64(),
+            row["clicks"].as_i64(),
+            row["conversions"].as_i64()
+        ),
+        (Some(1), Some(1), Some(1))
+    );
     assert_eq!(row["earningsMicros"], 1_050_000);
     assert_eq!(r["totals"]["earnings"], "1.050000");
-    let res = app.client.get(app.url(&format!("{report}?format=csv"))).bearer_auth(&p.token).send().await.expect("sent");
-    assert_eq!(res.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/csv; charset=utf-8"));
+    let res = app
+        .client
+        .get(app.url(&format!("{report}?format=csv")))
+        .bearer_auth(&p.token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(
+        res.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("text/csv; charset=utf-8")
+    );
     let csv = res.text().await.unwrap_or_default();
-    assert!(csv.starts_with("date,offer_id,offer_name,impressions,clicks,conversions"), "{csv}");
-    assert!(csv.contains(&format!("{game},Play to level 10,1,1,1,0,1050000,1.050000")), "{csv}");
-    assert_eq!(app.get(&format!("{report}?from=2026-01-01&to=2026-12-31"), Some(&p.token)).await.0, StatusCode::BAD_REQUEST);
+    assert!(
+        csv.starts_with("date,offer_id,offer_name,impressions,clicks,conversions"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&format!("{game},Play to level 10,1,1,1,0,1050000,1.050000")),
+        "{csv}"
+    );
+    assert_eq!(
+        app.get(
+            &format!("{report}?from=2026-01-01&to=2026-12-31"),
+            Some(&p.token)
+        )
+        .await
+        .0,
+        StatusCode::BAD_REQUEST
+    );
     let (_, stranger) = app.signed_in(Role::Publisher).await;
     assert_eq!(app.get(report, Some(&stranger)).await.1["rows"], json!([]));
     assert_eq!(
-        app.get(&format!("{report}?placementId={}", p.placement), Some(&stranger)).await.0,
+        app.get(
+            &format!("{report}?placementId={}", p.placement),
+            Some(&stranger)
+        )
+        .await
+        .0,
         StatusCode::NOT_FOUND
     );
 
     // A reversal gives the spend back; the confirmation was never sent (no worker ran), so
     // it is cancelled and the publisher hears nothing.
-    let reversal = Conversion { status: "reversed", ..conv };
+    let reversal = Conversion {
+        status: "reversed",
+        ..conv
+    };
     let (s, _) = postback(&app, &game, &key_id, &secret, &reversal, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK);
     let (_, _, spent_after) = app.balance(&adv).await;
@@ -461,14 +644,33 @@ async fn offers_launch_and_conversions_settle_into_reports(app: TestApp) {
     let (_, r) = app.get(report, Some(&p.token)).await;
     assert_eq!(r["totals"]["reversals"], 1);
     assert_eq!(r["totals"]["earningsMicros"], 0);
-    let outbox = entity::callback_delivery::Entity::find().all(&app.state.ctx.db).await.expect("outbox");
+    let outbox = entity::callback_delivery::Entity::find()
+        .all(&app.state.ctx.db)
+        .await
+        .expect("outbox");
     assert_eq!(outbox.len(), 1, "{outbox:?}");
-    assert_eq!((outbox[0].event.as_str(), outbox[0].status.as_str()), ("reward.confirmed", "CANCELLED"));
+    assert_eq!(
+        (outbox[0].event.as_str(), outbox[0].status.as_str()),
+        ("reward.confirmed", "CANCELLED")
+    );
 
     // A stale launch link is refused; an unknown click is accepted but pays nothing.
     app.clock.advance(chrono::Duration::minutes(6));
-    assert_eq!(app.client.get(app.url(&path)).send().await.expect("sent").status(), StatusCode::GONE);
-    let unknown = Conversion { click: "clk_nope", txn: "order-2", goal: "install", status: "approved" };
+    assert_eq!(
+        app.client
+            .get(app.url(&path))
+            .send()
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::GONE
+    );
+    let unknown = Conversion {
+        click: "clk_nope",
+        txn: "order-2",
+        goal: "install",
+        status: "approved",
+    };
     let (s, _) = postback(&app, &game, &key_id, &secret, &unknown, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(app.balance(&adv).await.2, spent_before);
@@ -478,29 +680,57 @@ async fn bans_stop_sessions_and_launches(app: TestApp) {
     let admin = app.admin_token().await;
     let (_, adv) = app.funded_advertiser(1_000 * USD).await;
     let p = publisher(&app, &admin).await;
-    let (game, _, _) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(&app, &p, "cheater").await;
-    let (s, imp) = keyed(&app, &format!("/sdk/v2/offers/{game}/impressions"), &token, "imp-000001", &json!({})).await;
+    let (s, imp) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/impressions"),
+        &token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{imp}");
 
     let (s, ban) = app
         .post("/publisher/v2/user-bans", Some(&p.token), &json!({"placementId": p.placement, "externalUserId": "cheater", "reason": "reward fraud"}))
         .await;
     assert_eq!(s, StatusCode::CREATED, "{ban}");
-    let (s, e) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    let (s, e) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&e), "user_banned");
-    let (s, e) = app.post("/sdk/v2/sessions", None, &session_body(&p, "cheater")).await;
+    let (s, e) = app
+        .post("/sdk/v2/sessions", None, &session_body(&p, "cheater"))
+        .await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&e), "user_banned");
     // Other users are unaffected; lifting the ban restores the user.
     session(&app, &p, "honest").await;
     let ban_id = ban["banId"].as_str().expect("banId");
     let (s, _) = app
-        .patch(&format!("/publisher/v2/user-bans/{ban_id}"), Some(&p.token), &json!({"status": "LIFTED"}))
+        .patch(
+            &format!("/publisher/v2/user-bans/{ban_id}"),
+            Some(&p.token),
+            &json!({"status": "LIFTED"}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK);
-    let (s, l) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    let (s, l) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{l}");
 }
 
@@ -509,9 +739,20 @@ async fn support_cases_come_from_the_sdk(app: TestApp) {
     let p = publisher(&app, &admin).await;
     let (sid, token) = session(&app, &p, "user-1").await;
     let body = json!({"sessionId": sid, "reasonCode": "MISSING_REWARD", "message": "I reached level 10 yesterday but got nothing."});
-    let (s, e) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &json!({"sessionId": sid, "reasonCode": "bad code", "message": "short"})).await;
+    let (s, e) = keyed(
+        &app,
+        "/sdk/v2/support",
+        &token,
+        "case-00001",
+        &json!({"sessionId": sid, "reasonCode": "bad code", "message": "short"}),
+    )
+    .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert!(e["error"]["fieldErrors"]["reasonCode"].is_string() && e["error"]["fieldErrors"]["message"].is_string(), "{e}");
+    assert!(
+        e["error"]["fieldErrors"]["reasonCode"].is_string()
+            && e["error"]["fieldErrors"]["message"].is_string(),
+        "{e}"
+    );
     let (s, case) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &body).await;
     assert_eq!(s, StatusCode::CREATED, "{case}");
     let (s, again) = keyed(&app, "/sdk/v2/support", &token, "case-00001", &body).await;
@@ -521,7 +762,12 @@ async fn support_cases_come_from_the_sdk(app: TestApp) {
     let (other_sid, other) = session(&app, &p, "user-2").await;
     let mut foreign = body.clone();
     foreign["sessionId"] = json!(other_sid);
-    assert_eq!(keyed(&app, "/sdk/v2/support", &token, "case-00002", &foreign).await.0, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        keyed(&app, "/sdk/v2/support", &token, "case-00002", &foreign)
+            .await
+            .0,
+        StatusCode::BAD_REQUEST
+    );
     let (_, mine) = app.get("/sdk/v2/support", Some(&token)).await;
     assert_eq!(mine["count"], 1);
     assert_eq!(app.get("/sdk/v2/support", Some(&other)).await.1["count"], 0);
@@ -532,7 +778,16 @@ async fn support_cases_come_from_the_sdk(app: TestApp) {
     assert_eq!(inbox["items"][0]["externalUserId"], "user-1");
     // Evidence upload is not offered.
     assert_eq!(
-        app.post(&format!("/sdk/v2/support/{}/evidence", case["supportCaseId"].as_str().unwrap_or_default()), Some(&token), &json!({})).await.0,
+        app.post(
+            &format!(
+                "/sdk/v2/support/{}/evidence",
+                case["supportCaseId"].as_str().unwrap_or_default()
+            ),
+            Some(&token),
+            &json!({})
+        )
+        .await
+        .0,
         StatusCode::NOT_FOUND
     );
 }
@@ -540,7 +795,9 @@ async fn support_cases_come_from_the_sdk(app: TestApp) {
 async fn placements_with_session_history_cannot_be_deleted(app: TestApp) {
     let admin = app.admin_token().await;
     let (_, t) = app.signed_in(Role::Publisher).await;
-    let p = app.website_placement(&t, "history.pixelquest.example").await;
+    let p = app
+        .website_placement(&t, "history.pixelquest.example")
+        .await;
     let id = p["placementId"].as_str().expect("id");
     app.verify_placement(&t, &admin, id, false).await;
     let (s, b) = app
@@ -548,9 +805,16 @@ async fn placements_with_session_history_cannot_be_deleted(app: TestApp) {
             "packageBundleOrDomain": "history.pixelquest.example", "environment": "sandbox", "consent": "NOT_REQUIRED"}))
         .await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
-    let (s, e) = app.delete(&format!("/publisher/v2/placements/{id}"), Some(&t)).await;
+    let (s, e) = app
+        .delete(&format!("/publisher/v2/placements/{id}"), Some(&t))
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert!(e["error"]["message"].as_str().is_some_and(|m| m.contains("SDK session")), "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("SDK session")),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -561,12 +825,19 @@ async fn delivery_switch_off_answers_404() {
         assert_eq!(s, StatusCode::NOT_FOUND);
         assert_eq!(error_code(&err), "not_found");
         let (s, _) = app
-            .post("/performance-marketing/v2/postbacks/custom-s2s/cmp_x", None, &json!({}))
+            .post(
+                "/performance-marketing/v2/postbacks/custom-s2s/cmp_x",
+                None,
+                &json!({}),
+            )
             .await;
         assert_eq!(s, StatusCode::NOT_FOUND);
         // The console is unaffected.
         let (_, t) = app.signed_in(Role::Publisher).await;
-        assert_eq!(app.get("/publisher/v2/placements", Some(&t)).await.0, StatusCode::OK);
+        assert_eq!(
+            app.get("/publisher/v2/placements", Some(&t)).await.0,
+            StatusCode::OK
+        );
     }
 }
 
@@ -574,7 +845,8 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     let admin = app.admin_token().await;
     let (_, adv) = app.funded_advertiser(1_000 * USD).await;
     let p = publisher(&app, &admin).await;
-    let (game, _, _) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (s, feed_slot) = app
         .post(
             &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
@@ -587,7 +859,10 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
     let (s, key) = app
         .post(
-            &format!("/publisher/v2/placements/{}/ad-slots/{slot}/static-key", p.placement),
+            &format!(
+                "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
+                p.placement
+            ),
             Some(&p.token),
             &json!({"expiresAt": expires, "reason": "server pull"}),
         )
@@ -605,13 +880,28 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
         }
         req.send()
     };
-    let res = get(Some(token.clone()), None, "?country=US").await.expect("sent");
+    let res = get(Some(token.clone()), None, "?country=US")
+        .await
+        .expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
-    let etag = res.headers().get("etag").and_then(|v| v.to_str().ok()).expect("etag").to_owned();
-    assert!(res.headers().get("cache-control").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("max-age=60")));
+    let etag = res
+        .headers()
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .expect("etag")
+        .to_owned();
+    assert!(
+        res.headers()
+            .get("cache-control")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("max-age=60"))
+    );
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["items"][0]["campaignId"], game.as_str());
-    assert_eq!(body["items"][0]["launchEndpoint"], format!("/sdk/v2/offers/{game}/launch"));
+    assert_eq!(
+        body["items"][0]["launchEndpoint"],
+        format!("/sdk/v2/offers/{game}/launch")
+    );
     assert_eq!(body["etag"], etag.as_str());
     assert_eq!(body["cache"]["maxAgeSeconds"], 60);
     assert!(body["items"][0].get("providerCode").is_none());
@@ -631,17 +921,47 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{imp}");
 
     // Unchanged: 304 without a body; a blacklist changes the feed.
-    let res = get(Some(token.clone()), Some(etag.clone()), "?country=US").await.expect("sent");
+    let res = get(Some(token.clone()), Some(etag.clone()), "?country=US")
+        .await
+        .expect("sent");
     assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
-    app.post("/publisher/v2/blacklists", Some(&p.token), &json!({"kind": "CAMPAIGN", "value": game})).await;
-    let res = get(Some(token.clone()), Some(etag), "?country=US").await.expect("sent");
+    app.post(
+        "/publisher/v2/blacklists",
+        Some(&p.token),
+        &json!({"kind": "CAMPAIGN", "value": game}),
+    )
+    .await;
+    let res = get(Some(token.clone()), Some(etag), "?country=US")
+        .await
+        .expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.json::<Value>().await.expect("json")["items"], json!([]));
     // Refusals: no key, a wrong key, another slot's key, a bad query.
-    assert_eq!(get(None, None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(get(Some("stk_wrong".into()), None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(get(Some(token.clone()), None, "?country=us").await.expect("sent").status(), StatusCode::BAD_REQUEST);
-    assert_eq!(get(Some(token.clone()), None, "?platform=ios").await.expect("sent").status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        get(None, None, "").await.expect("sent").status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(Some("stk_wrong".into()), None, "")
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(Some(token.clone()), None, "?country=us")
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        get(Some(token.clone()), None, "?platform=ios")
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::BAD_REQUEST
+    );
     let other = app
         .client
         .get(app.url(&format!("/publisher/v2/ad-slots/{}/static-offers", p.slot)))
@@ -652,35 +972,70 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(other.status(), StatusCode::FORBIDDEN);
     // The key expires.
     app.clock.advance(chrono::Duration::days(31));
-    assert_eq!(get(Some(token), None, "").await.expect("sent").status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        get(Some(token), None, "").await.expect("sent").status(),
+        StatusCode::UNAUTHORIZED
+    );
 }
 
 async fn reversals_give_back_what_was_paid_after_a_new_revision(app: TestApp) {
     let admin = app.admin_token().await;
     let (_, adv) = app.funded_advertiser(1_000 * USD).await;
     let p = publisher(&app, &admin).await;
-    let (game, key_id, secret) = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (game, key_id, secret) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(&app, &p, "user-1").await;
-    let (_, imp) = keyed(&app, &format!("/sdk/v2/offers/{game}/impressions"), &token, "imp-000001", &json!({})).await;
-    let (s, l) = keyed(&app, &format!("/sdk/v2/offers/{game}/launch"), &token, "launch-0001", &json!({"impressionId": imp["impressionId"]})).await;
+    let (_, imp) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/impressions"),
+        &token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
+    let (s, l) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{l}");
     let click = l["clickId"].as_str().expect("click").to_owned();
     let (_, _, spent_before) = app.balance(&adv).await;
-    let conv = Conversion { click: &click, txn: "order-1", goal: "install", status: "approved" };
-    assert_eq!(postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await.0, StatusCode::OK);
+    let conv = Conversion {
+        click: &click,
+        txn: "order-1",
+        goal: "install",
+        status: "approved",
+    };
+    assert_eq!(
+        postback(&app, &game, &key_id, &secret, &conv, now_ts(&app))
+            .await
+            .0,
+        StatusCode::OK
+    );
     assert_eq!(app.balance(&adv).await.2, spent_before + 1_500_000);
 
     // The advertiser doubles the payout and the new revision goes live.
     let mut goals = campaign_body("CUSTOM_S2S", 100 * USD)["goals"].clone();
     goals[0]["payoutMicros"] = json!(3_000_000);
     let (s, c) = app
-        .patch(&format!("/performance-marketing/v2/campaigns/{game}"), Some(&adv), &json!({"goals": goals}))
+        .patch(
+            &format!("/performance-marketing/v2/campaigns/{game}"),
+            Some(&adv),
+            &json!({"goals": goals}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(approve(&app, &admin, &game).await.0, StatusCode::OK);
 
     // The reversal gives back the 1.50 USD that was paid, not the new 3.00.
-    let reversal = Conversion { status: "reversed", ..conv };
+    let reversal = Conversion {
+        status: "reversed",
+        ..conv
+    };
     let (s, r) = postback(&app, &game, &key_id, &secret, &reversal, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(app.balance(&adv).await.2, spent_before);
@@ -688,7 +1043,9 @@ async fn reversals_give_back_what_was_paid_after_a_new_revision(app: TestApp) {
     assert_eq!(rs["totals"]["reversedMinorUnits"], 105, "{rs}");
     use app::domain::billing::ledger;
     assert_eq!(
-        ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"),
+        ledger::reconcile(&app.state.ctx.db)
+            .await
+            .expect("reconcile"),
         ledger::Reconciliation::default()
     );
 }

@@ -38,7 +38,10 @@ pub struct Received {
 
 impl Received {
     pub fn header(&self, name: &str) -> &str {
-        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str).unwrap_or_default()
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+            .unwrap_or_default()
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -130,7 +133,12 @@ async fn hook(
     };
     let headers: BTreeMap<String, String> = headers
         .iter()
-        .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or_default().to_owned()))
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                v.to_str().unwrap_or_default().to_owned(),
+            )
+        })
         .collect();
     if let Ok(mut s) = script.lock() {
         let key = headers.get("idempotency-key").cloned().unwrap_or_default();
@@ -165,15 +173,20 @@ impl Receiver {
         let ca_key = rcgen::KeyPair::generate().expect("CA key");
         let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
         ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.distinguished_name.push(rcgen::DnType::CommonName, "Callback test CA");
-        ca.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::CrlSign];
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "Callback test CA");
+        ca.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
         let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
         let issuer = rcgen::Issuer::new(ca, ca_key);
         let leaf_key = rcgen::KeyPair::generate().expect("leaf key");
-        let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-            .expect("leaf params")
-            .signed_by(&leaf_key, &issuer)
-            .expect("leaf cert");
+        let leaf =
+            rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+                .expect("leaf params")
+                .signed_by(&leaf_key, &issuer)
+                .expect("leaf cert");
         let ca_file = dir.path().join("ca.pem");
         std::fs::write(&ca_file, ca_cert.pem()).expect("write CA");
         let config = rustls::ServerConfig::builder()
@@ -185,7 +198,9 @@ impl Receiver {
                 )),
             )
             .expect("TLS config");
-        let tcp = TcpListener::bind(("127.0.0.1", port)).await.expect("bind receiver");
+        let tcp = TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind receiver");
         let addr = tcp.local_addr().expect("addr");
         let script = Arc::new(Mutex::new(Script::default()));
         let app = axum::Router::new()
@@ -207,7 +222,9 @@ impl Receiver {
 
     /// Listens again on the same port with the same certificate after [`Receiver::stop`].
     pub async fn resume(&self) {
-        let tcp = TcpListener::bind(("127.0.0.1", self.port)).await.expect("rebind receiver");
+        let tcp = TcpListener::bind(("127.0.0.1", self.port))
+            .await
+            .expect("rebind receiver");
         let task = serve(tcp, self.tls.clone(), self.app.clone());
         if let Ok(mut t) = self.task.lock() {
             *t = Some(task);
@@ -223,12 +240,18 @@ impl Receiver {
 
     /// Every request so far.
     pub fn received(&self) -> Vec<Received> {
-        self.script.lock().map(|s| s.received.clone()).unwrap_or_default()
+        self.script
+            .lock()
+            .map(|s| s.received.clone())
+            .unwrap_or_default()
     }
 
     /// The Idempotency-Keys accepted (2xx) so far.
     pub fn accepted(&self) -> HashSet<String> {
-        self.script.lock().map(|s| s.accepted.clone()).unwrap_or_default()
+        self.script
+            .lock()
+            .map(|s| s.accepted.clone())
+            .unwrap_or_default()
     }
 
     /// Stops listening (the port then refuses connections).

@@ -17,8 +17,8 @@ pub mod password;
 pub mod principal;
 pub mod publisher;
 pub mod rate_limit;
-pub mod surveys;
 pub mod survey_api_keys;
+pub mod surveys;
 pub mod tokens;
 
 use std::sync::Arc;

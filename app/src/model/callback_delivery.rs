@@ -88,7 +88,8 @@ pub struct DeliverySummary {
     pub transaction_id: String,
     pub external_user_id: Option<String>,
     pub campaign_id: Option<String>,
-    pub attempts: i32,
+    /// Attempts made so far (the detail read lists them under `attempts`).
+    pub attempt_count: i32,
     pub replays: i32,
     /// When the next attempt is due (HELD: when the hold ends).
     pub next_attempt_at: Option<DateTime<Utc>>,
@@ -170,4 +171,43 @@ pub struct DeliveryHealth {
     /// Rewards in their pending hold.
     pub held: u64,
     pub failed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dashboard pages send these through server functions; they must round-trip.
+    #[test]
+    fn detail_round_trips_through_json() {
+        let now = chrono::Utc::now();
+        let d = DeliveryDetail {
+            summary: DeliverySummary {
+                delivery_id: "dlv_1".into(),
+                event_id: "dlv_1".into(),
+                event_type: "reward.confirmed".into(),
+                status: DeliveryStatus::Failed,
+                placement_id: "plc_1".into(),
+                transaction_id: "cnv_1".into(),
+                external_user_id: Some("u".into()),
+                campaign_id: None,
+                attempt_count: 10,
+                replays: 0,
+                next_attempt_at: None,
+                last_response_status: Some(500),
+                last_error: None,
+                waits_for: None,
+                created_at: now,
+                delivered_at: None,
+                failed_at: Some(now),
+            },
+            payload: serde_json::json!({"a": 1}),
+            body: "{}".into(),
+            headers: BTreeMap::new(),
+            attempts: vec![],
+        };
+        let text = serde_json::to_string(&d).unwrap_or_default();
+        let back: Result<DeliveryDetail, _> = serde_json::from_str(&text);
+        assert_eq!(back.ok(), Some(d), "{text}");
+    }
 }

@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::model::callback_delivery::{DeliveryDetail, DeliveryHealth, DeliveryList, DeliveryListQuery, DeliverySummary};
+use crate::model::callback_delivery::{
+    DeliveryDetail, DeliveryHealth, DeliveryList, DeliveryListQuery, DeliverySummary,
+};
 
 /// The publisher's deliveries, newest first, optionally one status and a cursor.
 #[server(prefix = "/fn", endpoint = "publisher_deliveries")]
@@ -40,7 +42,10 @@ pub async fn read_delivery(delivery_id: String) -> Result<DeliveryDetail, AppErr
 
 /// Queues a DELIVERED or FAILED callback to be sent again.
 #[server(prefix = "/fn", endpoint = "publisher_delivery_replay")]
-pub async fn replay_delivery(delivery_id: String, csrf: String) -> Result<DeliverySummary, AppError> {
+pub async fn replay_delivery(
+    delivery_id: String,
+    csrf: String,
+) -> Result<DeliverySummary, AppError> {
     super::web::run(async move {
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;

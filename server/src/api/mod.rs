@@ -121,7 +121,10 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .nest("/sdk/v2", sdk::router().layer(gate(delivery)))
         .nest("/auth/v1", auth::router())
         .nest("/api/v1/campaigns", survey_campaigns::router())
-        .nest("/admin/v1", admin::router().merge(admin_campaigns::router()))
+        .nest(
+            "/admin/v1",
+            admin::router().merge(admin_campaigns::router()),
+        )
         .nest(
             "/performance-marketing/v2",
             survey_api::router()

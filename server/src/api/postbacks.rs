@@ -47,7 +47,9 @@ async fn custom_s2s_post(
     AppPath(id): AppPath<String>,
     AppJson(ev): AppJson<ConversionEvent>,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    s.ctx
+        .limits
+        .check(Policy::ProviderCallback, &ip.to_string())?;
     postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
         .await
         .map(AppJson)
@@ -64,7 +66,9 @@ async fn custom_s2s_get(
     AppPath(id): AppPath<String>,
     AppQuery(ev): AppQuery<ConversionEvent>,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    s.ctx
+        .limits
+        .check(Policy::ProviderCallback, &ip.to_string())?;
     postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
         .await
         .map(AppJson)

@@ -6,7 +6,7 @@
 use app::domain::delivery::{
     check_idempotency_key, impressions, launches, offers, reward_status, sdk_support, sessions,
 };
-use app::domain::{Policy, Environment};
+use app::domain::{Environment, Policy};
 use app::error::AppError;
 use app::model::delivery::*;
 use app::model::publisher_ops::{SupportCase, SupportCaseList};
@@ -134,7 +134,9 @@ async fn configuration(
     Session(sess): Session,
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<SdkSession>, AppError> {
-    sessions::configuration(&s.ctx, &sess, &id).await.map(AppJson)
+    sessions::configuration(&s.ctx, &sess, &id)
+        .await
+        .map(AppJson)
 }
 
 /// Replace the session with a new token and fifteen fresh minutes; the old token stops
@@ -149,7 +151,9 @@ async fn refresh(
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<SdkSession>, AppError> {
     s.ctx.limits.check(Policy::SdkWrite, &id)?;
-    sessions::refresh(&s.ctx, &token, &id, &key).await.map(AppJson)
+    sessions::refresh(&s.ctx, &token, &id, &key)
+        .await
+        .map(AppJson)
 }
 
 /// Revoke the session: its token stops working (204; again 204 when already revoked).
@@ -267,7 +271,10 @@ async fn open_launch(
     let to = launches::open(&s.ctx, &id, q.expires, q.signature.as_deref()).await?;
     Ok((
         StatusCode::FOUND,
-        [(header::CACHE_CONTROL, "no-store".to_owned()), (header::LOCATION, to)],
+        [
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+            (header::LOCATION, to),
+        ],
     )
         .into_response())
 }
@@ -280,7 +287,9 @@ async fn rewards(
     State(s): State<AppState>,
     Session(sess): Session,
 ) -> Result<AppJson<RewardStatus>, AppError> {
-    reward_status::status(&s.ctx, &sess, None).await.map(AppJson)
+    reward_status::status(&s.ctx, &sess, None)
+        .await
+        .map(AppJson)
 }
 
 /// Reward progress for one offer.

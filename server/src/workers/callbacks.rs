@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use app::domain::Ctx;
 use app::domain::callback_delivery::address::{self, AddressRefused};
 use app::domain::callback_delivery::dispatch::{self, Attempt, Claimed, Outcome};
-use app::domain::Ctx;
 use tokio::task::JoinSet;
 
 use crate::config::Settings;
@@ -78,16 +78,24 @@ impl Sender {
             .https_only(true)
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
-            .timeout(Duration::from_secs(settings.callback_timeout_seconds.clamp(1, 60)))
+            .timeout(Duration::from_secs(
+                settings.callback_timeout_seconds.clamp(1, 60),
+            ))
             .no_proxy()
-            .user_agent(concat!("marketplace-reward-callbacks/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!(
+                "marketplace-reward-callbacks/",
+                env!("CARGO_PKG_VERSION")
+            ))
             .dns_resolver(Arc::new(CheckedResolver { allow_private }));
         if let Some(path) = &settings.callback_ca_file {
             let pem = std::fs::read(path)
                 .with_context(|| format!("reading APP_CALLBACK_CA_FILE {}", path.display()))?;
             let certs = reqwest::Certificate::from_pem_bundle(&pem)
                 .with_context(|| format!("parsing APP_CALLBACK_CA_FILE {}", path.display()))?;
-            anyhow::ensure!(!certs.is_empty(), "APP_CALLBACK_CA_FILE holds no certificate");
+            anyhow::ensure!(
+                !certs.is_empty(),
+                "APP_CALLBACK_CA_FILE holds no certificate"
+            );
             for c in certs {
                 b = b.add_root_certificate(c);
             }
@@ -159,7 +167,9 @@ impl Sender {
             .and_then(|u| u.host_str().map(str::to_owned))
             .unwrap_or_default();
         match host.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
-            Ok(ip) if !self.allow_private && address::is_private(ip) => Err(AddressRefused::Private),
+            Ok(ip) if !self.allow_private && address::is_private(ip) => {
+                Err(AddressRefused::Private)
+            }
             _ => Ok(()),
         }
     }
@@ -191,7 +201,8 @@ fn classify(e: &reqwest::Error) -> (&'static str, String) {
         "address_refused"
     } else if e.is_timeout() {
         "timeout"
-    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+    } else if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake")
+    {
         "tls"
     } else if e.is_connect() {
         "connect"
@@ -233,8 +244,12 @@ async fn deliver_batch(ctx: Ctx, sender: Arc<Sender>, owner: String, batch: Vec<
                 status = status.as_str(),
                 "reward callback attempt"
             ),
-            Ok(None) => tracing::info!(delivery = %c.delivery.id, "reward callback waits for a receiver"),
-            Err(e) => tracing::warn!(delivery = %c.delivery.id, error = %e, "recording a callback attempt failed"),
+            Ok(None) => {
+                tracing::info!(delivery = %c.delivery.id, "reward callback waits for a receiver")
+            }
+            Err(e) => {
+                tracing::warn!(delivery = %c.delivery.id, error = %e, "recording a callback attempt failed")
+            }
         }
     }
 }
@@ -242,7 +257,10 @@ async fn deliver_batch(ctx: Ctx, sender: Arc<Sender>, owner: String, batch: Vec<
 fn by_placement(claimed: Vec<Claimed>) -> HashMap<String, Vec<Claimed>> {
     let mut groups: HashMap<String, Vec<Claimed>> = HashMap::new();
     for c in claimed {
-        groups.entry(c.delivery.placement_id.clone()).or_default().push(c);
+        groups
+            .entry(c.delivery.placement_id.clone())
+            .or_default()
+            .push(c);
     }
     groups
 }
@@ -320,7 +338,10 @@ mod tests {
             .map(|t| t.to_utc())
             .unwrap_or_default();
         assert_eq!(retry_after_seconds("120", now), Some(120));
-        assert_eq!(retry_after_seconds("Mon, 02 Mar 2026 09:10:00 GMT", now), Some(600));
+        assert_eq!(
+            retry_after_seconds("Mon, 02 Mar 2026 09:10:00 GMT", now),
+            Some(600)
+        );
         assert_eq!(retry_after_seconds("soon", now), None);
     }
 }

@@ -21,7 +21,9 @@ where
     tokio::spawn(async move {
         loop {
             match tokio::spawn(make()).await {
-                Err(e) if e.is_panic() => tracing::error!(worker = name, "worker panicked; restarting"),
+                Err(e) if e.is_panic() => {
+                    tracing::error!(worker = name, "worker panicked; restarting")
+                }
                 _ => tracing::warn!(worker = name, "worker stopped; restarting"),
             }
             tokio::time::sleep(Duration::from_secs(1)).await;

@@ -35,9 +35,8 @@ pub fn is_private_v4(v4: Ipv4Addr) -> bool {
 /// checked (Teredo).
 pub fn is_private_v6(v6: Ipv6Addr) -> bool {
     let s = v6.segments();
-    let embedded = |hi: u16, lo: u16| {
-        Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8)
-    };
+    let embedded =
+        |hi: u16, lo: u16| Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
     if let Some(v4) = v6.to_ipv4_mapped() {
         return is_private_v4(v4);
     }
@@ -85,7 +84,9 @@ pub enum AddressRefused {
 impl std::fmt::Display for AddressRefused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AddressRefused::Unresolved(why) => write!(f, "the receiver's host did not resolve: {why}"),
+            AddressRefused::Unresolved(why) => {
+                write!(f, "the receiver's host did not resolve: {why}")
+            }
             AddressRefused::Private => {
                 f.write_str("the receiver resolves to a loopback or private network address")
             }
@@ -148,9 +149,21 @@ mod tests {
     #[test]
     fn ipv4_ranges_that_are_not_public() {
         for ip in [
-            "127.0.0.1", "10.1.2.3", "192.168.0.1", "172.16.5.4", "169.254.1.1", "100.64.0.1",
-            "0.0.0.0", "0.1.2.3", "198.18.0.1", "192.0.0.8", "192.0.2.1", "224.0.0.1",
-            "239.255.255.250", "240.0.0.1", "255.255.255.255",
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.5.4",
+            "169.254.1.1",
+            "100.64.0.1",
+            "0.0.0.0",
+            "0.1.2.3",
+            "198.18.0.1",
+            "192.0.0.8",
+            "192.0.2.1",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
         ] {
             assert!(private(ip), "{ip}");
         }
@@ -162,8 +175,15 @@ mod tests {
     #[test]
     fn ipv6_ranges_that_are_not_public() {
         for ip in [
-            "::1", "::", "fd00::1", "fc00::1", "fe80::1", "fec0::1", "ff02::1",
-            "::ffff:10.0.0.1", "::ffff:127.0.0.1",
+            "::1",
+            "::",
+            "fd00::1",
+            "fc00::1",
+            "fe80::1",
+            "fec0::1",
+            "ff02::1",
+            "::ffff:10.0.0.1",
+            "::ffff:127.0.0.1",
             "::7f00:1",            // IPv4-compatible ::127.0.0.1
             "::808:808",           // IPv4-compatible, even of a public address
             "64:ff9b::7f00:1",     // NAT64 of 127.0.0.1
@@ -172,18 +192,31 @@ mod tests {
             "2002:c0a8:101::1",    // 6to4 of 192.168.1.1
             "2002:7f00:1::1",      // 6to4 of 127.0.0.1
             "2001:0:4136:e378::1", // Teredo
-            "2001:db8::1", "100::1",
+            "2001:db8::1",
+            "100::1",
         ] {
             assert!(private(ip), "{ip}");
         }
-        for ip in ["2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"] {
+        for ip in [
+            "2606:4700::1111",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "::ffff:8.8.8.8",
+        ] {
             assert!(!private(ip), "{ip}");
         }
     }
 
     #[test]
     fn local_names_are_refused_without_lookup() {
-        for h in ["localhost", "api.localhost", "printer.local", "db.internal", "nas.home.arpa", "intranet"] {
+        for h in [
+            "localhost",
+            "api.localhost",
+            "printer.local",
+            "db.internal",
+            "nas.home.arpa",
+            "intranet",
+        ] {
             assert!(is_local_name(h), "{h}");
         }
         assert!(!is_local_name("hooks.example.com"));

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use chrono::Duration;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
 use super::outbox;
@@ -33,7 +32,7 @@ fn summary(d: &callback_delivery::Model) -> DeliverySummary {
         transaction_id: d.conversion_id.clone(),
         external_user_id: d.external_user_id.clone(),
         campaign_id: d.campaign_id.clone(),
-        attempts: d.attempts,
+        attempt_count: d.attempts,
         replays: d.replays,
         next_attempt_at: due.then_some(d.next_attempt_at),
         last_response_status: d.last_response_status,
@@ -56,7 +55,10 @@ pub async fn list(
     let status = q.status.as_deref().filter(|s| !s.is_empty()).and_then(|s| {
         let parsed = DeliveryStatus::parse(s);
         if parsed.is_none() {
-            errs.add("status", "must be HELD, WAITING_RECEIVER, PENDING, DELIVERED, FAILED or CANCELLED");
+            errs.add(
+                "status",
+                "must be HELD, WAITING_RECEIVER, PENDING, DELIVERED, FAILED or CANCELLED",
+            );
         }
         parsed
     });
@@ -160,11 +162,22 @@ pub async fn read(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliveryDeta
         ("Idempotency-Key".to_owned(), d.id.clone()),
         (
             "X-Service-Key-Id".to_owned(),
-            d.key_id.clone().unwrap_or_else(|| "(the CURRENT key when sent)".to_owned()),
+            d.key_id
+                .clone()
+                .unwrap_or_else(|| "(the CURRENT key when sent)".to_owned()),
         ),
-        ("X-Service-Nonce".to_owned(), "(fresh per attempt)".to_owned()),
-        ("X-Service-Signature".to_owned(), "(HMAC-SHA256 of timestamp.nonce.body, per attempt)".to_owned()),
-        ("X-Service-Timestamp".to_owned(), "(RFC 3339 UTC, per attempt)".to_owned()),
+        (
+            "X-Service-Nonce".to_owned(),
+            "(fresh per attempt)".to_owned(),
+        ),
+        (
+            "X-Service-Signature".to_owned(),
+            "(HMAC-SHA256 of timestamp.nonce.body, per attempt)".to_owned(),
+        ),
+        (
+            "X-Service-Timestamp".to_owned(),
+            "(RFC 3339 UTC, per attempt)".to_owned(),
+        ),
     ]);
     Ok(DeliveryDetail {
         summary: summary(&d),
@@ -188,10 +201,14 @@ pub async fn replay(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliverySu
         ))
         .with_code("delivery_not_replayable"));
     }
-    ctx.limits.check(Policy::CallbackReplay, &actor.account_id)?;
+    ctx.limits
+        .check(Policy::CallbackReplay, &actor.account_id)?;
     let now = ctx.now();
     let updated = callback_delivery::Entity::update_many()
-        .col_expr(callback_delivery::Column::Status, Expr::value(DeliveryStatus::Pending.as_str()))
+        .col_expr(
+            callback_delivery::Column::Status,
+            Expr::value(DeliveryStatus::Pending.as_str()),
+        )
         .col_expr(callback_delivery::Column::NextAttemptAt, Expr::value(now))
         .col_expr(
             callback_delivery::Column::Replays,
@@ -204,7 +221,9 @@ pub async fn replay(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliverySu
         .await?
         .rows_affected;
     if updated == 0 {
-        return Err(AppError::conflict("the delivery changed meanwhile; try again"));
+        return Err(AppError::conflict(
+            "the delivery changed meanwhile; try again",
+        ));
     }
     let d = owned(&ctx.db, actor, id).await?;
     Ok(summary(&d))
@@ -219,8 +238,10 @@ pub async fn health(
 ) -> Result<DeliveryHealth, AppError> {
     let p = owned_placement(&ctx.db, actor, placement_id).await?;
     let now = ctx.now();
-    let of_placement =
-        || callback_delivery::Entity::find().filter(callback_delivery::Column::PlacementId.eq(p.id.clone()));
+    let of_placement = || {
+        callback_delivery::Entity::find()
+            .filter(callback_delivery::Column::PlacementId.eq(p.id.clone()))
+    };
     let count = |s: DeliveryStatus| {
         of_placement()
             .filter(callback_delivery::Column::Status.eq(s.as_str()))
@@ -263,7 +284,8 @@ pub async fn health(
         placement_id: p.id.clone(),
         attempts_24h,
         successful_attempts_24h,
-        success_rate_percent: (attempts_24h > 0).then(|| successful_attempts_24h * 100 / attempts_24h),
+        success_rate_percent: (attempts_24h > 0)
+            .then(|| successful_attempts_24h * 100 / attempts_24h),
         last_failure_at: last_failure.as_ref().map(|a| a.started_at),
         last_failure: last_failure.map(|a| match (a.response_status, a.error_class) {
             (Some(s), _) => format!("HTTP {s}"),

@@ -47,7 +47,8 @@ pub struct Outcome {
 impl Outcome {
     /// Whether the receiver accepted the event (2xx).
     pub fn delivered(&self) -> bool {
-        self.response_status.is_some_and(|s| (200..300).contains(&s))
+        self.response_status
+            .is_some_and(|s| (200..300).contains(&s))
     }
 }
 
@@ -78,8 +79,10 @@ pub async fn claim(
         .expr(Expr::val(1))
         .from_as(callback_delivery::Entity, dep.clone())
         .and_where(
-            Expr::col((dep.clone(), callback_delivery::Column::Id))
-                .equals((callback_delivery::Entity, callback_delivery::Column::DependsOn)),
+            Expr::col((dep.clone(), callback_delivery::Column::Id)).equals((
+                callback_delivery::Entity,
+                callback_delivery::Column::DependsOn,
+            )),
         )
         .and_where(
             Expr::col((dep, callback_delivery::Column::Status))
@@ -207,8 +210,14 @@ pub async fn park(ctx: &Ctx, owner: &str, c: &Claimed) -> Result<(), AppError> {
             callback_delivery::Column::Status,
             Expr::value(DeliveryStatus::WaitingReceiver.as_str()),
         )
-        .col_expr(callback_delivery::Column::LeaseOwner, Expr::value(None::<String>))
-        .col_expr(callback_delivery::Column::LeaseUntil, Expr::value(None::<DateTime<Utc>>))
+        .col_expr(
+            callback_delivery::Column::LeaseOwner,
+            Expr::value(None::<String>),
+        )
+        .col_expr(
+            callback_delivery::Column::LeaseUntil,
+            Expr::value(None::<DateTime<Utc>>),
+        )
         .col_expr(callback_delivery::Column::UpdatedAt, Expr::value(now))
         .filter(callback_delivery::Column::Id.eq(c.delivery.id.clone()))
         .filter(callback_delivery::Column::LeaseOwner.eq(owner))

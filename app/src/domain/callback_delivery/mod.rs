@@ -33,7 +33,11 @@ pub const PER_PLACEMENT_BATCH: usize = 3;
 /// When the next attempt is due after `attempts` failed ones, or `None` when the delivery
 /// has failed for good. `jitter_permille` is in -100..=100 (±10 %); `retry_after` is the
 /// receiver's `Retry-After` in seconds, which lengthens (never shortens) the wait.
-pub fn next_delay(attempts: i32, jitter_permille: i64, retry_after: Option<i64>) -> Option<Duration> {
+pub fn next_delay(
+    attempts: i32,
+    jitter_permille: i64,
+    retry_after: Option<i64>,
+) -> Option<Duration> {
     if attempts >= MAX_ATTEMPTS || attempts < 1 {
         return None;
     }
@@ -73,7 +77,10 @@ mod tests {
         assert_eq!(next_delay(2, 500, None), Some(Duration::seconds(330)));
         assert_eq!(next_delay(1, 0, Some(120)), Some(Duration::seconds(120)));
         assert_eq!(next_delay(2, 0, Some(1)), Some(Duration::minutes(5)));
-        assert_eq!(next_delay(1, 0, Some(10_000_000)), Some(Duration::hours(24)));
+        assert_eq!(
+            next_delay(1, 0, Some(10_000_000)),
+            Some(Duration::hours(24))
+        );
         for _ in 0..100 {
             assert!((-100..=100).contains(&random_jitter()));
         }

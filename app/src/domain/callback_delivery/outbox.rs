@@ -168,14 +168,18 @@ pub async fn release_waiting<C: ConnectionTrait>(
     placement_id: &str,
 ) -> Result<u64, AppError> {
     let mut released = 0;
-    for (status, still_held) in [(DeliveryStatus::Held, true), (DeliveryStatus::Pending, false)] {
+    for (status, still_held) in [
+        (DeliveryStatus::Held, true),
+        (DeliveryStatus::Pending, false),
+    ] {
         let mut q = callback_delivery::Entity::update_many()
-            .col_expr(callback_delivery::Column::Status, Expr::value(status.as_str()))
+            .col_expr(
+                callback_delivery::Column::Status,
+                Expr::value(status.as_str()),
+            )
             .col_expr(callback_delivery::Column::UpdatedAt, Expr::value(now))
             .filter(callback_delivery::Column::PlacementId.eq(placement_id.to_owned()))
-            .filter(
-                callback_delivery::Column::Status.eq(DeliveryStatus::WaitingReceiver.as_str()),
-            );
+            .filter(callback_delivery::Column::Status.eq(DeliveryStatus::WaitingReceiver.as_str()));
         if still_held {
             q = q.filter(callback_delivery::Column::NextAttemptAt.gt(now));
         }

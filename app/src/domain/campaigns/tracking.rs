@@ -57,7 +57,8 @@ pub async fn s2s_secret(
 ) -> Result<Option<String>, AppError> {
     match active(&ctx.db, campaign, ProviderKind::CustomS2s).await? {
         Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => Ok(Some(
-            ctx.keys.open(c.secret_sealed.as_deref().unwrap_or_default())?,
+            ctx.keys
+                .open(c.secret_sealed.as_deref().unwrap_or_default())?,
         )),
         _ => Ok(None),
     }

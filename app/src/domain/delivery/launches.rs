@@ -31,10 +31,10 @@ pub async fn launch(
         .to_owned();
     if let Some(prior) = by_key(ctx, s, key).await? {
         if prior.campaign_id != offer_id || prior.impression_id != impression_id {
-            return Err(
-                AppError::conflict("this Idempotency-Key was already used for another launch")
-                    .with_code("idempotency_key_reused"),
-            );
+            return Err(AppError::conflict(
+                "this Idempotency-Key was already used for another launch",
+            )
+            .with_code("idempotency_key_reused"));
         }
         return Ok((signed(ctx, &prior, true), false));
     }
@@ -55,7 +55,11 @@ pub async fn launch(
                 && i.campaign_id == offer_id
         })
         .ok_or_else(|| {
-            AppError::new(404, "impression_not_found", "no such impression of this offer for this user")
+            AppError::new(
+                404,
+                "impression_not_found",
+                "no such impression of this offer for this user",
+            )
         })?;
     if imp.expires_at <= now {
         return Err(AppError::conflict(
@@ -74,11 +78,17 @@ pub async fn launch(
         .map(|g| g.payout_micros)
         .sum();
     if e.offer.reserved_micros < open_goals {
-        return Err(AppError::conflict("this offer has no budget left for a new user")
-            .with_code("budget_exhausted"));
+        return Err(
+            AppError::conflict("this offer has no budget left for a new user")
+                .with_code("budget_exhausted"),
+        );
     }
     let click_id = new_id("clk");
-    let destination = e.offer.config.destination_url.replace("{click_id}", &click_id);
+    let destination = e
+        .offer
+        .config
+        .destination_url
+        .replace("{click_id}", &click_id);
     let row = sdk_launch::ActiveModel {
         id: Set(new_id("lch")),
         click_id: Set(click_id),
@@ -154,12 +164,15 @@ pub async fn open(
     signature: Option<&str>,
 ) -> Result<String, AppError> {
     let (Some(expires), Some(sig)) = (expires, signature) else {
-        return Err(AppError::unauthorized("the launch link is not signed")
-            .with_code("invalid_signature"));
+        return Err(
+            AppError::unauthorized("the launch link is not signed").with_code("invalid_signature")
+        );
     };
     if !ctx.keys.verify(&message(launch_id, expires), sig) {
-        return Err(AppError::unauthorized("the launch link signature does not match")
-            .with_code("invalid_signature"));
+        return Err(
+            AppError::unauthorized("the launch link signature does not match")
+                .with_code("invalid_signature"),
+        );
     }
     let now = ctx.now();
     if DateTime::from_timestamp(expires, 0).is_none_or(|e| e <= now) {

@@ -11,10 +11,10 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 
 use super::sessions::deliverable_sdk_slot;
 use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
+use crate::domain::Ctx;
 use crate::domain::campaigns::inventory::{LiveOffer, live_offer, live_offers};
 use crate::domain::publisher::blacklists::{Candidate, excludes, rules_for};
 use crate::domain::publisher::slots;
-use crate::domain::Ctx;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
@@ -71,11 +71,14 @@ pub async fn session_slot<C: ConnectionTrait>(
     // and launch routes, under the feed slot's policy and currency.
     let ready = matches!(
         crate::model::publisher::SlotState::parse(&slot.state),
-        Some(crate::model::publisher::SlotState::Ready | crate::model::publisher::SlotState::Active)
+        Some(
+            crate::model::publisher::SlotState::Ready | crate::model::publisher::SlotState::Active
+        )
     );
     if !ready {
-        return Err(AppError::conflict("the ad slot must be READY or ACTIVE")
-            .with_code("slot_not_ready"));
+        return Err(
+            AppError::conflict("the ad slot must be READY or ACTIVE").with_code("slot_not_ready")
+        );
     }
     let view = slots::view(&slot, &p);
     Ok((p, view))
@@ -136,13 +139,17 @@ pub async fn eligible<C: ConnectionTrait>(
         }
         if let Some(country) = who.country {
             if !c.countries.iter().any(|k| k == country)
-                || (!policy.allowed_countries.is_empty() && !has(&policy.allowed_countries, country))
+                || (!policy.allowed_countries.is_empty()
+                    && !has(&policy.allowed_countries, country))
                 || has(&policy.blocked_countries, country)
             {
                 continue;
             }
         }
-        if policy.blocked_campaign_ids.iter().any(|id| id == &offer.campaign.id)
+        if policy
+            .blocked_campaign_ids
+            .iter()
+            .any(|id| id == &offer.campaign.id)
             || has(&policy.excluded_campaign_task_types, &c.task_type)
             || has(&policy.excluded_campaign_categories, &c.category)
         {
@@ -227,7 +234,9 @@ pub async fn caps_reached<C: ConnectionTrait>(
     let today: Vec<&(DateTime<Utc>, i64)> = rows.iter().filter(|(t, _)| *t >= day_start).collect();
     let spent_today: i64 = today.iter().map(|(_, m)| *m).sum();
     Ok(caps.total_conversions.is_some_and(|c| total >= c)
-        || caps.daily_conversions.is_some_and(|c| today.len() as i64 >= c)
+        || caps
+            .daily_conversions
+            .is_some_and(|c| today.len() as i64 >= c)
         || caps
             .daily_budget_micros
             .is_some_and(|c| spent_today + next_payout_micros.max(1) > c))
@@ -263,7 +272,8 @@ async fn sort<C: ConnectionTrait>(
     by: OfferSort,
     offers: &mut [Eligible],
 ) -> Result<(), AppError> {
-    let payout = |e: &Eligible| -> i64 { e.offer.config.goals.iter().map(|g| g.payout_micros).sum() };
+    let payout =
+        |e: &Eligible| -> i64 { e.offer.config.goals.iter().map(|g| g.payout_micros).sum() };
     if by == OfferSort::Payout || offers.len() < 2 {
         offers.sort_by_key(|e| std::cmp::Reverse(payout(e)));
         return Ok(());
@@ -387,7 +397,10 @@ pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
         creative_revision_id: format!(
             "{}:r{}",
             e.offer.campaign.id,
-            e.offer.campaign.live_revision.unwrap_or(e.offer.campaign.revision)
+            e.offer
+                .campaign
+                .live_revision
+                .unwrap_or(e.offer.campaign.revision)
         ),
         availability: Availability {
             status: "AVAILABLE".to_owned(),
@@ -419,19 +432,21 @@ pub async fn list(
     q: OfferListQuery,
 ) -> Result<OfferList, AppError> {
     let mut errs = FieldErrors::new();
-    let country = errs.check("country", country_param(q.country.as_deref()).map_err(|_| {
-        "must be two uppercase letters (ISO 3166-1 alpha-2)".to_owned()
-    }));
+    let country = errs.check(
+        "country",
+        country_param(q.country.as_deref())
+            .map_err(|_| "must be two uppercase letters (ISO 3166-1 alpha-2)".to_owned()),
+    );
     let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         errs.add("limit", format!("must be 1 to {MAX_LIMIT}"));
     }
     let offset = errs.check(
         "cursor",
-        cursor_offset(q.cursor.as_deref()).map_err(|_| "use the previous page's nextCursor".to_owned()),
+        cursor_offset(q.cursor.as_deref())
+            .map_err(|_| "use the previous page's nextCursor".to_owned()),
     );
-    if q
-        .device_type
+    if q.device_type
         .as_deref()
         .is_some_and(|d| !["phone", "tablet", "desktop", "tv", "other"].contains(&d))
     {

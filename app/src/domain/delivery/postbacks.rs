@@ -49,7 +49,10 @@ pub fn validate(ev: &ConversionEvent) -> Result<Reported, AppError> {
         .map(|d| d.with_timezone(&chrono::Utc))
         .ok();
     if occurred_at.is_none() && !occurred_at_raw.is_empty() {
-        errs.add("occurred_at", "must be an ISO 8601 date-time, e.g. 2026-11-21T10:00:00Z");
+        errs.add(
+            "occurred_at",
+            "must be an ISO 8601 date-time, e.g. 2026-11-21T10:00:00Z",
+        );
     }
     errs.finish()?;
     Ok(Reported {
@@ -124,8 +127,10 @@ pub async fn custom_s2s(
         return Err(invalid_signature("the signature does not match"));
     }
     if !allowlisted(&m, source) {
-        return Err(AppError::forbidden("this source address is not on the campaign's IP allowlist")
-            .with_code("ip_not_allowed"));
+        return Err(AppError::forbidden(
+            "this source address is not on the campaign's IP allowlist",
+        )
+        .with_code("ip_not_allowed"));
     }
     settlement::ingest(ctx, &m, "CUSTOM_S2S", reported).await
 }

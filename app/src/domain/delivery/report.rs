@@ -29,11 +29,17 @@ struct Cell {
 }
 
 fn day_start(d: NaiveDate) -> DateTime<Utc> {
-    d.and_hms_opt(0, 0, 0).map(|t| t.and_utc()).unwrap_or_default()
+    d.and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc())
+        .unwrap_or_default()
 }
 
 /// `GET /publisher/v2/reports/offers`.
-pub async fn offers(ctx: &Ctx, actor: &Principal, q: OffersReportQuery) -> Result<OffersReport, AppError> {
+pub async fn offers(
+    ctx: &Ctx,
+    actor: &Principal,
+    q: OffersReportQuery,
+) -> Result<OffersReport, AppError> {
     actor.require_publisher()?;
     let today = ctx.now().date_naive();
     let to = q.to.unwrap_or(today);
@@ -50,7 +56,10 @@ pub async fn offers(ctx: &Ctx, actor: &Principal, q: OffersReportQuery) -> Resul
         return Err(AppError::field("from", "must not be after to"));
     }
     if (to - from).num_days() >= MAX_DAYS {
-        return Err(AppError::field("to", format!("the range is at most {MAX_DAYS} days")));
+        return Err(AppError::field(
+            "to",
+            format!("the range is at most {MAX_DAYS} days"),
+        ));
     }
     let placement_id = q.placement_id.clone().filter(|p| !p.is_empty());
     let slot_id = q.ad_slot_id.clone().filter(|s| !s.is_empty());
@@ -61,7 +70,12 @@ pub async fn offers(ctx: &Ctx, actor: &Principal, q: OffersReportQuery) -> Resul
                 .one(&ctx.db)
                 .await?
                 .ok_or_else(|| AppError::not_found("ad slot"))?;
-            vec![owned_placement(&ctx.db, actor, &slot.placement_id).await.map_err(|_| AppError::not_found("ad slot"))?.id]
+            vec![
+                owned_placement(&ctx.db, actor, &slot.placement_id)
+                    .await
+                    .map_err(|_| AppError::not_found("ad slot"))?
+                    .id,
+            ]
         }
         (None, None) => {
             let mut pq = placement::Entity::find();
@@ -74,7 +88,15 @@ pub async fn offers(ctx: &Ctx, actor: &Principal, q: OffersReportQuery) -> Resul
     let (start, end) = (day_start(from), day_start(to) + Duration::days(1));
     let mut cells: BTreeMap<(NaiveDate, String), Cell> = BTreeMap::new();
     if !placements.is_empty() {
-        collect(&ctx.db, &placements, slot_id.as_deref(), start, end, &mut cells).await?;
+        collect(
+            &ctx.db,
+            &placements,
+            slot_id.as_deref(),
+            start,
+            end,
+            &mut cells,
+        )
+        .await?;
     }
     let ids: Vec<String> = cells.keys().map(|(_, c)| c.clone()).collect();
     let names: BTreeMap<String, String> = if ids.is_empty() {
@@ -147,7 +169,10 @@ async fn collect<C: ConnectionTrait>(
         iq = iq.filter(sdk_impression::Column::AdSlotId.eq(s.to_owned()));
     }
     for (at, campaign) in iq.into_tuple::<(DateTime<Utc>, String)>().all(db).await? {
-        cells.entry((at.date_naive(), campaign)).or_default().impressions += 1;
+        cells
+            .entry((at.date_naive(), campaign))
+            .or_default()
+            .impressions += 1;
     }
     let mut lq = sdk_launch::Entity::find()
         .select_only()
@@ -174,12 +199,16 @@ async fn collect<C: ConnectionTrait>(
     }
     for c in cq.all(db).await? {
         if c.created_at >= start && c.created_at < end {
-            let cell = cells.entry((c.created_at.date_naive(), c.campaign_id.clone())).or_default();
+            let cell = cells
+                .entry((c.created_at.date_naive(), c.campaign_id.clone()))
+                .or_default();
             cell.conversions += 1;
             cell.earnings += c.publisher_earnings_micros;
         }
         if c.settlement == state::REVERSED && c.updated_at >= start && c.updated_at < end {
-            let cell = cells.entry((c.updated_at.date_naive(), c.campaign_id.clone())).or_default();
+            let cell = cells
+                .entry((c.updated_at.date_naive(), c.campaign_id.clone()))
+                .or_default();
             cell.reversals += 1;
             cell.earnings -= c.publisher_earnings_micros;
         }

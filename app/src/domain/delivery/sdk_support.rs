@@ -12,8 +12,7 @@ use entity::{sdk_session, support_case};
 
 fn reason_ok(r: &str) -> bool {
     (3..=64).contains(&r.len())
-        && r
-            .chars()
+        && r.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
@@ -37,9 +36,24 @@ pub async fn open(
         return Ok((view(&prior), false));
     }
     let mut errs = FieldErrors::new();
-    let session_id = req.session_id.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    let reason = req.reason_code.as_deref().map(str::trim).unwrap_or_default().to_owned();
-    let message = req.message.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    let session_id = req
+        .session_id
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    let reason = req
+        .reason_code
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    let message = req
+        .message
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
     if session_id.is_empty() {
         errs.add("sessionId", "is required");
     }
@@ -68,13 +82,19 @@ pub async fn open(
         .await?
         .filter(|o| o.placement_id == s.placement_id && o.external_user_id == s.external_user_id)
         .ok_or_else(|| {
-            AppError::field("sessionId", "must be a session of the same user and placement")
+            AppError::field(
+                "sessionId",
+                "must be a session of the same user and placement",
+            )
         })?;
     let now = ctx.now();
     let row = support_case::ActiveModel {
         id: Set(new_id("case")),
         placement_id: Set(s.placement_id.clone()),
-        ad_slot_id: Set(case_session.ad_slot_id.clone().or_else(|| s.ad_slot_id.clone())),
+        ad_slot_id: Set(case_session
+            .ad_slot_id
+            .clone()
+            .or_else(|| s.ad_slot_id.clone())),
         session_id: Set(case_session.id.clone()),
         external_user_id: Set(s.external_user_id.clone()),
         offer_id: Set(offer_id),

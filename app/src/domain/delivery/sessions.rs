@@ -59,7 +59,10 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         errs.add("environment", "must be sandbox, development or production");
     }
     if !CONSENTS.contains(&consent.as_str()) {
-        errs.add("consent", "must be GRANTED, DENIED, UNKNOWN or NOT_REQUIRED");
+        errs.add(
+            "consent",
+            "must be GRANTED, DENIED, UNKNOWN or NOT_REQUIRED",
+        );
     }
     let att = input
         .att_status
@@ -90,10 +93,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
     // The app must be the one registered on the placement.
     let mut errs = FieldErrors::new();
     if platform != p.platform {
-        errs.add(
-            "platform",
-            format!("the placement runs on {}", p.platform),
-        );
+        errs.add("platform", format!("the placement runs on {}", p.platform));
     }
     if identity != p.platform_identity {
         errs.add(
@@ -167,7 +167,10 @@ async fn refuse_banned<C: ConnectionTrait>(
     user: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), AppError> {
-    if user_bans::active_ban(db, placement_id, user, now).await?.is_some() {
+    if user_bans::active_ban(db, placement_id, user, now)
+        .await?
+        .is_some()
+    {
         return Err(
             AppError::forbidden("this user is banned from the placement").with_code("user_banned"),
         );
@@ -252,7 +255,9 @@ pub async fn refresh(
             .await?
             .ok_or_else(|| AppError::not_found("session"))?;
         check_live(ctx, &n).await?;
-        let token = ctx.keys.open(n.sealed_token.as_deref().unwrap_or_default())?;
+        let token = ctx
+            .keys
+            .open(n.sealed_token.as_deref().unwrap_or_default())?;
         return view(&ctx.db, &n, Some(token)).await;
     }
     check_live(ctx, &old).await?;
@@ -283,7 +288,10 @@ pub async fn refresh(
     .await?;
     // Guarded on "not yet replaced" so two concurrent refreshes cannot both win.
     let moved = sdk_session::Entity::update_many()
-        .col_expr(sdk_session::Column::RevokedAt, sea_orm::sea_query::Expr::value(now))
+        .col_expr(
+            sdk_session::Column::RevokedAt,
+            sea_orm::sea_query::Expr::value(now),
+        )
         .col_expr(
             sdk_session::Column::ReplacedBy,
             sea_orm::sea_query::Expr::value(next.id.clone()),

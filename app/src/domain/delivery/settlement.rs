@@ -13,8 +13,8 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait,
-    PaginatorTrait, QueryFilter, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
+    QuerySelect, Set,
 };
 
 use super::offers::caps_reached;
@@ -22,18 +22,18 @@ use super::publisher_share;
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
+use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{lifecycle, live_config, status_of};
-use crate::model::campaign::CampaignStatus;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::campaign::CampaignStatus;
 use crate::model::delivery::CallbackReceipt;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher_rules::format_minor;
-use crate::domain::campaigns::store::SUBJECT;
 use entity::{
-    ad_slot, conversion, offer_campaign, offer_campaign_revision, placement,
-    postback_event, sdk_launch,
+    ad_slot, conversion, offer_campaign, offer_campaign_revision, placement, postback_event,
+    sdk_launch,
 };
 
 /// A validated conversion report.
@@ -245,7 +245,18 @@ async fn settle(
     let a = match attribute(txn, campaign, ev).await? {
         Ok(a) => a,
         Err(unmatched) => {
-            write(txn, now, campaign, ev, &conversion_id, existing, unmatched, None, None).await?;
+            write(
+                txn,
+                now,
+                campaign,
+                ev,
+                &conversion_id,
+                existing,
+                unmatched,
+                None,
+                None,
+            )
+            .await?;
             return Ok((conversion_id, unmatched.to_owned()));
         }
     };
@@ -256,7 +267,18 @@ async fn settle(
     };
     let credit_at = (next == state::APPROVED)
         .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
-    write(txn, now, campaign, ev, &conversion_id, existing, next, Some(&a), credit_at).await?;
+    write(
+        txn,
+        now,
+        campaign,
+        ev,
+        &conversion_id,
+        existing,
+        next,
+        Some(&a),
+        credit_at,
+    )
+    .await?;
     if let Some(credit_at) = credit_at {
         let reward = RewardEvent {
             placement: &a.placement,
@@ -305,7 +327,10 @@ async fn reverse(
     let Some(placement_id) = &c.placement_id else {
         return Ok(());
     };
-    let Some(p) = placement::Entity::find_by_id(placement_id.clone()).one(txn).await? else {
+    let Some(p) = placement::Entity::find_by_id(placement_id.clone())
+        .one(txn)
+        .await?
+    else {
         return Ok(());
     };
     let slot = match &c.ad_slot_id {
@@ -384,9 +409,13 @@ async fn pay(
     }
     // Paused or ended: the reserve went back to the wallet; a click made while LIVE is
     // paid from the available balance, within the campaign budget.
-    let spent = ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
+    let spent =
+        ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
     let budget = live_config(txn, campaign).await?.budget_micros;
-    if spent.checked_add(a.payout_micros).is_none_or(|total| total > budget) {
+    if spent
+        .checked_add(a.payout_micros)
+        .is_none_or(|total| total > budget)
+    {
         return Ok(state::NO_BUDGET);
     }
     match ledger::post(

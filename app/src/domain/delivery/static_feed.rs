@@ -39,7 +39,10 @@ pub async fn feed(
         AppError::unauthorized("a valid X-Service-Static-Key is required")
             .with_code("invalid_static_key")
     };
-    let key = key.map(str::trim).filter(|k| !k.is_empty()).ok_or_else(invalid)?;
+    let key = key
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .ok_or_else(invalid)?;
     let now = ctx.now();
     let k = static_key::Entity::find()
         .filter(static_key::Column::KeyHash.eq(crypto::sha256_hex(key)))
@@ -62,8 +65,9 @@ pub async fn feed(
         .await?
         .ok_or_else(|| AppError::not_found("ad slot"))?;
     if p.status != PlacementStatus::Verified.as_str() {
-        return Err(AppError::conflict("the placement is not verified")
-            .with_code("placement_not_verified"));
+        return Err(
+            AppError::conflict("the placement is not verified").with_code("placement_not_verified")
+        );
     }
     if SlotType::parse(&s.r#type) != Some(SlotType::StaticApi)
         || !matches!(
@@ -71,8 +75,9 @@ pub async fn feed(
             Some(SlotState::Ready | SlotState::Active)
         )
     {
-        return Err(AppError::conflict("the ad slot is not READY or ACTIVE")
-            .with_code("slot_not_ready"));
+        return Err(
+            AppError::conflict("the ad slot is not READY or ACTIVE").with_code("slot_not_ready")
+        );
     }
     let country = country_param(country)?;
     let platform = match platform.map(str::trim).filter(|x| !x.is_empty()) {

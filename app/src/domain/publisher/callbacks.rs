@@ -8,10 +8,10 @@
 //! body is canonical JSON (object keys sorted recursively, array order kept, no whitespace)
 //! and the timestamp is the RFC 3339 UTC value sent in `X-Service-Timestamp`.
 
-use std::collections::BTreeMap;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 use super::owned_placement;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
@@ -114,7 +114,9 @@ pub async fn validate_receiver(raw: &str, allow_private: bool) -> Result<String,
     if !allow_private {
         let port = u.port_or_known_default().unwrap_or(443);
         if let Err(AddressRefused::Private) = resolve_checked(host, port, false).await {
-            return Err(field("must not point to a loopback or private network address"));
+            return Err(field(
+                "must not point to a loopback or private network address",
+            ));
         }
     }
     Ok(u.to_string())
@@ -446,7 +448,11 @@ mod tests {
         let (secret, ts, nonce) = (field("secret", 0), field("timestamp", 0), field("nonce", 0));
         for (i, body) in bodies.iter().enumerate() {
             let parsed: Value = serde_json::from_str(body).unwrap_or_default();
-            assert_eq!(&canonical_json(&parsed), body, "the published body is canonical");
+            assert_eq!(
+                &canonical_json(&parsed),
+                body,
+                "the published body is canonical"
+            );
             assert_eq!(signature(&secret, &ts, &nonce, body), field("signature", i));
         }
     }

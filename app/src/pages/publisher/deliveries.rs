@@ -10,12 +10,17 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::{LoadError, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
-use crate::model::callback_delivery::{DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary};
+use crate::model::callback_delivery::{
+    DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
+};
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_deliveries::{ReplayDelivery, list_deliveries, load_delivery_health, read_delivery};
+use crate::server_fns::publisher_deliveries::{
+    ReplayDelivery, list_deliveries, load_delivery_health, read_delivery,
+};
 
 fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
-    t.map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string()).unwrap_or_else(|| "—".to_owned())
+    t.map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+        .unwrap_or_else(|| "—".to_owned())
 }
 
 fn badge(s: DeliveryStatus) -> impl IntoView {
@@ -86,7 +91,7 @@ fn Row(d: DeliverySummary) -> impl IntoView {
             <td><a href=href rel="external">{d.event_type.clone()}</a></td>
             <td><code>{d.external_user_id.clone().unwrap_or_default()}</code></td>
             <td><code>{d.transaction_id.clone()}</code></td>
-            <td>{d.attempts}</td>
+            <td>{d.attempt_count}</td>
             <td>{when(Some(d.created_at))}</td>
             <td>{when(d.next_attempt_at)}</td>
         </tr>
@@ -98,7 +103,10 @@ pub fn DeliveryDetailPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
     let replay = ServerAction::<ReplayDelivery>::new();
-    let detail = Resource::new(move || (id.get(), replay.version().get()), |(id, _)| read_delivery(id));
+    let detail = Resource::new(
+        move || (id.get(), replay.version().get()),
+        |(id, _)| read_delivery(id),
+    );
     view! {
         <Title text="Reward callback"/>
         <RequireUser signed_in=move |_u: AccountView| view! {
@@ -120,7 +128,12 @@ pub fn DeliveryDetailPage() -> impl IntoView {
 fn Detail(d: DeliveryDetail, replay: ServerAction<ReplayDelivery>) -> impl IntoView {
     let s = d.summary.clone();
     let replayable = matches!(s.status, DeliveryStatus::Delivered | DeliveryStatus::Failed);
-    let headers = d.headers.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("\n");
+    let headers = d
+        .headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     let payload = serde_json::to_string_pretty(&d.payload).unwrap_or_default();
     view! {
         <section class="card" id="delivery">

@@ -65,7 +65,10 @@ async fn replay_callback_delivery(
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
 ) -> Result<(StatusCode, AppJson<DeliverySummary>), AppError> {
-    Ok((StatusCode::ACCEPTED, AppJson(console::replay(&s.ctx, &p, &id).await?)))
+    Ok((
+        StatusCode::ACCEPTED,
+        AppJson(console::replay(&s.ctx, &p, &id).await?),
+    ))
 }
 
 /// Delivery health of a placement: attempts and success rate over 24 hours, the last

@@ -44,7 +44,10 @@ pub fn csv_download(r: &OffersReport) -> Response {
     (
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
-            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
             (header::CACHE_CONTROL, "private, no-store".to_owned()),
         ],
         r.to_csv(),

@@ -69,7 +69,10 @@ async fn static_offers(
     let unchanged = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == feed.etag || t.trim() == "*"));
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim() == feed.etag || t.trim() == "*")
+        });
     if unchanged {
         return Ok((
             StatusCode::NOT_MODIFIED,
@@ -78,7 +81,10 @@ async fn static_offers(
             .into_response());
     }
     Ok((
-        [(header::ETAG, feed.etag.clone()), (header::CACHE_CONTROL, cache)],
+        [
+            (header::ETAG, feed.etag.clone()),
+            (header::CACHE_CONTROL, cache),
+        ],
         AppJson(feed.body),
     )
         .into_response())

@@ -104,7 +104,12 @@ fn RangeForm(path: String, from: String, to: String) -> impl IntoView {
 /// Spend per day as inline SVG bars.
 #[component]
 fn SpendChart(report: CampaignReport) -> impl IntoView {
-    let max = report.days.iter().map(|d| d.spend_micros).max().unwrap_or(0);
+    let max = report
+        .days
+        .iter()
+        .map(|d| d.spend_micros)
+        .max()
+        .unwrap_or(0);
     let bars = report
         .days
         .iter()

@@ -1,0 +1,76 @@
+// The reward-callback deliveries console: the publisher finds a FAILED callback, opens it,
+// reads its attempt and replays it, once hydrated and once without JavaScript. The failed
+// delivery is seeded in the database the way the worker leaves one after its last attempt.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { startServer, launchBrowser, watchPage } from './harness.mjs';
+
+let server; let browser;
+const password = 'correct horse battery';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
+  const post = async (path, body, token) => {
+    const headers = { 'content-type': 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const r = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    assert.ok(r.ok, `${path}: ${r.status}`);
+    return r.json();
+  };
+  const { token, account } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
+  const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
+  execFileSync('python3', ['-c', `
+import sqlite3, sys, json
+c = sqlite3.connect(sys.argv[1])
+for i in (1, 2):
+    d = f"dlv_0000000000000000000000000000000{i}"
+    payload = json.dumps({"eventId": d, "eventType": "reward.confirmed", "externalUserId": f"user-{i}", "transactionId": f"cnv_{i}"})
+    c.execute("""insert into callback_deliveries (id, placement_id, owner_account_id, conversion_id, event, payload,
+      status, attempts, next_attempt_at, last_response_status, last_error, key_id, created_at, updated_at,
+      delivered_at, external_user_id, campaign_id, depends_on, lease_owner, lease_until, replays, failed_at)
+      values (?, ?, ?, ?, 'reward.confirmed', ?, 'FAILED', 10, '2026-11-21 09:00:00+00:00', 500, 'http_status', 'cbk_1',
+      '2026-11-21 09:00:00+00:00', '2026-11-21 09:00:00+00:00', null, ?, 'cmp_1', null, null, null, 0,
+      '2026-11-21 09:00:00+00:00')""", (d, sys.argv[2], sys.argv[3], f"cnv_{i}", payload, f"user-{i}"))
+    c.execute("""insert into callback_delivery_attempts (id, delivery_id, attempt, url, key_id, nonce, signed_timestamp,
+      started_at, latency_ms, response_status, error_class, error_message, response_excerpt, replay)
+      values (?, ?, 10, 'https://hooks.pq.example.com/reward', 'cbk_1', 'n', '2026-11-21T09:00:00Z',
+      '2026-11-21 09:00:00+00:00', 42, 500, 'http_status', null, 'receiver down for maintenance', 0)""", (f"dat_{i}", d))
+c.commit()`, server.dbPath, p.placementId, account.accountId]);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+for (const [hydrated, n] of [[true, 1], [false, 2]]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: the publisher finds a failed callback and replays it`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${server.base}/sign-in`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
+    await form.locator('input[name=email]').fill('pub@example.com');
+    await form.locator('input[name=password]').fill(password);
+    await form.locator('button[type=submit]').click();
+    await page.waitForURL(`${server.base}/publisher`);
+    await page.click('a:has-text("Reward callbacks")');
+    await page.waitForURL(`${server.base}/publisher/deliveries`);
+    await page.goto(`${server.base}/publisher/deliveries?status=FAILED`);
+    const id = `dlv_0000000000000000000000000000000${n}`;
+    const row = page.locator(`tr[data-delivery=${id}]`);
+    assert.match(await row.textContent(), new RegExp(`FAILED.*reward\\.confirmed.*user-${n}`, 's'));
+    await row.locator('a').click();
+    await page.waitForURL(`${server.base}/publisher/deliveries/${id}`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    assert.match(await page.locator('#attempts').textContent(), /HTTP 500.*receiver down for maintenance/s);
+    await page.locator('button:has-text("Replay")').click();
+    await page.locator('#delivery .badge', { hasText: /PENDING|WAITING_RECEIVER/ }).waitFor();
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}
