@@ -26,6 +26,7 @@ pub mod offer_campaign_revision;
 pub mod payprovider_order;
 pub mod placement;
 pub mod postback_event;
+pub mod sandbox_callback;
 pub mod sdk_impression;
 pub mod sdk_launch;
 pub mod sdk_session;

@@ -9,6 +9,7 @@ mod m0005_offer_campaigns;
 mod m0006_survey_campaigns;
 mod m0007_delivery;
 mod m0008_callback_delivery;
+mod m0009_sandbox_callbacks;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0006_survey_campaigns::Migration),
             Box::new(m0007_delivery::Migration),
             Box::new(m0008_callback_delivery::Migration),
+            Box::new(m0009_sandbox_callbacks::Migration),
         ]
     }
 }

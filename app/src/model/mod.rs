@@ -24,6 +24,7 @@ pub mod campaign;
 pub mod campaign_rules;
 pub mod delivery;
 pub mod money;
+pub mod postbacks;
 pub mod publisher;
 pub mod publisher_ops;
 pub mod publisher_rules;

@@ -7,12 +7,15 @@ pub mod impressions;
 pub mod launches;
 pub mod offers;
 pub mod postbacks;
+pub mod provider_params;
 pub mod report;
 pub mod reward_status;
+pub mod sandbox;
 pub mod sdk_support;
 pub mod sessions;
 pub mod settlement;
 pub mod static_feed;
+pub mod token_postbacks;
 
 use chrono::Duration;
 

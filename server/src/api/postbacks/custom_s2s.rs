@@ -1,5 +1,4 @@
-//! Conversion callbacks from advertisers (`/performance-marketing/v2/postbacks`), behind
-//! the delivery feature switch and limited to 120 requests per minute per source address.
+//! Custom S2S: `/postbacks/custom-s2s/{campaignId}`, signed with the campaign's HMAC key.
 
 use app::domain::Policy;
 use app::domain::delivery::postbacks::{self, S2sHeaders};
@@ -9,15 +8,10 @@ use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
 use crate::extract::{AppJson, AppPath, AppQuery};
 use crate::state::AppState;
-
-pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(custom_s2s_post, custom_s2s_get))
-}
 
 fn signing_headers(h: &HeaderMap) -> S2sHeaders {
     let get = |n: &str| h.get(n).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -39,7 +33,14 @@ fn signing_headers(h: &HeaderMap) -> S2sHeaders {
 #[utoipa::path(post, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
     params(("campaignId" = String, Path), ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
     request_body = ConversionEvent,
-    responses((status = 200, body = CallbackReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
+        (status = 401, body = ErrorBody, description = "`unauthorized` (signing headers missing), `invalid_signature` or `stale_timestamp`"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
 async fn custom_s2s_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -58,7 +59,14 @@ async fn custom_s2s_post(
 /// The same report with the five fields in the query string (POST keeps them out of logs).
 #[utoipa::path(get, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
     params(("campaignId" = String, Path), ConversionEvent, ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
-    responses((status = 200, body = CallbackReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
+        (status = 401, body = ErrorBody, description = "`unauthorized` (signing headers missing), `invalid_signature` or `stale_timestamp`"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
 async fn custom_s2s_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -72,4 +80,9 @@ async fn custom_s2s_get(
     postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
         .await
         .map(AppJson)
+}
+
+pub(super) fn router() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    utoipa_axum::router::OpenApiRouter::new()
+        .routes(utoipa_axum::routes!(custom_s2s_post, custom_s2s_get))
 }

@@ -1,0 +1,143 @@
+//! Direct (older) and managed callbacks: `/postbacks/direct` and `/postbacks/managed`. The
+//! token names the campaign; a token of one kind never authenticates another route.
+
+use app::domain::Policy;
+use app::domain::campaigns::providers::ProviderKind;
+use app::domain::delivery::token_postbacks;
+use app::error::AppError;
+use app::model::delivery::CallbackReceipt;
+use app::model::postbacks::TokenConversion;
+use app::server_fns::web::ClientIp;
+use axum::Extension;
+use axum::extract::State;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::CallbackInput;
+use crate::api::ErrorBody;
+use crate::extract::AppJson;
+use crate::state::AppState;
+
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(direct_postback_get, direct_postback_post))
+        .routes(routes!(managed_postback_get, managed_postback_post))
+}
+
+async fn handle(
+    s: AppState,
+    ip: std::net::IpAddr,
+    kind: ProviderKind,
+    input: CallbackInput,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    token_postbacks::by_token(&s.ctx, kind, input.0, ip)
+        .await
+        .map(AppJson)
+}
+
+/// Report a conversion for an older DIRECT campaign, with the fields in the query string.
+///
+/// Authentication `DIRECT_TOKEN`: the campaign's active direct token in the
+/// `X-Service-Token` header (preferred: it stays out of URL logs) or the `token` parameter;
+/// the token names the campaign. Custom S2S secrets, campaign (measurement-partner) and
+/// managed tokens are refused with 401. The campaign's IP allowlist applies. Canonical
+/// fields only: click_id, transaction_id, goal_id, status (pending, approved, rejected or
+/// reversed), occurred_at (ISO 8601; Unix seconds or milliseconds are normalised). 200 means
+/// durably in the processing inbox; an exact retry answers `duplicate: true`.
+#[utoipa::path(get, path = "/postbacks/direct", tag = "tracking",
+    params(("X-Service-Token" = Option<String>, Header, description = "The direct token (or the `token` parameter)"), TokenConversion),
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
+        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active direct token"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+async fn direct_postback_get(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    input: CallbackInput,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    handle(s, ip, ProviderKind::Direct, input).await
+}
+
+/// Report a conversion for an older DIRECT campaign, with the fields in a JSON or form body.
+///
+/// Same rules as the GET variant; `application/json` (an object) or
+/// `application/x-www-form-urlencoded`; query parameters are read as well (a body value
+/// wins). The token goes in the `X-Service-Token` header or the `token` field.
+#[utoipa::path(post, path = "/postbacks/direct", tag = "tracking",
+    params(("X-Service-Token" = Option<String>, Header, description = "The direct token (or the `token` field)")),
+    request_body(content(
+        (TokenConversion = "application/json"),
+        (TokenConversion = "application/x-www-form-urlencoded")),
+        description = "The canonical five fields and optionally `token`"),
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`); `unsupported_media_type`; `malformed_json`"),
+        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active direct token"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+async fn direct_postback_post(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    input: CallbackInput,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    handle(s, ip, ProviderKind::Direct, input).await
+}
+
+/// Report a conversion for a MANAGED campaign, with the fields in the query string.
+///
+/// Authentication `MANAGED_TOKEN`: the campaign's active managed token in the
+/// `X-Service-Token` header (preferred) or the `token` parameter; the token names the
+/// campaign. Custom S2S secrets, campaign (measurement-partner) and direct tokens are
+/// refused with 401. The campaign's IP allowlist applies. Canonical fields only, as on the
+/// direct route. 200 means durably in the processing inbox; an exact retry answers
+/// `duplicate: true`.
+#[utoipa::path(get, path = "/postbacks/managed", tag = "tracking",
+    params(("X-Service-Token" = Option<String>, Header, description = "The managed token (or the `token` parameter)"), TokenConversion),
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
+        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active managed token"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+async fn managed_postback_get(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    input: CallbackInput,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    handle(s, ip, ProviderKind::Managed, input).await
+}
+
+/// Report a conversion for a MANAGED campaign, with the fields in a JSON or form body.
+///
+/// Same rules as the GET variant; `application/json` (an object) or
+/// `application/x-www-form-urlencoded`; query parameters are read as well (a body value
+/// wins). The token goes in the `X-Service-Token` header or the `token` field.
+#[utoipa::path(post, path = "/postbacks/managed", tag = "tracking",
+    params(("X-Service-Token" = Option<String>, Header, description = "The managed token (or the `token` field)")),
+    request_body(content(
+        (TokenConversion = "application/json"),
+        (TokenConversion = "application/x-www-form-urlencoded")),
+        description = "The canonical five fields and optionally `token`"),
+    responses(
+        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`); `unsupported_media_type`; `malformed_json`"),
+        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active managed token"),
+        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
+        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
+        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+async fn managed_postback_post(
+    State(s): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    input: CallbackInput,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
+    handle(s, ip, ProviderKind::Managed, input).await
+}
