@@ -10,6 +10,7 @@ mod errors;
 mod gallery;
 mod operations;
 mod placements;
+mod postbacks;
 mod platform;
 mod slots;
 mod surveys;

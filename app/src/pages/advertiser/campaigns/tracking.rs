@@ -12,6 +12,7 @@ use super::{CampaignBadge, CampaignLoadError, OnceSecret};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::TrackingSetup;
+use crate::model::postbacks::{TOKEN_HEADER, TOKEN_PARAM, partner_params};
 use crate::pages::RequireUser;
 use crate::server_fns::campaigns_tracking::{
     CampaignFlash, IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, TrackingOverview,
@@ -133,20 +134,46 @@ fn Summary(setup: TrackingSetup) -> impl IntoView {
         )
     });
     let mmp = setup.tracking_provider.starts_with("MMP:");
+    let how = how_to_authenticate(&setup.tracking_provider);
+    let partner = setup
+        .tracking_provider
+        .strip_prefix("MMP:")
+        .and_then(partner_params)
+        .map(|p| p.summary());
     view! {
         <dl class="facts">
             <dt>"Provider"</dt><dd><code>{setup.tracking_provider.clone()}</code></dd>
             <dt>"Endpoint"</dt><dd><code class="endpoint-url">{ep.url}</code></dd>
             <dt>"Method"</dt><dd>{methods}</dd>
             <dt>"Authentication"</dt><dd><code class="callback-auth">{setup.callback_authentication}</code></dd>
+            <dt>"How to authenticate"</dt><dd class="callback-how">{how}</dd>
             <dt>"Required parameters"</dt>
             <dd class="required-parameters">
                 {setup.required_parameters.into_iter().map(|p| view! { <code>{p}</code>" " }).collect_view()}
             </dd>
+            {partner.map(|names| view! {
+                <dt>"Partner parameter names"</dt>
+                <dd class="partner-parameters">{names}</dd>
+            })}
             {mmp.then(|| view! {
                 <dt>"Live-test verification"</dt>
                 <dd>{verification.unwrap_or_else(|| "not verified yet: an administrator verifies a live test before launch".to_owned())}</dd>
             })}
         </dl>
+    }
+}
+
+/// One line per provider kind: how a callback proves who sent it.
+fn how_to_authenticate(provider: &str) -> String {
+    let token = |what: &str| {
+        format!(
+            "Send the {what} in the {TOKEN_HEADER} header (preferred: it stays out of URL logs) or as the `{TOKEN_PARAM}` parameter."
+        )
+    };
+    match provider {
+        "CUSTOM_S2S" => "Sign each callback with the X-Service-Key-Id, X-Service-Timestamp and X-Service-Signature headers (recipe below).".to_owned(),
+        "DIRECT" => token("direct token"),
+        "MANAGED" => token("managed token"),
+        _ => token("campaign token"),
     }
 }
