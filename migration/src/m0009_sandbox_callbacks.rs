@@ -41,7 +41,11 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.drop_table(Table::drop().table(Alias::new("sandbox_callbacks")).to_owned())
-            .await
+        m.drop_table(
+            Table::drop()
+                .table(Alias::new("sandbox_callbacks"))
+                .to_owned(),
+        )
+        .await
     }
 }

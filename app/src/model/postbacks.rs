@@ -46,7 +46,13 @@ pub const PARTNER_PARAMS: [PartnerParams; 6] = [
         goal_id: &["event_name"],
         status: &["event_type"],
         occurred_at: &["event_time", "install_unix_ts"],
-        approved_words: &["install", "in_app_event", "event", "re_engagement", "re_attribution"],
+        approved_words: &[
+            "install",
+            "in_app_event",
+            "event",
+            "re_engagement",
+            "re_attribution",
+        ],
         rejected_words: &[
             "rejected_install",
             "rejected_in_app_event",
@@ -244,8 +250,7 @@ impl IdempotencyKey {
     pub fn parse(raw: Option<&str>) -> Result<Self, String> {
         let k = raw.map(str::trim).unwrap_or_default();
         if (8..=120).contains(&k.len())
-            && k
-                .chars()
+            && k.chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
         {
             Ok(Self(k.to_owned()))

@@ -82,17 +82,19 @@ pub fn normalise_time(raw: &str) -> String {
             return raw.to_owned();
         };
         let parsed = if t.len() <= 11 {
-            DateTime::<Utc>::from_timestamp(n, 0).map(|d| d.to_rfc3339_opts(SecondsFormat::Secs, true))
+            DateTime::<Utc>::from_timestamp(n, 0)
+                .map(|d| d.to_rfc3339_opts(SecondsFormat::Secs, true))
         } else {
             DateTime::<Utc>::from_timestamp_millis(n)
                 .map(|d| d.to_rfc3339_opts(SecondsFormat::Millis, true))
         };
         return parsed.unwrap_or_else(|| raw.to_owned());
     }
-    if t.len() >= 19 && t.as_bytes().get(10) == Some(&b' ') {
-        if let Ok(d) = NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f") {
-            return d.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        }
+    if t.len() >= 19
+        && t.as_bytes().get(10) == Some(&b' ')
+        && let Ok(d) = NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f")
+    {
+        return d.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true);
     }
     raw.to_owned()
 }
@@ -148,19 +150,31 @@ mod tests {
         }
         // Without a partner only the canonical names count.
         let ev = canonical_event(None, &pairs(&[("clickid", "x"), ("status", "approved")]));
-        assert_eq!((ev.click_id, ev.status.as_deref()), (None, Some("approved")));
+        assert_eq!(
+            (ev.click_id, ev.status.as_deref()),
+            (None, Some("approved"))
+        );
     }
 
     #[test]
     fn timestamps_are_normalised() {
         assert_eq!(normalise_time("1772442300"), "2026-03-02T09:05:00Z");
         assert_eq!(normalise_time("1772442300123"), "2026-03-02T09:05:00.123Z");
-        assert_eq!(normalise_time("2026-03-02 09:05:00"), "2026-03-02T09:05:00Z");
-        assert_eq!(normalise_time("2026-03-02T09:05:00Z"), "2026-03-02T09:05:00Z");
+        assert_eq!(
+            normalise_time("2026-03-02 09:05:00"),
+            "2026-03-02T09:05:00Z"
+        );
+        assert_eq!(
+            normalise_time("2026-03-02T09:05:00Z"),
+            "2026-03-02T09:05:00Z"
+        );
         assert_eq!(normalise_time("999999999999999"), "999999999999999");
         assert_eq!(normalise_time("yesterday"), "yesterday");
         let adjust = partner_params("adjust");
-        let ev = canonical_event(adjust, &pairs(&[("created_at", "1772442300"), ("activity_kind", "event")]));
+        let ev = canonical_event(
+            adjust,
+            &pairs(&[("created_at", "1772442300"), ("activity_kind", "event")]),
+        );
         assert_eq!(ev.occurred_at.as_deref(), Some("2026-03-02T09:05:00Z"));
         assert_eq!(ev.status.as_deref(), Some("approved"));
     }

@@ -14,8 +14,7 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::Role;
 use crate::model::delivery::ConversionEvent;
 use crate::model::postbacks::{
-    IdempotencyKey, NormalizedEvent, PartnerParams, SandboxFixture, SandboxReceipt,
-    partner_params,
+    IdempotencyKey, NormalizedEvent, PartnerParams, SandboxFixture, SandboxReceipt, partner_params,
 };
 use entity::sandbox_callback;
 
@@ -36,8 +35,10 @@ pub fn scope_of(actor: Option<&Principal>) -> Result<String, AppError> {
 /// Whether `raw` is an address on this service (`ctx.config.base_url`: same scheme, host
 /// and port, path under the base path, no user info).
 fn on_base(ctx: &Ctx, raw: &str) -> bool {
-    let (Ok(base), Ok(u)) = (url::Url::parse(&ctx.config.base_url), url::Url::parse(raw.trim()))
-    else {
+    let (Ok(base), Ok(u)) = (
+        url::Url::parse(&ctx.config.base_url),
+        url::Url::parse(raw.trim()),
+    ) else {
         return false;
     };
     let base_path = base.path().trim_end_matches('/');
@@ -106,7 +107,11 @@ fn canonical_json(v: &Value) -> String {
         }
         Value::Array(items) => format!(
             "[{}]",
-            items.iter().map(canonical_json).collect::<Vec<_>>().join(",")
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
         ),
         other => other.to_string(),
     }
@@ -126,10 +131,9 @@ fn route_of(ctx: &Ctx, provider: &str) -> Result<(Route, String), String> {
         "CUSTOM_S2S" => Ok((Route::CustomS2s, p)),
         "DIRECT" | "MANAGED" => Ok((Route::Token, p)),
         _ => {
-            let partner = p
-                .strip_prefix("MMP:")
-                .and_then(partner_params)
-                .ok_or("must be CUSTOM_S2S, DIRECT, MANAGED or MMP:<CODE> of a certified partner")?;
+            let partner = p.strip_prefix("MMP:").and_then(partner_params).ok_or(
+                "must be CUSTOM_S2S, DIRECT, MANAGED or MMP:<CODE> of a certified partner",
+            )?;
             if !ctx.config.mmp_manual_enabled {
                 return Err("measurement partners are not enabled on this service".to_owned());
             }
@@ -198,8 +202,11 @@ pub async fn record(
             Some(_) => return Err(AppError::field(f, "must be a string")),
         }
     }
-    let fixture: SandboxFixture = serde_json::from_value(body.clone())
-        .map_err(|e| AppError::invalid(format!("the fixture does not have the documented shape: {e}")))?;
+    let fixture: SandboxFixture = serde_json::from_value(body.clone()).map_err(|e| {
+        AppError::invalid(format!(
+            "the fixture does not have the documented shape: {e}"
+        ))
+    })?;
     let mut errs = FieldErrors::new();
     let route = match fixture.provider.as_deref() {
         None => {
@@ -208,13 +215,17 @@ pub async fn record(
         }
         Some(p) => errs.check("provider", route_of(ctx, p)),
     };
-    if let Some(c) = &fixture.campaign_id {
-        if c.is_empty()
+    if let Some(c) = &fixture.campaign_id
+        && (c.is_empty()
             || c.len() > 64
-            || !c.chars().all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-'))
-        {
-            errs.add("campaignId", "must be 1 to 64 letters, digits, underscores or dashes");
-        }
+            || !c
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-')))
+    {
+        errs.add(
+            "campaignId",
+            "must be 1 to 64 letters, digits, underscores or dashes",
+        );
     }
     match &fixture.headers {
         None | Some(Value::Null) => {}
@@ -258,10 +269,10 @@ pub async fn record(
         if crypto::constant_time_eq(row.request_hash.as_bytes(), hash.as_bytes()) {
             Ok((receipt(&row, true), false))
         } else {
-            Err(AppError::conflict(
-                "this Idempotency-Key was already used with another fixture",
+            Err(
+                AppError::conflict("this Idempotency-Key was already used with another fixture")
+                    .with_code("idempotency_conflict"),
             )
-            .with_code("idempotency_conflict"))
         }
     };
     if let Some(row) = find().one(&ctx.db).await? {
@@ -303,6 +314,9 @@ mod tests {
         let a: Value = serde_json::json!({"b": 1, "a": {"d": [1, {"z": 0, "y": 1}], "c": "x"}});
         let b: Value = serde_json::json!({"a": {"c": "x", "d": [1, {"y": 1, "z": 0}]}, "b": 1});
         assert_eq!(canonical_json(&a), canonical_json(&b));
-        assert_eq!(canonical_json(&a), r#"{"a":{"c":"x","d":[1,{"y":1,"z":0}]},"b":1}"#);
+        assert_eq!(
+            canonical_json(&a),
+            r#"{"a":{"c":"x","d":[1,{"y":1,"z":0}]},"b":1}"#
+        );
     }
 }

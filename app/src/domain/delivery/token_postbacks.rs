@@ -34,7 +34,10 @@ impl std::fmt::Debug for TokenCallback {
     // The token never reaches a log line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenCallback")
-            .field("params", &self.params.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .field(
+                "params",
+                &self.params.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }

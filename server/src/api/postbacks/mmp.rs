@@ -34,7 +34,9 @@ async fn handle(
     p: MmpPath,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    s.ctx
+        .limits
+        .check(Policy::ProviderCallback, &ip.to_string())?;
     token_postbacks::mmp(&s.ctx, &p.campaign_id, &p.provider, input.0, ip)
         .await
         .map(AppJson)

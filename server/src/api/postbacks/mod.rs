@@ -37,7 +37,10 @@ fn document_partner_table(r: &mut OpenApiRouter<AppState>) {
         if !(path.starts_with("/postbacks/mmp/") || path.starts_with("/sandbox/")) {
             continue;
         }
-        for op in [item.get.as_mut(), item.post.as_mut()].into_iter().flatten() {
+        for op in [item.get.as_mut(), item.post.as_mut()]
+            .into_iter()
+            .flatten()
+        {
             let d = op.description.get_or_insert_with(String::new);
             d.push_str("\n\nMeasurement-partner parameter names (the canonical name is always accepted and wins; otherwise the first partner name present, in this order). The event kind stands in for `status`: the words listed map to `approved` or `rejected`; `pending`, `approved`, `rejected` and `reversed` are always accepted. Unix seconds, Unix milliseconds and `YYYY-MM-DD HH:MM:SS[.fff]` (UTC) in `occurred_at` are normalised to RFC 3339.\n\n");
             d.push_str(&table);

@@ -58,7 +58,9 @@ async fn sandbox_callback_post(
     if s.ctx.config.environment == Environment::Production {
         return Err(AppError::not_found("route"));
     }
-    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    s.ctx
+        .limits
+        .check(Policy::ProviderCallback, &ip.to_string())?;
     let actor = match header(&req, "authorization") {
         None => None,
         Some(v) => {
@@ -67,7 +69,9 @@ async fn sandbox_callback_post(
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
                 .map(|(_, t)| t.trim())
                 .filter(|t| !t.is_empty())
-                .ok_or_else(|| AppError::unauthorized("the Authorization header must be `Bearer <token>`"))?;
+                .ok_or_else(|| {
+                    AppError::unauthorized("the Authorization header must be `Bearer <token>`")
+                })?;
             Some(tokens::resolve(&s.ctx, token).await?)
         }
     };

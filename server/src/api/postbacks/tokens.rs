@@ -29,7 +29,9 @@ async fn handle(
     kind: ProviderKind,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    s.ctx.limits.check(Policy::ProviderCallback, &ip.to_string())?;
+    s.ctx
+        .limits
+        .check(Policy::ProviderCallback, &ip.to_string())?;
     token_postbacks::by_token(&s.ctx, kind, input.0, ip)
         .await
         .map(AppJson)
