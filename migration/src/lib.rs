@@ -10,6 +10,7 @@ mod m0006_survey_campaigns;
 mod m0007_delivery;
 mod m0008_callback_delivery;
 mod m0009_sandbox_callbacks;
+mod m0010_one_active_key;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0007_delivery::Migration),
             Box::new(m0008_callback_delivery::Migration),
             Box::new(m0009_sandbox_callbacks::Migration),
+            Box::new(m0010_one_active_key::Migration),
         ]
     }
 }

@@ -61,6 +61,11 @@ pub struct Settings {
     #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub callback_allow_private: bool,
 
+    /// Keep the simulated payment provider on when a development server listens on a
+    /// non-loopback address (off by default: anyone reaching it could fund a wallet).
+    #[arg(long, env = "APP_ALLOW_REMOTE_DEVELOPMENT", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
+    pub allow_remote_development: bool,
+
     /// Run the background workers (reward-callback delivery, housekeeping) in this process;
     /// `false` makes a web-only process (another process must run them).
     #[arg(long, env = "APP_RUN_WORKERS", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]

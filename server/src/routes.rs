@@ -22,7 +22,8 @@ use crate::state::AppState;
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 pub fn router(state: AppState) -> Router {
-    let (api, openapi) = crate::api::router(&state).split_for_parts();
+    let (api, mut openapi) = crate::api::router(&state).split_for_parts();
+    crate::api::document::finish(&mut openapi);
     let openapi = Arc::new(openapi);
     let spec = openapi.clone();
     let reference = Html(crate::api::reference::render(&openapi));

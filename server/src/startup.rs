@@ -117,10 +117,27 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
     let db = connect(settings).await?;
     migrate(&db).await?;
     let keys = Keys::from_master(&master_key(settings)?);
-    let payments = Arc::new(app::domain::billing::payprovider::DevProvider::new(
-        db.clone(),
-        clock.clone(),
-    ));
+    // The development provider approves payments on a page of this service: never in
+    // production, where provider funding is refused until a real provider is configured,
+    // and not on a development server reachable from other machines unless asked for.
+    let dev_payments = settings.environment == Environment::Development
+        && (settings.bind.ip().is_loopback() || settings.allow_remote_development);
+    if settings.environment == Environment::Development && !dev_payments {
+        tracing::warn!(
+            bind = %settings.bind,
+            "development server on a non-loopback address: the simulated payment provider is off \
+             (pass --allow-remote-development to turn it on)"
+        );
+    }
+    let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> =
+        if dev_payments {
+            Arc::new(app::domain::billing::payprovider::DevProvider::new(
+                db.clone(),
+                clock.clone(),
+            ))
+        } else {
+            Arc::new(app::domain::billing::payprovider::NoProvider)
+        };
     Ok(Ctx {
         db,
         clock,

@@ -297,11 +297,10 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (s, order) = app.post(ORDER, Some(&t), &body).await;
     assert_eq!(s, StatusCode::CREATED, "{order}");
     let order_id = order["orderId"].as_str().expect("order").to_owned();
-    assert!(
-        order["approveUrl"]
-            .as_str()
-            .is_some_and(|u| u.ends_with(&format!("/dev/payprovider/checkout/{order_id}")))
-    );
+    let approve_url = order["approveUrl"].as_str().expect("approveUrl").to_owned();
+    assert!(approve_url.contains(&format!("/dev/payprovider/checkout/{order_id}?sig=")), "{approve_url}");
+    let checkout = approve_url[approve_url.find("/dev/").expect("path")..].to_owned();
+    let sig = checkout.split("sig=").nth(1).unwrap_or_default().to_owned();
     let (_, replay) = app.post(ORDER, Some(&t), &body).await;
     assert_eq!(
         replay["orderId"],
@@ -329,10 +328,28 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_not_approved");
 
+    // Nobody without the signed link can see or approve the order (free credit otherwise).
+    for path in [
+        format!("/dev/payprovider/checkout/{order_id}"),
+        format!("/dev/payprovider/checkout/{order_id}?sig=00{}", &sig[2..]),
+    ] {
+        let res = app.client.get(app.url(&path)).send().await.expect("page");
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
+        let res = app
+            .client
+            .post(app.url(&path.replacen(&order_id, &format!("{order_id}/approve"), 1)))
+            .send()
+            .await
+            .expect("approve");
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    let (s, err) = app.post(&capture, Some(&t), &json!({})).await;
+    assert_eq!((s, error_code(&err)), (StatusCode::CONFLICT, "payment_not_approved"));
+
     // The payer approves on the provider's checkout page.
     let page = app
         .client
-        .get(app.url(&format!("/dev/payprovider/checkout/{order_id}")))
+        .get(app.url(&checkout))
         .send()
         .await
         .expect("page");
@@ -344,7 +361,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     );
     let res = app
         .client
-        .post(app.url(&format!("/dev/payprovider/checkout/{order_id}/approve")))
+        .post(app.url(&format!("/dev/payprovider/checkout/{order_id}/approve?sig={sig}")))
         .send()
         .await
         .expect("approve");
@@ -365,7 +382,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (_, declined) = app.post(ORDER, Some(&t), &json!({"amount": 20_000_000, "currency": "USD", "idempotencyKey": "order:declined:01"})).await;
     let did = declined["orderId"].as_str().expect("order");
     app.client
-        .post(app.url(&format!("/dev/payprovider/checkout/{did}/decline")))
+        .post(app.url(&signed_action(&declined, "decline")))
         .send()
         .await
         .expect("decline");
@@ -383,7 +400,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (_, odd) = app.post(ORDER, Some(&t), &json!({"amount": 30_000_000, "currency": "USD", "idempotencyKey": "order:mismatch:01"})).await;
     let oid = odd["orderId"].as_str().expect("order").to_owned();
     app.client
-        .post(app.url(&format!("/dev/payprovider/checkout/{oid}/approve")))
+        .post(app.url(&signed_action(&odd, "approve")))
         .send()
         .await
         .expect("approve");
@@ -599,4 +616,11 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
         .await
         .expect("reconcile");
     assert_eq!(rec, ledger::Reconciliation::default(), "seed {seed}");
+}
+
+/// The checkout action path (`approve` or `decline`) of an order, from its signed link.
+fn signed_action(order: &Value, action: &str) -> String {
+    let url = order["approveUrl"].as_str().unwrap_or_default();
+    let path = &url[url.find("/dev/").unwrap_or(0)..];
+    path.replacen("?sig=", &format!("/{action}?sig="), 1)
 }

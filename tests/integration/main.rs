@@ -8,6 +8,7 @@ mod campaigns;
 mod delivery;
 mod errors;
 mod gallery;
+mod hardening;
 mod operations;
 mod placements;
 mod platform;

@@ -121,13 +121,22 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
             .contains(&secret)
     );
 
-    // The local test signs a sample with the active key; nothing is delivered or accounted.
+    // The route never signs values the caller chose (no signing oracle): they need the
+    // caller's own signature.
     let (s, r) = app
         .post(
             &format!("{base}/custom-s2s/test"),
             Some(&t),
             &json!({"click_id": "clk_1", "transaction_id": "order-9"}),
         )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["valid"], false, "{r}");
+    assert_eq!(r["request"]["headers"]["X-Service-Signature"], "", "{r}");
+
+    // The local test signs its own sample with the active key; nothing is delivered or accounted.
+    let (s, r) = app
+        .post(&format!("{base}/custom-s2s/test"), Some(&t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(
@@ -142,7 +151,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
     let ts = headers["X-Service-Timestamp"].as_str().expect("ts");
     assert_eq!(ts, app.state.ctx.now().timestamp().to_string());
     let message = format!(
-        "{ts}\nclk_1\norder-9\ninstall\napproved\n{}",
+        "{ts}\nclk_sample\ntxn_sample_1\ninstall\napproved\n{}",
         r["request"]["body"]["occurred_at"].as_str().expect("at")
     );
     assert_eq!(r["signedMessage"], message.as_str());
@@ -151,7 +160,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
     assert_eq!(headers["X-Service-Key-Id"], key_id.as_str());
 
     // The advertiser's own signature is checked, as are goal and skew.
-    let body = json!({"click_id": "clk_1", "transaction_id": "order-9", "goal_id": "install", "status": "approved",
+    let body = json!({"click_id": "clk_sample", "transaction_id": "txn_sample_1", "goal_id": "install", "status": "approved",
         "occurred_at": r["request"]["body"]["occurred_at"], "timestamp": ts, "signature": expected});
     assert_eq!(
         app.post(&format!("{base}/custom-s2s/test"), Some(&t), &body)

@@ -111,8 +111,17 @@ pub async fn authenticate(
     password_plain: &str,
 ) -> Result<account::Model, AppError> {
     let email = email.trim().to_ascii_lowercase();
+    let refused = || {
+        AppError::unauthorized("e-mail or password is incorrect").with_code("invalid_credentials")
+    };
+    // Per-account budget, whatever the address: a locked account answers like a wrong
+    // password (the guesser learns nothing) and the lock is in the audit log for the owner
+    // and the operators.
+    if ctx.limits.is_locked(&email) {
+        return Err(refused());
+    }
     let found = account::Entity::find()
-        .filter(account::Column::Email.eq(email))
+        .filter(account::Column::Email.eq(email.clone()))
         .one(&ctx.db)
         .await?;
     let ok = password::verify(
@@ -120,6 +129,20 @@ pub async fn authenticate(
         found.as_ref().map(|a| a.password_hash.clone()),
     )
     .await;
+    if !ok && ctx.limits.sign_in_failed(&email) {
+        if let Some(a) = &found {
+            tracing::warn!(account = %a.id, "sign-in locked after repeated failures");
+            crate::domain::audit::record(
+                &ctx.db,
+                ctx.now(),
+                None,
+                "account.sign_in_locked",
+                ("account", &a.id),
+                serde_json::json!({"minutes": crate::domain::rate_limit::ACCOUNT_LOCK.as_secs() / 60}),
+            )
+            .await?;
+        }
+    }
     match found {
         Some(a) if ok => {
             if a.status == AccountStatus::Disabled.as_str() {
@@ -128,8 +151,7 @@ pub async fn authenticate(
                 Ok(a)
             }
         }
-        _ => Err(AppError::unauthorized("e-mail or password is incorrect")
-            .with_code("invalid_credentials")),
+        _ => Err(refused()),
     }
 }
 

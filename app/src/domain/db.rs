@@ -33,3 +33,29 @@ pub async fn begin(
         })
         .await?)
 }
+
+/// Code of a write that lost a race on a unique index (see [`retry_on_race`]).
+pub const LOST_RACE: &str = "lost_race";
+
+/// Maps a unique violation to a `409 lost_race` (other errors stay internal), for inserts
+/// guarded by a partial unique index such as "one active key".
+pub fn race_on_unique(err: DbErr) -> AppError {
+    if is_unique_violation(&err) {
+        AppError::conflict("a concurrent request changed this; try again").with_code(LOST_RACE)
+    } else {
+        err.into()
+    }
+}
+
+/// Runs `op` once more when it lost a race on a unique index: the second run sees the
+/// winner's row and gives the answer a sequential request would have had.
+pub async fn retry_on_race<T, F, Fut>(op: F) -> Result<T, AppError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, AppError>>,
+{
+    match op().await {
+        Err(e) if e.code == LOST_RACE => op().await,
+        other => other,
+    }
+}

@@ -29,9 +29,31 @@ pub enum Policy {
     Register,
     /// Reward-callback replays: 10 at once, then one every 6 s, per publisher account.
     CallbackReplay,
+    /// Failed sign-ins of one account, from any address: 20 at once, then one every 3
+    /// minutes. Spent up, the account is locked for [`ACCOUNT_LOCK`].
+    AccountSignInFailure,
 }
 
-const POLICIES: [Policy; 8] = [
+/// How long an account stays locked after its failed sign-in budget is spent.
+pub const ACCOUNT_LOCK: Duration = Duration::from_secs(15 * 60);
+
+/// The rate-limit bucket of a client address: IPv4 as is, IPv6 by its /64 prefix (one
+/// subscriber usually holds a whole /64, so per-address limits would otherwise be free to
+/// rotate around).
+pub fn client_bucket(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+const POLICIES: [Policy; 9] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -40,6 +62,7 @@ const POLICIES: [Policy; 8] = [
     Policy::SignIn,
     Policy::Register,
     Policy::CallbackReplay,
+    Policy::AccountSignInFailure,
 ];
 
 impl Policy {
@@ -53,6 +76,8 @@ impl Policy {
             Policy::SignIn => Quota::with_period(Duration::from_secs(30))
                 .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(10))),
             Policy::Register => Quota::with_period(Duration::from_secs(180))
+                .map_or_else(|| Quota::per_hour(n(20)), |q| q.allow_burst(n(20))),
+            Policy::AccountSignInFailure => Quota::with_period(Duration::from_secs(180))
                 .map_or_else(|| Quota::per_hour(n(20)), |q| q.allow_burst(n(20))),
             Policy::CallbackReplay => Quota::with_period(Duration::from_secs(6))
                 .map_or_else(|| Quota::per_minute(n(10)), |q| q.allow_burst(n(10))),
@@ -68,6 +93,8 @@ impl Policy {
 pub struct RateLimits {
     limiters: Vec<DefaultKeyedRateLimiter<String>>,
     clock: DefaultClock,
+    /// Accounts locked after too many failed sign-ins, until the instant given.
+    locks: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
 }
 
 impl Default for RateLimits {
@@ -84,7 +111,31 @@ impl RateLimits {
                 .map(|p| RateLimiter::keyed(p.quota()))
                 .collect(),
             clock: DefaultClock::default(),
+            locks: std::sync::Mutex::default(),
         }
+    }
+
+    /// Whether `key` (an account) is locked now.
+    pub fn is_locked(&self, key: &str) -> bool {
+        let now = std::time::Instant::now();
+        self.locks
+            .lock()
+            .map(|mut m| {
+                m.retain(|_, until| *until > now);
+                m.contains_key(key)
+            })
+            .unwrap_or(false)
+    }
+
+    /// Counts one failed sign-in of `key`; returns true when this failure locked it.
+    pub fn sign_in_failed(&self, key: &str) -> bool {
+        if self.check(Policy::AccountSignInFailure, key).is_ok() {
+            return false;
+        }
+        if let Ok(mut m) = self.locks.lock() {
+            m.insert(key.to_owned(), std::time::Instant::now() + ACCOUNT_LOCK);
+        }
+        true
     }
 
     /// Counts one request for `key` under `policy`; `429` with a `Retry-After` when over.
@@ -113,6 +164,29 @@ impl RateLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_share_their_64_and_ipv4_stays_exact() {
+        let a = client_bucket("2001:db8:1:2:aaaa::1".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
+        let b = client_bucket("2001:db8:1:2:ffff:1:2:3".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
+        let c = client_bucket("2001:db8:1:3::1".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(client_bucket(std::net::IpAddr::from([192, 0, 2, 7])), "192.0.2.7");
+        assert_eq!(client_bucket("::ffff:192.0.2.7".parse().unwrap_or(std::net::IpAddr::from([0; 4]))), "192.0.2.7");
+    }
+
+    #[test]
+    fn twenty_failures_lock_an_account_from_any_address() {
+        let limits = RateLimits::new();
+        for _ in 0..20 {
+            assert!(!limits.sign_in_failed("acc@example.com"));
+        }
+        assert!(!limits.is_locked("acc@example.com"));
+        assert!(limits.sign_in_failed("acc@example.com"));
+        assert!(limits.is_locked("acc@example.com"));
+        assert!(!limits.is_locked("other@example.com"));
+    }
 
     #[test]
     fn sdk_writes_allow_sixty_then_refuse_with_retry_after() {

@@ -17,6 +17,14 @@ pub async fn issue(
     encryption: EncryptionType,
 ) -> Result<SurveyApiCredentialIssued, AppError> {
     actor.require_approved_advertiser()?;
+    crate::domain::db::retry_on_race(|| issue_once(ctx, actor, encryption)).await
+}
+
+async fn issue_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    encryption: EncryptionType,
+) -> Result<SurveyApiCredentialIssued, AppError> {
     let now = ctx.now();
     let api_key = crypto::random_token("mkt_sak");
     let secret = crypto::random_token("mkt_sas");
@@ -39,7 +47,8 @@ pub async fn issue(
         revoked_at: Set(None),
     }
     .insert(&txn)
-    .await?;
+    .await
+    .map_err(crate::domain::db::race_on_unique)?;
     audit::record(
         &txn,
         now,

@@ -88,6 +88,9 @@ pub struct Funding {
     pub currency: String,
     pub external_reference: Option<String>,
     pub provider_order_id: Option<String>,
+    /// The signed checkout link of an open provider order (development provider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkout_url: Option<String>,
     pub created_at: DateTime<Utc>,
     pub credited_at: Option<DateTime<Utc>>,
 }

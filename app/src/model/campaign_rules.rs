@@ -32,6 +32,10 @@ pub fn destination_url(raw: &str) -> Result<String, String> {
     if s.len() > 2048 {
         return Err("must be at most 2048 characters".to_owned());
     }
+    // It ends up in a Location header: a CR or LF there would break every redirect.
+    if s.chars().any(char::is_control) {
+        return Err("must not contain control characters".to_owned());
+    }
     if !s.contains(CLICK_MACRO) {
         return Err(format!("must contain the {CLICK_MACRO} macro"));
     }

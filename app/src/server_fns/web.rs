@@ -31,9 +31,10 @@ pub async fn session() -> Result<Session, AppError> {
     })
 }
 
+/// The caller's rate-limit bucket (its address; IPv6 by /64), or `unknown`.
 pub async fn client_ip() -> String {
     match leptos_axum::extract::<axum::Extension<ClientIp>>().await {
-        Ok(axum::Extension(ClientIp(ip))) => ip.to_string(),
+        Ok(axum::Extension(ClientIp(ip))) => crate::domain::rate_limit::client_bucket(ip),
         Err(_) => "unknown".to_owned(),
     }
 }

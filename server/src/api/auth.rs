@@ -1,5 +1,6 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2).
 
+use app::domain::rate_limit::client_bucket;
 use app::domain::{Policy, accounts, tokens};
 use app::error::AppError;
 use app::model::{AccountView, RegisterRequest, RegisterResponse, TokenRequest, TokenResponse};
@@ -28,7 +29,7 @@ async fn create_account(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     AppJson(req): AppJson<RegisterRequest>,
 ) -> Result<(StatusCode, AppJson<RegisterResponse>), AppError> {
-    state.ctx.limits.check(Policy::Register, &ip.to_string())?;
+    state.ctx.limits.check(Policy::Register, &client_bucket(ip))?;
     let a = accounts::register(&state.ctx, req).await?;
     Ok((
         StatusCode::CREATED,
@@ -50,7 +51,7 @@ async fn create_token(
 ) -> Result<(StatusCode, AppJson<TokenResponse>), AppError> {
     state.ctx.limits.check(
         Policy::SignIn,
-        &format!("{ip}|{}", req.email.trim().to_ascii_lowercase()),
+        &format!("{}|{}", client_bucket(ip), req.email.trim().to_ascii_lowercase()),
     )?;
     let t = tokens::issue(&state.ctx, &req.email, &req.password).await?;
     Ok((StatusCode::CREATED, AppJson(t)))

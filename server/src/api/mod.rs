@@ -6,6 +6,7 @@ pub mod admin_campaigns;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
+pub mod document;
 pub mod health;
 pub mod postbacks;
 pub mod publisher;

@@ -6,6 +6,7 @@
 use app::domain::delivery::{
     check_idempotency_key, impressions, launches, offers, reward_status, sdk_support, sessions,
 };
+use app::domain::rate_limit::client_bucket;
 use app::domain::{Environment, Policy};
 use app::error::AppError;
 use app::model::delivery::*;
@@ -120,7 +121,7 @@ async fn create_session(
     let placement = body.placement_id.clone().unwrap_or_default();
     s.ctx
         .limits
-        .check(Policy::SessionCreate, &format!("{placement}|{ip}"))?;
+        .check(Policy::SessionCreate, &format!("{placement}|{}", client_bucket(ip)))?;
     let session = sessions::create(&s.ctx, body).await?;
     Ok((StatusCode::CREATED, AppJson(session)))
 }

@@ -100,7 +100,7 @@ pub async fn request_wire(
         .await?;
     if let Some(f) = existing {
         if f.amount_micros == req.amount.0 && f.currency == currency {
-            return Ok(view(&f));
+            return Ok(view(ctx, &f));
         }
         return Err(AppError::conflict(
             "this external reference was already used with another amount or currency",
@@ -132,7 +132,7 @@ pub async fn request_wire(
     )
     .await?;
     txn.commit().await?;
-    Ok(view(&row))
+    Ok(view(ctx, &row))
 }
 
 /// Credits a funding to the wallet, exactly once: the status moves to CREDITED by a guarded
@@ -297,15 +297,22 @@ pub async fn open_order(
     Ok(pay_order(ctx, &row, &order.id))
 }
 
+/// The development checkout link of an order: signed, so only the advertiser who opened
+/// the order (who receives the link) can approve it.
+pub fn checkout_url(ctx: &Ctx, order_id: &str) -> String {
+    format!(
+        "{}/dev/payprovider/checkout/{order_id}?sig={}",
+        ctx.config.base_url,
+        crate::domain::billing::payprovider::checkout_signature(ctx, order_id)
+    )
+}
+
 fn pay_order(ctx: &Ctx, f: &funding::Model, order_id: &str) -> PayOrder {
     PayOrder {
         order_id: order_id.to_owned(),
         funding_id: f.id.clone(),
         status: f.status.clone(),
-        approve_url: format!(
-            "{}/dev/payprovider/checkout/{order_id}",
-            ctx.config.base_url
-        ),
+        approve_url: checkout_url(ctx, order_id),
     }
 }
 
@@ -324,7 +331,7 @@ pub async fn capture(
         .await?
         .ok_or_else(|| AppError::not_found("order"))?;
     match f.status.as_str() {
-        CREDITED => return Ok(view(&f)),
+        CREDITED => return Ok(view(ctx, &f)),
         DECLINED => {
             return Err(
                 AppError::conflict("the payment was declined").with_code("payment_declined")
@@ -393,7 +400,7 @@ pub async fn list(
         .all(&ctx.db)
         .await?;
     Ok(FundingList {
-        items: rows.iter().map(view).collect(),
+        items: rows.iter().map(|f| view(ctx, f)).collect(),
     })
 }
 
@@ -407,7 +414,7 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, A
         .all(&ctx.db)
         .await?;
     Ok(FundingList {
-        items: rows.iter().map(view).collect(),
+        items: rows.iter().map(|f| view(ctx, f)).collect(),
     })
 }
 
@@ -445,12 +452,16 @@ async fn load_view(ctx: &Ctx, id: &str) -> Result<Funding, AppError> {
     funding::Entity::find_by_id(id.to_owned())
         .one(&ctx.db)
         .await?
-        .map(|f| view(&f))
+        .map(|f| view(ctx, &f))
         .ok_or_else(|| AppError::not_found("funding"))
 }
 
-fn view(f: &funding::Model) -> Funding {
+fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
+    let open_order = (f.method == "PAYPROVIDER" && f.status == "PENDING")
+        .then_some(f.provider_order_id.as_deref())
+        .flatten();
     Funding {
+        checkout_url: open_order.map(|o| checkout_url(ctx, o)),
         funding_id: f.id.clone(),
         advertiser_id: f.advertiser_id.clone(),
         method: f.method.clone(),

@@ -157,3 +157,33 @@ impl PaymentProvider for DevProvider {
         Ok(order(&am.update(&self.db).await?))
     }
 }
+
+/// The signature of an order's development checkout link (approve and decline need it).
+pub fn checkout_signature(ctx: &crate::domain::Ctx, order_id: &str) -> String {
+    ctx.keys.sign(&format!("dev-checkout:{order_id}"))
+}
+
+/// The provider of a production deployment that has no real provider configured: every
+/// provider funding is refused at once with `payment_provider_unavailable` (wire funding
+/// still works), instead of an order nobody can ever approve.
+pub struct NoProvider;
+
+#[async_trait]
+impl PaymentProvider for NoProvider {
+    fn code(&self) -> &'static str {
+        "NONE"
+    }
+
+    async fn create_order(&self, _: &str, _: i64, _: &str) -> Result<ProviderOrder, AppError> {
+        Err(unavailable())
+    }
+
+    async fn capture(&self, _: &str) -> Result<ProviderOrder, AppError> {
+        Err(unavailable())
+    }
+}
+
+fn unavailable() -> AppError {
+    AppError::unavailable("no payment provider is configured; fund the wallet by wire transfer")
+        .with_code("payment_provider_unavailable")
+}

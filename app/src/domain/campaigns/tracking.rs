@@ -168,7 +168,8 @@ async fn issue<C: ConnectionTrait>(
         retired_at: Set(None),
     }
     .insert(db)
-    .await?;
+    .await
+    .map_err(db::race_on_unique)?;
     Ok(CredentialIssued {
         campaign_id: m.id.clone(),
         kind: kind.as_str().to_owned(),
@@ -207,6 +208,14 @@ pub async fn create_s2s(
     actor: &Principal,
     id: &str,
 ) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| create_s2s_once(ctx, actor, id)).await
+}
+
+async fn create_s2s_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = owned_campaign(&txn, actor, id).await?;
@@ -226,6 +235,14 @@ pub async fn create_s2s(
 
 /// `custom-s2s/rotate`: a new key replaces the active one at once.
 pub async fn rotate_s2s(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| rotate_s2s_once(ctx, actor, id)).await
+}
+
+async fn rotate_s2s_once(
     ctx: &Ctx,
     actor: &Principal,
     id: &str,
@@ -250,6 +267,15 @@ pub async fn rotate_s2s(
 /// `mmp/credentials` (and the direct and managed equivalents): generates the campaign token
 /// (201, shown once) or reports the existing one without it (200, `created: false`).
 pub async fn token(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    kind: ProviderKind,
+) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| token_once(ctx, actor, id, kind)).await
+}
+
+async fn token_once(
     ctx: &Ctx,
     actor: &Principal,
     id: &str,
@@ -474,6 +500,11 @@ pub async fn test_s2s(
         .open(cred.secret_sealed.as_deref().unwrap_or_default())?;
     let config = config_of(&m)?;
     let now = ctx.now();
+    // The route signs only its own sample: values the caller chose are checked against the
+    // caller's signature, never signed for it (the route is no signing oracle).
+    let caller_values = [&req.click_id, &req.transaction_id, &req.goal_id, &req.status, &req.occurred_at, &req.timestamp]
+        .iter()
+        .any(|v| v.is_some());
     let click = req.click_id.unwrap_or_else(|| "clk_sample".to_owned());
     let txn_id = req
         .transaction_id
@@ -533,15 +564,27 @@ pub async fn test_s2s(
         DateTime::parse_from_rfc3339(&occurred).is_ok(),
         "an ISO 8601 date-time, UTC".to_owned(),
     );
-    let skew_ok = timestamp
-        .parse::<i64>()
-        .is_ok_and(|t| (now.timestamp() - t).abs() <= MAX_SKEW_SECONDS);
+    let skew_ok = timestamp.parse::<i64>().is_ok_and(|t| {
+        now.timestamp()
+            .checked_sub(t)
+            .and_then(i64::checked_abs)
+            .is_some_and(|d| d <= MAX_SKEW_SECONDS)
+    });
     check(
         "timestamp",
         skew_ok,
         format!("Unix seconds within {MAX_SKEW_SECONDS} seconds of the server clock"),
     );
     let signature = match req.signature {
+        None if caller_values => {
+            check(
+                "signature",
+                false,
+                "send the signature you computed for your own values; only the built-in sample is signed here"
+                    .to_owned(),
+            );
+            String::new()
+        }
         Some(sig) => {
             let ok = crypto::constant_time_eq(
                 sig.trim().to_ascii_lowercase().as_bytes(),

@@ -151,7 +151,8 @@ async fn new_key<C: ConnectionTrait>(
         retired_at: Set(None),
     }
     .insert(db)
-    .await?;
+    .await
+    .map_err(crate::domain::db::race_on_unique)?;
     Ok((id, secret))
 }
 
@@ -186,6 +187,18 @@ pub async fn configure(
     url: &str,
 ) -> Result<CallbackSettings, AppError> {
     let url = validate_receiver(url, ctx.config.callback_allow_private).await?;
+    // Two first configurations at once: the loser sees the winner's key and answers
+    // without a secret, as a sequential second call would.
+    crate::domain::db::retry_on_race(|| configure_once(ctx, actor, placement_id, &url)).await
+}
+
+async fn configure_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+    url: &str,
+) -> Result<CallbackSettings, AppError> {
+    let url = url.to_owned();
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
@@ -226,6 +239,14 @@ pub async fn settings(
 
 /// Creates (or replaces) the NEXT key; CURRENT keeps signing until promotion.
 pub async fn rotate(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<CallbackKeyIssued, AppError> {
+    crate::domain::db::retry_on_race(|| rotate_once(ctx, actor, placement_id)).await
+}
+
+async fn rotate_once(
     ctx: &Ctx,
     actor: &Principal,
     placement_id: &str,

@@ -114,6 +114,16 @@ impl Config {
             if let Some(r) = c.rounding {
                 cur.rounding = r;
             }
+            // At most 1,000 minor units per USD micro (10^9 per USD): any payout then
+            // converts without overflow, so settlement never fails on the rate.
+            if i128::from(cur.rate_numerator_minor_units)
+                > i128::from(cur.rate_denominator_usd_micros) * 1_000
+            {
+                errs.add(
+                    "currency.rateNumeratorMinorUnits",
+                    "must be at most 1,000 minor units per USD micro (10^9 per USD)",
+                );
+            }
         }
         for (field, value, slot) in [
             ("design", &input.design, &mut self.design),

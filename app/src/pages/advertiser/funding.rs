@@ -215,6 +215,7 @@ fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool)
     let open_order = (f.method == "PAYPROVIDER" && f.status == "PENDING")
         .then(|| f.provider_order_id.clone())
         .flatten();
+    let checkout_href = f.checkout_url.clone().unwrap_or_default();
     let reference = f
         .external_reference
         .clone()
@@ -229,7 +230,7 @@ fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool)
             <td><FundingBadge status=f.status.clone()/></td>
             <td>
                 {open_order.map(|id| {
-                    let href = format!("/dev/payprovider/checkout/{id}");
+                    let href = checkout_href.clone();
                     view! {
                         <span class="actions">
                             {checkout.then(|| view! {

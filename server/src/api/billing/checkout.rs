@@ -1,8 +1,11 @@
 //! The development payment provider's checkout page, where the payer approves or declines an
-//! order. Only in development: a production deployment plugs in a real provider.
+//! order. Only in development: a production deployment plugs in a real provider. Every
+//! checkout URL carries `sig`, an HMAC of the order id issued only to the advertiser who
+//! opened the order (in the order answer and on its billing page), so nobody else can
+//! approve an order, and an order cannot be approved by guessing its id.
 
 use app::domain::Environment;
-use app::domain::billing::payprovider::{DevProvider, OrderStatus};
+use app::domain::billing::payprovider::{DevProvider, OrderStatus, checkout_signature};
 use app::error::AppError;
 use app::model::money::format_micros;
 use axum::Router;
@@ -10,7 +13,7 @@ use axum::extract::State;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
-use crate::extract::AppPath;
+use crate::extract::{AppPath, AppQuery};
 use crate::state::AppState;
 
 pub fn router(state: AppState) -> Router {
@@ -21,9 +24,20 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-fn provider(state: &AppState) -> Result<DevProvider, AppError> {
+/// `?sig=` of a checkout URL.
+#[derive(serde::Deserialize)]
+struct Signed {
+    sig: Option<String>,
+}
+
+fn provider(state: &AppState, order: &str, sig: &Signed) -> Result<DevProvider, AppError> {
     if state.ctx.config.environment == Environment::Production {
         return Err(AppError::not_found("resource"));
+    }
+    let expected = checkout_signature(&state.ctx, order);
+    let given = sig.sig.as_deref().unwrap_or_default();
+    if !app::domain::crypto::constant_time_eq(expected.as_bytes(), given.as_bytes()) {
+        return Err(AppError::not_found("checkout"));
     }
     Ok(DevProvider::new(
         state.ctx.db.clone(),
@@ -34,12 +48,14 @@ fn provider(state: &AppState) -> Result<DevProvider, AppError> {
 async fn page(
     State(state): State<AppState>,
     AppPath(order): AppPath<String>,
+    AppQuery(sig): AppQuery<Signed>,
 ) -> Result<Response, AppError> {
-    let o = provider(&state)?.get(&order).await?;
+    let o = provider(&state, &order, &sig)?.get(&order).await?;
+    let s = sig.sig.clone().unwrap_or_default();
     let actions = if o.status == OrderStatus::Created {
         format!(
-            r#"<form method="post" action="/dev/payprovider/checkout/{id}/approve"><button type="submit">Approve payment</button></form>
-<form method="post" action="/dev/payprovider/checkout/{id}/decline"><button type="submit" class="secondary">Decline</button></form>"#,
+            r#"<form method="post" action="/dev/payprovider/checkout/{id}/approve?sig={s}"><button type="submit">Approve payment</button></form>
+<form method="post" action="/dev/payprovider/checkout/{id}/decline?sig={s}"><button type="submit" class="secondary">Decline</button></form>"#,
             id = o.id
         )
     } else {
@@ -59,21 +75,24 @@ async fn page(
     .into_response())
 }
 
-async fn decide(state: AppState, order: String, approve: bool) -> Result<Response, AppError> {
-    provider(&state)?.decide(&order, approve).await?;
-    Ok(Redirect::to(&format!("/dev/payprovider/checkout/{order}")).into_response())
+async fn decide(state: AppState, order: String, sig: Signed, approve: bool) -> Result<Response, AppError> {
+    provider(&state, &order, &sig)?.decide(&order, approve).await?;
+    let s = sig.sig.unwrap_or_default();
+    Ok(Redirect::to(&format!("/dev/payprovider/checkout/{order}?sig={s}")).into_response())
 }
 
 async fn approve(
     State(state): State<AppState>,
     AppPath(order): AppPath<String>,
+    AppQuery(sig): AppQuery<Signed>,
 ) -> Result<Response, AppError> {
-    decide(state, order, true).await
+    decide(state, order, sig, true).await
 }
 
 async fn decline(
     State(state): State<AppState>,
     AppPath(order): AppPath<String>,
+    AppQuery(sig): AppQuery<Signed>,
 ) -> Result<Response, AppError> {
-    decide(state, order, false).await
+    decide(state, order, sig, false).await
 }

@@ -1,6 +1,7 @@
 //! Custom S2S: `/postbacks/custom-s2s/{campaignId}`, signed with the campaign's HMAC key.
 
 use app::domain::Policy;
+use app::domain::rate_limit::client_bucket;
 use app::domain::delivery::postbacks::{self, S2sHeaders};
 use app::error::AppError;
 use app::model::delivery::{CallbackReceipt, ConversionEvent};
@@ -50,7 +51,7 @@ async fn custom_s2s_post(
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
         .limits
-        .check(Policy::ProviderCallback, &ip.to_string())?;
+        .check(Policy::ProviderCallback, &client_bucket(ip))?;
     postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
         .await
         .map(AppJson)
@@ -76,7 +77,7 @@ async fn custom_s2s_get(
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
         .limits
-        .check(Policy::ProviderCallback, &ip.to_string())?;
+        .check(Policy::ProviderCallback, &client_bucket(ip))?;
     postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
         .await
         .map(AppJson)

@@ -2,6 +2,7 @@
 //! authenticated with the campaign token (`CAMPAIGN_TOKEN`).
 
 use app::domain::Policy;
+use app::domain::rate_limit::client_bucket;
 use app::domain::delivery::token_postbacks;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;
@@ -36,7 +37,7 @@ async fn handle(
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
         .limits
-        .check(Policy::ProviderCallback, &ip.to_string())?;
+        .check(Policy::ProviderCallback, &client_bucket(ip))?;
     token_postbacks::mmp(&s.ctx, &p.campaign_id, &p.provider, input.0, ip)
         .await
         .map(AppJson)

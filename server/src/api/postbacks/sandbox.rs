@@ -1,6 +1,7 @@
 //! The callback sandbox: `POST /sandbox/callbacks` (development only; 404 in production).
 
 use app::domain::delivery::sandbox;
+use app::domain::rate_limit::client_bucket;
 use app::domain::{Environment, Policy, tokens};
 use app::error::AppError;
 use app::model::postbacks::{IdempotencyKey, SandboxFixture, SandboxReceipt};
@@ -60,7 +61,7 @@ async fn sandbox_callback_post(
     }
     s.ctx
         .limits
-        .check(Policy::ProviderCallback, &ip.to_string())?;
+        .check(Policy::ProviderCallback, &client_bucket(ip))?;
     let actor = match header(&req, "authorization") {
         None => None,
         Some(v) => {

@@ -2,6 +2,7 @@
 //! token names the campaign; a token of one kind never authenticates another route.
 
 use app::domain::Policy;
+use app::domain::rate_limit::client_bucket;
 use app::domain::campaigns::providers::ProviderKind;
 use app::domain::delivery::token_postbacks;
 use app::error::AppError;
@@ -31,7 +32,7 @@ async fn handle(
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
         .limits
-        .check(Policy::ProviderCallback, &ip.to_string())?;
+        .check(Policy::ProviderCallback, &client_bucket(ip))?;
     token_postbacks::by_token(&s.ctx, kind, input.0, ip)
         .await
         .map(AppJson)

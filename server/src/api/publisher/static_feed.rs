@@ -2,6 +2,7 @@
 //! surface: off with the delivery switch). 120 requests per minute per slot, key and source.
 
 use app::domain::Policy;
+use app::domain::rate_limit::client_bucket;
 use app::domain::crypto::sha256_hex;
 use app::domain::delivery::static_feed;
 use app::error::AppError;
@@ -56,7 +57,7 @@ async fn static_offers(
     let key_part = key.map(|k| sha256_hex(k)).unwrap_or_default();
     s.ctx
         .limits
-        .check(Policy::StaticFeed, &format!("{slot}|{key_part}|{ip}"))?;
+        .check(Policy::StaticFeed, &format!("{slot}|{key_part}|{}", client_bucket(ip)))?;
     let feed = static_feed::feed(
         &s.ctx,
         &slot,

@@ -1,0 +1,97 @@
+//! Money and access hardening: one active key under concurrency, the development checkout
+//! bound to its order's owner, the per-account sign-in budget and IPv6 /64 buckets.
+
+use app::model::Role;
+use reqwest::StatusCode;
+use serde_json::json;
+use tests::{TestApp, both_backends, error_code};
+
+use crate::campaigns::{campaign_body, create};
+
+both_backends!(
+    concurrent_key_issuers_leave_one_active_key,
+    sign_in_budget_is_per_account_and_ipv6_is_bucketed_by_64,
+);
+
+async fn concurrent_key_issuers_leave_one_active_key(app: TestApp) {
+    let (_, adv) = app.funded_advertiser(0).await;
+    let id = create(&app, &adv, &campaign_body("CUSTOM_S2S", 100_000_000)).await;
+    let path = format!("/performance-marketing/v2/campaigns/{id}/tracking/custom-s2s/credentials");
+    let empty = json!({});
+    let calls = (0..6).map(|_| app.post(&path, Some(&adv), &empty));
+    let answers = futures::future::join_all(calls).await;
+    let created = answers.iter().filter(|(s, _)| *s == StatusCode::CREATED).count();
+    assert_eq!(created, 1, "{answers:?}");
+    for (s, b) in answers.iter().filter(|(s, _)| *s != StatusCode::CREATED) {
+        assert_eq!((*s, error_code(b)), (StatusCode::CONFLICT, "credential_exists"));
+    }
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let active = entity::campaign_credential::Entity::find()
+        .filter(entity::campaign_credential::Column::CampaignId.eq(id.clone()))
+        .filter(entity::campaign_credential::Column::Status.eq("ACTIVE"))
+        .count(&app.state.ctx.db)
+        .await
+        .expect("count");
+    assert_eq!(active, 1);
+
+    // The first callback configuration, twice at once: one secret, one current key.
+    let (_, publisher) = app.signed_in(Role::Publisher).await;
+    let p = app.website_placement(&publisher, "race.pixelquest.example").await;
+    let pid = p["placementId"].as_str().expect("id");
+    let cb = format!("/publisher/v2/placements/{pid}/callback");
+    let body = json!({"url": "https://hooks.pixelquest.example/reward"});
+    let answers = futures::future::join_all((0..4).map(|_| app.put(&cb, Some(&publisher), &body))).await;
+    assert!(answers.iter().all(|(s, _)| *s == StatusCode::OK), "{answers:?}");
+    assert_eq!(answers.iter().filter(|(_, b)| b["secret"].is_string()).count(), 1, "{answers:?}");
+    let current = entity::callback_key::Entity::find()
+        .filter(entity::callback_key::Column::PlacementId.eq(pid.to_owned()))
+        .filter(entity::callback_key::Column::State.eq("CURRENT"))
+        .count(&app.state.ctx.db)
+        .await
+        .expect("count");
+    assert_eq!(current, 1);
+}
+
+async fn sign_in_budget_is_per_account_and_ipv6_is_bucketed_by_64(_app: TestApp) {
+    // Behind a trusted proxy the client address comes from X-Forwarded-For.
+    let app = TestApp::spawn_with(_app.backend, &["--trusted-proxies", "127.0.0.1"]).await;
+    let user = app.create_user(Role::Publisher).await;
+    let attempt = |ip: String, password: &'static str| {
+        let (client, url, email) = (app.client.clone(), app.url("/auth/v1/tokens"), user.email.clone());
+        async move {
+            client
+                .post(url)
+                .header("X-Forwarded-For", ip)
+                .json(&json!({"email": email, "password": password}))
+                .send()
+                .await
+                .map(|r| r.status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+        }
+    };
+    // Rotating addresses inside one /64 is one client: its burst of 10 runs out.
+    let mut limited = false;
+    for i in 0..12 {
+        let s = attempt(format!("2001:db8:7:1::{i:x}"), "wrong password 1").await;
+        limited |= s == StatusCode::TOO_MANY_REQUESTS;
+    }
+    assert!(limited, "one /64 shares a limit");
+    // Across /64s, the account's own budget (20 failures) locks it; then even the right
+    // password is refused like a wrong one, and the lock is in the audit log.
+    for i in 0..12 {
+        attempt(format!("2001:db8:{i:x}:2::1"), "wrong password 2").await;
+    }
+    let s = attempt("2001:db8:99:3::1".to_owned(), "correct horse battery").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "the account is locked");
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let locks = entity::audit_event::Entity::find()
+        .filter(entity::audit_event::Column::Action.eq("account.sign_in_locked"))
+        .count(&app.state.ctx.db)
+        .await
+        .expect("audit");
+    assert_eq!(locks, 1);
+    // Another account is not affected.
+    let other = app.create_user(Role::Publisher).await;
+    let (s, _) = app.post("/auth/v1/tokens", None, &json!({"email": other.email, "password": other.password})).await;
+    assert_eq!(s, StatusCode::CREATED);
+}
