@@ -35,6 +35,11 @@ if [ "${1:-}" = "--test" ]; then
     apt-get update -qq
     apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+  if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
+    log "installing openapi-spec-validator (PyPI) for the OpenAPI check"
+    python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
+  fi
   if [ ! -d tests/browser/node_modules/playwright-core ]; then
     log "installing playwright-core (driver only; it uses Debian's chromium)"
     (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)

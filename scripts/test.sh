@@ -22,5 +22,8 @@ cargo test --workspace --exclude frontend --no-fail-fast 2>&1 | tee target/cargo
 status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] || { echo "[test] cargo test failed"; exit "$status"; }
 
+echo "[test] OpenAPI document (official 3.1 validator)"
+python3 scripts/check-openapi.py "${CARGO_TARGET_DIR:-target}/debug/server"
+
 echo "[test] browser tests (headless Chromium)"
 APP_SERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/server" APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/
