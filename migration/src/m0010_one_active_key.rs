@@ -10,10 +10,22 @@ use sea_orm_migration::prelude::*;
 pub struct Migration;
 
 const INDEXES: [(&str, &str); 4] = [
-    ("idx_campaign_credentials_active", "campaign_credentials (campaign_id, kind) WHERE status = 'ACTIVE'"),
-    ("idx_callback_keys_current", "callback_keys (placement_id) WHERE state = 'CURRENT'"),
-    ("idx_callback_keys_next", "callback_keys (placement_id) WHERE state = 'NEXT'"),
-    ("idx_survey_api_credentials_active", "survey_api_credentials (account_id) WHERE revoked_at IS NULL"),
+    (
+        "idx_campaign_credentials_active",
+        "campaign_credentials (campaign_id, kind) WHERE status = 'ACTIVE'",
+    ),
+    (
+        "idx_callback_keys_current",
+        "callback_keys (placement_id) WHERE state = 'CURRENT'",
+    ),
+    (
+        "idx_callback_keys_next",
+        "callback_keys (placement_id) WHERE state = 'NEXT'",
+    ),
+    (
+        "idx_survey_api_credentials_active",
+        "survey_api_credentials (account_id) WHERE revoked_at IS NULL",
+    ),
 ];
 
 #[async_trait::async_trait]

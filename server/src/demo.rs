@@ -197,7 +197,7 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
     )
     .await
     .map_err(fail("campaign submission"))?;
-    lifecycle::approve(ctx, admin, &campaign.campaign_id)
+    lifecycle::approve(ctx, admin, &campaign.campaign_id, None)
         .await
         .map_err(fail("campaign approval"))?;
     let today = ctx.now().date_naive();

@@ -129,15 +129,14 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
              (pass --allow-remote-development to turn it on)"
         );
     }
-    let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> =
-        if dev_payments {
-            Arc::new(app::domain::billing::payprovider::DevProvider::new(
-                db.clone(),
-                clock.clone(),
-            ))
-        } else {
-            Arc::new(app::domain::billing::payprovider::NoProvider)
-        };
+    let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> = if dev_payments {
+        Arc::new(app::domain::billing::payprovider::DevProvider::new(
+            db.clone(),
+            clock.clone(),
+        ))
+    } else {
+        Arc::new(app::domain::billing::payprovider::NoProvider)
+    };
     Ok(Ctx {
         db,
         clock,

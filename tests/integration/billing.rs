@@ -298,7 +298,10 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{order}");
     let order_id = order["orderId"].as_str().expect("order").to_owned();
     let approve_url = order["approveUrl"].as_str().expect("approveUrl").to_owned();
-    assert!(approve_url.contains(&format!("/dev/payprovider/checkout/{order_id}?sig=")), "{approve_url}");
+    assert!(
+        approve_url.contains(&format!("/dev/payprovider/checkout/{order_id}?sig=")),
+        "{approve_url}"
+    );
     let checkout = approve_url[approve_url.find("/dev/").expect("path")..].to_owned();
     let sig = checkout.split("sig=").nth(1).unwrap_or_default().to_owned();
     let (_, replay) = app.post(ORDER, Some(&t), &body).await;
@@ -344,7 +347,10 @@ async fn payment_provider_order_and_capture(app: TestApp) {
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
     }
     let (s, err) = app.post(&capture, Some(&t), &json!({})).await;
-    assert_eq!((s, error_code(&err)), (StatusCode::CONFLICT, "payment_not_approved"));
+    assert_eq!(
+        (s, error_code(&err)),
+        (StatusCode::CONFLICT, "payment_not_approved")
+    );
 
     // The payer approves on the provider's checkout page.
     let page = app
@@ -361,7 +367,9 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     );
     let res = app
         .client
-        .post(app.url(&format!("/dev/payprovider/checkout/{order_id}/approve?sig={sig}")))
+        .post(app.url(&format!(
+            "/dev/payprovider/checkout/{order_id}/approve?sig={sig}"
+        )))
         .send()
         .await
         .expect("approve");

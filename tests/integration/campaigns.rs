@@ -297,6 +297,12 @@ async fn revisions_clone_and_audit(app: TestApp) {
         .await;
     assert_eq!(c["revision"], 2);
     assert_eq!(c["countries"], json!(["FR"]));
+    // An edit under review withdraws the campaign; it is submitted again.
+    assert_eq!(c["status"], "DRAFT");
+    assert_eq!(
+        transition(&app, &t, &id, "IN_REVIEW").await.0,
+        StatusCode::OK
+    );
     let (s, c) = approve(&app, &admin, &id).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["liveRevision"], 2);

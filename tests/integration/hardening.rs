@@ -6,9 +6,10 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{campaign_body, create};
+use crate::campaigns::{campaign_body, create, transition};
 
 both_backends!(
+    approval_names_the_reviewed_revision_and_edits_withdraw_a_review,
     concurrent_key_issuers_leave_one_active_key,
     sign_in_budget_is_per_account_and_ipv6_is_bucketed_by_64,
 );
@@ -20,10 +21,16 @@ async fn concurrent_key_issuers_leave_one_active_key(app: TestApp) {
     let empty = json!({});
     let calls = (0..6).map(|_| app.post(&path, Some(&adv), &empty));
     let answers = futures::future::join_all(calls).await;
-    let created = answers.iter().filter(|(s, _)| *s == StatusCode::CREATED).count();
+    let created = answers
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
     assert_eq!(created, 1, "{answers:?}");
     for (s, b) in answers.iter().filter(|(s, _)| *s != StatusCode::CREATED) {
-        assert_eq!((*s, error_code(b)), (StatusCode::CONFLICT, "credential_exists"));
+        assert_eq!(
+            (*s, error_code(b)),
+            (StatusCode::CONFLICT, "credential_exists")
+        );
     }
     use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     let active = entity::campaign_credential::Entity::find()
@@ -36,13 +43,26 @@ async fn concurrent_key_issuers_leave_one_active_key(app: TestApp) {
 
     // The first callback configuration, twice at once: one secret, one current key.
     let (_, publisher) = app.signed_in(Role::Publisher).await;
-    let p = app.website_placement(&publisher, "race.pixelquest.example").await;
+    let p = app
+        .website_placement(&publisher, "race.pixelquest.example")
+        .await;
     let pid = p["placementId"].as_str().expect("id");
     let cb = format!("/publisher/v2/placements/{pid}/callback");
     let body = json!({"url": "https://hooks.pixelquest.example/reward"});
-    let answers = futures::future::join_all((0..4).map(|_| app.put(&cb, Some(&publisher), &body))).await;
-    assert!(answers.iter().all(|(s, _)| *s == StatusCode::OK), "{answers:?}");
-    assert_eq!(answers.iter().filter(|(_, b)| b["secret"].is_string()).count(), 1, "{answers:?}");
+    let answers =
+        futures::future::join_all((0..4).map(|_| app.put(&cb, Some(&publisher), &body))).await;
+    assert!(
+        answers.iter().all(|(s, _)| *s == StatusCode::OK),
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|(_, b)| b["secret"].is_string())
+            .count(),
+        1,
+        "{answers:?}"
+    );
     let current = entity::callback_key::Entity::find()
         .filter(entity::callback_key::Column::PlacementId.eq(pid.to_owned()))
         .filter(entity::callback_key::Column::State.eq("CURRENT"))
@@ -57,7 +77,11 @@ async fn sign_in_budget_is_per_account_and_ipv6_is_bucketed_by_64(_app: TestApp)
     let app = TestApp::spawn_with(_app.backend, &["--trusted-proxies", "127.0.0.1"]).await;
     let user = app.create_user(Role::Publisher).await;
     let attempt = |ip: String, password: &'static str| {
-        let (client, url, email) = (app.client.clone(), app.url("/auth/v1/tokens"), user.email.clone());
+        let (client, url, email) = (
+            app.client.clone(),
+            app.url("/auth/v1/tokens"),
+            user.email.clone(),
+        );
         async move {
             client
                 .post(url)
@@ -92,6 +116,62 @@ async fn sign_in_budget_is_per_account_and_ipv6_is_bucketed_by_64(_app: TestApp)
     assert_eq!(locks, 1);
     // Another account is not affected.
     let other = app.create_user(Role::Publisher).await;
-    let (s, _) = app.post("/auth/v1/tokens", None, &json!({"email": other.email, "password": other.password})).await;
+    let (s, _) = app
+        .post(
+            "/auth/v1/tokens",
+            None,
+            &json!({"email": other.email, "password": other.password}),
+        )
+        .await;
     assert_eq!(s, StatusCode::CREATED);
+}
+
+async fn approval_names_the_reviewed_revision_and_edits_withdraw_a_review(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000_000_000).await;
+    let id = create(&app, &adv, &campaign_body("CUSTOM_S2S", 100_000_000)).await;
+    assert_eq!(
+        transition(&app, &adv, &id, "IN_REVIEW").await.0,
+        StatusCode::OK
+    );
+    let approve = format!("/admin/v1/offer-campaigns/{id}/approve");
+    let (_, c) = app
+        .get(
+            &format!("/performance-marketing/v2/campaigns/{id}"),
+            Some(&adv),
+        )
+        .await;
+    let reviewed = c["revision"].as_i64().expect("revision");
+
+    // Swapping the destination after submission withdraws the campaign from review.
+    let (s, c) = app
+        .patch(
+            &format!("/performance-marketing/v2/campaigns/{id}"),
+            Some(&adv),
+            &json!({"destinationUrl": "https://elsewhere.example/x?c={click_id}"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(c["status"], "DRAFT", "{c}");
+    let (s, e) = app
+        .post(&approve, Some(&admin), &json!({"revision": reviewed}))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(error_code(&e), "revision_changed");
+    let (s, e) = app.post(&approve, Some(&admin), &json!({})).await;
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "invalid_transition")
+    );
+
+    // Submitted again, the reviewed revision is approved.
+    assert_eq!(
+        transition(&app, &adv, &id, "IN_REVIEW").await.0,
+        StatusCode::OK
+    );
+    let (s, c) = app
+        .post(&approve, Some(&admin), &json!({"revision": c["revision"]}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(c["status"], "LIVE");
 }

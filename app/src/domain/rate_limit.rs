@@ -167,13 +167,35 @@ mod tests {
 
     #[test]
     fn ipv6_clients_share_their_64_and_ipv4_stays_exact() {
-        let a = client_bucket("2001:db8:1:2:aaaa::1".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
-        let b = client_bucket("2001:db8:1:2:ffff:1:2:3".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
-        let c = client_bucket("2001:db8:1:3::1".parse().unwrap_or(std::net::IpAddr::from([0; 4])));
+        let a = client_bucket(
+            "2001:db8:1:2:aaaa::1"
+                .parse()
+                .unwrap_or(std::net::IpAddr::from([0; 4])),
+        );
+        let b = client_bucket(
+            "2001:db8:1:2:ffff:1:2:3"
+                .parse()
+                .unwrap_or(std::net::IpAddr::from([0; 4])),
+        );
+        let c = client_bucket(
+            "2001:db8:1:3::1"
+                .parse()
+                .unwrap_or(std::net::IpAddr::from([0; 4])),
+        );
         assert_eq!(a, b);
         assert_ne!(a, c);
-        assert_eq!(client_bucket(std::net::IpAddr::from([192, 0, 2, 7])), "192.0.2.7");
-        assert_eq!(client_bucket("::ffff:192.0.2.7".parse().unwrap_or(std::net::IpAddr::from([0; 4]))), "192.0.2.7");
+        assert_eq!(
+            client_bucket(std::net::IpAddr::from([192, 0, 2, 7])),
+            "192.0.2.7"
+        );
+        assert_eq!(
+            client_bucket(
+                "::ffff:192.0.2.7"
+                    .parse()
+                    .unwrap_or(std::net::IpAddr::from([0; 4]))
+            ),
+            "192.0.2.7"
+        );
     }
 
     #[test]

@@ -201,6 +201,16 @@ pub struct CloneRequest {
     pub name: Option<String>,
 }
 
+/// Administrator approval. `revision` names the revision the administrator reviewed: when
+/// the advertiser has saved a newer one since, the approval is refused (409
+/// `revision_changed`) so that nothing unreviewed goes live.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ApproveCampaignRequest {
+    #[serde(default)]
+    pub revision: Option<i64>,
+}
+
 /// Administrator rejection.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

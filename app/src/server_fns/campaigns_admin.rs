@@ -49,6 +49,7 @@ pub async fn review_offer_campaign(
     campaign_id: String,
     decision: String,
     reason: Option<String>,
+    revision: Option<i64>,
     csrf: String,
 ) -> Result<Campaign, AppError> {
     super::web::run(async move {
@@ -56,7 +57,7 @@ pub async fn review_offer_campaign(
         let (ctx, _, p) = support::writer(&csrf).await?;
         let id = campaign_id.trim();
         match decision.trim() {
-            "APPROVE" => lifecycle::approve(&ctx, &p, id).await,
+            "APPROVE" => lifecycle::approve(&ctx, &p, id, revision).await,
             "REJECT" => {
                 let req = RejectCampaignRequest {
                     reason: reason.unwrap_or_default(),

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::error::AppError;
 use crate::model::callback_delivery::{
-    DeliveryDetail, DeliveryHealth, DeliveryList, DeliveryListQuery, DeliverySummary,
+    DeliveryDetail, DeliveryHealth, DeliveryList, DeliverySummary,
 };
 
 /// The publisher's deliveries, newest first, optionally one status and a cursor.
@@ -18,10 +18,10 @@ pub async fn list_deliveries(
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;
         let p = super::web::require_principal(&ctx, &session).await?;
-        let q = DeliveryListQuery {
+        let q = crate::model::callback_delivery::DeliveryListQuery {
             status,
             cursor,
-            ..DeliveryListQuery::default()
+            ..Default::default()
         };
         crate::domain::callback_delivery::console::list(&ctx, &p, &q).await
     })

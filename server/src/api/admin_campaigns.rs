@@ -36,16 +36,20 @@ async fn queue(
 
 /// Approve an IN_REVIEW campaign: it goes LIVE with its budget reserved from the wallet
 /// (409 `insufficient_balance`, `mmp_credential_missing`, `mmp_verification_required`). On
-/// a live campaign with a pending revision, promotes that revision.
+/// a live campaign with a pending revision, promotes that revision. Send the reviewed
+/// `revision` (optional body): a newer revision saved since is refused with 409
+/// `revision_changed`. An edit of an IN_REVIEW campaign returns it to DRAFT.
 #[utoipa::path(post, path = "/offer-campaigns/{campaignId}/approve", tag = "admin", security(("dashboardBearer" = [])),
-    params(("campaignId" = String, Path)), responses((status = 200, body = Campaign), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    params(("campaignId" = String, Path)), request_body(content = Option<ApproveCampaignRequest>), responses((status = 200, body = Campaign), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn approve(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
-    _b: EmptyObject,
+    OptionalJson(b): OptionalJson<ApproveCampaignRequest>,
 ) -> Result<AppJson<Campaign>, AppError> {
-    lifecycle::approve(&s.ctx, &p, &id).await.map(AppJson)
+    lifecycle::approve(&s.ctx, &p, &id, b.revision)
+        .await
+        .map(AppJson)
 }
 
 /// Reject an IN_REVIEW campaign with the reason the advertiser sees.

@@ -29,7 +29,10 @@ async fn create_account(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     AppJson(req): AppJson<RegisterRequest>,
 ) -> Result<(StatusCode, AppJson<RegisterResponse>), AppError> {
-    state.ctx.limits.check(Policy::Register, &client_bucket(ip))?;
+    state
+        .ctx
+        .limits
+        .check(Policy::Register, &client_bucket(ip))?;
     let a = accounts::register(&state.ctx, req).await?;
     Ok((
         StatusCode::CREATED,
@@ -51,7 +54,11 @@ async fn create_token(
 ) -> Result<(StatusCode, AppJson<TokenResponse>), AppError> {
     state.ctx.limits.check(
         Policy::SignIn,
-        &format!("{}|{}", client_bucket(ip), req.email.trim().to_ascii_lowercase()),
+        &format!(
+            "{}|{}",
+            client_bucket(ip),
+            req.email.trim().to_ascii_lowercase()
+        ),
     )?;
     let t = tokens::issue(&state.ctx, &req.email, &req.password).await?;
     Ok((StatusCode::CREATED, AppJson(t)))

@@ -36,7 +36,18 @@ fn resource(path: &str) -> String {
     let words: Vec<String> = path
         .split('/')
         .filter(|s| !s.is_empty() && !s.starts_with('{'))
-        .filter(|s| !matches!(*s, "v1" | "v2" | "publisher" | "sdk" | "performance-marketing" | "api" | "admin" | "auth"))
+        .filter(|s| {
+            !matches!(
+                *s,
+                "v1" | "v2"
+                    | "publisher"
+                    | "sdk"
+                    | "performance-marketing"
+                    | "api"
+                    | "admin"
+                    | "auth"
+            )
+        })
         .map(|s| s.replace(['-', '.'], "_").to_ascii_lowercase())
         .collect();
     let tail = words.len().saturating_sub(2);
@@ -66,7 +77,10 @@ pub fn finish(openapi: &mut OpenApi) {
                 }
             }
         }
-        let id = op.operation_id.clone().unwrap_or_else(|| "operation".to_owned());
+        let id = op
+            .operation_id
+            .clone()
+            .unwrap_or_else(|| "operation".to_owned());
         let mut unique = if seen.get(&id).copied().unwrap_or(0) > 1 || op.operation_id.is_none() {
             format!("{id}_{}", resource(&path))
         } else {
@@ -87,8 +101,14 @@ mod tests {
 
     #[test]
     fn resources_name_the_last_literal_segments() {
-        assert_eq!(resource("/publisher/v2/blacklists/{blacklistId}"), "blacklists");
-        assert_eq!(resource("/performance-marketing/v2/campaigns/{id}/tracking/custom-s2s/rotate"), "custom_s2s_rotate");
+        assert_eq!(
+            resource("/publisher/v2/blacklists/{blacklistId}"),
+            "blacklists"
+        );
+        assert_eq!(
+            resource("/performance-marketing/v2/campaigns/{id}/tracking/custom-s2s/rotate"),
+            "custom_s2s_rotate"
+        );
         assert_eq!(resource("/api/v1/campaigns/{campaignId}"), "campaigns");
     }
 }

@@ -119,9 +119,10 @@ async fn create_session(
     AppJson(body): AppJson<CreateSession>,
 ) -> Result<(StatusCode, AppJson<SdkSession>), AppError> {
     let placement = body.placement_id.clone().unwrap_or_default();
-    s.ctx
-        .limits
-        .check(Policy::SessionCreate, &format!("{placement}|{}", client_bucket(ip)))?;
+    s.ctx.limits.check(
+        Policy::SessionCreate,
+        &format!("{placement}|{}", client_bucket(ip)),
+    )?;
     let session = sessions::create(&s.ctx, body).await?;
     Ok((StatusCode::CREATED, AppJson(session)))
 }

@@ -217,12 +217,27 @@ async fn check_mmp<C: ConnectionTrait>(db: &C, m: &offer_campaign::Model) -> Res
 /// Administrator approval (CONTRACT section 3): an IN_REVIEW campaign goes LIVE with its
 /// budget reserved; a LIVE or PAUSED campaign with a pending revision has that revision
 /// promoted (and a LIVE one's reserve adjusted to the new budget).
-pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Campaign, AppError> {
+///
+/// `reviewed` is the revision the administrator looked at; a newer one saved since is a 409
+/// `revision_changed` (the dashboard always sends it; API callers should).
+pub async fn approve(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    reviewed: Option<i64>,
+) -> Result<Campaign, AppError> {
     use CampaignStatus::*;
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = owned_campaign(&txn, actor, id).await?;
+    if let Some(r) = reviewed.filter(|r| *r != m.revision) {
+        return Err(AppError::conflict(format!(
+            "revision {r} was reviewed, but the campaign is at revision {} now; review it again",
+            m.revision
+        ))
+        .with_code("revision_changed"));
+    }
     let from = status_of(&m);
     let promotes = matches!(from, Live | Paused) && m.live_revision.is_some_and(|l| l < m.revision);
     if from != InReview && !promotes {

@@ -248,6 +248,12 @@ pub async fn update(
         m.revision + 1
     };
     let mut a = m.clone().into_active_model();
+    // An edit of a campaign under review withdraws it: what the administrator reviews
+    // must be what goes live, so it is submitted again.
+    let withdrawn = status == CampaignStatus::InReview;
+    if withdrawn {
+        a.status = Set(CampaignStatus::Draft.as_str().to_owned());
+    }
     a.name = Set(next.name.clone());
     a.tracking_provider = Set(next.tracking_provider.clone());
     a.budget_micros = Set(next.budget_micros);
@@ -262,7 +268,7 @@ pub async fn update(
         Some(&actor.account_id),
         "campaign.updated",
         (SUBJECT, &m.id),
-        serde_json::json!({"fields": changed, "revision": revision}),
+        serde_json::json!({"fields": changed, "revision": revision, "withdrawnFromReview": withdrawn}),
     )
     .await?;
     let v = view(&txn, &m).await?;

@@ -502,9 +502,16 @@ pub async fn test_s2s(
     let now = ctx.now();
     // The route signs only its own sample: values the caller chose are checked against the
     // caller's signature, never signed for it (the route is no signing oracle).
-    let caller_values = [&req.click_id, &req.transaction_id, &req.goal_id, &req.status, &req.occurred_at, &req.timestamp]
-        .iter()
-        .any(|v| v.is_some());
+    let caller_values = [
+        &req.click_id,
+        &req.transaction_id,
+        &req.goal_id,
+        &req.status,
+        &req.occurred_at,
+        &req.timestamp,
+    ]
+    .iter()
+    .any(|v| v.is_some());
     let click = req.click_id.unwrap_or_else(|| "clk_sample".to_owned());
     let txn_id = req
         .transaction_id

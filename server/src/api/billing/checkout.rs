@@ -75,8 +75,15 @@ async fn page(
     .into_response())
 }
 
-async fn decide(state: AppState, order: String, sig: Signed, approve: bool) -> Result<Response, AppError> {
-    provider(&state, &order, &sig)?.decide(&order, approve).await?;
+async fn decide(
+    state: AppState,
+    order: String,
+    sig: Signed,
+    approve: bool,
+) -> Result<Response, AppError> {
+    provider(&state, &order, &sig)?
+        .decide(&order, approve)
+        .await?;
     let s = sig.sig.unwrap_or_default();
     Ok(Redirect::to(&format!("/dev/payprovider/checkout/{order}?sig={s}")).into_response())
 }

@@ -2,8 +2,8 @@
 //! authenticated with the campaign token (`CAMPAIGN_TOKEN`).
 
 use app::domain::Policy;
-use app::domain::rate_limit::client_bucket;
 use app::domain::delivery::token_postbacks;
+use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;
 use app::model::postbacks::TokenConversion;

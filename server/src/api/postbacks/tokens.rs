@@ -2,9 +2,9 @@
 //! token names the campaign; a token of one kind never authenticates another route.
 
 use app::domain::Policy;
-use app::domain::rate_limit::client_bucket;
 use app::domain::campaigns::providers::ProviderKind;
 use app::domain::delivery::token_postbacks;
+use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;
 use app::model::postbacks::TokenConversion;

@@ -2,9 +2,9 @@
 //! surface: off with the delivery switch). 120 requests per minute per slot, key and source.
 
 use app::domain::Policy;
-use app::domain::rate_limit::client_bucket;
 use app::domain::crypto::sha256_hex;
 use app::domain::delivery::static_feed;
+use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::StaticFeed;
 use app::server_fns::web::ClientIp;
@@ -55,9 +55,10 @@ async fn static_offers(
         .get("x-service-static-key")
         .and_then(|v| v.to_str().ok());
     let key_part = key.map(|k| sha256_hex(k)).unwrap_or_default();
-    s.ctx
-        .limits
-        .check(Policy::StaticFeed, &format!("{slot}|{key_part}|{}", client_bucket(ip)))?;
+    s.ctx.limits.check(
+        Policy::StaticFeed,
+        &format!("{slot}|{key_part}|{}", client_bucket(ip)),
+    )?;
     let feed = static_feed::feed(
         &s.ctx,
         &slot,

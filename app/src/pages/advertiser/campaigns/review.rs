@@ -96,6 +96,7 @@ fn ReviewRow(item: CampaignReviewItem, decide: ServerAction<ReviewOfferCampaign>
                 <ActionForm action=decide attr:class="review-form">
                     <CsrfField/>
                     <input type="hidden" name="campaign_id" value=id/>
+                    <input type="hidden" name="revision" value=c.revision.to_string()/>
                     <textarea name="reason" rows="2" maxlength="1000" aria-label="Reason"
                         placeholder="Reason (required to reject)"></textarea>
                     <span class="actions">
