@@ -97,6 +97,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", account.account_id);
         }
         Command::Demo => {
+            // The demo creates accounts with a published password.
+            anyhow::ensure!(
+                settings.environment != app::domain::Environment::Production,
+                "`server demo` is refused in production: it creates accounts with a known password"
+            );
             let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
             crate::demo::load(&ctx, &settings).await?;
         }

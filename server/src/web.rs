@@ -29,7 +29,10 @@ const APP_CSS: &str = include_str!("../../style/main.css");
 pub fn router(state: AppState) -> Router {
     let sessions = SessionManagerLayer::new(DbSessionStore::new(state.ctx.db.clone()))
         .with_name(SESSION_COOKIE)
-        .with_secure(state.settings.https())
+        .with_secure(
+            state.settings.https()
+                || state.settings.environment == app::domain::Environment::Production,
+        )
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
         .with_expiry(Expiry::OnInactivity(Duration::hours(12)));

@@ -518,7 +518,7 @@ struct Process {
     base: String,
 }
 
-fn server_binary() -> std::path::PathBuf {
+pub(crate) fn server_binary() -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     // target/debug/deps/integration-… → target/debug/server
     exe.parent()

@@ -175,3 +175,46 @@ async fn approval_names_the_reviewed_revision_and_edits_withdraw_a_review(app: T
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["status"], "LIVE");
 }
+
+/// In production the session cookie is Secure even behind a TLS-terminating proxy whose
+/// public address the service was not told, and `server demo` (known passwords) is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn production_cookies_are_secure_and_the_demo_is_refused() {
+    tests::bounded(async {
+        let app =
+            TestApp::spawn_with(tests::Backend::Sqlite, &["--environment", "production"]).await;
+        let res = app
+            .client
+            .get(app.url("/sign-in"))
+            .send()
+            .await
+            .expect("page");
+        let cookies: Vec<String> = res
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_owned))
+            .collect();
+        assert!(
+            cookies.iter().any(|c| c.starts_with("mkt_session=")),
+            "{cookies:?}"
+        );
+        assert!(cookies.iter().all(|c| c.contains("Secure")), "{cookies:?}");
+
+        let dir = tempfile::tempdir().expect("dir");
+        let out = std::process::Command::new(crate::callbacks::server_binary())
+            .arg("demo")
+            .env("APP_ENVIRONMENT", "production")
+            .env("APP_SECRET_KEY", "5e".repeat(32))
+            .env(
+                "APP_DATABASE_URL",
+                format!("sqlite://{}/app.db?mode=rwc", dir.path().display()),
+            )
+            .env("APP_DATA_DIR", dir.path())
+            .output()
+            .expect("run server demo");
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("refused in production"));
+    })
+    .await
+}
