@@ -14,9 +14,7 @@ use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
 };
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_deliveries::{
-    ReplayDelivery, list_deliveries, load_delivery_health, read_delivery,
-};
+use crate::server_fns::publisher_deliveries::{ReplayDelivery, list_deliveries, read_delivery};
 
 fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
     t.map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
@@ -186,8 +184,9 @@ fn Detail(d: DeliveryDetail, replay: ServerAction<ReplayDelivery>) -> impl IntoV
 
 /// The delivery-health card on the placement page.
 #[component]
-pub fn DeliveryHealthCard(placement_id: String) -> impl IntoView {
-    let health = Resource::new(move || placement_id.clone(), load_delivery_health);
+pub fn DeliveryHealthCard(
+    health: Resource<Result<DeliveryHealth, crate::error::AppError>>,
+) -> impl IntoView {
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {

@@ -92,6 +92,9 @@ struct DetailData {
     actions: DetailActions,
     placement: Loaded<Placement>,
     flash: Loaded<Flash>,
+    /// Created with the page (not inside a Suspense) so hydration finds it in order.
+    health:
+        Resource<Result<crate::model::callback_delivery::DeliveryHealth, crate::error::AppError>>,
 }
 
 #[component]
@@ -106,6 +109,10 @@ pub fn PlacementDetailPage() -> impl IntoView {
             |(id, _)| get_placement(id),
         ),
         flash: Resource::new(move || id.get(), take_flash),
+        health: Resource::new(
+            move || id.get(),
+            crate::server_fns::publisher_deliveries::load_delivery_health,
+        ),
     };
     view! {
         <Title text="Placement"/>
@@ -119,6 +126,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
         actions,
         placement,
         flash,
+        health,
     } = data;
     view! {
         <p class="crumbs"><a href="/publisher/placements">"← Placements"</a></p>
@@ -143,7 +151,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
                         <Header p=p.clone() actions/>
                         <EditForm p=p.clone() actions/>
                         <SlotsSection p=p.clone() create=actions.create_slot/>
-                        <DeliveryHealthCard placement_id=p.placement_id.clone()/>
+                        <DeliveryHealthCard health/>
                         <CallbackSection p actions flashed_test=flashed.callback_test/>
                     }
                     .into_any(),
