@@ -88,8 +88,6 @@ pub fn sign_delivery(
     }
 }
 
-pub use crate::domain::callback_delivery::address::is_private;
-
 /// Checks a receiver URL: HTTPS, a host, no credentials or control characters, and (unless
 /// private receivers are allowed) no local name, no private address literal and no name
 /// that resolves to a private address. A name that does not resolve *yet* is accepted here
