@@ -40,6 +40,16 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
       || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
   fi
+  if ! python3 -c 'import schemathesis' 2>/dev/null; then
+    log "installing schemathesis (PyPI) for the API fuzzer"
+    python3 -m pip install --quiet schemathesis 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages schemathesis
+  fi
+  if ! command -v openapi-python-client >/dev/null 2>&1; then
+    log "installing openapi-python-client (PyPI) for the generated-client check"
+    python3 -m pip install --quiet openapi-python-client 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages openapi-python-client
+  fi
   if [ ! -d tests/browser/node_modules/playwright-core ]; then
     log "installing playwright-core (driver only; it uses Debian's chromium)"
     (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)

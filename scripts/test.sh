@@ -25,5 +25,11 @@ status=${PIPESTATUS[0]}
 echo "[test] OpenAPI document (official 3.1 validator)"
 python3 scripts/check-openapi.py "${CARGO_TARGET_DIR:-target}/debug/server"
 
+BIN="${CARGO_TARGET_DIR:-target}/debug/server"
+echo "[test] generated Python client (openapi-python-client): builds, signs in, reads"
+scripts/check-client.sh "$BIN"
+echo "[test] API fuzzing (schemathesis, no 5xx from any input; SQLite and PostgreSQL)"
+scripts/fuzz-api.sh "$BIN"
+
 echo "[test] browser tests (headless Chromium)"
 APP_SERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/server" APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/

@@ -25,6 +25,8 @@ pub struct Model {
     pub supported_devices: String,
     #[sea_orm(column_type = "Text")]
     pub metadata: String,
+    /// Incremented by every edit; an approval may name the revision it reviewed.
+    pub revision: i64,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

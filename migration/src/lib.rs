@@ -11,6 +11,8 @@ mod m0007_delivery;
 mod m0008_callback_delivery;
 mod m0009_sandbox_callbacks;
 mod m0010_one_active_key;
+mod m0011_hashed_sessions_survey_revision;
+mod m0012_survey_marketplace;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -29,6 +31,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0008_callback_delivery::Migration),
             Box::new(m0009_sandbox_callbacks::Migration),
             Box::new(m0010_one_active_key::Migration),
+            Box::new(m0011_hashed_sessions_survey_revision::Migration),
+            Box::new(m0012_survey_marketplace::Migration),
         ]
     }
 }

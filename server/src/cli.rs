@@ -1,4 +1,4 @@
-//! Command line: `serve` (default), `migrate`, `user create`, `demo`.
+//! Command line: `serve` (default), `migrate`, `user create`, `demo`, `reseal`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,6 +34,9 @@ pub enum Command {
     User(UserCommand),
     /// Load a small, realistic demo data set and print the sign-in details.
     Demo,
+    /// After a master-key rotation (new `APP_SECRET_KEY`, old one in
+    /// `APP_SECRET_KEY_PREVIOUS`): re-seal every stored secret with the current key.
+    Reseal,
 }
 
 #[derive(Subcommand, Debug)]
@@ -95,6 +98,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     .await
                     .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
             println!("{}", account.account_id);
+        }
+        Command::Reseal => {
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            let done = app::domain::reseal::reseal_all(&ctx)
+                .await
+                .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
+            println!(
+                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials",
+                ctx.keys.key_version(),
+                done.callback_keys,
+                done.campaign_credentials,
+                done.survey_api_credentials
+            );
         }
         Command::Demo => {
             // The demo creates accounts with a published password.

@@ -53,6 +53,17 @@ pub struct Settings {
     #[arg(long, env = "APP_SECRET_KEY", hide_env_values = true, global = true)]
     pub secret_key: Option<String>,
 
+    /// Earlier master keys (comma-separated, 64 hex characters each), kept after a rotation
+    /// only to open secrets they sealed; `server reseal` moves those to the current key.
+    #[arg(
+        long,
+        env = "APP_SECRET_KEY_PREVIOUS",
+        hide_env_values = true,
+        value_delimiter = ',',
+        global = true
+    )]
+    pub secret_key_previous: Vec<String>,
+
     /// Extra PEM root certificate trusted for outbound publisher callbacks.
     #[arg(long, env = "APP_CALLBACK_CA_FILE", global = true)]
     pub callback_ca_file: Option<PathBuf>,

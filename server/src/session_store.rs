@@ -1,5 +1,7 @@
 //! tower-sessions store on our own SeaORM table, so browser sessions live in the same
-//! database as everything else (and survive restarts) with one migration set.
+//! database as everything else (and survive restarts) with one migration set. Like every
+//! other bearer secret, the session id (the cookie value) is stored only as its SHA-256:
+//! a copy of the table does not sign anyone in.
 
 use async_trait::async_trait;
 use sea_orm::sea_query::OnConflict;
@@ -42,6 +44,37 @@ fn backend(e: impl std::fmt::Display) -> session_store::Error {
     session_store::Error::Backend(e.to_string())
 }
 
+/// The row key of a session id.
+fn row_id(id: &Id) -> String {
+    app::domain::crypto::sha256_hex(&id.to_string())
+}
+
+/// What is stored of a record: everything but its id.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    data: std::collections::HashMap<String, serde_json::Value>,
+    expiry_date: time::OffsetDateTime,
+}
+
+fn encode(record: &Record) -> session_store::Result<String> {
+    serde_json::to_string(&Stored {
+        data: record.data.clone(),
+        expiry_date: record.expiry_date,
+    })
+    .map_err(|e| session_store::Error::Encode(e.to_string()))
+}
+
+/// The record stored by [`encode`], given back its id.
+fn decode(id: &Id, data: &str) -> session_store::Result<Record> {
+    let stored: Stored =
+        serde_json::from_str(data).map_err(|e| session_store::Error::Decode(e.to_string()))?;
+    Ok(Record {
+        id: *id,
+        data: stored.data,
+        expiry_date: stored.expiry_date,
+    })
+}
+
 fn expiry(record: &Record) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp(record.expiry_date.unix_timestamp(), 0).unwrap_or_default()
 }
@@ -51,10 +84,9 @@ impl SessionStore for DbSessionStore {
     /// Inserts a new record; on the (astronomically unlikely) id collision, draws a new id.
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
         loop {
-            let data = serde_json::to_string(record)
-                .map_err(|e| session_store::Error::Encode(e.to_string()))?;
+            let data = encode(record)?;
             let row = web_session::ActiveModel {
-                id: Set(record.id.to_string()),
+                id: Set(row_id(&record.id)),
                 data: Set(data),
                 expires_at: Set(expiry(record)),
             };
@@ -74,10 +106,9 @@ impl SessionStore for DbSessionStore {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        let data = serde_json::to_string(record)
-            .map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let data = encode(record)?;
         let row = web_session::ActiveModel {
-            id: Set(record.id.to_string()),
+            id: Set(row_id(&record.id)),
             data: Set(data),
             expires_at: Set(expiry(record)),
         };
@@ -94,7 +125,7 @@ impl SessionStore for DbSessionStore {
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        let Some(row) = web_session::Entity::find_by_id(id.to_string())
+        let Some(row) = web_session::Entity::find_by_id(row_id(id))
             .one(&self.db)
             .await
             .map_err(backend)?
@@ -104,13 +135,11 @@ impl SessionStore for DbSessionStore {
         if row.expires_at <= chrono::Utc::now() {
             return Ok(None);
         }
-        serde_json::from_str(&row.data)
-            .map(Some)
-            .map_err(|e| session_store::Error::Decode(e.to_string()))
+        decode(id, &row.data).map(Some)
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
-        web_session::Entity::delete_by_id(id.to_string())
+        web_session::Entity::delete_by_id(row_id(id))
             .exec(&self.db)
             .await
             .map_err(backend)?;

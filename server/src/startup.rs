@@ -116,7 +116,13 @@ fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
 pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Ctx> {
     let db = connect(settings).await?;
     migrate(&db).await?;
-    let keys = Keys::from_master(&master_key(settings)?);
+    let previous = settings
+        .secret_key_previous
+        .iter()
+        .filter(|k| !k.trim().is_empty())
+        .map(|k| Keys::parse_master(k).map_err(|e| anyhow::anyhow!("APP_SECRET_KEY_PREVIOUS {e}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let keys = Keys::with_previous(&master_key(settings)?, &previous);
     // The development provider approves payments on a page of this service: never in
     // production, where provider funding is refused until a real provider is configured,
     // and not on a development server reachable from other machines unless asked for.

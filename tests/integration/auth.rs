@@ -253,8 +253,11 @@ async fn pending_advertiser_is_refused_until_approved(app: TestApp) {
         app.state
             .ctx
             .keys
-            .open(&rows[0].secret_ciphertext)
-            .expect("decrypts"),
+            .open(
+                &format!("survey_api_credentials:{}", rows[0].id),
+                &rows[0].secret_ciphertext
+            )
+            .expect("decrypts for its own row"),
         secret
     );
 

@@ -13,16 +13,16 @@ both_backends!(
     allocations_pay_survey_campaigns_once,
 );
 
-const USD: i64 = 1_000_000;
+pub(crate) const USD: i64 = 1_000_000;
 
 /// An advertiser's survey API credential.
-struct Key {
-    api_key: String,
-    secret: String,
-    kind: EncryptionType,
+pub(crate) struct Key {
+    pub(crate) api_key: String,
+    pub(crate) secret: String,
+    pub(crate) kind: EncryptionType,
 }
 
-async fn issue_key(app: &TestApp, bearer: &str, kind: &str) -> Key {
+pub(crate) async fn issue_key(app: &TestApp, bearer: &str, kind: &str) -> Key {
     let (s, k) = app
         .post(
             "/performance-marketing/v2/survey-api/credentials",
@@ -39,7 +39,7 @@ async fn issue_key(app: &TestApp, bearer: &str, kind: &str) -> Key {
 }
 
 /// Sends a signed survey API request; `tamper` edits the URL after signing.
-async fn signed(
+pub(crate) async fn signed(
     app: &TestApp,
     key: &Key,
     method: reqwest::Method,
@@ -67,7 +67,7 @@ async fn signed(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-async fn call(
+pub(crate) async fn call(
     app: &TestApp,
     key: &Key,
     method: reqwest::Method,
@@ -77,7 +77,7 @@ async fn call(
     signed(app, key, method, path, body, |u| u).await
 }
 
-fn survey(name: &str) -> Value {
+pub(crate) fn survey(name: &str) -> Value {
     json!({
         "name": name,
         "country_language_id": "en-US",
@@ -96,7 +96,7 @@ fn survey(name: &str) -> Value {
     })
 }
 
-async fn create(app: &TestApp, key: &Key, body: &Value) -> String {
+pub(crate) async fn create(app: &TestApp, key: &Key, body: &Value) -> String {
     let (s, c) = call(
         app,
         key,

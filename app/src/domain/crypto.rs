@@ -3,7 +3,10 @@
 //! secrets). All keys derive from the one master key (`APP_SECRET_KEY`).
 
 use base64::{Engine, engine::general_purpose::STANDARD, engine::general_purpose::URL_SAFE_NO_PAD};
-use chacha20poly1305::{ChaCha20Poly1305, KeyInit as _, aead::Aead};
+use chacha20poly1305::{
+    ChaCha20Poly1305, KeyInit as _,
+    aead::{Aead, Payload},
+};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -53,11 +56,37 @@ fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
     mac.finalize().into_bytes().to_vec()
 }
 
-/// Keys derived from the master key, one per purpose.
+/// Keys derived from the master key, one per purpose, plus the encryption keys of earlier
+/// master keys (`APP_SECRET_KEY_PREVIOUS`) so stored secrets stay readable while the master
+/// key rotates.
 pub struct Keys {
-    encryption: [u8; 32],
+    encryption: EncryptionKey,
+    previous: Vec<EncryptionKey>,
     signing: [u8; 32],
 }
+
+/// An encryption key and its public version tag: the first 8 hex characters of a SHA-256
+/// of the key, written in front of every value it sealed so `open` picks the right key.
+struct EncryptionKey {
+    key: [u8; 32],
+    version: String,
+}
+
+impl EncryptionKey {
+    fn derive(master: &[u8; 32]) -> Self {
+        let mut key = [0u8; 32];
+        key.copy_from_slice(&hmac_sha256(master, b"encryption-v1"));
+        let version = sha256_bytes_hex(&hmac_sha256(&key, b"key-version"))[..8].to_owned();
+        Self { key, version }
+    }
+
+    fn cipher(&self) -> ChaCha20Poly1305 {
+        ChaCha20Poly1305::new((&self.key).into())
+    }
+}
+
+/// Prefix of the sealed format that binds a value to its row: `v2:<key version>:<base64>`.
+const SEALED_V2: &str = "v2";
 
 impl std::fmt::Debug for Keys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -68,15 +97,24 @@ impl std::fmt::Debug for Keys {
 impl Keys {
     /// Derives the purpose keys from 32 master bytes.
     pub fn from_master(master: &[u8; 32]) -> Self {
-        let derive = |purpose: &str| {
-            let mut out = [0u8; 32];
-            out.copy_from_slice(&hmac_sha256(master, purpose.as_bytes()));
-            out
-        };
+        Self::with_previous(master, &[])
+    }
+
+    /// Derives the purpose keys from the current master key; `previous` master keys are
+    /// kept only to open secrets sealed before a rotation.
+    pub fn with_previous(master: &[u8; 32], previous: &[[u8; 32]]) -> Self {
+        let mut signing = [0u8; 32];
+        signing.copy_from_slice(&hmac_sha256(master, b"link-signing-v1"));
         Self {
-            encryption: derive("encryption-v1"),
-            signing: derive("link-signing-v1"),
+            encryption: EncryptionKey::derive(master),
+            previous: previous.iter().map(EncryptionKey::derive).collect(),
+            signing,
         }
+    }
+
+    /// Version tag of the current encryption key (shown to operators after a rotation).
+    pub fn key_version(&self) -> &str {
+        &self.encryption.version
     }
 
     /// Parses the `APP_SECRET_KEY` form: 64 hexadecimal characters.
@@ -88,35 +126,85 @@ impl Keys {
             .map_err(|_| "must be 64 hexadecimal characters (32 bytes)".to_owned())
     }
 
-    /// Encrypts a secret for storage: base64 of nonce ‖ ciphertext.
-    pub fn seal(&self, plaintext: &str) -> Result<String, AppError> {
-        let cipher = ChaCha20Poly1305::new((&self.encryption).into());
+    /// Encrypts a secret for storage, bound to `binding` (the table and row it belongs to,
+    /// as associated data), so a sealed value copied to another row does not open there:
+    /// `v2:<key version>:<base64 of nonce ‖ ciphertext>`.
+    pub fn seal(&self, binding: &str, plaintext: &str) -> Result<String, AppError> {
         let nonce = random_bytes::<12>();
-        let ct = cipher
-            .encrypt((&nonce).into(), plaintext.as_bytes())
+        let ct = self
+            .encryption
+            .cipher()
+            .encrypt(
+                (&nonce).into(),
+                Payload {
+                    msg: plaintext.as_bytes(),
+                    aad: binding.as_bytes(),
+                },
+            )
             .map_err(|_| {
                 tracing::error!("secret encryption failed");
                 AppError::internal()
             })?;
         let mut out = nonce.to_vec();
         out.extend_from_slice(&ct);
-        Ok(STANDARD.encode(out))
+        Ok(format!(
+            "{SEALED_V2}:{}:{}",
+            self.encryption.version,
+            STANDARD.encode(out)
+        ))
     }
 
-    /// Decrypts a value made by [`Keys::seal`].
-    pub fn open(&self, sealed: &str) -> Result<String, AppError> {
+    /// Decrypts a value made by [`Keys::seal`] for the same `binding`, with whichever key
+    /// (current or previous) its version names. Values sealed before versioning (plain
+    /// base64, no associated data) still open with any known key.
+    pub fn open(&self, binding: &str, sealed: &str) -> Result<String, AppError> {
         let fail = || {
             tracing::error!("stored secret could not be decrypted (wrong APP_SECRET_KEY?)");
             AppError::internal()
         };
-        let raw = STANDARD.decode(sealed).map_err(|_| fail())?;
-        if raw.len() < 12 {
-            return Err(fail());
-        }
-        let (nonce, ct) = raw.split_at(12);
-        let cipher = ChaCha20Poly1305::new((&self.encryption).into());
-        let pt = cipher.decrypt(nonce.into(), ct).map_err(|_| fail())?;
+        let keys = || std::iter::once(&self.encryption).chain(self.previous.iter());
+        let split = |raw: &[u8]| -> Option<(Vec<u8>, Vec<u8>)> {
+            (raw.len() >= 12).then(|| (raw[..12].to_vec(), raw[12..].to_vec()))
+        };
+        let pt = match sealed.split_once(':') {
+            Some((SEALED_V2, rest)) => {
+                let (version, body) = rest.split_once(':').ok_or_else(fail)?;
+                let key = keys().find(|k| k.version == version).ok_or_else(fail)?;
+                let raw = STANDARD.decode(body).map_err(|_| fail())?;
+                let (nonce, ct) = split(&raw).ok_or_else(fail)?;
+                key.cipher()
+                    .decrypt(
+                        nonce.as_slice().into(),
+                        Payload {
+                            msg: &ct,
+                            aad: binding.as_bytes(),
+                        },
+                    )
+                    .map_err(|_| fail())?
+            }
+            _ => {
+                let raw = STANDARD.decode(sealed).map_err(|_| fail())?;
+                let (nonce, ct) = split(&raw).ok_or_else(fail)?;
+                keys()
+                    .find_map(|k| {
+                        k.cipher()
+                            .decrypt(nonce.as_slice().into(), ct.as_slice())
+                            .ok()
+                    })
+                    .ok_or_else(fail)?
+            }
+        };
         String::from_utf8(pt).map_err(|_| fail())
+    }
+
+    /// True when `sealed` was made by the current key in the bound format (a rotation job
+    /// re-seals the others).
+    pub fn is_current(&self, sealed: &str) -> bool {
+        sealed
+            .strip_prefix(SEALED_V2)
+            .and_then(|r| r.strip_prefix(':'))
+            .and_then(|r| r.split_once(':'))
+            .is_some_and(|(v, _)| v == self.encryption.version)
     }
 
     /// Lower-case hex HMAC of `message` with the link-signing key (signed URLs).
@@ -137,11 +225,57 @@ mod tests {
     #[test]
     fn seal_round_trips_and_rejects_tampering() {
         let keys = Keys::from_master(&[7u8; 32]);
-        let sealed = keys.seal("s3cret").unwrap_or_default();
-        assert_ne!(sealed, "s3cret");
-        assert_eq!(keys.open(&sealed).ok().as_deref(), Some("s3cret"));
+        let sealed = keys.seal("callback_keys:k1", "s3cret").unwrap_or_default();
+        assert!(sealed.starts_with(&format!("v2:{}:", keys.key_version())));
+        assert!(!sealed.contains("s3cret"));
+        assert_eq!(
+            keys.open("callback_keys:k1", &sealed).ok().as_deref(),
+            Some("s3cret")
+        );
         let other = Keys::from_master(&[8u8; 32]);
-        assert!(other.open(&sealed).is_err());
+        assert!(other.open("callback_keys:k1", &sealed).is_err());
+    }
+
+    #[test]
+    fn sealed_values_are_bound_to_their_row() {
+        let keys = Keys::from_master(&[7u8; 32]);
+        let sealed = keys.seal("callback_keys:k1", "s3cret").unwrap_or_default();
+        assert!(keys.open("callback_keys:k2", &sealed).is_err());
+    }
+
+    #[test]
+    fn previous_master_keys_open_old_values_after_rotation() {
+        let old = Keys::from_master(&[7u8; 32]);
+        let sealed = old.seal("row:1", "s3cret").unwrap_or_default();
+        let rotated = Keys::with_previous(&[9u8; 32], &[[7u8; 32]]);
+        assert_ne!(rotated.key_version(), old.key_version());
+        assert!(!rotated.is_current(&sealed));
+        assert_eq!(
+            rotated.open("row:1", &sealed).ok().as_deref(),
+            Some("s3cret")
+        );
+        let fresh = rotated.seal("row:1", "s3cret").unwrap_or_default();
+        assert!(rotated.is_current(&fresh));
+        assert!(
+            Keys::from_master(&[9u8; 32])
+                .open("row:1", &sealed)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn legacy_unversioned_values_still_open() {
+        let keys = Keys::from_master(&[7u8; 32]);
+        let cipher = keys.encryption.cipher();
+        let nonce = [1u8; 12];
+        let mut raw = nonce.to_vec();
+        raw.extend(
+            cipher
+                .encrypt((&nonce).into(), b"old".as_slice())
+                .unwrap_or_default(),
+        );
+        let legacy = STANDARD.encode(raw);
+        assert_eq!(keys.open("any:row", &legacy).ok().as_deref(), Some("old"));
     }
 
     #[test]

@@ -41,7 +41,7 @@ async fn issue_once(
         account_id: Set(actor.account_id.clone()),
         api_key_hash: Set(crypto::sha256_hex(&api_key)),
         api_key_prefix: Set(api_key.chars().take(12).collect()),
-        secret_ciphertext: Set(ctx.keys.seal(&secret)?),
+        secret_ciphertext: Set(ctx.keys.seal(&seal_binding(&id), &secret)?),
         encryption_type: Set(encryption.as_str().to_owned()),
         created_at: Set(now),
         revoked_at: Set(None),
@@ -64,4 +64,14 @@ async fn issue_once(
         secret,
         encryption_type: encryption,
     })
+}
+
+/// What a survey API credential's sealed secret is bound to (its row).
+pub(crate) fn seal_binding(credential_id: &str) -> String {
+    format!("survey_api_credentials:{credential_id}")
+}
+
+/// The plain signing secret of a stored survey API credential.
+pub fn open_secret(ctx: &Ctx, c: &cred::Model) -> Result<String, AppError> {
+    ctx.keys.open(&seal_binding(&c.id), &c.secret_ciphertext)
 }

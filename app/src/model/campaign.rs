@@ -211,6 +211,16 @@ pub struct ApproveCampaignRequest {
     pub revision: Option<i64>,
 }
 
+/// One field a pending revision changes against the live one (`field` is a dotted path such
+/// as `destinationUrl` or `goals[0].payout`; a missing side means added or removed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RevisionChange {
+    pub field: String,
+    pub live: Option<String>,
+    pub pending: Option<String>,
+}
+
 /// Administrator rejection.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

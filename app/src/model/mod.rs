@@ -6,8 +6,21 @@ macro_rules! wire_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
         pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+
+        // Written by hand: the derive cannot see `serde(rename)` through a macro literal and
+        // would publish the Rust variant names instead of the wire values.
+        #[cfg(feature = "ssr")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+        #[cfg(feature = "ssr")]
+        impl utoipa::ToSchema for $name {}
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
@@ -30,6 +43,8 @@ pub mod publisher_ops;
 pub mod publisher_rules;
 pub mod survey_api;
 pub mod survey_campaign;
+pub mod survey_fetch;
+pub mod survey_targeting;
 pub mod validate;
 
 pub use account::*;

@@ -77,6 +77,9 @@ pub struct Blacklist {
 pub struct BlacklistList {
     pub items: Vec<Blacklist>,
     pub count: usize,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// `POST /publisher/v2/user-bans`.
@@ -153,6 +156,9 @@ pub struct UserBan {
 pub struct UserBanList {
     pub items: Vec<UserBan>,
     pub count: usize,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// Handling state of a support case.
@@ -208,6 +214,9 @@ pub struct SupportCase {
 pub struct SupportCaseList {
     pub items: Vec<SupportCase>,
     pub count: usize,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// `PATCH /publisher/v2/support-cases/{supportCaseId}`.

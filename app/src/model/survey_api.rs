@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum EncryptionType {
+    /// Deprecated: accepted for existing integrations; choose SHA256 or SHA3-256.
     #[serde(rename = "SHA1")]
     Sha1,
     #[serde(rename = "SHA256")]

@@ -92,6 +92,8 @@ pub struct SurveyCampaign {
     pub survey_test_link: String,
     pub max_daily_completes: Option<i64>,
     pub total_completes: Option<i64>,
+    /// Incremented by every edit; administrators approve a named revision.
+    pub revision: i64,
     /// cpi × total_completes.
     pub estimated_cost_micros: i64,
     pub estimated_cost: String,

@@ -16,6 +16,8 @@ pub struct CampaignReviewItem {
     pub campaign: Campaign,
     pub company_name: String,
     pub email: String,
+    /// What the pending revision changes against the live one (empty for a new campaign).
+    pub changes: Vec<RevisionChange>,
 }
 
 /// IN_REVIEW campaigns and live ones with a pending revision, oldest first.
@@ -31,10 +33,14 @@ pub async fn campaign_review_queue() -> Result<Vec<CampaignReviewItem>, AppError
                     Ok(a) => (a.company_name, a.email),
                     Err(_) => (String::new(), String::new()),
                 };
+            let changes =
+                crate::domain::campaigns::review_diff::changes(&ctx, &p, &campaign.campaign_id)
+                    .await?;
             out.push(CampaignReviewItem {
                 campaign,
                 company_name,
                 email,
+                changes,
             });
         }
         Ok(out)

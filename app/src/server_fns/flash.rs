@@ -75,7 +75,10 @@ pub async fn put_secret(
         session,
         SECRET,
         scope,
-        (label.to_owned(), ctx.keys.seal(secret)?),
+        (
+            label.to_owned(),
+            ctx.keys.seal(&format!("flash:{scope}"), secret)?,
+        ),
     )
     .await
 }
@@ -89,7 +92,7 @@ pub async fn take_secret(
     match take::<(String, String)>(session, SECRET, scope).await? {
         Some((label, sealed)) => Ok(Some(OneTimeSecret {
             label,
-            value: ctx.keys.open(&sealed)?,
+            value: ctx.keys.open(&format!("flash:{scope}"), &sealed)?,
         })),
         None => Ok(None),
     }

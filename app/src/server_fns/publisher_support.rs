@@ -12,7 +12,8 @@ pub async fn support_inbox(status: Option<String>) -> Result<SupportCaseList, Ap
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;
         let p = super::web::require_principal(&ctx, &session).await?;
-        crate::domain::publisher::support::list(&ctx, &p, status.as_deref(), None).await
+        let page = crate::domain::paging::Page::default();
+        crate::domain::publisher::support::list(&ctx, &p, status.as_deref(), None, &page).await
     })
     .await
 }

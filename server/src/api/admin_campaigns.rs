@@ -17,6 +17,7 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(queue))
+        .routes(routes!(changes))
         .routes(routes!(approve))
         .routes(routes!(reject))
         .routes(routes!(verify))
@@ -32,6 +33,20 @@ async fn queue(
     Authenticated(p): Authenticated,
 ) -> Result<AppJson<CampaignList>, AppError> {
     lifecycle::review_queue(&s.ctx, &p).await.map(AppJson)
+}
+
+/// What the campaign's pending revision changes against its live revision, field by field
+/// (empty for a campaign that was never live: all of it is under review).
+#[utoipa::path(get, path = "/offer-campaigns/{campaignId}/changes", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = Vec<RevisionChange>), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn changes(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<Vec<RevisionChange>>, AppError> {
+    app::domain::campaigns::review_diff::changes(&s.ctx, &p, &id)
+        .await
+        .map(AppJson)
 }
 
 /// Approve an IN_REVIEW campaign: it goes LIVE with its budget reserved from the wallet
@@ -79,16 +94,19 @@ async fn verify(
 }
 
 /// Approve a funded (wallet or external) DRAFT or PENDINGAPPROVAL survey campaign: it goes
-/// LIVE (409 `campaign_not_funded` otherwise).
+/// LIVE (409 `campaign_not_funded` otherwise). Send the reviewed `revision` (optional body):
+/// a campaign edited since is refused with 409 `revision_changed`.
 #[utoipa::path(post, path = "/survey-campaigns/{campaignId}/approve", tag = "admin", security(("dashboardBearer" = [])),
-    params(("campaignId" = String, Path)), responses((status = 200, body = SurveyCampaign), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    params(("campaignId" = String, Path)), request_body(content = Option<ApproveCampaignRequest>), responses((status = 200, body = SurveyCampaign), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn approve_survey(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
-    _b: EmptyObject,
+    OptionalJson(b): OptionalJson<ApproveCampaignRequest>,
 ) -> Result<AppJson<SurveyCampaign>, AppError> {
-    surveys::approve(&s.ctx, &p, &id).await.map(AppJson)
+    surveys::approve(&s.ctx, &p, &id, b.revision)
+        .await
+        .map(AppJson)
 }
 
 /// Record that a survey campaign was paid outside the wallet; allocation then refuses it

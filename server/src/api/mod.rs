@@ -14,6 +14,7 @@ pub mod reference;
 pub mod sdk;
 pub mod survey_api;
 pub mod survey_campaigns;
+pub mod survey_targeting;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -99,7 +100,13 @@ impl Modify for SecuritySchemes {
         );
         c.add_security_scheme(
             "surveyApiKey",
-            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Api-Key"))),
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Api-Key",
+                "Survey API key; every request also carries `enc`, the hex digest (the key's \
+                 algorithm: SHA256 or SHA3-256; SHA1 is deprecated) of URL without query + body \
+                 + secret. Stronger mode: send `X-Request-Timestamp` (Unix seconds) and sign URL \
+                 + body + timestamp + secret; timestamps more than 5 minutes off are refused.",
+            ))),
         );
     }
 }
@@ -121,7 +128,10 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest("/sdk/v2", sdk::router().layer(gate(delivery)))
         .nest("/auth/v1", auth::router())
-        .nest("/api/v1/campaigns", survey_campaigns::router())
+        .nest(
+            "/api/v1/campaigns",
+            survey_campaigns::router().merge(survey_targeting::router()),
+        )
         .nest(
             "/admin/v1",
             admin::router().merge(admin_campaigns::router()),

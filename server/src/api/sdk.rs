@@ -308,14 +308,27 @@ async fn offer_rewards(
         .map(AppJson)
 }
 
-/// The session user's support cases on this placement: `{items, count}`.
-#[utoipa::path(get, path = "/support", tag = "sdk", security(("sdkSession" = [])),
-    responses((status = 200, body = SupportCaseList), (status = 401, body = ErrorBody)))]
+/// Paging of the SDK support list.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct SupportPage {
+    /// The previous page's `nextCursor` (newest first).
+    cursor: Option<String>,
+    /// Cases per page: 1 to 500 (default 100).
+    limit: Option<u64>,
+}
+
+/// The session user's support cases on this placement, newest first:
+/// `{items, count, nextCursor}`.
+#[utoipa::path(get, path = "/support", tag = "sdk", security(("sdkSession" = [])), params(SupportPage),
+    responses((status = 200, body = SupportCaseList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn support_cases(
     State(s): State<AppState>,
     Session(sess): Session,
+    AppQuery(q): AppQuery<SupportPage>,
 ) -> Result<AppJson<SupportCaseList>, AppError> {
-    sdk_support::list(&s.ctx, &sess).await.map(AppJson)
+    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "case")?;
+    sdk_support::list(&s.ctx, &sess, &page).await.map(AppJson)
 }
 
 /// Open a support case (201), or get the one already opened with this Idempotency-Key

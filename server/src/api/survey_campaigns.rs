@@ -36,7 +36,7 @@ pub struct Signed {
 
 impl Signed {
     /// The body as JSON (an empty body is the type's default).
-    fn json<T: DeserializeOwned + Default>(&self) -> Result<T, AppError> {
+    pub fn json<T: DeserializeOwned + Default>(&self) -> Result<T, AppError> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(T::default());
         }
@@ -92,8 +92,12 @@ impl FromRequest<AppState> for Signed {
             .ok_or_else(|| AppError::invalid("the Host header is required"))?;
         let url = format!("{scheme}://{host}{}", uri.path());
         let api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+        let timestamp = headers
+            .get("x-request-timestamp")
+            .and_then(|v| v.to_str().ok());
         let principal =
-            signature::authenticate(&state.ctx, api_key, &url, &body, enc.as_deref()).await?;
+            signature::authenticate(&state.ctx, api_key, &url, &body, enc.as_deref(), timestamp)
+                .await?;
         Ok(Signed { principal, body })
     }
 }

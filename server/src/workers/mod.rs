@@ -57,3 +57,40 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     callbacks::run_once(state).await?;
     sweep::run_once(state).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_worker_is_restarted() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counter = runs.clone();
+        let handle = supervise("test", move || {
+            let counter = counter.clone();
+            async move {
+                #[allow(clippy::panic)]
+                if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+                    panic!("first run fails");
+                }
+                std::future::pending::<()>().await;
+            }
+        });
+        // The supervisor pauses one second before the restart.
+        for _ in 0..50 {
+            if runs.load(Ordering::SeqCst) >= 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        handle.abort();
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            2,
+            "restarted once after the panic"
+        );
+    }
+}

@@ -254,10 +254,15 @@ pub async fn open_order(
             .ok_or_else(|| AppError::conflict("the order is still being created; retry shortly"))?;
         Ok(pay_order(ctx, &f, &order_id))
     };
-    if let Some(f) = find().one(&ctx.db).await? {
-        return replay(f);
-    }
     let now = ctx.now();
+    if let Some(f) = find().one(&ctx.db).await? {
+        // A placeholder whose provider call never finished (the process stopped between the
+        // two writes) would block its key forever: after a minute it is abandoned and retried.
+        if f.provider_order_id.is_some() || now - f.created_at < ABANDONED_ORDER {
+            return replay(f);
+        }
+        discard_placeholder(ctx, &f.id).await?;
+    }
     let id = new_id("fnd");
     let mut inserted = new_funding(
         &id,
@@ -278,10 +283,19 @@ pub async fn open_order(
         }
         Err(e) => return Err(e.into()),
     };
-    let order = ctx
+    let order = match ctx
         .payments
         .create_order(&row.id, row.amount_micros, &row.currency)
-        .await?;
+        .await
+    {
+        Ok(o) => o,
+        Err(e) => {
+            // The provider refused or failed: nothing was ordered, so the key is freed for a
+            // retry instead of answering "still being created" forever.
+            discard_placeholder(ctx, &row.id).await?;
+            return Err(e);
+        }
+    };
     let mut am: funding::ActiveModel = row.into();
     am.provider_order_id = Set(Some(order.id.clone()));
     let row = am.update(&ctx.db).await?;
@@ -295,6 +309,20 @@ pub async fn open_order(
     )
     .await?;
     Ok(pay_order(ctx, &row, &order.id))
+}
+
+/// How long a provider order may stay half-created before its key is reused.
+const ABANDONED_ORDER: chrono::Duration = chrono::Duration::minutes(1);
+
+/// Deletes a provider funding row that never got its order (no money moved for it).
+async fn discard_placeholder(ctx: &Ctx, funding_id: &str) -> Result<(), AppError> {
+    funding::Entity::delete_many()
+        .filter(funding::Column::Id.eq(funding_id.to_owned()))
+        .filter(funding::Column::ProviderOrderId.is_null())
+        .filter(funding::Column::Status.eq(PENDING))
+        .exec(&ctx.db)
+        .await?;
+    Ok(())
 }
 
 /// The development checkout link of an order: signed, so only the advertiser who opened

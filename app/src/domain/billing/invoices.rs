@@ -1,17 +1,64 @@
 //! Monthly invoices, derived from the ledger on read so they can never disagree with it:
-//! one line per credited funding and one per campaign's spend in the month.
+//! one line per credited funding and one per campaign's spend in the month. The database
+//! sums the entries (grouped per month and campaign), so a busy advertiser's invoices cost two
+//! aggregate queries, not a scan of every transaction.
 
 use std::collections::BTreeMap;
 
-use chrono::Datelike;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use chrono::{DateTime, Datelike, Utc};
+use sea_orm::{DatabaseBackend, FromQueryResult, Statement};
 
 use super::{CURRENCY, acting_advertiser};
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::billing::*;
 use crate::model::money::format_micros;
-use entity::{ledger_account, ledger_entry, ledger_transaction};
+
+/// One credited funding: its reference, when it was credited and how much reached AVAILABLE.
+#[derive(Debug, FromQueryResult)]
+struct FundingRow {
+    reference: String,
+    created_at: DateTime<Utc>,
+    micros: i64,
+}
+
+/// One campaign's net spend (spend minus refunds) in one month.
+#[derive(Debug, FromQueryResult)]
+struct SpendRow {
+    period: String,
+    reference: String,
+    micros: i64,
+}
+
+/// `YYYY-MM` of a UTC timestamp column, in the backend's dialect.
+fn month_of(backend: DatabaseBackend, column: &str) -> String {
+    match backend {
+        DatabaseBackend::Postgres => format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM')"),
+        // SQLite stores UTC timestamps as RFC 3339 text, which starts with the month.
+        _ => format!("substr({column}, 1, 7)"),
+    }
+}
+
+/// The statement with `?` placeholders written as the backend wants them.
+fn statement(backend: DatabaseBackend, sql: &str, values: Vec<sea_orm::Value>) -> Statement {
+    let sql = match backend {
+        DatabaseBackend::Postgres => {
+            let mut n = 0;
+            sql.chars()
+                .map(|c| {
+                    if c == '?' {
+                        n += 1;
+                        format!("${n}")
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        }
+        _ => sql.to_owned(),
+    };
+    Statement::from_sql_and_values(backend, sql, values)
+}
 
 /// Up to 100 newest monthly invoices of the advertiser.
 pub async fn list(
@@ -20,69 +67,57 @@ pub async fn list(
     selected: Option<&str>,
 ) -> Result<InvoiceList, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
-    let accounts = ledger_account::Entity::find()
-        .filter(ledger_account::Column::OwnerAccountId.eq(adv.clone()))
-        .all(&ctx.db)
-        .await?;
-    let available: Vec<&str> = accounts
-        .iter()
-        .filter(|a| a.kind == "AVAILABLE")
-        .map(|a| a.id.as_str())
-        .collect();
-    let spent: Vec<&str> = accounts
-        .iter()
-        .filter(|a| a.kind == "SPENT")
-        .map(|a| a.id.as_str())
-        .collect();
-    let txs = ledger_transaction::Entity::find()
-        .filter(ledger_transaction::Column::OwnerAccountId.eq(adv.clone()))
-        .filter(ledger_transaction::Column::Kind.is_in([
-            "funding_credit",
-            "spend",
-            "campaign_spend",
-            "refund",
-        ]))
-        .order_by_asc(ledger_transaction::Column::CreatedAt)
-        .all(&ctx.db)
-        .await?;
-    let ids: Vec<String> = txs.iter().map(|t| t.id.clone()).collect();
-    let entries = if ids.is_empty() {
-        Vec::new()
-    } else {
-        ledger_entry::Entity::find()
-            .filter(ledger_entry::Column::TransactionId.is_in(ids))
-            .all(&ctx.db)
-            .await?
-    };
+    let backend = ctx.db.get_database_backend();
+    let joined = "FROM ledger_entries e \
+         JOIN ledger_transactions t ON t.id = e.transaction_id \
+         JOIN ledger_accounts a ON a.id = e.ledger_account_id \
+         WHERE t.owner_account_id = ? AND a.owner_account_id = ?";
+    let fundings = FundingRow::find_by_statement(statement(
+        backend,
+        &format!(
+            "SELECT t.reference_id AS reference, t.created_at AS created_at, \
+             CAST(SUM(e.amount_micros) AS BIGINT) AS micros {joined} \
+             AND t.kind = 'funding_credit' AND a.kind = 'AVAILABLE' \
+             GROUP BY t.id, t.reference_id, t.created_at ORDER BY t.created_at"
+        ),
+        vec![adv.clone().into(), adv.clone().into()],
+    ))
+    .all(&ctx.db)
+    .await?;
+    let month = month_of(backend, "t.created_at");
+    let spends = SpendRow::find_by_statement(statement(
+        backend,
+        &format!(
+            "SELECT {month} AS period, t.reference_id AS reference, \
+             CAST(SUM(e.amount_micros) AS BIGINT) AS micros {joined} \
+             AND t.kind IN ('spend', 'campaign_spend', 'refund') AND a.kind = 'SPENT' \
+             GROUP BY {month}, t.reference_id"
+        ),
+        vec![adv.clone().into(), adv.clone().into()],
+    ))
+    .all(&ctx.db)
+    .await?;
     let now = ctx.now();
     let current = format!("{:04}-{:02}", now.year(), now.month());
     // period → (funding lines, spend per campaign)
     let mut months: BTreeMap<String, (Vec<InvoiceLine>, BTreeMap<String, i64>)> = BTreeMap::new();
-    for t in &txs {
-        let period = format!("{:04}-{:02}", t.created_at.year(), t.created_at.month());
-        let month = months.entry(period).or_default();
-        let amount_in = |accs: &[&str]| {
-            entries
-                .iter()
-                .filter(|e| {
-                    e.transaction_id == t.id && accs.contains(&e.ledger_account_id.as_str())
-                })
-                .map(|e| e.amount_micros)
-                .sum::<i64>()
-        };
-        match t.kind.as_str() {
-            "funding_credit" => {
-                let micros = amount_in(&available);
-                month.0.push(InvoiceLine {
-                    kind: "FUNDING".to_owned(),
-                    description: format!("Wallet funding {}", t.created_at.format("%Y-%m-%d")),
-                    reference: t.reference_id.clone(),
-                    amount_micros: micros,
-                    amount: format_micros(micros),
-                });
-            }
-            _ => *month.1.entry(t.reference_id.clone()).or_default() += amount_in(&spent),
-        }
+    for f in fundings {
+        let period = format!("{:04}-{:02}", f.created_at.year(), f.created_at.month());
+        months.entry(period).or_default().0.push(InvoiceLine {
+            kind: "FUNDING".to_owned(),
+            description: format!("Wallet funding {}", f.created_at.format("%Y-%m-%d")),
+            reference: f.reference,
+            amount_micros: f.micros,
+            amount: format_micros(f.micros),
+        });
+    }
+    for r in spends {
+        *months
+            .entry(r.period)
+            .or_default()
+            .1
+            .entry(r.reference)
+            .or_default() += r.micros;
     }
     let mut items: Vec<Invoice> =
         months

@@ -163,7 +163,10 @@ pub async fn claim(
             .get(&d.placement_id)
             .and_then(|p| p.callback_url.clone());
         let key = match keys.get(&d.placement_id) {
-            Some(k) => Some((k.id.clone(), ctx.keys.open(&k.secret_ciphertext)?)),
+            Some(k) => Some((
+                k.id.clone(),
+                crate::domain::publisher::callbacks::open_secret(ctx, k)?,
+            )),
             None => None,
         };
         out.push(Claimed {

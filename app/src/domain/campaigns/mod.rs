@@ -8,6 +8,7 @@ pub mod lifecycle;
 pub mod providers;
 pub mod readiness;
 pub mod report;
+pub mod review_diff;
 pub mod store;
 pub mod tracking;
 

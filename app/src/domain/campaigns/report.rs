@@ -25,18 +25,8 @@ pub async fn report(
     to: Option<NaiveDate>,
 ) -> Result<CampaignReport, AppError> {
     let m = owned_campaign(&ctx.db, actor, id).await?;
-    let today = ctx.now().date_naive();
-    let to = to.unwrap_or(today);
-    let from = from.unwrap_or(to - Duration::days(29));
-    if from > to {
-        return Err(AppError::field("from", "must not be after to"));
-    }
-    if (to - from).num_days() >= MAX_DAYS {
-        return Err(AppError::field(
-            "to",
-            format!("the range is at most {MAX_DAYS} days"),
-        ));
-    }
+    let (from, to) =
+        crate::domain::report_range::resolve(from, to, ctx.now().date_naive(), MAX_DAYS)?;
     let mut days: Vec<ReportRow> = (0..=(to - from).num_days())
         .map(|d| ReportRow {
             date: Some(from + Duration::days(d)),

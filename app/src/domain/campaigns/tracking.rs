@@ -56,10 +56,9 @@ pub async fn s2s_secret(
     key_id: &str,
 ) -> Result<Option<String>, AppError> {
     match active(&ctx.db, campaign, ProviderKind::CustomS2s).await? {
-        Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => Ok(Some(
-            ctx.keys
-                .open(c.secret_sealed.as_deref().unwrap_or_default())?,
-        )),
+        Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => {
+            Ok(Some(open_secret(ctx, &c)?))
+        }
         _ => Ok(None),
     }
 }
@@ -156,12 +155,16 @@ async fn issue<C: ConnectionTrait>(
         ProviderKind::Direct => (None, Some(crypto::random_token("mkt_drt"))),
         ProviderKind::Managed => (None, Some(crypto::random_token("mkt_mgd"))),
     };
+    let row_id = new_id("ccr");
     campaign_credential::ActiveModel {
-        id: Set(new_id("ccr")),
+        id: Set(row_id.clone()),
         campaign_id: Set(m.id.clone()),
         kind: Set(kind.as_str().to_owned()),
         key_id: Set(key_id.clone()),
-        secret_sealed: Set(secret.as_deref().map(|s| ctx.keys.seal(s)).transpose()?),
+        secret_sealed: Set(secret
+            .as_deref()
+            .map(|s| ctx.keys.seal(&seal_binding(&row_id), s))
+            .transpose()?),
         token_hash: Set(token.as_deref().map(crypto::sha256_hex)),
         status: Set(ACTIVE.to_owned()),
         created_at: Set(now),
@@ -495,9 +498,7 @@ pub async fn test_s2s(
         .ok_or_else(|| {
             AppError::conflict("create a Custom S2S key first").with_code("credential_missing")
         })?;
-    let secret = ctx
-        .keys
-        .open(cred.secret_sealed.as_deref().unwrap_or_default())?;
+    let secret = open_secret(ctx, &cred)?;
     let config = config_of(&m)?;
     let now = ctx.now();
     // The route signs only its own sample: values the caller chose are checked against the
@@ -628,4 +629,17 @@ pub async fn test_s2s(
             }),
         },
     })
+}
+
+/// What a credential's sealed secret is bound to (its row).
+pub(crate) fn seal_binding(credential_row_id: &str) -> String {
+    format!("campaign_credentials:{credential_row_id}")
+}
+
+/// The plain secret of a stored Custom S2S credential.
+fn open_secret(ctx: &Ctx, c: &campaign_credential::Model) -> Result<String, AppError> {
+    ctx.keys.open(
+        &seal_binding(&c.id),
+        c.secret_sealed.as_deref().unwrap_or_default(),
+    )
 }

@@ -41,26 +41,8 @@ pub async fn offers(
     q: OffersReportQuery,
 ) -> Result<OffersReport, AppError> {
     actor.require_publisher()?;
-    let today = ctx.now().date_naive();
-    let to = q.to.unwrap_or(today);
-    let from = match q.from {
-        Some(f) => f,
-        None => to
-            .checked_sub_signed(Duration::days(29))
-            .ok_or_else(|| AppError::field("to", "is out of range"))?,
-    };
-    if to.checked_add_signed(Duration::days(1)).is_none() {
-        return Err(AppError::field("to", "is out of range"));
-    }
-    if from > to {
-        return Err(AppError::field("from", "must not be after to"));
-    }
-    if (to - from).num_days() >= MAX_DAYS {
-        return Err(AppError::field(
-            "to",
-            format!("the range is at most {MAX_DAYS} days"),
-        ));
-    }
+    let (from, to) =
+        crate::domain::report_range::resolve(q.from, q.to, ctx.now().date_naive(), MAX_DAYS)?;
     let placement_id = q.placement_id.clone().filter(|p| !p.is_empty());
     let slot_id = q.ad_slot_id.clone().filter(|s| !s.is_empty());
     let placements: Vec<String> = match (&placement_id, &slot_id) {

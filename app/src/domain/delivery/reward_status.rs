@@ -2,12 +2,62 @@
 //! credit is the signed reward callback to the publisher, never this read. An approved
 //! conversion stays PENDING until its goal's pending hold ends (`credit_at`).
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::domain::Ctx;
 use crate::error::AppError;
 use crate::model::delivery::*;
 use entity::{ad_slot, conversion, sdk_session};
+
+/// Most items one answer lists (the newest changes).
+const MAX_ITEMS: u64 = 100;
+
+/// Pending, earned and reversed sums over all of the user's conversions, summed by the
+/// database per settlement state (approved ones still in their hold count as pending).
+async fn totals(
+    ctx: &Ctx,
+    q: sea_orm::Select<conversion::Entity>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<RewardTotals, AppError> {
+    let sums = |q: sea_orm::Select<conversion::Entity>| {
+        q.select_only()
+            .column(conversion::Column::Settlement)
+            .column_as(
+                sea_orm::sea_query::Expr::cust("CAST(SUM(reward_minor_units) AS BIGINT)"),
+                "total",
+            )
+            .group_by(conversion::Column::Settlement)
+            .into_tuple::<(String, Option<i64>)>()
+    };
+    let settled = sums(
+        q.clone().filter(
+            sea_orm::Condition::any()
+                .add(conversion::Column::CreditAt.is_null())
+                .add(conversion::Column::CreditAt.lte(now)),
+        ),
+    )
+    .all(&ctx.db)
+    .await?;
+    let held = sums(q.filter(conversion::Column::CreditAt.gt(now)))
+        .all(&ctx.db)
+        .await?;
+    let mut t = RewardTotals::default();
+    for (settlement, sum, in_hold) in settled
+        .into_iter()
+        .map(|(s, v)| (s, v, false))
+        .chain(held.into_iter().map(|(s, v)| (s, v, true)))
+    {
+        let sum = sum.unwrap_or(0);
+        match user_status(&settlement) {
+            Some("EARNED") if in_hold => t.pending_minor_units += sum,
+            Some("PENDING") => t.pending_minor_units += sum,
+            Some("EARNED") => t.earned_minor_units += sum,
+            Some("REVERSED") => t.reversed_minor_units += sum,
+            _ => {}
+        }
+    }
+    Ok(t)
+}
 
 /// What the user sees for a settlement state (`None`: not shown, e.g. an unmatched click).
 fn user_status(settlement: &str) -> Option<&'static str> {
@@ -32,8 +82,12 @@ pub async fn status(
     if let Some(o) = offer_id {
         q = q.filter(conversion::Column::CampaignId.eq(o.to_owned()));
     }
+    let now = ctx.now();
+    let totals = totals(ctx, q.clone(), now).await?;
+    // Items are the most recent changes; the totals above cover every conversion.
     let rows = q
         .order_by_desc(conversion::Column::UpdatedAt)
+        .limit(MAX_ITEMS)
         .all(&ctx.db)
         .await?;
     let slots: Vec<ad_slot::Model> = ad_slot::Entity::find()
@@ -45,8 +99,6 @@ pub async fn status(
             .map(|x| x.currency_name.clone())
             .unwrap_or_default()
     };
-    let now = ctx.now();
-    let mut totals = RewardTotals::default();
     let mut items = Vec::new();
     for r in &rows {
         let Some(mut status) = user_status(&r.settlement) else {
@@ -55,12 +107,6 @@ pub async fn status(
         // An approved conversion in its goal's pending hold is not earned yet.
         if status == "EARNED" && r.credit_at.is_some_and(|t| t > now) {
             status = "PENDING";
-        }
-        match status {
-            "PENDING" => totals.pending_minor_units += r.reward_minor_units,
-            "EARNED" => totals.earned_minor_units += r.reward_minor_units,
-            "REVERSED" => totals.reversed_minor_units += r.reward_minor_units,
-            _ => {}
         }
         items.push(RewardStatusItem {
             offer_id: r.campaign_id.clone(),

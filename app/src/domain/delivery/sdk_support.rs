@@ -1,7 +1,7 @@
 //! Support cases opened by end users through the SDK ("I completed the offer but got no
 //! reward"). The publisher works them in the console (`publisher::support`).
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::publisher::support::view;
 use crate::domain::{Ctx, ids::new_id};
@@ -131,18 +131,23 @@ async fn by_key(
 }
 
 /// `GET /sdk/v2/support`: the session user's cases on the placement, newest first.
-pub async fn list(ctx: &Ctx, s: &sdk_session::Model) -> Result<SupportCaseList, AppError> {
-    let items: Vec<SupportCase> = support_case::Entity::find()
+pub async fn list(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    page: &crate::domain::paging::Page,
+) -> Result<SupportCaseList, AppError> {
+    let q = support_case::Entity::find()
         .filter(support_case::Column::PlacementId.eq(s.placement_id.clone()))
-        .filter(support_case::Column::ExternalUserId.eq(s.external_user_id.clone()))
-        .order_by_desc(support_case::Column::CreatedAt)
+        .filter(support_case::Column::ExternalUserId.eq(s.external_user_id.clone()));
+    let rows = page
+        .select(q, support_case::Column::Id)
         .all(&ctx.db)
-        .await?
-        .iter()
-        .map(view)
-        .collect();
+        .await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let items: Vec<SupportCase> = rows.iter().map(view).collect();
     Ok(SupportCaseList {
         count: items.len(),
         items,
+        next_cursor,
     })
 }

@@ -255,17 +255,19 @@ pub async fn refresh(
             .await?
             .ok_or_else(|| AppError::not_found("session"))?;
         check_live(ctx, &n).await?;
-        let token = ctx
-            .keys
-            .open(n.sealed_token.as_deref().unwrap_or_default())?;
+        let token = ctx.keys.open(
+            &seal_binding(&n.id),
+            n.sealed_token.as_deref().unwrap_or_default(),
+        )?;
         return view(&ctx.db, &n, Some(token)).await;
     }
     check_live(ctx, &old).await?;
     let now = ctx.now();
     let token = crypto::random_token("sdk");
     let txn = crate::domain::db::begin(&ctx.db).await?;
+    let next_id = new_id("ses");
     let next = sdk_session::ActiveModel {
-        id: Set(new_id("ses")),
+        id: Set(next_id.clone()),
         token_hash: Set(crypto::sha256_hex(&token)),
         placement_id: Set(old.placement_id.clone()),
         ad_slot_id: Set(old.ad_slot_id.clone()),
@@ -281,7 +283,7 @@ pub async fn refresh(
         revoked_at: Set(None),
         replaced_by: Set(None),
         refresh_key: Set(None),
-        sealed_token: Set(Some(ctx.keys.seal(&token)?)),
+        sealed_token: Set(Some(ctx.keys.seal(&seal_binding(&next_id), &token)?)),
         revoke_key: Set(None),
     }
     .insert(&txn)
@@ -384,4 +386,9 @@ pub async fn view<C: ConnectionTrait>(
         ad_slots,
         hosted_offerwall_url: None,
     })
+}
+
+/// What a session's sealed token is bound to (its row), so it cannot be moved to another.
+fn seal_binding(session_id: &str) -> String {
+    format!("sdk_sessions:{session_id}")
 }

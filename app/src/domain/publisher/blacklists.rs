@@ -2,9 +2,7 @@
 //! domains that must never be delivered on the publisher's placements (all of them, or one).
 //! Delivery and the static feed consult [`excluded`].
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
@@ -100,21 +98,25 @@ pub async fn list(
     ctx: &Ctx,
     actor: &Principal,
     placement_id: Option<&str>,
+    page: &crate::domain::paging::Page,
 ) -> Result<BlacklistList, AppError> {
     actor.require_publisher()?;
-    let rows = blacklist::Entity::find()
-        .filter(blacklist::Column::OwnerAccountId.eq(actor.account_id.clone()))
-        .order_by_desc(blacklist::Column::CreatedAt)
-        .all(&ctx.db)
-        .await?;
-    let items: Vec<Blacklist> = rows
-        .iter()
-        .filter(|r| placement_id.is_none_or(|p| r.placement_id.as_deref().is_none_or(|rp| rp == p)))
-        .map(view)
-        .collect();
+    let mut q = blacklist::Entity::find()
+        .filter(blacklist::Column::OwnerAccountId.eq(actor.account_id.clone()));
+    if let Some(p) = placement_id {
+        q = q.filter(
+            sea_orm::Condition::any()
+                .add(blacklist::Column::PlacementId.is_null())
+                .add(blacklist::Column::PlacementId.eq(p.to_owned())),
+        );
+    }
+    let rows = page.select(q, blacklist::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let items: Vec<Blacklist> = rows.iter().map(view).collect();
     Ok(BlacklistList {
         count: items.len(),
         items,
+        next_cursor,
     })
 }
 

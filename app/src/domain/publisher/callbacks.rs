@@ -143,7 +143,7 @@ async fn new_key<C: ConnectionTrait>(
         id: Set(id.clone()),
         placement_id: Set(placement_id.to_owned()),
         state: Set(state.to_owned()),
-        secret_ciphertext: Set(ctx.keys.seal(&secret)?),
+        secret_ciphertext: Set(ctx.keys.seal(&seal_binding(&id), &secret)?),
         created_at: Set(ctx.now()),
         promoted_at: Set(None),
         retired_at: Set(None),
@@ -328,7 +328,7 @@ pub async fn signing_key<C: ConnectionTrait>(
         .into_iter()
         .find(|k| k.state == CURRENT)
         .ok_or_else(|| AppError::conflict("the callback is not configured"))?;
-    Ok((k.id.clone(), ctx.keys.open(&k.secret_ciphertext)?))
+    Ok((k.id.clone(), open_secret(ctx, &k)?))
 }
 
 /// The payload of a reward event (the same shape the delivery worker sends).
@@ -475,4 +475,14 @@ mod tests {
             assert_eq!(signature(&secret, &ts, &nonce, body), field("signature", i));
         }
     }
+}
+
+/// What a callback key's sealed secret is bound to (its row).
+pub(crate) fn seal_binding(key_id: &str) -> String {
+    format!("callback_keys:{key_id}")
+}
+
+/// The plain signing secret of a stored callback key.
+pub fn open_secret(ctx: &Ctx, k: &callback_key::Model) -> Result<String, AppError> {
+    ctx.keys.open(&seal_binding(&k.id), &k.secret_ciphertext)
 }

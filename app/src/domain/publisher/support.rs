@@ -2,7 +2,7 @@
 //! publisher's placements. Status moves OPEN → IN_PROGRESS → RESOLVED or REJECTED (a closed
 //! case can be reopened to IN_PROGRESS).
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::{Ctx, Principal, audit};
 use crate::error::AppError;
@@ -15,6 +15,7 @@ pub async fn list(
     actor: &Principal,
     status: Option<&str>,
     placement_id: Option<&str>,
+    page: &crate::domain::paging::Page,
 ) -> Result<SupportCaseList, AppError> {
     actor.require_publisher()?;
     let status = match status.filter(|s| !s.is_empty()) {
@@ -23,38 +24,31 @@ pub async fn list(
         })?),
         None => None,
     };
-    let mut pq = placement::Entity::find();
+    // The actor's placements as a subquery, so a publisher with many placements never
+    // becomes a long bind list.
+    let mut owned = sea_orm::sea_query::Query::select();
+    owned.column(placement::Column::Id).from(placement::Entity);
     if !actor.role.is_admin() {
-        pq = pq.filter(placement::Column::OwnerAccountId.eq(actor.account_id.clone()));
+        owned.and_where(placement::Column::OwnerAccountId.eq(actor.account_id.clone()));
     }
-    let placement_ids: Vec<String> = pq
-        .all(&ctx.db)
-        .await?
-        .into_iter()
-        .map(|p| p.id)
-        .filter(|id| placement_id.is_none_or(|p| p == id))
-        .collect();
-    if placement_ids.is_empty() {
-        return Ok(SupportCaseList {
-            items: Vec::new(),
-            count: 0,
-        });
+    let mut q = support_case::Entity::find()
+        .filter(support_case::Column::PlacementId.in_subquery(owned.to_owned()));
+    if let Some(p) = placement_id {
+        q = q.filter(support_case::Column::PlacementId.eq(p.to_owned()));
     }
-    let mut q =
-        support_case::Entity::find().filter(support_case::Column::PlacementId.is_in(placement_ids));
     if let Some(s) = status {
         q = q.filter(support_case::Column::Status.eq(s.as_str()));
     }
-    let items: Vec<SupportCase> = q
-        .order_by_desc(support_case::Column::CreatedAt)
+    let rows = page
+        .select(q, support_case::Column::Id)
         .all(&ctx.db)
-        .await?
-        .iter()
-        .map(view)
-        .collect();
+        .await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let items: Vec<SupportCase> = rows.iter().map(view).collect();
     Ok(SupportCaseList {
         count: items.len(),
         items,
+        next_cursor,
     })
 }
 

@@ -2,9 +2,7 @@
 //! ACTIVE and unexpired. Lifting keeps the record.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
@@ -80,6 +78,7 @@ pub async fn list(
     placement_id: Option<&str>,
     external_user_id: Option<&str>,
     status: Option<&str>,
+    page: &crate::domain::paging::Page,
 ) -> Result<UserBanList, AppError> {
     actor.require_publisher()?;
     let now = ctx.now();
@@ -99,18 +98,27 @@ pub async fn list(
     if let Some(u) = external_user_id {
         q = q.filter(user_ban::Column::ExternalUserId.eq(u.to_owned()));
     }
-    let rows = q
-        .order_by_desc(user_ban::Column::CreatedAt)
-        .all(&ctx.db)
-        .await?;
-    let items: Vec<UserBan> = rows
-        .iter()
-        .map(|r| view(r, now))
-        .filter(|b| status.is_none_or(|s| b.effective == s))
-        .collect();
+    // In force now: active and not expired (the same rule as `view`), decided in SQL so
+    // pages stay full.
+    let in_force = sea_orm::Condition::all()
+        .add(user_ban::Column::Status.eq(BanStatus::Active.as_str()))
+        .add(
+            sea_orm::Condition::any()
+                .add(user_ban::Column::ExpiresAt.is_null())
+                .add(user_ban::Column::ExpiresAt.gt(now)),
+        );
+    match status {
+        Some(true) => q = q.filter(in_force),
+        Some(false) => q = q.filter(in_force.not()),
+        None => {}
+    }
+    let rows = page.select(q, user_ban::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let items: Vec<UserBan> = rows.iter().map(|r| view(r, now)).collect();
     Ok(UserBanList {
         count: items.len(),
         items,
+        next_cursor,
     })
 }
 

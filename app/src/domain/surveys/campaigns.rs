@@ -60,7 +60,7 @@ struct Metadata {
 }
 
 /// Where the test link sends testers back to (opaque to advertisers).
-fn test_redirect_url(ctx: &Ctx, id: &str) -> String {
+pub fn test_redirect_url(ctx: &Ctx, id: &str) -> String {
     format!(
         "{}/api/v1/campaigns/{id}/test-redirect?transaction_id={TRANSACTION_MACRO}",
         ctx.config.base_url
@@ -88,6 +88,7 @@ pub fn view(ctx: &Ctx, m: &survey::Model) -> SurveyCampaign {
         survey_test_link: m.survey_test_link.clone(),
         max_daily_completes: m.max_daily_completes,
         total_completes: m.total_completes,
+        revision: m.revision,
         estimated_cost_micros: cost,
         estimated_cost: format_micros(cost),
         supported_devices: serde_json::from_str(&m.supported_devices).unwrap_or_default(),
@@ -137,11 +138,10 @@ fn apply(
         a.name = Set(n.to_owned());
     }
     if let Some(c) = &input.country_language_id {
-        let c = c.trim();
-        if c.is_empty() || c.len() > 40 {
-            errs.add("country_language_id", "must be 1-40 characters");
+        // Stored as the LANG-CC code whether the id or the code was sent.
+        if let Some(l) = errs.check("country_language_id", super::reference::resolve_active(c)) {
+            a.country_language_id = Set(l.code.to_owned());
         }
-        a.country_language_id = Set(c.to_owned());
     }
     if let Some(cpi) = input.cpi {
         if cpi.0 <= 0 {
@@ -275,6 +275,7 @@ pub async fn create(
         end_date: Set(None),
         max_daily_completes: Set(None),
         total_completes: Set(None),
+        revision: Set(1),
         supported_devices: Set("[]".to_owned()),
         metadata: Set("{}".to_owned()),
         created_at: Set(now),
@@ -370,7 +371,8 @@ pub async fn update(
     let txn = db::begin(&ctx.db).await?;
     let m = owned(&txn, actor, id).await?;
     let from = status_of(&m);
-    let to = input.status.unwrap_or(from);
+    let requested = input.status;
+    let to = requested.unwrap_or(from);
     if !advertiser_move(from, to) {
         return Err(AppError::conflict(format!(
             "a {} survey campaign cannot move to {}",
@@ -394,16 +396,33 @@ pub async fn update(
         ))
         .with_code("campaign_not_editable"));
     }
-    if payment_of(&m) == PaymentStatus::Wallet
-        && (edits.cpi.is_some() || edits.total_completes.is_some())
-    {
+    // What was paid for stays what is delivered: the price and the number of completes are
+    // fixed once money was committed (wallet reservation or an external payment).
+    let cost_changes = edits.cpi.is_some_and(|c| Some(c.0) != m.cpi_micros)
+        || edits
+            .total_completes
+            .is_some_and(|t| Some(t) != m.total_completes);
+    if payment_of(&m) != PaymentStatus::Unpaid && cost_changes {
         return Err(AppError::conflict(
-            "cpi and total_completes are fixed once the wallet has paid the campaign",
+            "cpi and total_completes are fixed once the campaign is paid",
         )
         .with_code("campaign_not_editable"));
     }
+    // An edit of a campaign awaiting approval withdraws it to DRAFT unless the same request
+    // resubmits it; either way its revision moves on, so an approval that names the revision
+    // the administrator reviewed cannot approve content nobody looked at.
+    let to = if edits_fields && from == SurveyStatus::PendingApproval {
+        requested
+            .filter(|s| *s == SurveyStatus::PendingApproval)
+            .unwrap_or(SurveyStatus::Draft)
+    } else {
+        to
+    };
     let mut a = m.clone().into_active_model();
     apply(&mut a, &edits, false)?;
+    if edits_fields {
+        a.revision = Set(m.revision + 1);
+    }
     a.status = Set(to.as_str().to_owned());
     a.updated_at = Set(now);
     let updated = a.update(&txn).await?;
@@ -479,11 +498,24 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMess
 }
 
 /// Administrator approval (CONTRACT section 3): a paid DRAFT or PENDINGAPPROVAL campaign goes LIVE.
-pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyCampaign, AppError> {
+/// `reviewed` is the revision the administrator looked at: a newer one is 409 `revision_changed`.
+pub async fn approve(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    reviewed: Option<i64>,
+) -> Result<SurveyCampaign, AppError> {
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = owned(&txn, actor, id).await?;
+    if let Some(r) = reviewed.filter(|r| *r != m.revision) {
+        return Err(AppError::conflict(format!(
+            "revision {r} was reviewed, but the campaign is at revision {} now; review it again",
+            m.revision
+        ))
+        .with_code("revision_changed"));
+    }
     if !matches!(
         status_of(&m),
         SurveyStatus::Draft | SurveyStatus::PendingApproval
@@ -510,7 +542,7 @@ pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyCam
         Some(&actor.account_id),
         "survey_campaign.approved",
         (SUBJECT, &m.id),
-        serde_json::json!({"payment": m.payment_status}),
+        serde_json::json!({"payment": m.payment_status, "revision": m.revision}),
     )
     .await?;
     txn.commit().await?;

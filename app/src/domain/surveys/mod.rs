@@ -1,5 +1,11 @@
-//! The survey side for advertisers: the signed survey campaign API's authentication and
-//! survey campaigns.
+//! The survey marketplace. Advertisers: the signed survey campaign API's authentication,
+//! survey campaigns and their targeting (quotas, qualifications, custom questions).
+//! Publishers: the survey fetch with respondent profiles and fraud checks, the hosted
+//! survey entry and the settlement of completes.
 
 pub mod campaigns;
+pub mod questions;
+pub mod quotas;
+pub mod reference;
+pub mod search;
 pub mod signature;

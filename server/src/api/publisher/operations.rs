@@ -1,5 +1,6 @@
 //! Blacklists, user bans and support cases of the publisher console.
 
+use app::domain::paging::Page;
 use app::domain::publisher::{blacklists, support, user_bans};
 use app::error::AppError;
 use app::model::publisher_ops::*;
@@ -28,9 +29,13 @@ pub fn router() -> OpenApiRouter<AppState> {
 struct BlacklistQuery {
     /// Entries that apply to this placement (including those for all placements).
     placement_id: Option<String>,
+    /// The previous page's `nextCursor` (newest first).
+    cursor: Option<String>,
+    /// Rows per page: 1 to 500 (default 100).
+    limit: Option<u64>,
 }
 
-/// Blacklist entries of the caller.
+/// Blacklist entries of the caller, newest first, paged.
 #[utoipa::path(get, path = "/blacklists", tag = "publisher", security(("dashboardBearer" = [])), params(BlacklistQuery),
     responses((status = 200, body = BlacklistList)))]
 async fn list_blacklists(
@@ -38,7 +43,8 @@ async fn list_blacklists(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<BlacklistQuery>,
 ) -> Result<AppJson<BlacklistList>, AppError> {
-    blacklists::list(&s.ctx, &p, q.placement_id.as_deref())
+    let page = Page::parse(q.limit, q.cursor.as_deref(), "bl")?;
+    blacklists::list(&s.ctx, &p, q.placement_id.as_deref(), &page)
         .await
         .map(AppJson)
 }
@@ -78,9 +84,13 @@ struct BanQuery {
     external_user_id: Option<String>,
     /// ACTIVE (in force now) or LIFTED (lifted or expired).
     status: Option<String>,
+    /// The previous page's `nextCursor` (newest first).
+    cursor: Option<String>,
+    /// Rows per page: 1 to 500 (default 100).
+    limit: Option<u64>,
 }
 
-/// User bans of the caller's placements.
+/// User bans of the caller's placements, newest first, paged.
 #[utoipa::path(get, path = "/user-bans", tag = "publisher", security(("dashboardBearer" = [])), params(BanQuery),
     responses((status = 200, body = UserBanList), (status = 400, body = ErrorBody)))]
 async fn list_bans(
@@ -88,12 +98,14 @@ async fn list_bans(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<BanQuery>,
 ) -> Result<AppJson<UserBanList>, AppError> {
+    let page = Page::parse(q.limit, q.cursor.as_deref(), "ban")?;
     user_bans::list(
         &s.ctx,
         &p,
         q.placement_id.as_deref(),
         q.external_user_id.as_deref(),
         q.status.as_deref(),
+        &page,
     )
     .await
     .map(AppJson)
@@ -133,9 +145,13 @@ struct SupportQuery {
     /// OPEN, IN_PROGRESS, RESOLVED or REJECTED.
     status: Option<String>,
     placement_id: Option<String>,
+    /// The previous page's `nextCursor` (newest first).
+    cursor: Option<String>,
+    /// Rows per page: 1 to 500 (default 100).
+    limit: Option<u64>,
 }
 
-/// Support cases opened by users of the caller's placements, newest first.
+/// Support cases opened by users of the caller's placements, newest first, paged.
 #[utoipa::path(get, path = "/support-cases", tag = "publisher", security(("dashboardBearer" = [])), params(SupportQuery),
     responses((status = 200, body = SupportCaseList), (status = 400, body = ErrorBody)))]
 async fn list_support_cases(
@@ -143,9 +159,16 @@ async fn list_support_cases(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<SupportQuery>,
 ) -> Result<AppJson<SupportCaseList>, AppError> {
-    support::list(&s.ctx, &p, q.status.as_deref(), q.placement_id.as_deref())
-        .await
-        .map(AppJson)
+    let page = Page::parse(q.limit, q.cursor.as_deref(), "case")?;
+    support::list(
+        &s.ctx,
+        &p,
+        q.status.as_deref(),
+        q.placement_id.as_deref(),
+        &page,
+    )
+    .await
+    .map(AppJson)
 }
 
 /// Move a case (OPEN → IN_PROGRESS → RESOLVED or REJECTED; closed cases reopen to IN_PROGRESS)

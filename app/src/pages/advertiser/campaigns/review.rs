@@ -82,12 +82,16 @@ fn ReviewRow(item: CampaignReviewItem, decide: ServerAction<ReviewOfferCampaign>
     let pending = c
         .pending_revision
         .then(|| format!("revision {} awaits approval", c.revision));
+    let changes = item.changes;
+    let first_review = !c.pending_revision;
+    let destination = c.config.destination_url.clone();
     view! {
         <tr data-campaign=c.campaign_id.clone()>
             <td>
                 <strong>{c.config.name.clone()}</strong>" "<CampaignBadge status=c.status/><br/>
                 <code class="muted">{c.campaign_id.clone()}</code>
                 {pending.map(|p| view! { <br/><span class="muted">{p}</span> })}
+                <ReviewChanges first_review destination changes/>
             </td>
             <td><strong>{item.company_name}</strong><br/><span class="muted">{item.email}</span></td>
             <td><code>{c.config.tracking_provider.clone()}</code></td>
@@ -110,4 +114,44 @@ fn ReviewRow(item: CampaignReviewItem, decide: ServerAction<ReviewOfferCampaign>
             </td>
         </tr>
     }
+}
+
+/// What the administrator is approving: a first review names the destination, a pending
+/// revision lists every field that differs from the live one. Erased to `AnyView` so the
+/// row's view type stays shallow enough for the wasm build.
+#[component]
+fn ReviewChanges(
+    first_review: bool,
+    destination: String,
+    changes: Vec<crate::model::campaign::RevisionChange>,
+) -> impl IntoView {
+    if first_review {
+        return view! {
+            <p class="muted review-new">"New campaign (first review). Destination: "<code>{destination}</code></p>
+        }
+        .into_any();
+    }
+    if changes.is_empty() {
+        return ().into_any();
+    }
+    let rows = changes
+        .into_iter()
+        .map(|ch| {
+            view! {
+                <tr>
+                    <td><code>{ch.field}</code></td>
+                    <td><del>{ch.live.unwrap_or_else(|| "—".to_owned())}</del></td>
+                    <td><ins>{ch.pending.unwrap_or_else(|| "—".to_owned())}</ins></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="review-diff">
+            <caption>"Changes against the live revision"</caption>
+            <thead><tr><th>"Field"</th><th>"Live"</th><th>"Pending"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
 }

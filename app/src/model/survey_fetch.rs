@@ -1,0 +1,2 @@
+//! Wire types of the publisher survey fetch (`POST /getallsurveys-api`), PascalCase as the
+//! specification shows.

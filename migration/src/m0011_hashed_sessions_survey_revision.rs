@@ -1,0 +1,44 @@
+//! Browser sessions are keyed by the SHA-256 of their id from now on, so the rows keyed by
+//! raw ids are dropped (their users sign in once more). Survey campaigns gain a `revision`
+//! that every edit increments, so an administrator's approval can name what was reviewed.
+use sea_orm_migration::prelude::*;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[derive(DeriveIden)]
+enum SurveyCampaigns {
+    Table,
+    Revision,
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        m.get_connection()
+            .execute_unprepared("DELETE FROM web_sessions")
+            .await?;
+        m.alter_table(
+            Table::alter()
+                .table(SurveyCampaigns::Table)
+                .add_column(
+                    ColumnDef::new(SurveyCampaigns::Revision)
+                        .big_integer()
+                        .not_null()
+                        .default(1),
+                )
+                .to_owned(),
+        )
+        .await
+    }
+
+    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        m.alter_table(
+            Table::alter()
+                .table(SurveyCampaigns::Table)
+                .drop_column(SurveyCampaigns::Revision)
+                .to_owned(),
+        )
+        .await
+    }
+}
