@@ -69,6 +69,11 @@ impl AppError {
         Self::new(404, "not_found", format!("{what} not found"))
     }
 
+    /// 410 `gone`: a link that existed but has expired.
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "gone", message)
+    }
+
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(409, "conflict", message)
     }

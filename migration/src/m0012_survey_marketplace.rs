@@ -42,7 +42,8 @@ impl MigrationTrait for Migration {
             "profiling_questions",
             "survey_locales",
         ] {
-            m.drop_table(Table::drop().table(t(name)).to_owned()).await?;
+            m.drop_table(Table::drop().table(t(name)).to_owned())
+                .await?;
         }
         Ok(())
     }
@@ -134,7 +135,9 @@ async fn reference(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             (*question).into(),
             (*answer).into(),
             (*text).into(),
-            <i32 as TryFrom<usize>>::try_from(i).unwrap_or_default().into(),
+            <i32 as TryFrom<usize>>::try_from(i)
+                .unwrap_or_default()
+                .into(),
         ]);
     }
     m.exec_stmt(q).await
@@ -160,8 +163,12 @@ async fn targeting(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index("idx_survey_quotas_campaign", "survey_quotas", &["campaign_id"]))
-        .await?;
+    m.create_index(index(
+        "idx_survey_quotas_campaign",
+        "survey_quotas",
+        &["campaign_id"],
+    ))
+    .await?;
     m.create_table(
         Table::create()
             .table(t("survey_qualifications"))
@@ -252,8 +259,12 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
         .to_owned(),
     )
     .await?;
-    m.create_index(index("idx_survey_respondents_gps", "survey_respondents", &["gps_id"]))
-        .await?;
+    m.create_index(index(
+        "idx_survey_respondents_gps",
+        "survey_respondents",
+        &["gps_id"],
+    ))
+    .await?;
     m.create_table(
         Table::create()
             .table(t("survey_respondent_answers"))
@@ -262,7 +273,11 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .col(text(t("answer_ids")))
             .col(string(t("partner_code")))
             .col(timestamp_with_time_zone(t("updated_at")))
-            .primary_key(Index::create().col(t("respondent_id")).col(t("question_id")))
+            .primary_key(
+                Index::create()
+                    .col(t("respondent_id"))
+                    .col(t("question_id")),
+            )
             .to_owned(),
     )
     .await?;
@@ -286,8 +301,12 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
         &["respondent_id", "created_at"],
     ))
     .await?;
-    m.create_index(index("idx_survey_fetches_ip", "survey_fetches", &["ip", "created_at"]))
-        .await?;
+    m.create_index(index(
+        "idx_survey_fetches_ip",
+        "survey_fetches",
+        &["ip", "created_at"],
+    ))
+    .await?;
     m.create_table(
         Table::create()
             .table(t("survey_entries"))

@@ -64,6 +64,16 @@ pub struct Settings {
     )]
     pub secret_key_previous: Vec<String>,
 
+    /// Address ranges (CIDR, comma separated) whose survey respondents are refused as
+    /// fraud (FRAUD_BLOCKED): known data-centre, proxy or abuse ranges.
+    #[arg(
+        long,
+        env = "APP_SURVEY_BLOCKED_RANGES",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub survey_blocked_ranges: Vec<ipnet::IpNet>,
+
     /// Extra PEM root certificate trusted for outbound publisher callbacks.
     #[arg(long, env = "APP_CALLBACK_CA_FILE", global = true)]
     pub callback_ca_file: Option<PathBuf>,

@@ -155,6 +155,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             callback_allow_private: settings.callback_allow_private
                 && settings.environment != Environment::Production,
             mmp_manual_enabled: settings.feature_mmp_manual,
+            survey_blocked_ranges: settings.survey_blocked_ranges.clone(),
         }),
         limits: Arc::new(RateLimits::new()),
     })

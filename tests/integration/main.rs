@@ -15,6 +15,7 @@ mod platform;
 mod postbacks;
 mod records;
 mod slots;
+mod survey_fetch;
 mod survey_review;
 mod survey_targeting;
 mod surveys;

@@ -62,6 +62,8 @@ pub struct DomainConfig {
     pub callback_allow_private: bool,
     /// Measurement partners can be selected and report conversions (`APP_FEATURE_MMP_MANUAL`).
     pub mmp_manual_enabled: bool,
+    /// Survey respondents from these ranges are refused as fraud (`APP_SURVEY_BLOCKED_RANGES`).
+    pub survey_blocked_ranges: Vec<ipnet::IpNet>,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

@@ -14,6 +14,7 @@ pub mod reference;
 pub mod sdk;
 pub mod survey_api;
 pub mod survey_campaigns;
+pub mod survey_fetch;
 pub mod survey_targeting;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -99,6 +100,13 @@ impl Modify for SecuritySchemes {
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Service-Api-Key"))),
         );
         c.add_security_scheme(
+            "surveyAppKey",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Service-Api-Key",
+                "Publisher app key of a placement (POST /publisher/v2/placements/{placementId}/app-key).",
+            ))),
+        );
+        c.add_security_scheme(
             "surveyApiKey",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-Api-Key",
@@ -120,6 +128,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     };
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(health::router())
+        .merge(survey_fetch::router().layer(gate(delivery)))
         .nest(
             "/publisher/v2",
             publisher::router().layer(axum::middleware::from_fn(move |req, next| {

@@ -26,6 +26,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create))
         .routes(routes!(read, update, delete))
         .routes(routes!(legacy_invoices))
+        .routes(routes!(respondent_status))
+        .routes(routes!(test_redirect))
 }
 
 /// An authenticated survey API call: the advertiser and the raw body it signed.
@@ -182,4 +184,44 @@ async fn legacy_invoices(
     invoices::list(&s.ctx, &r.principal, None)
         .await
         .map(AppJson)
+}
+
+/// Report the outcome of one respondent transaction (the `{transaction_id}` the live link
+/// received): `complete` settles it — the CPI moves from the wallet reservation to spend,
+/// the quota counts it and the publisher's reward callback is queued; `terminate`,
+/// `overquota` and `quality_fail` close it unpaid. Repeating an outcome is a no-op
+/// (`duplicate: true`); a different outcome of a finished transaction is 409. A complete
+/// beyond the campaign's total, daily or quota limit is recorded OVERQUOTA and not paid.
+#[utoipa::path(post, path = "/{campaignId}/respondent-status", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("campaignId" = String, Path), ("enc" = String, Query)), request_body = app::domain::surveys::entries::OutcomeInput,
+    responses((status = 200, body = app::domain::surveys::entries::OutcomeReceipt), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn respondent_status(
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
+    r: Signed,
+) -> Result<AppJson<app::domain::surveys::entries::OutcomeReceipt>, AppError> {
+    let input = r.json()?;
+    app::domain::surveys::entries::report(&s.ctx, &r.principal, &id, input)
+        .await
+        .map(AppJson)
+}
+
+/// Where the survey's test link sends testers back (`creator.test_redirect_url`); an HTML
+/// page confirming the transaction id arrived. Unsigned: it moves nothing.
+#[utoipa::path(get, path = "/{campaignId}/test-redirect", tag = "survey-campaigns",
+    params(("campaignId" = String, Path), ("transaction_id" = Option<String>, Query)),
+    responses((status = 200, description = "Confirmation page", content_type = "text/html", body = String)))]
+async fn test_redirect(
+    p: AppPath<String>,
+    q: axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> axum::response::Response {
+    super::survey_fetch::test_redirect(
+        p,
+        axum::extract::Query(super::survey_fetch::ReturnQuery {
+            transaction_id: q.get("transaction_id").cloned(),
+            status: None,
+        }),
+    )
+    .await
 }

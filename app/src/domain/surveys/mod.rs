@@ -4,6 +4,11 @@
 //! survey entry and the settlement of completes.
 
 pub mod campaigns;
+pub mod entries;
+pub mod fetch;
+pub mod fraud;
+pub mod matching;
+pub mod profile;
 pub mod questions;
 pub mod quotas;
 pub mod reference;

@@ -1,0 +1,128 @@
+//! The survey respondent risk score: transparent points per signal, summed and capped at
+//! 100. 70 or more is FRAUD_BLOCKED; 40 to 69 still gets surveys but must pass a
+//! verification step on the hosted entry page. Signals:
+//!
+//! | Signal | Points |
+//! |---|---|
+//! | address in a configured blocked range (`APP_SURVEY_BLOCKED_RANGES`) | 100 |
+//! | address not publicly routable (loopback, private, link-local), outside development | 50 |
+//! | more than 30 fetches by the respondent in the last hour | 40 |
+//! | more than 5 different respondents from the address in the last hour | 40 |
+//! | the `gps_id` used by more than 3 different respondents (a device farm) | 70 |
+//!
+//! There is no IP-geolocation database on the service (none is shipped with the build), so
+//! IP country versus locale is not scored; a blocked-range list can carry known foreign
+//! proxy ranges instead.
+
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+};
+
+use crate::domain::Ctx;
+use crate::error::AppError;
+use entity::{survey_fetch as fetch, survey_respondent as respondent};
+
+pub const BLOCK_AT: i32 = 70;
+pub const VERIFY_AT: i32 = 40;
+
+/// A score and the signals that made it (stored and shown to operators).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Risk {
+    pub score: i32,
+    pub signals: Vec<&'static str>,
+}
+
+impl Risk {
+    fn add(&mut self, points: i32, signal: &'static str) {
+        self.score = (self.score + points).min(100);
+        self.signals.push(signal);
+    }
+
+    pub fn blocked(&self) -> bool {
+        self.score >= BLOCK_AT
+    }
+
+    pub fn needs_verification(&self) -> bool {
+        (VERIFY_AT..BLOCK_AT).contains(&self.score)
+    }
+}
+
+fn public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v) => {
+            !(v.is_loopback()
+                || v.is_private()
+                || v.is_link_local()
+                || v.is_unspecified()
+                || v.is_broadcast())
+        }
+        IpAddr::V6(v) => {
+            !(v.is_loopback()
+                || v.is_unspecified()
+                || (v.segments()[0] & 0xfe00) == 0xfc00
+                || (v.segments()[0] & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// Scores a fetch before it is recorded (three counting queries, whatever the inventory).
+pub async fn score<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    now: DateTime<Utc>,
+    respondent_id: &str,
+    ip: IpAddr,
+    gps_id: Option<&str>,
+) -> Result<Risk, AppError> {
+    let mut risk = Risk::default();
+    if ctx
+        .config
+        .survey_blocked_ranges
+        .iter()
+        .any(|n| n.contains(&ip))
+    {
+        risk.add(100, "blocked_range");
+    }
+    if !public(ip) && ctx.config.environment != crate::domain::Environment::Development {
+        risk.add(50, "non_public_address");
+    }
+    let hour_ago = now - chrono::Duration::hours(1);
+    let by_user = fetch::Entity::find()
+        .filter(fetch::Column::RespondentId.eq(respondent_id.to_owned()))
+        .filter(fetch::Column::CreatedAt.gte(hour_ago))
+        .count(db)
+        .await?;
+    if by_user > 30 {
+        risk.add(40, "user_velocity");
+    }
+    let users_at_ip = fetch::Entity::find()
+        .select_only()
+        .column(fetch::Column::RespondentId)
+        .filter(fetch::Column::Ip.eq(ip.to_string()))
+        .filter(fetch::Column::CreatedAt.gte(hour_ago))
+        .filter(fetch::Column::RespondentId.ne(respondent_id.to_owned()))
+        .distinct()
+        .limit(6)
+        .into_tuple::<String>()
+        .all(db)
+        .await?
+        .len();
+    if users_at_ip > 5 {
+        risk.add(40, "address_velocity");
+    }
+    if let Some(g) = gps_id {
+        let sharing = respondent::Entity::find()
+            .filter(respondent::Column::GpsId.eq(g.to_owned()))
+            .filter(respondent::Column::Id.ne(respondent_id.to_owned()))
+            .limit(4)
+            .count(db)
+            .await?;
+        if sharing >= 3 {
+            risk.add(70, "shared_device");
+        }
+    }
+    Ok(risk)
+}

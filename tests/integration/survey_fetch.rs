@@ -1,0 +1,382 @@
+//! The survey demand path end to end: a funded, approved survey with a quota is fetched by a
+//! publisher's server with its app key, the respondent follows SurveyUrl to the advertiser's
+//! live link, the advertiser reports a complete through the signed API, the wallet pays the
+//! CPI from the reservation and the publisher's reward callback is queued. Also every fetch
+//! refusal of the specification and the fraud score.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends};
+
+use crate::delivery::{USD, publisher};
+use crate::surveys::{Key, call, create, issue_key, survey};
+
+both_backends!(
+    a_fetched_survey_is_entered_completed_and_paid,
+    survey_fetch_refusals_and_profiles,
+    fraud_blocks_shared_devices_and_verifies_medium_risk,
+);
+
+struct Market {
+    adv: String,
+    key: Key,
+    campaign: String,
+    placement: String,
+    app_key: String,
+    pub_token: String,
+}
+
+/// A publisher with an app key and a LIVE, wallet-paid survey (100 completes at 2.50 USD)
+/// with one quota for women.
+async fn market(app: &TestApp) -> Market {
+    let admin = app.admin_token().await;
+    let p = publisher(app, &admin).await;
+    let (s, k) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/app-key", p.placement),
+            Some(&p.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{k}");
+    let (_, adv) = app.funded_advertiser(500 * USD).await;
+    let key = issue_key(app, &adv, "SHA256").await;
+    let today = app.clock_now().date_naive();
+    let mut body = survey("Coffee habits 2026");
+    body["start_date"] = json!(today.to_string());
+    body["end_date"] = json!((today + chrono::Duration::days(30)).to_string());
+    let campaign = create(app, &key, &body).await;
+    let base = format!("/api/v1/campaigns/{campaign}");
+    let (s, q) = call(
+        app,
+        &key,
+        Method::POST,
+        &format!("{base}/campaignsquota"),
+        Some(&json!({"name": "Women", "num_respondents": 2})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{q}");
+    let quota = q["campaignQuota"]["_id"].as_str().unwrap().to_owned();
+    let (s, g) = call(
+        app,
+        &key,
+        Method::POST,
+        &format!("{base}/campaignsquota/{quota}/campaignsqualification"),
+        Some(&json!({"question_id": "GENDER", "answer_ids": ["2"]})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{g}");
+    let (s, a) = app
+        .post(
+            &format!("/performance-marketing/v2/billing/survey-campaigns/{campaign}/allocate"),
+            Some(&adv),
+            &json!({}),
+        )
+        .await;
+    assert!(s.is_success(), "{a}");
+    let (_, c) = call(
+        app,
+        &key,
+        Method::PUT,
+        &base,
+        Some(&json!({"status": "PENDINGAPPROVAL"})),
+    )
+    .await;
+    let (s, ap) = app
+        .post(
+            &format!("/admin/v1/survey-campaigns/{campaign}/approve"),
+            Some(&admin),
+            &json!({"revision": c["revision"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{ap}");
+    Market {
+        adv,
+        key,
+        campaign,
+        placement: p.placement,
+        app_key: k["appKey"].as_str().unwrap().to_owned(),
+        pub_token: p.token,
+    }
+}
+
+fn respondent(m: &Market, user: &str) -> Value {
+    json!({"UserId": user, "AppId": m.placement, "IpAddress": "203.0.113.7", "City": "Austin",
+        "CountryLanguageCode": "en-US", "Gender": "F", "DateOfBirth": "1995-05-05", "ZipCode": "78701"})
+}
+
+/// A SurveyUrl (on APP_BASE_URL) pointed at the test server.
+fn local(app: &TestApp, url: &str) -> String {
+    let path = &url[url.find("/surveys/v1/entry/").expect(url)..];
+    app.url(path)
+}
+
+async fn fetch(app: &TestApp, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
+    let mut req = app.client.post(app.url("/getallsurveys-api")).json(body);
+    if let Some(k) = key {
+        req = req.header("X-Service-Api-Key", k);
+    }
+    let res = req.send().await.expect("sent");
+    let s = res.status();
+    (s, res.json().await.expect("envelope"))
+}
+
+async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
+    let m = market(&app).await;
+    let (_, reserved_before, _) = app.balance(&m.adv).await;
+    let (s, env) = fetch(&app, Some(&m.app_key), &respondent(&m, "user-1")).await;
+    assert_eq!(s, StatusCode::OK, "{env}");
+    assert_eq!(env["ErrorCode"], "SUCCESS");
+    assert_eq!(env["Errors"], json!([]));
+    let item = &env["Data"][0];
+    assert_eq!(item["SurveyNumber"], m.campaign.as_str());
+    assert_eq!(item["LOI"], 12);
+    assert_eq!(item["vc_name"], "Coins");
+    assert!(item["Reward"].as_f64().unwrap() > 0.0, "{item}");
+    assert!(
+        item["CPI"].as_f64().unwrap() > 0.0 && item["CPI"].as_f64().unwrap() <= 2.5,
+        "{item}"
+    );
+    for f in [
+        "SurveyUrl",
+        "Link",
+        "ProvidedBy",
+        "MatchingPercentage",
+        "Survey",
+    ] {
+        assert!(!item[f].is_null(), "{f}: {item}");
+    }
+    // A man does not qualify for the women's quota.
+    let mut man = respondent(&m, "user-2");
+    man["Gender"] = json!("M");
+    let (s, env2) = fetch(&app, Some(&m.app_key), &man).await;
+    assert_eq!(
+        (s, env2["ErrorCode"].as_str()),
+        (StatusCode::NOT_FOUND, Some("NOT_FOUND")),
+        "{env2}"
+    );
+
+    // The hosted entry redirects to the live link with the transaction id.
+    let url = &local(&app, item["SurveyUrl"].as_str().unwrap());
+    let no_redirect = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = no_redirect.get(url).send().await.unwrap();
+    assert!(res.status().is_redirection(), "{}", res.status());
+    assert_eq!(res.headers()["referrer-policy"], "no-referrer");
+    let location = res.headers()["location"].to_str().unwrap().to_owned();
+    let tx = location
+        .strip_prefix("https://survey.example/live?tid=")
+        .expect(&location)
+        .to_owned();
+    // Entered surveys are not offered again; a tampered link is refused.
+    let (s, _) = fetch(&app, Some(&m.app_key), &respondent(&m, "user-1")).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let res = no_redirect.get(format!("{url}0")).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+
+    // The advertiser reports the complete: paid once from the reservation.
+    let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
+    let (s, r) = call(
+        &app,
+        &m.key,
+        Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "complete"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(
+        (r["status"].as_str(), r["paid"].as_bool()),
+        (Some("COMPLETE"), Some(true))
+    );
+    let (s, again) = call(
+        &app,
+        &m.key,
+        Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "complete"})),
+    )
+    .await;
+    assert_eq!(
+        (s, again["duplicate"].as_bool()),
+        (StatusCode::OK, Some(true))
+    );
+    let (s, _) = call(
+        &app,
+        &m.key,
+        Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "terminate"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let (_, reserved_after, spent) = app.balance(&m.adv).await;
+    assert_eq!(
+        reserved_before - reserved_after,
+        2_500_000,
+        "the CPI left the reservation"
+    );
+    assert_eq!(spent, 2_500_000);
+    let (_, q) = call(
+        &app,
+        &m.key,
+        Method::GET,
+        &format!("/api/v1/campaigns/{}/getcampaignquota", m.campaign),
+        None,
+    )
+    .await;
+    assert_eq!(q["campaignQuotas"][0]["completes"], 1);
+
+    // The publisher's reward callback is queued for the respondent.
+    let (s, d) = app
+        .get("/publisher/v2/callback-deliveries", Some(&m.pub_token))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{d}");
+    let text = d.to_string();
+    assert!(
+        text.contains("user-1") || text.contains(&m.placement),
+        "{d}"
+    );
+    assert_eq!(d["items"].as_array().map(Vec::len), Some(1), "{d}");
+
+    // Another advertiser cannot report on this campaign.
+    let (_, other) = app.funded_advertiser(200 * USD).await;
+    let okey = issue_key(&app, &other, "SHA256").await;
+    let (s, _) = call(
+        &app,
+        &okey,
+        Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "complete"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}
+
+async fn survey_fetch_refusals_and_profiles(app: TestApp) {
+    let m = market(&app).await;
+    let body = respondent(&m, "user-9");
+    let (s, e) = fetch(&app, None, &body).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("UNAUTHORIZED"))
+    );
+    let (s, _) = fetch(&app, Some("mkt_apk_wrong"), &body).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let mut b = body.clone();
+    b.as_object_mut().unwrap().remove("City");
+    let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("INVALID_PROFILE")),
+        "{e}"
+    );
+    assert!(e["fieldErrors"]["City"].is_string(), "{e}");
+    for k in ["Errors", "Info", "Data", "ErrorCode", "fieldErrors"] {
+        assert!(!e[k].is_null(), "envelope always complete: {k}");
+    }
+    let mut b = body.clone();
+    b["CountryLanguageCode"] = json!("th-TH");
+    let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("COUNTRY_LANGUAGE_UNSUPPORTED")
+        )
+    );
+    b["CountryLanguageCode"] = json!("english");
+    let (_, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(e["ErrorCode"], "INVALID_PROFILE");
+    let mut b = body.clone();
+    b["AppId"] = json!("plc_someone_else");
+    let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (StatusCode::FORBIDDEN, Some("FORBIDDEN"))
+    );
+    let mut b = body.clone();
+    b["Gender"] = json!("X");
+    b["ZipCode"] = json!("ABC");
+    b["DateOfBirth"] = json!("1990-13-01");
+    let (_, e) = fetch(&app, Some(&m.app_key), &b).await;
+    for f in ["Gender", "ZipCode", "DateOfBirth"] {
+        assert!(e["fieldErrors"][f].is_string(), "{f}: {e}");
+    }
+    // Profiling under the legacy key is checked against the catalog and stored.
+    let mut b = body.clone();
+    b["ProfilingResponses"] = json!([{"partnerCode": "acme", "countryLanguageCode": "en-US", "responses": [{"questionId": "EDUCATION", "answerIds": ["42"]}]}]);
+    let (_, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(e["ErrorCode"], "INVALID_PROFILE", "{e}");
+    b["ProfilingResponses"][0]["responses"][0]["answerIds"] = json!(["5"]);
+    let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    // Brazilian CEP without the hyphen is accepted (for a pt-BR respondent).
+    let mut br = body.clone();
+    br["CountryLanguageCode"] = json!("pt-BR");
+    br["ZipCode"] = json!("01310100");
+    let (s, e) = fetch(&app, Some(&m.app_key), &br).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (StatusCode::NOT_FOUND, Some("NOT_FOUND")),
+        "valid profile, no Brazilian survey: {e}"
+    );
+}
+
+async fn fraud_blocks_shared_devices_and_verifies_medium_risk(app: TestApp) {
+    let m = market(&app).await;
+    // One device id across many users: the fifth user is blocked.
+    for i in 0..4 {
+        let mut b = respondent(&m, &format!("farm-{i}"));
+        b["gps_id"] = json!("device-123");
+        b["Gender"] = json!("M");
+        fetch(&app, Some(&m.app_key), &b).await;
+    }
+    let mut b = respondent(&m, "farm-9");
+    b["gps_id"] = json!("device-123");
+    let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+    assert_eq!(
+        (s, e["ErrorCode"].as_str()),
+        (StatusCode::FORBIDDEN, Some("FRAUD_BLOCKED")),
+        "{e}"
+    );
+    assert_eq!(e["Data"], json!([]));
+
+    // A busy respondent (more than 30 fetches an hour) still gets surveys but must answer a
+    // question on the hosted page first.
+    let mut busy = respondent(&m, "busy");
+    busy["Gender"] = json!("M");
+    for _ in 0..31 {
+        fetch(&app, Some(&m.app_key), &busy).await;
+    }
+    busy["Gender"] = json!("F");
+    let (s, e) = fetch(&app, Some(&m.app_key), &busy).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    assert_eq!(e["Info"].as_array().map(Vec::len), Some(1), "{e}");
+    let url = local(&app, e["Data"][0]["SurveyUrl"].as_str().unwrap());
+    let no_redirect = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let page = no_redirect.get(&url).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await.unwrap().contains("What is"));
+    let token = url.rsplit('/').next().unwrap();
+    let (a, b) = app::domain::surveys::entries::challenge(token);
+    let wrong = no_redirect
+        .post(&url)
+        .form(&[("answer", "999")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::OK, "asked again");
+    let right = no_redirect
+        .post(&url)
+        .form(&[("answer", (a + b).to_string())])
+        .send()
+        .await
+        .unwrap();
+    assert!(right.status().is_redirection(), "{}", right.status());
+}
