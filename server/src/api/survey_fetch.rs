@@ -144,6 +144,7 @@ async fn verify_entry(
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReturnQuery {
     pub transaction_id: Option<String>,
     pub status: Option<String>,
