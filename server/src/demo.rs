@@ -6,7 +6,7 @@
 
 use app::domain::billing::{allocations, funding, profile};
 use app::domain::campaigns::{lifecycle, store};
-use app::domain::publisher::{placements, review, slots};
+use app::domain::publisher::{app_keys, placements, review, slots};
 use app::domain::surveys::campaigns as surveys;
 use app::domain::{Ctx, Principal, accounts};
 use app::error::AppError;
@@ -83,9 +83,11 @@ pub async fn load(ctx: &Ctx, settings: &Settings) -> anyhow::Result<()> {
         "Northwind Apps",
     )
     .await?;
-    if new_publisher {
-        load_publisher(ctx, &admin, &publisher).await?;
-    }
+    let survey_key = if new_publisher {
+        Some(load_publisher(ctx, &admin, &publisher).await?)
+    } else {
+        None
+    };
     if new_advertiser {
         load_advertiser(ctx, &admin, &advertiser).await?;
     }
@@ -100,10 +102,23 @@ pub async fn load(ctx: &Ctx, settings: &Settings) -> anyhow::Result<()> {
     ] {
         println!("  {:<11} {:<24} {company}", p.role.as_str(), p.email);
     }
+    if let Some((placement, key)) = survey_key {
+        // Shown once, like every issued key; a new one can be issued on the placement page.
+        println!(
+            "Survey fetch for the demo placement (its live survey matches en-US respondents):\n  \
+             POST {}/getallsurveys-api  X-Service-Api-Key: {key}  AppId: {placement}",
+            settings.base_url
+        );
+    }
     Ok(())
 }
 
-async fn load_publisher(ctx: &Ctx, admin: &Principal, p: &Principal) -> anyhow::Result<()> {
+/// The demo publisher's placement and slots; returns the placement id and its survey app key.
+async fn load_publisher(
+    ctx: &Ctx,
+    admin: &Principal,
+    p: &Principal,
+) -> anyhow::Result<(String, String)> {
     let placement = placements::create(
         ctx,
         p,
@@ -143,7 +158,10 @@ async fn load_publisher(ctx: &Ctx, admin: &Principal, p: &Principal) -> anyhow::
         .await
         .map_err(fail("ad slot"))?;
     }
-    Ok(())
+    let key = app_keys::issue(ctx, p, &id)
+        .await
+        .map_err(fail("survey app key"))?;
+    Ok((id, key.app_key))
 }
 
 async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow::Result<()> {

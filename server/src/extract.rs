@@ -65,6 +65,12 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
 
 /// Parses JSON, naming the offending field (`goals[0].payoutMicros`) when the shape is wrong.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
+    if has_nul_escape(bytes) {
+        // PostgreSQL text cannot hold NUL; no field of ours has a use for it.
+        return Err(AppError::invalid(
+            "strings must not contain the NUL character (\\u0000)",
+        ));
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
@@ -87,6 +93,24 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
         AppError::invalid("malformed JSON: trailing characters").with_code("malformed_json")
     })?;
     Ok(value)
+}
+
+/// Whether a JSON text holds the escape `\u0000` (an escape, not an escaped backslash
+/// followed by the letters).
+pub fn has_nul_escape(bytes: &[u8]) -> bool {
+    let mut backslashes = 0usize;
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\\' {
+            backslashes += 1;
+            continue;
+        }
+        if backslashes % 2 == 1 && *b == b'u' && bytes.get(i + 1..i + 5) == Some(b"0000".as_slice())
+        {
+            return true;
+        }
+        backslashes = 0;
+    }
+    false
 }
 
 /// Query parameters with our error body.
@@ -200,4 +224,20 @@ pub fn created_or_ok<T>(v: T, created: bool) -> (http::StatusCode, AppJson<T>) {
         http::StatusCode::OK
     };
     (status, AppJson(v))
+}
+
+#[cfg(test)]
+mod nul_tests {
+    use super::has_nul_escape;
+
+    #[test]
+    fn finds_nul_escapes_only() {
+        assert!(has_nul_escape(br#"{"a":"x\u0000y"}"#));
+        assert!(has_nul_escape(br#"{"a":"\\\u0000"}"#));
+        assert!(
+            !has_nul_escape(br#"{"a":"\\u0000"}"#),
+            "an escaped backslash, then text"
+        );
+        assert!(!has_nul_escape(br#"{"a":"\u0001 \u00e9"}"#));
+    }
 }

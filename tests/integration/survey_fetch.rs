@@ -15,6 +15,7 @@ both_backends!(
     a_fetched_survey_is_entered_completed_and_paid,
     survey_fetch_refusals_and_profiles,
     fraud_blocks_shared_devices_and_verifies_medium_risk,
+    test_links_run_without_money_with_every_algorithm,
 );
 
 struct Market {
@@ -105,6 +106,22 @@ fn respondent(m: &Market, user: &str) -> Value {
         "CountryLanguageCode": "en-US", "Gender": "F", "DateOfBirth": "1995-05-05", "ZipCode": "78701"})
 }
 
+/// A signed POST whose answer is text (the CSV download).
+async fn signed_text(app: &TestApp, key: &Key, path: &str, body: Option<&Value>) -> String {
+    use app::domain::surveys::signature::{digest, signed_input};
+    let url = app.url(path);
+    let text = body.map(|b| b.to_string()).unwrap_or_default();
+    let enc = digest(key.kind, &signed_input(&url, text.as_bytes(), &key.secret));
+    let mut req = app
+        .client
+        .post(format!("{url}?enc={enc}"))
+        .header("X-Api-Key", &key.api_key);
+    if body.is_some() {
+        req = req.header("Content-Type", "application/json").body(text);
+    }
+    req.send().await.expect("sent").text().await.expect("text")
+}
+
 /// A SurveyUrl (on APP_BASE_URL) pointed at the test server.
 fn local(app: &TestApp, url: &str) -> String {
     let path = &url[url.find("/surveys/v1/entry/").expect(url)..];
@@ -163,7 +180,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         .build()
         .unwrap();
     let res = no_redirect.get(url).send().await.unwrap();
-    assert!(res.status().is_redirection(), "{}", res.status());
+    assert_eq!(res.status(), StatusCode::FOUND);
     assert_eq!(res.headers()["referrer-policy"], "no-referrer");
     let location = res.headers()["location"].to_str().unwrap().to_owned();
     let tx = location
@@ -176,8 +193,34 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     let res = no_redirect.get(format!("{url}0")).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
 
-    // The advertiser reports the complete: paid once from the reservation.
+    // A forged complete is refused: a bad signature, or the respondent's own browser.
     let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
+    let (s, _) = crate::surveys::signed(
+        &app,
+        &m.key,
+        Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "complete"})),
+        |u| format!("{u}0"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let page = app
+        .client
+        .get(app.url(&format!(
+            "/surveys/v1/return?transaction_id={tx}&status=complete"
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_eq!(
+        app.balance(&m.adv).await.1,
+        reserved_before,
+        "nothing paid yet"
+    );
+
+    // The advertiser reports the complete: paid once from the reservation.
     let (s, r) = call(
         &app,
         &m.key,
@@ -240,6 +283,36 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         "{d}"
     );
     assert_eq!(d["items"].as_array().map(Vec::len), Some(1), "{d}");
+
+    // The responses download lists the transaction as COMPLETE with its cost.
+    let csv = signed_text(
+        &app,
+        &m.key,
+        "/api/v1/campaigns/downloadresponses",
+        Some(&json!({"campaign_id": m.campaign})),
+    )
+    .await;
+    assert!(csv.starts_with("transaction_id,"), "{csv}");
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with(&tx))
+        .expect("the transaction");
+    assert!(
+        line.contains(",COMPLETE,") && line.contains("2.500000"),
+        "{line}"
+    );
+    assert!(
+        !csv.contains("user-1"),
+        "the publisher's user id is not shown to advertisers"
+    );
+    let bad = signed_text(
+        &app,
+        &m.key,
+        "/api/v1/campaigns/downloadresponses",
+        Some(&json!({"from": "2026-05-01", "to": "2026-01-01"})),
+    )
+    .await;
+    assert!(bad.contains("invalid_input"), "{bad}");
 
     // Another advertiser cannot report on this campaign.
     let (_, other) = app.funded_advertiser(200 * USD).await;
@@ -379,4 +452,61 @@ async fn fraud_blocks_shared_devices_and_verifies_medium_risk(app: TestApp) {
         .await
         .unwrap();
     assert!(right.status().is_redirection(), "{}", right.status());
+}
+
+async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
+    let (_, adv) = app.funded_advertiser(200 * USD).await;
+    let balance = app.balance(&adv).await;
+    for alg in ["SHA1", "SHA256", "SHA3-256"] {
+        let key = issue_key(&app, &adv, alg).await;
+        let id = create(&app, &key, &survey(&format!("Test flow {alg}"))).await;
+        let (s, t) = call(
+            &app,
+            &key,
+            Method::POST,
+            &format!("/api/v1/campaigns/{id}/test-entry"),
+            None,
+        )
+        .await;
+        assert_eq!(s, StatusCode::CREATED, "{alg}: {t}");
+        let tx = t["transaction_id"].as_str().unwrap().to_owned();
+        assert_eq!(
+            t["test_url"],
+            format!("https://survey.example/test?tid={tx}")
+        );
+        if alg == "SHA1" {
+            // The test survey ends on test_redirect_url: recorded complete, never paid.
+            let redirect = t["test_redirect_url"].as_str().unwrap();
+            let path = &redirect[redirect.find("/api/v1/").unwrap()..];
+            let page = app
+                .client
+                .get(app.url(path))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            assert!(page.contains("recorded as complete"), "{page}");
+        } else {
+            let (s, r) = call(
+                &app,
+                &key,
+                Method::POST,
+                &format!("/api/v1/campaigns/{id}/respondent-status"),
+                Some(&json!({"transaction_id": tx, "status": "complete"})),
+            )
+            .await;
+            assert_eq!(s, StatusCode::OK, "{alg}: {r}");
+            assert_eq!(
+                (r["status"].as_str(), r["paid"].as_bool()),
+                (Some("COMPLETE"), Some(false))
+            );
+        }
+    }
+    assert_eq!(
+        app.balance(&adv).await,
+        balance,
+        "test traffic moves no money"
+    );
 }

@@ -27,7 +27,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(read, update, delete))
         .routes(routes!(legacy_invoices))
         .routes(routes!(respondent_status))
+        .routes(routes!(download_responses, download_responses_post))
         .routes(routes!(test_redirect))
+        .routes(routes!(test_entry))
 }
 
 /// An authenticated survey API call: the advertiser and the raw body it signed.
@@ -213,15 +215,75 @@ async fn respondent_status(
     params(("campaignId" = String, Path), ("transaction_id" = Option<String>, Query)),
     responses((status = 200, description = "Confirmation page", content_type = "text/html", body = String)))]
 async fn test_redirect(
-    p: AppPath<String>,
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
     q: axum::extract::Query<std::collections::HashMap<String, String>>,
 ) -> axum::response::Response {
-    super::survey_fetch::test_redirect(
-        p,
-        axum::extract::Query(super::survey_fetch::ReturnQuery {
-            transaction_id: q.get("transaction_id").cloned(),
-            status: None,
-        }),
+    super::survey_fetch::test_redirect(&s, &id, q.get("transaction_id").cloned()).await
+}
+
+/// Start a test transaction on the campaign's `survey_test_link` (any status): answers the
+/// test URL to open and the redirect the test survey must end on. Report it like a live
+/// transaction or let the test survey redirect to `test_redirect_url`; test traffic is never
+/// paid.
+#[utoipa::path(post, path = "/{campaignId}/test-entry", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("campaignId" = String, Path), ("enc" = String, Query)),
+    responses((status = 201, body = app::domain::surveys::entries::TestEntry), (status = 404, body = ErrorBody)))]
+async fn test_entry(
+    State(s): State<AppState>,
+    AppPath(id): AppPath<String>,
+    r: Signed,
+) -> Result<
+    (
+        StatusCode,
+        AppJson<app::domain::surveys::entries::TestEntry>,
+    ),
+    AppError,
+> {
+    let t = app::domain::surveys::entries::start_test(&s.ctx, &r.principal, &id).await?;
+    Ok((StatusCode::CREATED, AppJson(t)))
+}
+
+async fn responses_csv(s: &AppState, r: Signed) -> Result<axum::response::Response, AppError> {
+    use axum::response::IntoResponse;
+    let q: app::domain::surveys::responses::ResponsesQuery = r.json()?;
+    let text = app::domain::surveys::responses::download(&s.ctx, &r.principal, q).await?;
+    Ok((
+        [
+            (http::header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                http::header::CONTENT_DISPOSITION,
+                "attachment; filename=\"survey-responses.csv\"",
+            ),
+            (http::header::CACHE_CONTROL, "no-store"),
+        ],
+        text,
     )
-    .await
+        .into_response())
+}
+
+/// Respondent entries as CSV: transaction, campaign, respondent id, locale, status,
+/// verification, quota, timings, cost and profiling answers. Optional JSON body (signed like
+/// any body) `{campaign_id?, from?, to?}`: days (UTC) of entry, default the last 30, at most
+/// 366; at most 50,000 rows. `POST` takes the same body for clients that cannot send a body
+/// with GET.
+#[utoipa::path(get, path = "/downloadresponses", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("enc" = String, Query)), request_body = app::domain::surveys::responses::ResponsesQuery,
+    responses((status = 200, description = "CSV", content_type = "text/csv", body = String), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn download_responses(
+    State(s): State<AppState>,
+    r: Signed,
+) -> Result<axum::response::Response, AppError> {
+    responses_csv(&s, r).await
+}
+
+/// The same CSV as `GET /downloadresponses`, with the range in the body.
+#[utoipa::path(post, path = "/downloadresponses", tag = "survey-campaigns", security(("surveyApiKey" = [])),
+    params(("enc" = String, Query)), request_body = app::domain::surveys::responses::ResponsesQuery,
+    responses((status = 200, description = "CSV", content_type = "text/csv", body = String), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn download_responses_post(
+    State(s): State<AppState>,
+    r: Signed,
+) -> Result<axum::response::Response, AppError> {
+    responses_csv(&s, r).await
 }

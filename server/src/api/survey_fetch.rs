@@ -10,7 +10,7 @@ use axum::Form;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -81,7 +81,18 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
 
 fn entry_answer(token: &str, e: Result<entries::Entry, AppError>) -> Response {
     match e {
-        Ok(entries::Entry::Redirect(url)) => private(Redirect::to(&url).into_response()),
+        // 302 Found, as survey suppliers expect (not 303).
+        Ok(entries::Entry::Redirect(url)) => match url::Url::parse(&url)
+            .ok()
+            .and_then(|u| HeaderValue::from_str(u.as_str()).ok())
+        {
+            Some(v) => private((StatusCode::FOUND, [(header::LOCATION, v)]).into_response()),
+            None => page(
+                StatusCode::CONFLICT,
+                "Survey unavailable",
+                "<p>The survey's address is not valid.</p>",
+            ),
+        },
         Ok(entries::Entry::Verify { a, b }) => page(
             StatusCode::OK,
             "One quick check",
@@ -172,21 +183,28 @@ async fn survey_return(State(s): State<AppState>, Query(q): Query<ReturnQuery>) 
     )
 }
 
-/// Test redirect page (`creator.test_redirect_url`): confirms the test link returned.
-pub async fn test_redirect(AppPath(id): AppPath<String>, Query(q): Query<ReturnQuery>) -> Response {
-    let tx: String = q
-        .transaction_id
+/// Test redirect page (`creator.test_redirect_url`): records an open test transaction of the
+/// campaign as COMPLETE (never paid) and confirms the redirect works.
+pub async fn test_redirect(s: &AppState, id: &str, transaction_id: Option<String>) -> Response {
+    let tx: String = transaction_id
         .unwrap_or_default()
         .chars()
         .take(64)
         .collect();
+    let recorded = entries::test_returned(&s.ctx, id, &tx)
+        .await
+        .unwrap_or(false);
+    let note = if recorded {
+        "The test transaction is recorded as complete (test traffic is never paid)."
+    } else {
+        "No open test transaction has this id; start one with POST …/test-entry. Nothing was recorded."
+    };
     page(
         StatusCode::OK,
         "Test redirect received",
         &format!(
-            "<p>Survey campaign <code>{}</code> sent the tester back with transaction <code>{}</code>. \
-             The redirect works; test entries are never paid.</p>",
-            escape(&id),
+            "<p>Survey campaign <code>{}</code> sent the tester back with transaction <code>{}</code>.</p><p>{note}</p>",
+            escape(id),
             escape(&tx)
         ),
     )

@@ -327,7 +327,8 @@ pub async fn report(
     }
     let mut final_state = wanted;
     let mut conversion_id = None;
-    if wanted == status::COMPLETE {
+    // Test transactions (from `test-entry`) record their outcome and never move money.
+    if wanted == status::COMPLETE && !e.test {
         let room = room_for_complete(&txn, now, &m, &e).await?;
         if room {
             conversion_id = Some(pay(&txn, now, &m, &e).await?);
@@ -512,4 +513,81 @@ pub async fn browser_return(
         .exec(&ctx.db)
         .await?;
     Ok("Thank you. This survey was not a match this time; other surveys are waiting for you.")
+}
+
+/// A test transaction: `{transaction_id, test_url}`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TestEntry {
+    pub transaction_id: String,
+    /// `survey_test_link` with `{transaction_id}` filled in.
+    pub test_url: String,
+    /// Where the test survey sends the tester at the end.
+    pub test_redirect_url: String,
+}
+
+/// `POST /api/v1/campaigns/{campaignId}/test-entry`: a test transaction on the campaign's
+/// test link, in any status. It is reported like a real one (or completed through
+/// `test_redirect_url`) and never paid.
+pub async fn start_test(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+) -> Result<TestEntry, AppError> {
+    let now = ctx.now();
+    let m = owned(&ctx.db, actor, campaign_id).await?;
+    let id = crate::domain::ids::new_id("stx");
+    entry::ActiveModel {
+        id: Set(id.clone()),
+        campaign_id: Set(m.id.clone()),
+        respondent_id: Set("test".to_owned()),
+        placement_id: Set(String::new()),
+        ad_slot_id: Set(None),
+        quota_id: Set(None),
+        status: Set(status::ENTERED.to_owned()),
+        test: Set(true),
+        verification: Set("TEST".to_owned()),
+        cpi_micros: Set(0),
+        reward_minor_units: Set(0),
+        conversion_id: Set(None),
+        created_at: Set(now),
+        finished_at: Set(None),
+    }
+    .insert(&ctx.db)
+    .await?;
+    Ok(TestEntry {
+        test_url: m
+            .survey_test_link
+            .replace(super::campaigns::TRANSACTION_MACRO, &id),
+        test_redirect_url: super::campaigns::test_redirect_url(ctx, &m.id)
+            .replace(super::campaigns::TRANSACTION_MACRO, &id),
+        transaction_id: id,
+    })
+}
+
+/// The test link came back (`test_redirect_url`): an open test transaction of the campaign
+/// is recorded COMPLETE (never paid). Returns whether one was.
+pub async fn test_returned(
+    ctx: &Ctx,
+    campaign_id: &str,
+    transaction_id: &str,
+) -> Result<bool, AppError> {
+    let now = ctx.now();
+    let n = entry::Entity::update_many()
+        .col_expr(
+            entry::Column::Status,
+            sea_orm::sea_query::Expr::value(status::COMPLETE),
+        )
+        .col_expr(
+            entry::Column::FinishedAt,
+            sea_orm::sea_query::Expr::value(Some(now)),
+        )
+        .filter(entry::Column::Id.eq(transaction_id.to_owned()))
+        .filter(entry::Column::CampaignId.eq(campaign_id.to_owned()))
+        .filter(entry::Column::Test.eq(true))
+        .filter(entry::Column::Status.eq(status::ENTERED))
+        .exec(&ctx.db)
+        .await?
+        .rows_affected;
+    Ok(n == 1)
 }

@@ -12,5 +12,6 @@ pub mod profile;
 pub mod questions;
 pub mod quotas;
 pub mod reference;
+pub mod responses;
 pub mod search;
 pub mod signature;
