@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/publisher/deliveries") view=pages::DeliveriesPage/>
                     <Route path=path!("/publisher/deliveries/:id") view=pages::DeliveryDetailPage/>
                     <Route path=path!("/publisher/reports") view=pages::OffersReportPage/>
+                    <Route path=path!("/publisher/surveys") view=pages::PublisherSurveysPage/>
                     <Route path=path!("/publisher/placements") view=pages::PlacementsPage/>
                     <Route path=path!("/publisher/placements/:id") view=pages::PlacementDetailPage/>
                     <Route path=path!("/publisher/placements/:id/slots/:slot_id") view=pages::SlotEditorPage/>
@@ -61,6 +62,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/advertiser/billing") view=pages::AdvertiserBillingPage/>
                     <Route path=path!("/advertiser/billing/funding") view=pages::AdvertiserFundingPage/>
                     <Route path=path!("/advertiser/campaigns") view=pages::CampaignsPage/>
+                    <Route path=path!("/advertiser/surveys") view=pages::SurveysPage/>
+                    <Route path=path!("/advertiser/surveys/:id") view=pages::SurveyDetailPage/>
                     <Route path=path!("/advertiser/campaigns/new") view=pages::NewCampaignPage/>
                     <Route path=path!("/advertiser/campaigns/:id") view=pages::CampaignDetailPage/>
                     <Route path=path!("/advertiser/campaigns/:id/tracking") view=pages::CampaignTrackingPage/>

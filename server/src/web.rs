@@ -43,6 +43,10 @@ pub fn router(state: AppState) -> Router {
             "/publisher/reports/offers.csv",
             get(crate::api::publisher::reports::browser_csv),
         )
+        .route(
+            "/advertiser/surveys/{id}/responses.csv",
+            get(crate::api::survey_campaigns::browser_responses_csv),
+        )
         .leptos_routes_with_handler(generate_route_list(App), get(pages))
         .route("/assets/app.css", get(css))
         .nest_service("/pkg", ServeDir::new(pkg))

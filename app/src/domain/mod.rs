@@ -20,6 +20,7 @@ pub mod publisher;
 pub mod rate_limit;
 pub mod report_range;
 pub mod reseal;
+pub mod sql;
 pub mod survey_api_keys;
 pub mod surveys;
 pub mod tokens;

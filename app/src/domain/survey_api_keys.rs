@@ -75,3 +75,16 @@ pub(crate) fn seal_binding(credential_id: &str) -> String {
 pub fn open_secret(ctx: &Ctx, c: &cred::Model) -> Result<String, AppError> {
     ctx.keys.open(&seal_binding(&c.id), &c.secret_ciphertext)
 }
+
+/// The advertiser's active credential (never its secret): `(key prefix, algorithm, issued)`.
+pub async fn active(
+    ctx: &Ctx,
+    actor: &Principal,
+) -> Result<Option<(String, String, chrono::DateTime<chrono::Utc>)>, AppError> {
+    Ok(cred::Entity::find()
+        .filter(cred::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(cred::Column::RevokedAt.is_null())
+        .one(&ctx.db)
+        .await?
+        .map(|c| (c.api_key_prefix, c.encryption_type, c.created_at)))
+}

@@ -95,3 +95,32 @@ pub struct SurveyEnvelope {
     /// Field-level problems of the profile (field name → why).
     pub fieldErrors: BTreeMap<String, String>,
 }
+
+/// One day of a publisher's survey traffic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SurveyDay {
+    /// YYYY-MM-DD (UTC).
+    pub date: String,
+    pub fetches: i64,
+    pub entries: i64,
+    pub completes: i64,
+    pub earnings_micros: i64,
+    pub earnings: String,
+}
+
+/// A publisher's survey traffic by day, newest first, with totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SurveyStats {
+    pub from: String,
+    pub to: String,
+    pub days: Vec<SurveyDay>,
+    pub fetches: i64,
+    pub entries: i64,
+    pub completes: i64,
+    pub earnings_micros: i64,
+    pub earnings: String,
+}

@@ -28,7 +28,8 @@ pub fn PublisherHome() -> impl IntoView {
                     <a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a>" "
                     <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>" "
                     <a class="button secondary" href="/publisher/deliveries" rel="external">"Reward callbacks"</a>" "
-                    <a class="button secondary" href="/publisher/reports" rel="external">"Offers report"</a>
+                    <a class="button secondary" href="/publisher/reports" rel="external">"Offers report"</a>" "
+                    <a class="button secondary" href="/publisher/surveys" rel="external">"Surveys"</a>
                 </p>
             </section>
             <PlacementsPanel data base="/publisher"/>
@@ -70,6 +71,15 @@ pub fn AdvertiserHome() -> impl IntoView {
                     <div class="actions">
                         <a class="button" href="/advertiser/campaigns" rel="external">"Offer campaigns"</a>
                         <a class="button secondary" href="/advertiser/campaigns/new" rel="external">"New campaign"</a>
+                    </div>
+                </section>
+                <section class="card" id="advertiser-surveys">
+                    <h2>"Survey campaigns"</h2>
+                    <p class="muted">
+                        "Surveys with quotas and qualifications, managed through the signed survey API: issue a key, pay from the wallet, edit targeting."
+                    </p>
+                    <div class="actions">
+                        <a class="button" href="/advertiser/surveys" rel="external">"Survey campaigns"</a>
                     </div>
                 </section>
             }

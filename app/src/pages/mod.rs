@@ -12,12 +12,13 @@ pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as Advert
 pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
 };
+pub use advertiser::{SurveyDetailPage, SurveysPage};
 pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
     DeliveriesPage, DeliveryDetailPage, OfferGalleryPage, OffersReportPage, PlacementDetailPage,
-    PlacementsPage, SlotEditorPage, SupportInboxPage,
+    PlacementsPage, PublisherSurveysPage, SlotEditorPage, SupportInboxPage,
 };
 
 use leptos::prelude::*;

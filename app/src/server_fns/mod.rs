@@ -12,6 +12,7 @@ pub mod publisher_deliveries;
 pub mod publisher_gallery;
 pub mod publisher_reports;
 pub mod publisher_support;
+pub mod surveys;
 
 #[cfg(feature = "ssr")]
 pub mod flash;

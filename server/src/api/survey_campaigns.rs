@@ -287,3 +287,41 @@ async fn download_responses_post(
 ) -> Result<axum::response::Response, AppError> {
     responses_csv(&s, r).await
 }
+
+/// `GET /advertiser/surveys/{id}/responses.csv?from&to` for the signed-in dashboard browser.
+pub async fn browser_responses_csv(
+    State(s): State<AppState>,
+    session: tower_sessions::Session,
+    AppPath(id): AppPath<String>,
+    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> Result<axum::response::Response, AppError> {
+    use axum::response::IntoResponse;
+    let p = app::server_fns::web::require_principal(&s.ctx, &session).await?;
+    let date = |k: &str| -> Result<Option<chrono::NaiveDate>, AppError> {
+        match q.get(k).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| AppError::field(k, "must be a date (YYYY-MM-DD)")),
+        }
+    };
+    let query = app::domain::surveys::responses::ResponsesQuery {
+        campaign_id: Some(id),
+        from: date("from")?,
+        to: date("to")?,
+    };
+    let text = app::domain::surveys::responses::download(&s.ctx, &p, query).await?;
+    Ok((
+        [
+            (http::header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                http::header::CONTENT_DISPOSITION,
+                "attachment; filename=\"survey-responses.csv\"",
+            ),
+            (http::header::CACHE_CONTROL, "no-store"),
+        ],
+        text,
+    )
+        .into_response())
+}

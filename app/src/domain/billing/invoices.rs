@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Datelike, Utc};
-use sea_orm::{DatabaseBackend, FromQueryResult, Statement};
+use sea_orm::{DatabaseBackend, FromQueryResult};
 
 use super::{CURRENCY, acting_advertiser};
 use crate::domain::{Ctx, Principal};
@@ -30,35 +30,11 @@ struct SpendRow {
     micros: i64,
 }
 
-/// `YYYY-MM` of a UTC timestamp column, in the backend's dialect.
 fn month_of(backend: DatabaseBackend, column: &str) -> String {
-    match backend {
-        DatabaseBackend::Postgres => format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM')"),
-        // SQLite stores UTC timestamps as RFC 3339 text, which starts with the month.
-        _ => format!("substr({column}, 1, 7)"),
-    }
+    crate::domain::sql::prefix_of(backend, column, 7)
 }
 
-/// The statement with `?` placeholders written as the backend wants them.
-fn statement(backend: DatabaseBackend, sql: &str, values: Vec<sea_orm::Value>) -> Statement {
-    let sql = match backend {
-        DatabaseBackend::Postgres => {
-            let mut n = 0;
-            sql.chars()
-                .map(|c| {
-                    if c == '?' {
-                        n += 1;
-                        format!("${n}")
-                    } else {
-                        c.to_string()
-                    }
-                })
-                .collect()
-        }
-        _ => sql.to_owned(),
-    };
-    Statement::from_sql_and_values(backend, sql, values)
-}
+use crate::domain::sql::statement;
 
 /// Up to 100 newest monthly invoices of the advertiser.
 pub async fn list(

@@ -407,7 +407,8 @@ async fn pay(
         match ledger::post(
             txn,
             now,
-            "survey_complete",
+            // The same kind as offer spend, so invoices and reports count both.
+            "spend",
             &m.advertiser_id,
             (SUBJECT, &m.id),
             &format!("survey_complete:{}", e.id),

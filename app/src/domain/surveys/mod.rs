@@ -15,3 +15,4 @@ pub mod reference;
 pub mod responses;
 pub mod search;
 pub mod signature;
+pub mod stats;

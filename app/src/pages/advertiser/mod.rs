@@ -4,6 +4,8 @@
 mod billing;
 mod campaigns;
 mod funding;
+mod survey_detail;
+mod surveys;
 
 pub use billing::BillingPage;
 pub use campaigns::{
@@ -11,6 +13,8 @@ pub use campaigns::{
     CampaignsPage, NewCampaignPage,
 };
 pub use funding::FundingPage;
+pub use survey_detail::SurveyDetailPage;
+pub use surveys::SurveysPage;
 
 use leptos::prelude::*;
 

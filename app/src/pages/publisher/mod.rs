@@ -11,6 +11,7 @@ mod slot_editor;
 mod slot_panels;
 mod slots_section;
 mod support;
+mod surveys;
 
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use gallery::OfferGalleryPage;
@@ -19,6 +20,7 @@ pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
 pub use reports::OffersReportPage;
 pub use slot_editor::SlotEditorPage;
 pub use support::SupportInboxPage;
+pub use surveys::PublisherSurveysPage;
 
 use leptos::prelude::*;
 

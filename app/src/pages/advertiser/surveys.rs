@@ -1,0 +1,225 @@
+//! `/advertiser/surveys`: the signed survey API's credential (issue a key, shown once, with a
+//! signing example per algorithm) and the survey campaigns with their payment and review
+//! state: pay from the wallet, submit for review, open the targeting editor.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::{LoadError, action_error, successes};
+use crate::components::form::{CsrfField, ErrorNotice};
+use crate::error::AppError;
+use crate::model::AccountView;
+use crate::model::survey_campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
+use crate::pages::RequireUser;
+use crate::server_fns::surveys::{
+    AllocateSurvey, IssueSurveyKey, SubmitSurvey, SurveyKeyInfo, SurveysSummary, survey_overview,
+};
+
+#[derive(Clone, Copy)]
+struct SurveysData {
+    issue: ServerAction<IssueSurveyKey>,
+    allocate: ServerAction<AllocateSurvey>,
+    submit: ServerAction<SubmitSurvey>,
+    overview: Resource<Result<SurveysSummary, AppError>>,
+}
+
+#[component]
+pub fn SurveysPage() -> impl IntoView {
+    let issue = ServerAction::<IssueSurveyKey>::new();
+    let allocate = ServerAction::<AllocateSurvey>::new();
+    let submit = ServerAction::<SubmitSurvey>::new();
+    let (a, b, c) = (successes(issue), successes(allocate), successes(submit));
+    let overview = Resource::new(move || (a.get(), b.get(), c.get()), |_| survey_overview());
+    let data = SurveysData {
+        issue,
+        allocate,
+        submit,
+        overview,
+    };
+    view! {
+        <Title text="Survey campaigns"/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <SurveysView data/> }/>
+    }
+}
+
+#[component]
+fn SurveysView(data: SurveysData) -> impl IntoView {
+    let SurveysData {
+        issue,
+        allocate,
+        submit,
+        overview,
+    } = data;
+    let error = Signal::derive(move || {
+        action_error(issue)
+            .get()
+            .or(action_error(allocate).get())
+            .or(action_error(submit).get())
+    });
+    let fresh = Signal::derive(move || issue.value().get().and_then(Result::ok));
+    view! {
+        <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
+        <ErrorNotice error/>
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match overview.await {
+                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Ok(o) => {
+                        let shown = fresh.get_untracked().or(o.issued.clone());
+                        view! {
+                            <KeyCard key=o.key.clone() shown issue/>
+                            <CampaignTable campaigns=o.campaigns allocate submit/>
+                        }.into_any()
+                    }
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn KeyCard(
+    key: Option<SurveyKeyInfo>,
+    shown: Option<crate::server_fns::publisher::OneTimeSecret>,
+    issue: ServerAction<IssueSurveyKey>,
+) -> impl IntoView {
+    let current = match key {
+        Some(k) => format!(
+            "Active key {}… ({}), issued {}",
+            k.prefix,
+            k.encryption_type,
+            k.created_at.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => "No survey API key yet.".to_owned(),
+    };
+    view! {
+        <section class="card" id="survey-key">
+            <h1>"Survey API"</h1>
+            <p class="muted">"Survey campaigns are created and managed through the signed survey API under /api/v1/campaigns (see docs/surveys.md). Each request carries X-Api-Key and ?enc=, the hex digest of the full URL without query, the JSON body (when there is one) and your secret."</p>
+            <p id="survey-key-status">{current}</p>
+            {shown.map(|s| view! {
+                <div class="notice secret" role="status">
+                    <strong>{s.label}</strong>
+                    <p>"Copy both now: the secret will not be shown again. Issuing a new key revokes this one."</p>
+                    <pre class="secret-value"><code>{s.value}</code></pre>
+                </div>
+            })}
+            <ActionForm action=issue attr:class="row">
+                <CsrfField/>
+                <label>"Algorithm"
+                    <select name="encryption_type">
+                        <option value="SHA3-256" selected=true>"SHA3-256"</option>
+                        <option value="SHA256">"SHA256"</option>
+                        <option value="SHA1">"SHA1 (deprecated)"</option>
+                    </select>
+                </label>
+                <button type="submit">"Issue a new key"</button>
+            </ActionForm>
+            <details>
+                <summary>"Signing examples"</summary>
+                <pre><code>{SIGNING_EXAMPLES}</code></pre>
+            </details>
+        </section>
+    }
+}
+
+const SIGNING_EXAMPLES: &str = r#"# Python 3: sign and send a survey API request
+import hashlib, json, urllib.request
+url = "https://YOUR-HOST/api/v1/campaigns/create"
+body = json.dumps({"name": "Brand study", "country_language_id": "en-US",
+    "survey_live_link": "https://s.example/live?tid={transaction_id}",
+    "survey_test_link": "https://s.example/test?tid={transaction_id}"}, separators=(",", ":"))
+secret = "mkt_sas_..."
+text = (url + body + secret).encode()
+enc = hashlib.sha3_256(text).hexdigest()   # SHA3-256 key
+# enc = hashlib.sha256(text).hexdigest()   # SHA256 key
+# enc = hashlib.sha1(text).hexdigest()     # SHA1 key (deprecated)
+req = urllib.request.Request(url + "?enc=" + enc, data=body.encode(), method="POST",
+    headers={"X-Api-Key": "mkt_sak_...", "Content-Type": "application/json"})
+print(urllib.request.urlopen(req).read())
+
+# Shell: the same digest (send exactly the bytes you signed)
+printf '%s%s%s' "$URL" "$BODY" "$SECRET" | openssl dgst -sha3-256   # or -sha256, -sha1
+"#;
+
+fn badge(status: SurveyStatus) -> impl IntoView {
+    let class = format!("badge campaign-{}", status.as_str().to_ascii_lowercase());
+    view! { <span class=class data-status=status.as_str()>{status.as_str()}</span> }
+}
+
+#[component]
+fn CampaignTable(
+    campaigns: Vec<SurveyCampaign>,
+    allocate: ServerAction<AllocateSurvey>,
+    submit: ServerAction<SubmitSurvey>,
+) -> impl IntoView {
+    if campaigns.is_empty() {
+        return view! {
+            <section class="card" id="surveys"><h2>"Survey campaigns"</h2>
+                <p class="muted">"No survey campaign yet. Create one with POST /api/v1/campaigns/create."</p>
+            </section>
+        }
+        .into_any();
+    }
+    view! {
+        <section class="card" id="surveys">
+            <h2>"Survey campaigns"</h2>
+            <table>
+                <thead><tr><th>"Campaign"</th><th>"Status"</th><th>"Market"</th><th class="num">"CPI"</th><th class="num">"Completes"</th><th class="num">"Estimated cost"</th><th>"Next step"</th></tr></thead>
+                <tbody>
+                    {campaigns.into_iter().map(|c| view! { <CampaignRow c allocate submit/> }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn CampaignRow(
+    c: SurveyCampaign,
+    allocate: ServerAction<AllocateSurvey>,
+    submit: ServerAction<SubmitSurvey>,
+) -> impl IntoView {
+    let href = format!("/advertiser/surveys/{}", c._id);
+    let unpaid = c.payment_status == PaymentStatus::Unpaid;
+    let draft = c.status == SurveyStatus::Draft;
+    let open = matches!(
+        c.status,
+        SurveyStatus::Draft | SurveyStatus::PendingApproval
+    );
+    let next = if open && unpaid {
+        let id = c._id.clone();
+        view! {
+            <ActionForm action=allocate>
+                <CsrfField/><input type="hidden" name="campaign_id" value=id/>
+                <button type="submit" class="secondary">"Pay from wallet"</button>
+            </ActionForm>
+        }
+        .into_any()
+    } else if draft {
+        let id = c._id.clone();
+        view! {
+            <ActionForm action=submit>
+                <CsrfField/><input type="hidden" name="campaign_id" value=id/>
+                <button type="submit" class="secondary">"Submit for review"</button>
+            </ActionForm>
+        }
+        .into_any()
+    } else if c.status == SurveyStatus::PendingApproval {
+        view! { <span class="muted">"Awaiting administrator approval"</span> }.into_any()
+    } else {
+        ().into_any()
+    };
+    view! {
+        <tr data-survey=c._id.clone()>
+            <td><a href=href rel="external">{c.name.clone()}</a><br/><code class="muted">{c._id.clone()}</code></td>
+            <td>{badge(c.status)}<br/><span class="muted">{c.payment_status.as_str()}</span></td>
+            <td>{c.country_language_id.clone()}</td>
+            <td class="num">{c.cpi.clone().unwrap_or_else(|| "—".into())}</td>
+            <td class="num">{c.total_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}</td>
+            <td class="num">{c.estimated_cost.clone()}" USD"</td>
+            <td>{next}</td>
+        </tr>
+    }
+}
