@@ -16,6 +16,8 @@ both_backends!(
     survey_fetch_refusals_and_profiles,
     fraud_blocks_shared_devices_and_verifies_medium_risk,
     test_links_run_without_money_with_every_algorithm,
+    every_algorithm_pays_once_and_a_full_quota_stops_the_survey,
+    every_profiling_key_spelling_is_read,
 );
 
 struct Market {
@@ -30,6 +32,11 @@ struct Market {
 /// A publisher with an app key and a LIVE, wallet-paid survey (100 completes at 2.50 USD)
 /// with one quota for women.
 async fn market(app: &TestApp) -> Market {
+    market_with(app, "SHA256", 2).await
+}
+
+/// [`market`] with the survey API key's algorithm and the women's quota size.
+async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
     let admin = app.admin_token().await;
     let p = publisher(app, &admin).await;
     let (s, k) = app
@@ -41,7 +48,7 @@ async fn market(app: &TestApp) -> Market {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{k}");
     let (_, adv) = app.funded_advertiser(500 * USD).await;
-    let key = issue_key(app, &adv, "SHA256").await;
+    let key = issue_key(app, &adv, alg).await;
     let today = app.clock_now().date_naive();
     let mut body = survey("Coffee habits 2026");
     body["start_date"] = json!(today.to_string());
@@ -53,7 +60,7 @@ async fn market(app: &TestApp) -> Market {
         &key,
         Method::POST,
         &format!("{base}/campaignsquota"),
-        Some(&json!({"name": "Women", "num_respondents": 2})),
+        Some(&json!({"name": "Women", "num_respondents": quota_size})),
     )
     .await;
     assert_eq!(s, StatusCode::CREATED, "{q}");
@@ -509,4 +516,95 @@ async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
         balance,
         "test traffic moves no money"
     );
+}
+
+/// Enters the first survey offered to `user` and answers its transaction id.
+async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
+    let (s, env) = fetch(app, Some(&m.app_key), &respondent(m, user)).await;
+    if s != StatusCode::OK {
+        return None;
+    }
+    let url = local(app, env["Data"][0]["SurveyUrl"].as_str()?);
+    let no_redirect = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = no_redirect.get(url).send().await.unwrap();
+    let location = res.headers().get("location")?.to_str().ok()?.to_owned();
+    location
+        .strip_prefix("https://survey.example/live?tid=")
+        .map(str::to_owned)
+}
+
+async fn every_algorithm_pays_once_and_a_full_quota_stops_the_survey(app: TestApp) {
+    for alg in ["SHA1", "SHA3-256"] {
+        let m = market_with(&app, alg, 1).await;
+        let (_, reserved, _) = app.balance(&m.adv).await;
+        let tx = enter(&app, &m, &format!("{alg}-a")).await.expect("offered");
+        // A second respondent enters before the first completes; the quota then fills.
+        let tx2 = enter(&app, &m, &format!("{alg}-b"))
+            .await
+            .expect("still open");
+        let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
+        for _ in 0..2 {
+            let (s, r) = call(
+                &app,
+                &m.key,
+                Method::POST,
+                &path,
+                Some(&json!({"transaction_id": tx, "status": "complete"})),
+            )
+            .await;
+            assert_eq!(s, StatusCode::OK, "{alg}: {r}");
+        }
+        assert_eq!(
+            reserved - app.balance(&m.adv).await.1,
+            2_500_000,
+            "{alg}: paid exactly once"
+        );
+        // The quota is full: nobody else is offered the survey, and a late complete is not paid.
+        assert!(
+            enter(&app, &m, &format!("{alg}-c")).await.is_none(),
+            "{alg}"
+        );
+        let (s, r) = call(
+            &app,
+            &m.key,
+            Method::POST,
+            &path,
+            Some(&json!({"transaction_id": tx2, "status": "complete"})),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        assert_eq!(
+            (r["status"].as_str(), r["paid"].as_bool()),
+            (Some("OVERQUOTA"), Some(false))
+        );
+        assert_eq!(reserved - app.balance(&m.adv).await.1, 2_500_000, "{alg}");
+    }
+}
+
+async fn every_profiling_key_spelling_is_read(app: TestApp) {
+    let m = market(&app).await;
+    for (i, k) in [
+        "PublisherProfiling",
+        "publisherProfiling",
+        "ProfilingResponses",
+        "profilingResponses",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut b = respondent(&m, &format!("spelling-{i}"));
+        b[*k] = json!([{"partnerCode": "acme", "countryLanguageCode": "en-US", "responses": [{"questionId": "GAMING", "answerIds": ["99"]}]}]);
+        let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+        assert_eq!(
+            (s, e["ErrorCode"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("INVALID_PROFILE")),
+            "{k} is read and checked: {e}"
+        );
+        b[*k][0]["responses"][0]["answerIds"] = json!(["1"]);
+        let (s, e) = fetch(&app, Some(&m.app_key), &b).await;
+        assert_eq!(s, StatusCode::OK, "{k}: {e}");
+    }
 }

@@ -29,7 +29,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Kind::Available => "AVAILABLE",
             Kind::Reserved => "RESERVED",

@@ -2,14 +2,16 @@
 //! gallery and (later) SDK delivery and the static feed, so every surface agrees on what is
 //! live: status LIVE, inside its schedule, with money left in its reserve.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::live_config;
-use crate::domain::billing::ledger;
+use super::{config_of, parse_config};
+use crate::domain::billing::ledger::Kind;
 use crate::error::AppError;
 use crate::model::campaign::{CampaignConfig, CampaignStatus};
-use entity::offer_campaign;
+use entity::{ledger_account, offer_campaign, offer_campaign_revision};
 
 /// A live campaign with its delivering (approved) configuration and remaining reserve.
 pub struct LiveOffer {
@@ -59,16 +61,60 @@ async fn live<C: ConnectionTrait>(
         .order_by_desc(offer_campaign::Column::ApprovedAt)
         .all(db)
         .await?;
+    // Two batched reads, not two per campaign: the approved revisions of campaigns whose
+    // newest revision awaits review, and every reserve.
+    let mut pending_live: HashMap<String, i64> = HashMap::new();
+    for c in &rows {
+        if let Some(live) = c.live_revision.filter(|r| *r != c.revision) {
+            pending_live.insert(c.id.clone(), live);
+        }
+    }
+    let mut live_configs: HashMap<String, String> = HashMap::new();
+    let ids: Vec<String> = pending_live.keys().cloned().collect();
+    for chunk in ids.chunks(500) {
+        let revisions: Vec<i64> = chunk
+            .iter()
+            .filter_map(|id| pending_live.get(id).copied())
+            .collect();
+        for r in offer_campaign_revision::Entity::find()
+            .filter(offer_campaign_revision::Column::CampaignId.is_in(chunk.to_vec()))
+            .filter(offer_campaign_revision::Column::Revision.is_in(revisions))
+            .all(db)
+            .await?
+        {
+            if pending_live.get(&r.campaign_id) == Some(&r.revision) {
+                live_configs.insert(r.campaign_id, r.config);
+            }
+        }
+    }
+    let all_ids: Vec<String> = rows.iter().map(|c| c.id.clone()).collect();
+    let mut reserves: HashMap<(String, String), i64> = HashMap::new();
+    for chunk in all_ids.chunks(500) {
+        for a in ledger_account::Entity::find()
+            .filter(ledger_account::Column::Kind.eq(Kind::Reserved.as_str()))
+            .filter(ledger_account::Column::ReferenceId.is_in(chunk.to_vec()))
+            .all(db)
+            .await?
+        {
+            reserves.insert((a.owner_account_id, a.reference_id), a.balance_micros);
+        }
+    }
     let mut out = Vec::new();
     for campaign in rows {
-        let config = live_config(db, &campaign).await?;
+        let config = match live_configs.get(&campaign.id) {
+            Some(text) => parse_config(text)?,
+            None if pending_live.contains_key(&campaign.id) => return Err(AppError::internal()),
+            None => config_of(&campaign)?,
+        };
         let started = config.schedule.start_at.is_none_or(|s| s <= now);
         let not_ended = config.schedule.end_at.is_none_or(|e| now < e);
         if !(started && not_ended) {
             continue;
         }
-        let reserved_micros =
-            ledger::reserved_for(db, &campaign.advertiser_id, &campaign.id).await?;
+        let reserved_micros = reserves
+            .get(&(campaign.advertiser_id.clone(), campaign.id.clone()))
+            .copied()
+            .unwrap_or(0);
         let cheapest = config
             .goals
             .iter()
