@@ -38,10 +38,11 @@ with_receiver!(
     late_conversions_after_a_pause_are_paid_from_the_wallet,
     concurrent_workers_deliver_each_callback_once,
     accepted_postbacks_survive_sigkill_and_two_processes_deliver_once,
+    survey_completes_arrive_as_signed_reward_callbacks,
 );
 
 /// An app that trusts the receiver's CA and may call loopback receivers.
-async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
+pub(crate) async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
     let ca = rx.ca_file.display().to_string();
     let mut flags = vec![
         "--callback-allow-private",
@@ -640,4 +641,44 @@ async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backe
     assert_eq!(got.len(), USERS, "each callback sent exactly once: {got:?}");
     assert_eq!(w.deliveries("?status=DELIVERED").await["count"], USERS);
     drop((a, b));
+}
+
+/// A paid survey complete reaches the publisher's receiver as a signed reward callback,
+/// through the same worker and signing as offer rewards.
+async fn survey_completes_arrive_as_signed_reward_callbacks(backend: Backend) {
+    use crate::survey_fetch::{enter, market_with};
+    use crate::surveys::call;
+    let rx = Receiver::start().await;
+    let app = app_for(backend, &rx, false).await;
+    let m = market_with(&app, "SHA256", 2).await;
+    let (s, cb) = app
+        .put(
+            &format!("/publisher/v2/placements/{}/callback", m.placement),
+            Some(&m.pub_token),
+            &json!({"url": rx.url}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{cb}");
+    let secret = cb["secret"].as_str().expect("secret").to_owned();
+    let tx = enter(&app, &m, "respondent-7").await.expect("offered");
+    let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
+    let (s, r) = call(
+        &app,
+        &m.key,
+        reqwest::Method::POST,
+        &path,
+        Some(&json!({"transaction_id": tx, "status": "complete"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    app.run_workers_once().await;
+    let got = rx.received();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].verifies(&secret), "{:?}", got[0]);
+    let event = got[0].json();
+    assert_eq!(event["eventType"], "reward.confirmed");
+    assert_eq!(event["externalUserId"], "respondent-7");
+    assert_eq!(event["goalId"], "survey_complete", "{event}");
+    // 70 % of the 2.50 USD CPI at 100 coins per USD.
+    assert_eq!(event["reward"]["minorUnits"], 175, "{event}");
 }

@@ -20,13 +20,13 @@ both_backends!(
     every_profiling_key_spelling_is_read,
 );
 
-struct Market {
-    adv: String,
-    key: Key,
-    campaign: String,
-    placement: String,
-    app_key: String,
-    pub_token: String,
+pub(crate) struct Market {
+    pub(crate) adv: String,
+    pub(crate) key: Key,
+    pub(crate) campaign: String,
+    pub(crate) placement: String,
+    pub(crate) app_key: String,
+    pub(crate) pub_token: String,
 }
 
 /// A publisher with an app key and a LIVE, wallet-paid survey (100 completes at 2.50 USD)
@@ -36,7 +36,7 @@ async fn market(app: &TestApp) -> Market {
 }
 
 /// [`market`] with the survey API key's algorithm and the women's quota size.
-async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
+pub(crate) async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
     let admin = app.admin_token().await;
     let p = publisher(app, &admin).await;
     let (s, k) = app
@@ -108,7 +108,7 @@ async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
     }
 }
 
-fn respondent(m: &Market, user: &str) -> Value {
+pub(crate) fn respondent(m: &Market, user: &str) -> Value {
     json!({"UserId": user, "AppId": m.placement, "IpAddress": "203.0.113.7", "City": "Austin",
         "CountryLanguageCode": "en-US", "Gender": "F", "DateOfBirth": "1995-05-05", "ZipCode": "78701"})
 }
@@ -130,12 +130,12 @@ async fn signed_text(app: &TestApp, key: &Key, path: &str, body: Option<&Value>)
 }
 
 /// A SurveyUrl (on APP_BASE_URL) pointed at the test server.
-fn local(app: &TestApp, url: &str) -> String {
+pub(crate) fn local(app: &TestApp, url: &str) -> String {
     let path = &url[url.find("/surveys/v1/entry/").expect(url)..];
     app.url(path)
 }
 
-async fn fetch(app: &TestApp, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
+pub(crate) async fn fetch(app: &TestApp, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
     let mut req = app.client.post(app.url("/getallsurveys-api")).json(body);
     if let Some(k) = key {
         req = req.header("X-Service-Api-Key", k);
@@ -519,7 +519,7 @@ async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
 }
 
 /// Enters the first survey offered to `user` and answers its transaction id.
-async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
+pub(crate) async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
     let (s, env) = fetch(app, Some(&m.app_key), &respondent(m, user)).await;
     if s != StatusCode::OK {
         return None;
