@@ -424,6 +424,13 @@ async fn fraud_blocks_shared_devices_and_verifies_medium_risk(app: TestApp) {
     );
     assert_eq!(e["Data"], json!([]));
 
+    // An address registered in Japan for an en-US respondent: verification, not a block.
+    let mut abroad = respondent(&m, "abroad");
+    abroad["IpAddress"] = json!("1.0.16.1");
+    let (s, e) = fetch(&app, Some(&m.app_key), &abroad).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    assert_eq!(e["Info"].as_array().map(Vec::len), Some(1), "{e}");
+
     // A busy respondent (more than 30 fetches an hour) still gets surveys but must answer a
     // question on the hosted page first.
     let mut busy = respondent(&m, "busy");

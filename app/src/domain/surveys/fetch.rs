@@ -292,7 +292,16 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
     }
     let txn = db::begin(&ctx.db).await?;
     let (r, stored) = upsert_respondent(&txn, now, &p.id, &profile).await?;
-    let risk = fraud::score(ctx, &txn, now, &r.id, profile.ip, profile.gps_id.as_deref()).await?;
+    let risk = fraud::score(
+        ctx,
+        &txn,
+        now,
+        &r.id,
+        profile.ip,
+        profile.gps_id.as_deref(),
+        profile.locale.country(),
+    )
+    .await?;
     if risk.blocked() {
         record(&txn, now, &r, &risk, "FRAUD_BLOCKED").await?;
         txn.commit().await?;

@@ -9,10 +9,12 @@
 //! | more than 30 fetches by the respondent in the last hour | 40 |
 //! | more than 5 different respondents from the address in the last hour | 40 |
 //! | the `gps_id` used by more than 3 different respondents (a device farm) | 70 |
+//! | the address is registered to another country than the locale's | 40 |
 //!
-//! There is no IP-geolocation database on the service (none is shipped with the build), so
-//! IP country versus locale is not scored; a blocked-range list can carry known foreign
-//! proxy ranges instead.
+//! The address country comes from the Regional Internet Registries' delegation data embedded
+//! in the `iptocc` crate (offline, refreshed with each release of the crate): the country an
+//! address block is registered to, which is where most consumer addresses are used. A
+//! mismatch alone asks for verification (travellers, VPNs); with any other signal it blocks.
 
 use std::net::IpAddr;
 
@@ -50,6 +52,12 @@ impl Risk {
     }
 }
 
+/// Whether the address is registered to a country other than `locale_country` (unknown and
+/// private addresses are not a mismatch).
+pub fn country_mismatch(ip: IpAddr, locale_country: &str) -> bool {
+    iptocc::country_code(ip).is_some_and(|cc| !cc.eq_ignore_ascii_case(locale_country))
+}
+
 fn public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v) => {
@@ -76,8 +84,12 @@ pub async fn score<C: ConnectionTrait>(
     respondent_id: &str,
     ip: IpAddr,
     gps_id: Option<&str>,
+    locale_country: &str,
 ) -> Result<Risk, AppError> {
     let mut risk = Risk::default();
+    if country_mismatch(ip, locale_country) {
+        risk.add(40, "ip_country_mismatch");
+    }
     if ctx
         .config
         .survey_blocked_ranges
@@ -125,4 +137,34 @@ pub async fn score<C: ConnectionTrait>(
         }
     }
     Ok(risk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_country_against_the_locale() {
+        let google: IpAddr = "8.8.8.8".parse().unwrap();
+        assert!(!country_mismatch(google, "US"));
+        assert!(country_mismatch(google, "DE"));
+        let private: IpAddr = "10.1.2.3".parse().unwrap();
+        assert!(
+            !country_mismatch(private, "DE"),
+            "unknown is not a mismatch"
+        );
+        let doc: IpAddr = "203.0.113.7".parse().unwrap();
+        assert!(!country_mismatch(doc, "US"));
+    }
+
+    #[test]
+    fn thresholds() {
+        let mut r = Risk::default();
+        r.add(40, "ip_country_mismatch");
+        assert!(r.needs_verification() && !r.blocked());
+        r.add(40, "user_velocity");
+        assert!(r.blocked());
+        r.add(100, "blocked_range");
+        assert_eq!(r.score, 100);
+    }
 }
