@@ -12,4 +12,16 @@ mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name frontend \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$dir/frontend.wasm"
 # Leptos 0.8 loads /pkg/<name>.js and /pkg/<name>_bg.wasm, the names wasm-bindgen writes.
+# Release bundles go through binaryen's wasm-opt from npm (tools/, installed by setup.sh;
+# Debian's older wasm-opt breaks hydration) and are precompressed (brotli, gzip).
+opt=tools/node_modules/.bin/wasm-opt
+rm -f "$out"/*.br "$out"/*.gz
+if [ "$profile" != dev ] && [ -x "$opt" ]; then
+  "$opt" -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals "$out/frontend_bg.wasm" -o "$out/frontend_bg.opt.wasm"
+  mv "$out/frontend_bg.opt.wasm" "$out/frontend_bg.wasm"
+fi
+if [ "$profile" != dev ] && command -v node >/dev/null; then
+  node scripts/precompress.mjs "$out"
+fi
 echo "browser bundle: $(du -h "$out/frontend_bg.wasm" | cut -f1) in $out"

@@ -28,6 +28,11 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   rm -rf "$work"
 fi
 
+if command -v npm >/dev/null && [ ! -x tools/node_modules/.bin/wasm-opt ]; then
+  log "installing binaryen's wasm-opt from npm (tools/) for the browser bundle"
+  (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 if [ "${1:-}" = "--test" ]; then
   if ! command -v chromium >/dev/null 2>&1; then
     log "installing Debian's chromium for the browser tests"

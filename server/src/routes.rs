@@ -10,6 +10,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use http::{HeaderName, Request};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::predicate::{DefaultPredicate, NotForContentType, Predicate};
+use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
@@ -43,6 +45,11 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn_with_state(state, middleware::client_ip))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn(middleware::body_limit))
+        // HTML and JSON answers in brotli or gzip when the client asks; the browser bundle
+        // is served precompressed (scripts/precompress.mjs), never compressed per request.
+        .layer(CompressionLayer::new().compress_when(
+            DefaultPredicate::new().and(NotForContentType::const_new("application/wasm")),
+        ))
         .layer(CatchPanicLayer::custom(middleware::panic_response))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.extensions().get::<RequestId>().and_then(|r| r.header_value().to_str().ok()).unwrap_or("-");

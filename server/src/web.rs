@@ -13,6 +13,7 @@ use leptos_axum::{
     render_app_async_with_context,
 };
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::cookie::time::Duration;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -49,7 +50,18 @@ pub fn router(state: AppState) -> Router {
         )
         .leptos_routes_with_handler(generate_route_list(App), get(pages))
         .route("/assets/app.css", get(css))
-        .nest_service("/pkg", ServeDir::new(pkg))
+        // Precompressed bundle files (`.br`, `.gz` from scripts/precompress.mjs) when the
+        // browser accepts them. The names carry no content hash, so browsers revalidate
+        // (Last-Modified → 304) instead of caching blindly.
+        .nest_service(
+            "/pkg",
+            tower::ServiceBuilder::new()
+                .layer(SetResponseHeaderLayer::overriding(
+                    http::header::CACHE_CONTROL,
+                    http::HeaderValue::from_static("no-cache"),
+                ))
+                .service(ServeDir::new(pkg).precompressed_br().precompressed_gzip()),
+        )
         .fallback(fallback)
         .layer(axum::middleware::from_fn(
             crate::middleware::same_origin_posts,
