@@ -10,8 +10,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use http::{HeaderName, Request};
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::compression::predicate::{DefaultPredicate, NotForContentType, Predicate};
 use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, NotForContentType, Predicate};
 use tower_http::request_id::{
     MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };

@@ -60,8 +60,11 @@ fn SlotTable(pid: String, slots: Vec<AdSlot>) -> impl IntoView {
                     let href = format!("/publisher/placements/{pid}/slots/{}", s.ad_slot_id);
                     let c = &s.currency;
                     let rate = format!(
-                        "{} {} per {} USD micros ({})",
-                        c.rate_numerator_minor_units, c.name, c.rate_denominator_usd_micros, c.rounding.as_str()
+                        "{} {} per {} USD ({})",
+                        crate::model::publisher_rules::format_minor(c.rate_numerator_minor_units, c.decimals),
+                        c.name,
+                        usd_text(c.rate_denominator_usd_micros),
+                        c.rounding.as_str().to_ascii_lowercase()
                     );
                     view! {
                         <tr>
@@ -111,4 +114,10 @@ pub(super) fn RoundingSelect(
             }).collect_view()}
         </select>
     }
+}
+
+/// USD micros as a short amount: `1000000` → `1`, `2500000` → `2.5`.
+fn usd_text(micros: i64) -> String {
+    let s = crate::model::money::format_micros(micros);
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }

@@ -80,7 +80,7 @@ fn CampaignDetail(data: DetailData) -> impl IntoView {
                         view! {
                             <Title text=c.config.name.clone()/>
                             <Header o actions/>
-                            <ReadinessPanel r/>
+                            <ReadinessPanel r status=c.status/>
                             <GoalsPanel c=c.clone()/>
                             <EditForm c actions/>
                             <RevisionsPanel items=revisions/>

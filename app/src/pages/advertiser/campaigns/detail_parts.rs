@@ -3,20 +3,39 @@
 use leptos::prelude::*;
 
 use super::when;
-use crate::model::campaign::{AuditEntry, Campaign, CampaignReadiness, CampaignRevision};
+use crate::model::campaign::{
+    AuditEntry, Campaign, CampaignReadiness, CampaignRevision, CampaignStatus,
+};
 
-/// What blocks submission (SUBMIT) or launch (LAUNCH), and advice (NONE).
+/// What blocks submission (SUBMIT) or launch (LAUNCH), and advice (NONE). The headline says
+/// what is true for the campaign's state: a live campaign is not "ready to submit".
 #[component]
-pub(super) fn ReadinessPanel(r: CampaignReadiness) -> impl IntoView {
+pub(super) fn ReadinessPanel(r: CampaignReadiness, status: CampaignStatus) -> impl IntoView {
     let flag = |ok: bool| if ok { "yes" } else { "no" };
     let empty = r.reasons.is_empty();
-    view! {
-        <section class="card" id="readiness">
-            <h2>"Readiness"</h2>
+    let state = match status {
+        CampaignStatus::Draft | CampaignStatus::Rejected => view! {
             <dl class="facts">
                 <dt>"Ready to submit"</dt><dd class="ready-submit">{flag(r.ready_to_submit)}</dd>
                 <dt>"Ready to launch"</dt><dd class="ready-launch">{flag(r.ready_to_launch)}</dd>
             </dl>
+        }
+        .into_any(),
+        CampaignStatus::InReview => view! {
+            <dl class="facts">
+                <dt>"In review"</dt><dd>"an administrator is checking this revision"</dd>
+                <dt>"Ready to launch"</dt><dd class="ready-launch">{flag(r.ready_to_launch)}</dd>
+            </dl>
+        }
+        .into_any(),
+        CampaignStatus::Live => view! { <p class="ok-text state-line">"Live: delivering to publishers while budget remains."</p> }.into_any(),
+        CampaignStatus::Paused => view! { <p class="state-line">"Paused: not delivering; resume to deliver again."</p> }.into_any(),
+        CampaignStatus::Ended | CampaignStatus::Archived => view! { <p class="state-line">"Ended: no longer delivering."</p> }.into_any(),
+    };
+    view! {
+        <section class="card" id="readiness">
+            <h2>"Readiness"</h2>
+            {state}
             {if empty {
                 view! { <p class="ok-text">"Nothing stands in the way."</p> }.into_any()
             } else {
