@@ -138,6 +138,20 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "num_respondents required");
+    let (s, e) = call(
+        &app,
+        &key,
+        Method::POST,
+        &format!("{base}/campaignsquota"),
+        Some(&json!({"name": "bad\u{1}name", "num_respondents": 5})),
+    )
+    .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "control characters are refused: {e}"
+    );
+    assert!(e["error"]["fieldErrors"]["name"].is_string(), "{e}");
 
     let quals = format!("{base}/campaignsquota/{quota}/campaignsqualification");
     let (s, g) = call(

@@ -249,50 +249,25 @@ pub async fn add_question(
     csrf: String,
 ) -> Result<(), AppError> {
     super::web::run(async move {
-        use crate::domain::surveys::questions;
-        use crate::model::survey_targeting::{AnswerOptionInput, CustomQuestionInput};
         let (ctx, _, p) = super::web::writer(&csrf).await?;
-        let lines: Vec<&str> = options
+        let options: Vec<(String, bool)> = options
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
+            .map(|l| match l.strip_prefix('!') {
+                Some(v) => (v.trim().to_owned(), true),
+                None => (l.to_owned(), false),
+            })
             .collect();
-        if display_text.trim().is_empty() {
-            return Err(AppError::field("display_text", "is required"));
-        }
-        if lines.len() < 2 {
-            return Err(AppError::field(
-                "options",
-                "give at least two options, one per line",
-            ));
-        }
-        let q = questions::create(&ctx, &p, &campaign_id).await?;
-        let input = CustomQuestionInput {
-            display_text: Some(display_text),
-            question_type_id: Some(if multi.is_some() {
-                questions::MULTI_PUNCH
-            } else {
-                questions::SINGLE_PUNCH
-            }),
-            ..Default::default()
-        };
-        questions::update(&ctx, &p, &campaign_id, &q._id, input).await?;
-        for line in lines {
-            let record = questions::create_option(&ctx, &p, &q._id).await?;
-            let Some(option) = record.custom_questions.options.last() else {
-                continue;
-            };
-            let (value, state) = match line.strip_prefix('!') {
-                Some(v) => (v.trim(), questions::REJECT),
-                None => (line, questions::ACCEPT),
-            };
-            let input = AnswerOptionInput {
-                value: Some(value.to_owned()),
-                control_state: Some(state.to_owned()),
-                sort_order: None,
-            };
-            questions::update_option(&ctx, &p, &q._id, &option.option_id, input).await?;
-        }
+        crate::domain::surveys::questions::create_filled(
+            &ctx,
+            &p,
+            &campaign_id,
+            &display_text,
+            multi.is_some(),
+            &options,
+        )
+        .await?;
         Ok(())
     })
     .await

@@ -244,11 +244,10 @@ async fn test_entry(
     Ok((StatusCode::CREATED, AppJson(t)))
 }
 
-async fn responses_csv(s: &AppState, r: Signed) -> Result<axum::response::Response, AppError> {
+/// The responses CSV as a download (both the signed API and the dashboard route).
+fn csv_answer(text: String) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let q: app::domain::surveys::responses::ResponsesQuery = r.json()?;
-    let text = app::domain::surveys::responses::download(&s.ctx, &r.principal, q).await?;
-    Ok((
+    (
         [
             (http::header::CONTENT_TYPE, "text/csv; charset=utf-8"),
             (
@@ -259,7 +258,13 @@ async fn responses_csv(s: &AppState, r: Signed) -> Result<axum::response::Respon
         ],
         text,
     )
-        .into_response())
+        .into_response()
+}
+
+async fn responses_csv(s: &AppState, r: Signed) -> Result<axum::response::Response, AppError> {
+    let q: app::domain::surveys::responses::ResponsesQuery = r.json()?;
+    let text = app::domain::surveys::responses::download(&s.ctx, &r.principal, q).await?;
+    Ok(csv_answer(text))
 }
 
 /// Respondent entries as CSV: transaction, campaign, respondent id, locale, status,
@@ -295,7 +300,6 @@ pub async fn browser_responses_csv(
     AppPath(id): AppPath<String>,
     axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
 ) -> Result<axum::response::Response, AppError> {
-    use axum::response::IntoResponse;
     let p = app::server_fns::web::require_principal(&s.ctx, &session).await?;
     let date = |k: &str| -> Result<Option<chrono::NaiveDate>, AppError> {
         match q.get(k).filter(|v| !v.is_empty()) {
@@ -312,16 +316,5 @@ pub async fn browser_responses_csv(
         to: date("to")?,
     };
     let text = app::domain::surveys::responses::download(&s.ctx, &p, query).await?;
-    Ok((
-        [
-            (http::header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-            (
-                http::header::CONTENT_DISPOSITION,
-                "attachment; filename=\"survey-responses.csv\"",
-            ),
-            (http::header::CACHE_CONTROL, "no-store"),
-        ],
-        text,
-    )
-        .into_response())
+    Ok(csv_answer(text))
 }

@@ -46,12 +46,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     params(("enc" = String, Query, description = "URL signature")), request_body = CountryLanguageQuery,
     responses((status = 200, body = CountryLanguageList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn list_country_languages(
-    State(s): State<AppState>,
+    // Reference data, but still only for signed callers.
     r: Signed,
 ) -> Result<AppJson<CountryLanguageList>, AppError> {
     let input: CountryLanguageQuery = r.json()?;
-    let _ = &s;
-    let _ = &r;
     Ok(AppJson(reference::country_languages(&input)))
 }
 
@@ -60,12 +58,10 @@ async fn list_country_languages(
     params(("enc" = String, Query, description = "URL signature")), request_body = ProfilingQuery,
     responses((status = 200, body = ProfilingQuestionList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn profiling_questions(
-    State(s): State<AppState>,
+    // Reference data, but still only for signed callers.
     r: Signed,
 ) -> Result<AppJson<ProfilingQuestionList>, AppError> {
     let input: ProfilingQuery = r.json()?;
-    let _ = &s;
-    let _ = &r;
     Ok(AppJson(
         reference::profiling_questions(&input)
             .map_err(|e| AppError::field("country_language_id", e))?,

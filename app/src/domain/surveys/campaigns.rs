@@ -134,6 +134,8 @@ fn apply(
         let n = n.trim();
         if n.chars().count() < 4 || n.chars().count() > 200 {
             errs.add("name", "must be 4-200 characters");
+        } else if n.chars().any(char::is_control) {
+            errs.add("name", "must not contain control characters");
         }
         a.name = Set(n.to_owned());
     }

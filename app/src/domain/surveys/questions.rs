@@ -14,6 +14,7 @@ use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey_campaign::SurveyMessage;
 use crate::model::survey_targeting::*;
+use crate::model::validate;
 use entity::survey_custom_question as cq;
 
 /// At most this many questions per campaign and options per question.
@@ -156,6 +157,64 @@ pub async fn create(
     Ok(view(&row))
 }
 
+/// A whole question in one transaction (the dashboard's form): text, single or multi-punch,
+/// and its options as `(value, screens out)`; nothing is written when any part is refused.
+pub async fn create_filled(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+    display_text: &str,
+    multi: bool,
+    options: &[(String, bool)],
+) -> Result<CustomQuestion, AppError> {
+    let mut errs = FieldErrors::new();
+    let text = errs.check("display_text", validate::display_name(display_text, 1000));
+    if !(2..=MAX_OPTIONS).contains(&options.len()) {
+        errs.add(
+            "options",
+            format!("give 2 to {MAX_OPTIONS} options, one per line"),
+        );
+    }
+    let mut out = Vec::new();
+    for (i, (value, reject)) in options.iter().enumerate() {
+        if let Some(v) = errs.check(&format!("options[{i}]"), validate::display_name(value, 500)) {
+            out.push(AnswerOption {
+                option_id: new_id("opt"),
+                value: v,
+                sort_order: i32::try_from(i + 1).unwrap_or(i32::MAX),
+                control_state: if *reject { REJECT } else { ACCEPT }.to_owned(),
+            });
+        }
+    }
+    errs.finish()?;
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = for_change(&txn, actor, campaign_id, Scope::Targeting, now).await?;
+    let existing = of_campaign(&txn, &m.id).await?;
+    if existing.len() >= MAX_QUESTIONS {
+        return Err(AppError::conflict(format!(
+            "a campaign has at most {MAX_QUESTIONS} custom questions"
+        ))
+        .with_code("limit_reached"));
+    }
+    let row = cq::ActiveModel {
+        id: Set(new_id("scq")),
+        campaign_id: Set(m.id.clone()),
+        display_text: Set(text.unwrap_or_default()),
+        question_type_id: Set(if multi { MULTI_PUNCH } else { SINGLE_PUNCH }),
+        sort_order: Set(existing.iter().map(|q| q.sort_order).max().unwrap_or(0) + 1),
+        controls: Set(serde_json::to_string(&QuestionControls::default()).unwrap_or_default()),
+        options: Set(serde_json::to_string(&out).unwrap_or_else(|_| "[]".into())),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    audit_q(&txn, now, actor, "survey_custom_question.created", &row).await?;
+    txn.commit().await?;
+    Ok(view(&row))
+}
+
 /// `GET /{campaignId}/customquestion/{id}`.
 pub async fn get(
     ctx: &Ctx,
@@ -180,10 +239,8 @@ pub async fn update(
     input: CustomQuestionInput,
 ) -> Result<CustomQuestion, AppError> {
     let mut errs = FieldErrors::new();
-    if let Some(t) = &input.display_text
-        && !(1..=1000).contains(&t.trim().chars().count())
-    {
-        errs.add("display_text", "must be 1-1000 characters");
+    if let Some(t) = &input.display_text {
+        errs.check("display_text", validate::display_name(t, 1000));
     }
     if let Some(t) = input.question_type_id
         && !matches!(t, SINGLE_PUNCH | MULTI_PUNCH)
@@ -298,10 +355,8 @@ pub async fn update_option(
     input: AnswerOptionInput,
 ) -> Result<CustomQuestionRecord, AppError> {
     let mut errs = FieldErrors::new();
-    if let Some(v) = &input.value
-        && !(1..=500).contains(&v.trim().chars().count())
-    {
-        errs.add("value", "must be 1-500 characters");
+    if let Some(v) = &input.value {
+        errs.check("value", validate::display_name(v, 500));
     }
     if let Some(s) = &input.control_state
         && !matches!(s.as_str(), ACCEPT | REJECT)

@@ -19,6 +19,7 @@ use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey_campaign::SurveyStatus;
 use crate::model::survey_targeting::*;
+use crate::model::validate;
 use entity::{survey_campaign as survey, survey_qualification as qual, survey_quota as quota};
 
 /// At most this many quotas per campaign and qualifications per quota.
@@ -149,11 +150,11 @@ async fn audit_change<C: ConnectionTrait>(
 fn validate_quota(input: &QuotaInput, creating: bool) -> Result<(), AppError> {
     let mut errs = FieldErrors::new();
     match &input.name {
-        Some(n) if !(1..=120).contains(&n.trim().chars().count()) => {
-            errs.add("name", "must be 1-120 characters")
+        Some(n) => {
+            errs.check("name", validate::display_name(n, 120));
         }
         None if creating => errs.add("name", "is required"),
-        _ => {}
+        None => {}
     }
     match input.num_respondents {
         Some(n) if !(1..=10_000_000).contains(&n) => {

@@ -13,6 +13,7 @@ use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey_campaign::*;
 use crate::model::survey_targeting::*;
+use crate::model::validate;
 use entity::{survey_campaign as survey, survey_quota as quota};
 
 /// `POST /searchcampaigns`.
@@ -34,8 +35,8 @@ pub async fn search(
     {
         errs.add("created_to", "must not be before created_from");
     }
-    if q.name.as_ref().is_some_and(|n| n.chars().count() > 200) {
-        errs.add("name", "must be at most 200 characters");
+    if let Some(n) = q.name.as_deref().filter(|n| !n.trim().is_empty()) {
+        errs.check("name", validate::display_name(n, 200));
     }
     errs.finish()?;
     let mut s =
@@ -93,8 +94,13 @@ pub async fn clone(
     let txn = db::begin(&ctx.db).await?;
     let src = owned(&txn, actor, &source_id).await?;
     let name = match input.name.map(|n| n.trim().to_owned()) {
-        Some(n) if (4..=200).contains(&n.chars().count()) => n,
-        Some(_) => return Err(AppError::field("name", "must be 4-200 characters")),
+        Some(n) if (4..=200).contains(&n.chars().count()) && !n.chars().any(char::is_control) => n,
+        Some(_) => {
+            return Err(AppError::field(
+                "name",
+                "must be 4-200 characters without control characters",
+            ));
+        }
         None => format!("Copy of {}", src.name).chars().take(200).collect(),
     };
     // A copy of a campaign whose locale was retired must pick an active one first, but it
