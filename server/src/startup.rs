@@ -158,6 +158,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             survey_blocked_ranges: settings.survey_blocked_ranges.clone(),
         }),
         limits: Arc::new(RateLimits::new()),
+        inventory: Arc::default(),
     })
 }
 

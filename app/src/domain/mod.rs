@@ -77,6 +77,8 @@ pub struct Ctx {
     pub limits: Arc<RateLimits>,
     /// The payment provider used for wallet funding.
     pub payments: Arc<dyn billing::payprovider::PaymentProvider>,
+    /// The live offer inventory in memory (campaigns::snapshot).
+    pub inventory: Arc<campaigns::snapshot::Inventory>,
 }
 
 impl Ctx {

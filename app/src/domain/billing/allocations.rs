@@ -112,6 +112,7 @@ pub async fn allocate(
     )
     .await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok((view(row), true))
 }
 

@@ -1,6 +1,6 @@
-//! Live inventory: the offer campaigns that can deliver now. Shared by the publisher offer
-//! gallery and (later) SDK delivery and the static feed, so every surface agrees on what is
-//! live: status LIVE, inside its schedule, with money left in its reserve.
+//! Live inventory as stored: the offer campaigns that can deliver (status LIVE, with money
+//! left in the reserve for their cheapest goal). The in-memory snapshot (`snapshot.rs`) is
+//! built from it; launches read one campaign from it to check money exactly.
 
 use std::collections::HashMap;
 
@@ -30,12 +30,10 @@ impl LiveOffer {
     }
 }
 
-/// Every campaign that can deliver at `now`, newest approval first.
-pub async fn live_offers<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-) -> Result<Vec<LiveOffer>, AppError> {
-    live(db, now, None).await
+/// Every LIVE campaign with money for its cheapest goal, whatever its schedule (the
+/// in-memory snapshot checks schedules against each request's clock).
+pub async fn live_any_schedule<C: ConnectionTrait>(db: &C) -> Result<Vec<LiveOffer>, AppError> {
+    live(db, None, None).await
 }
 
 /// Only `campaign_id`, when it can deliver (single-offer reads, impressions, launches).
@@ -44,12 +42,12 @@ pub async fn live_offer<C: ConnectionTrait>(
     now: DateTime<Utc>,
     campaign_id: &str,
 ) -> Result<Vec<LiveOffer>, AppError> {
-    live(db, now, Some(campaign_id)).await
+    live(db, Some(now), Some(campaign_id)).await
 }
 
 async fn live<C: ConnectionTrait>(
     db: &C,
-    now: DateTime<Utc>,
+    now: Option<DateTime<Utc>>,
     only: Option<&str>,
 ) -> Result<Vec<LiveOffer>, AppError> {
     let mut q = offer_campaign::Entity::find()
@@ -106,10 +104,12 @@ async fn live<C: ConnectionTrait>(
             None if pending_live.contains_key(&campaign.id) => return Err(AppError::internal()),
             None => config_of(&campaign)?,
         };
-        let started = config.schedule.start_at.is_none_or(|s| s <= now);
-        let not_ended = config.schedule.end_at.is_none_or(|e| now < e);
-        if !(started && not_ended) {
-            continue;
+        if let Some(now) = now {
+            let started = config.schedule.start_at.is_none_or(|s| s <= now);
+            let not_ended = config.schedule.end_at.is_none_or(|e| now < e);
+            if !(started && not_ended) {
+                continue;
+            }
         }
         let reserved_micros = reserves
             .get(&(campaign.advertiser_id.clone(), campaign.id.clone()))

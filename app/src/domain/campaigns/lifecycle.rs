@@ -190,6 +190,7 @@ pub async fn transition(
     .await?;
     let v = view(&txn, &m).await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok(v)
 }
 
@@ -282,6 +283,7 @@ pub async fn approve(
     .await?;
     let v = view(&txn, &m).await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok(v)
 }
 
@@ -329,6 +331,7 @@ pub async fn reject(
     .await?;
     let v = view(&txn, &m).await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok(v)
 }
 
@@ -384,6 +387,7 @@ pub async fn verify_mmp(
     .await?;
     let v = view(&txn, &m).await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok(v)
 }
 

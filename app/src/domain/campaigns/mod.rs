@@ -9,6 +9,7 @@ pub mod providers;
 pub mod readiness;
 pub mod report;
 pub mod review_diff;
+pub mod snapshot;
 pub mod store;
 pub mod tracking;
 

@@ -229,6 +229,7 @@ pub async fn update(
     if next == current {
         let v = view(&txn, &m).await?;
         txn.commit().await?;
+        ctx.inventory.changed();
         return Ok(v);
     }
     // Never submitted: the draft revision is rewritten. Otherwise a new revision is kept.
@@ -273,6 +274,7 @@ pub async fn update(
     .await?;
     let v = view(&txn, &m).await?;
     txn.commit().await?;
+    ctx.inventory.changed();
     Ok(v)
 }
 

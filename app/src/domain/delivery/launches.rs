@@ -8,7 +8,8 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
 use super::impressions::key_used;
-use super::offers::find_for_session;
+use super::offers::{caps_reached, find_for_session};
+use crate::domain::campaigns::inventory::live_offer;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::{LaunchRequest, SignedLaunch};
@@ -67,25 +68,42 @@ pub async fn launch(
         )
         .with_code("impression_expired"));
     }
-    let (_, _, e) = find_for_session(&ctx.db, now, s, Some(&imp.ad_slot_id), offer_id).await?;
+    let (_, _, e) = find_for_session(ctx, s, Some(&imp.ad_slot_id), offer_id).await?;
+    // The inventory snapshot chose the offer; money is checked exactly, in the database:
+    // the campaign is still live with its reserve, and no cap is used up.
+    let exact = live_offer(&ctx.db, now, offer_id)
+        .await?
+        .pop()
+        .ok_or_else(|| {
+            AppError::new(
+                404,
+                "offer_unavailable",
+                "this offer is not available to this user now",
+            )
+        })?;
+    if caps_reached(&ctx.db, now, &exact, 0).await? {
+        return Err(AppError::new(
+            404,
+            "offer_unavailable",
+            "this offer is not available to this user now",
+        ));
+    }
     // Budget capacity: the reserve must cover every goal the user can still complete.
-    let open_goals: i64 = e
-        .offer
+    let open_goals: i64 = exact
         .config
         .goals
         .iter()
         .filter(|g| !e.completed_goals.contains(&g.external_goal_id))
         .map(|g| g.payout_micros)
         .sum();
-    if e.offer.reserved_micros < open_goals {
+    if exact.reserved_micros < open_goals {
         return Err(
             AppError::conflict("this offer has no budget left for a new user")
                 .with_code("budget_exhausted"),
         );
     }
     let click_id = new_id("clk");
-    let destination = e
-        .offer
+    let destination = exact
         .config
         .destination_url
         .replace("{click_id}", &click_id);
@@ -97,11 +115,10 @@ pub async fn launch(
         placement_id: Set(s.placement_id.clone()),
         ad_slot_id: Set(imp.ad_slot_id.clone()),
         campaign_id: Set(e.offer.campaign.id.clone()),
-        campaign_revision: Set(e
-            .offer
+        campaign_revision: Set(exact
             .campaign
             .live_revision
-            .unwrap_or(e.offer.campaign.revision)),
+            .unwrap_or(exact.campaign.revision)),
         external_user_id: Set(s.external_user_id.clone()),
         idempotency_key: Set(key.to_owned()),
         trace_id: Set(new_id("trc")),

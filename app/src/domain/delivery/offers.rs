@@ -4,23 +4,27 @@
 //! country, caps, the user's own completions) can be neither listed nor launched.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+};
 
 use super::sessions::deliverable_sdk_slot;
 use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::Ctx;
-use crate::domain::campaigns::inventory::{LiveOffer, live_offer, live_offers};
+use crate::domain::campaigns::inventory::LiveOffer;
+use crate::domain::campaigns::snapshot::{Offer, snapshot};
 use crate::domain::publisher::blacklists::{Candidate, excludes, rules_for};
 use crate::domain::publisher::slots;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
-use crate::model::publisher::{AdSlot, Currency, OfferSort};
+use crate::model::publisher::{AdSlot, Currency};
 use crate::model::publisher_rules::convert;
-use entity::{ad_slot, conversion, placement, sdk_launch, sdk_session};
+use entity::{ad_slot, conversion, placement, sdk_session};
 
 /// Conversions that count against caps and completions.
 pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
@@ -97,7 +101,7 @@ pub struct Audience<'a> {
 
 /// A live offer a slot may show, with the goals the user has already completed.
 pub struct Eligible {
-    pub offer: LiveOffer,
+    pub offer: Arc<Offer>,
     pub completed_goals: HashSet<String>,
 }
 
@@ -115,89 +119,92 @@ pub fn country_param(raw: Option<&str>) -> Result<Option<String>, AppError> {
     }
 }
 
-/// Live offers the slot may show to the audience, in the slot's sort order.
-pub async fn eligible<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
+/// Live offers the slot may show to the audience, in the slot's sort order: the first
+/// `want` of them (all when `None`). Reads the in-memory inventory; the only queries are
+/// the publisher's blacklist rules and, for a user, their completions.
+pub async fn eligible(
+    ctx: &Ctx,
     p: &placement::Model,
     slot: &AdSlot,
     who: &Audience<'_>,
+    want: Option<usize>,
 ) -> Result<Vec<Eligible>, AppError> {
-    let rules = rules_for(db, &p.owner_account_id, &p.id).await?;
+    let now = ctx.now();
+    let Some(platform) = Platform::parse(who.platform) else {
+        return Ok(Vec::new());
+    };
+    let snap = snapshot(ctx).await?;
+    let rules = rules_for(&ctx.db, &p.owner_account_id, &p.id).await?;
+    let per_user = match who.user {
+        Some(user) => Some(completions(&ctx.db, &p.id, user).await?),
+        None => None,
+    };
     let policy = &slot.policy;
     let has = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    let platform = Platform::parse(who.platform);
-    let inventory = match who.only {
-        Some(id) => live_offer(db, now, id).await?,
-        None => live_offers(db, now).await?,
+    if let Some(country) = who.country {
+        if (!policy.allowed_countries.is_empty() && !has(&policy.allowed_countries, country))
+            || has(&policy.blocked_countries, country)
+        {
+            return Ok(Vec::new());
+        }
+    }
+    let candidates: Box<dyn Iterator<Item = &Arc<Offer>>> = match who.only {
+        Some(id) => Box::new(snap.get(id).into_iter().filter(move |o| {
+            o.config.platforms.contains(&platform)
+                && who
+                    .country
+                    .is_none_or(|k| o.config.countries.iter().any(|c| c == k))
+        })),
+        None => Box::new(snap.ordered(platform, who.country, slot.offer_delivery.sort)),
     };
+    let want = want.unwrap_or(usize::MAX);
     let mut out = Vec::new();
-    for offer in inventory {
+    for offer in candidates {
+        if out.len() >= want {
+            break;
+        }
         let c = &offer.config;
-        if platform.is_none_or(|pl| !c.platforms.contains(&pl)) {
-            continue;
-        }
-        if let Some(country) = who.country {
-            if !c.countries.iter().any(|k| k == country)
-                || (!policy.allowed_countries.is_empty()
-                    && !has(&policy.allowed_countries, country))
-                || has(&policy.blocked_countries, country)
-            {
-                continue;
-            }
-        }
-        if policy
-            .blocked_campaign_ids
-            .iter()
-            .any(|id| id == &offer.campaign.id)
+        if !offer.in_schedule(now)
+            || policy
+                .blocked_campaign_ids
+                .iter()
+                .any(|id| id == &offer.campaign.id)
             || has(&policy.excluded_campaign_task_types, &c.task_type)
             || has(&policy.excluded_campaign_categories, &c.category)
+            || publisher_share(offer.total_payout_micros)
+                < slot.offer_delivery.minimum_payout_micros
+            || offer.caps_reached(snap.day, now)
         {
             continue;
         }
-        let total: i64 = c.goals.iter().map(|g| g.payout_micros).sum();
-        if publisher_share(total) < slot.offer_delivery.minimum_payout_micros {
-            continue;
-        }
-        let host = offer.destination_host();
         let candidate = Candidate {
             campaign_id: &offer.campaign.id,
             advertiser_id: &offer.campaign.advertiser_id,
             category: &c.category,
             task_type: &c.task_type,
-            destination_host: &host,
+            destination_host: &offer.host,
         };
         if excludes(&rules, &candidate) {
             continue;
         }
-        if caps_reached(db, now, &offer, 0).await? {
-            continue;
+        let mut completed_goals = HashSet::new();
+        if let Some(per_user) = per_user.as_ref().filter(|m| !m.is_empty()) {
+            let limit = c.caps.per_user.unwrap_or(1).max(1);
+            for g in &c.goals {
+                let key = (offer.campaign.id.clone(), g.external_goal_id.clone());
+                if per_user.get(&key).is_some_and(|n| *n >= limit) {
+                    completed_goals.insert(g.external_goal_id.clone());
+                }
+            }
+            if completed_goals.len() >= c.goals.len() {
+                continue;
+            }
         }
         out.push(Eligible {
-            offer,
-            completed_goals: HashSet::new(),
+            offer: offer.clone(),
+            completed_goals,
         });
     }
-    if let Some(user) = who.user {
-        let per_user = completions(db, &p.id, user).await?;
-        out.retain_mut(|e| {
-            let limit = e.offer.config.caps.per_user.unwrap_or(1).max(1);
-            e.completed_goals = e
-                .offer
-                .config
-                .goals
-                .iter()
-                .filter(|g| {
-                    per_user
-                        .get(&(e.offer.campaign.id.clone(), g.external_goal_id.clone()))
-                        .is_some_and(|n| *n >= limit)
-                })
-                .map(|g| g.external_goal_id.clone())
-                .collect();
-            e.completed_goals.len() < e.offer.config.goals.len()
-        });
-    }
-    sort(db, slot.offer_delivery.sort, &mut out).await?;
     Ok(out)
 }
 
@@ -221,22 +228,27 @@ pub async fn caps_reached<C: ConnectionTrait>(
         .and_hms_opt(0, 0, 0)
         .map(|d| d.and_utc())
         .unwrap_or(now);
-    let rows: Vec<(DateTime<Utc>, i64)> = conversion::Entity::find()
+    // Two aggregates, however many conversions the campaign has.
+    let approved = || {
+        conversion::Entity::find()
+            .filter(conversion::Column::CampaignId.eq(offer.campaign.id.clone()))
+            .filter(conversion::Column::Settlement.eq("APPROVED"))
+    };
+    let total = i64::try_from(approved().count(db).await?).unwrap_or(i64::MAX);
+    let (today, spent_today): (i64, i64) = approved()
         .select_only()
-        .column(conversion::Column::CreatedAt)
-        .column(conversion::Column::PayoutMicros)
-        .filter(conversion::Column::CampaignId.eq(offer.campaign.id.clone()))
-        .filter(conversion::Column::Settlement.eq("APPROVED"))
+        .column_as(Expr::cust("COUNT(*)"), "n")
+        .column_as(
+            Expr::cust("CAST(COALESCE(SUM(payout_micros), 0) AS BIGINT)"),
+            "s",
+        )
+        .filter(conversion::Column::CreatedAt.gte(day_start))
         .into_tuple()
-        .all(db)
-        .await?;
-    let total = rows.len() as i64;
-    let today: Vec<&(DateTime<Utc>, i64)> = rows.iter().filter(|(t, _)| *t >= day_start).collect();
-    let spent_today: i64 = today.iter().map(|(_, m)| *m).sum();
+        .one(db)
+        .await?
+        .unwrap_or((0, 0));
     Ok(caps.total_conversions.is_some_and(|c| total >= c)
-        || caps
-            .daily_conversions
-            .is_some_and(|c| today.len() as i64 >= c)
+        || caps.daily_conversions.is_some_and(|c| today >= c)
         || caps
             .daily_budget_micros
             .is_some_and(|c| spent_today + next_payout_micros.max(1) > c))
@@ -263,69 +275,6 @@ pub async fn completions<C: ConnectionTrait>(
         *out.entry(k).or_insert(0) += 1;
     }
     Ok(out)
-}
-
-/// Orders offers: PAYOUT by total payout; CONVERSION_RATE, EPC and ECPM by the last 30
-/// days of delivery (offers without history rank by payout after those with it).
-async fn sort<C: ConnectionTrait>(
-    db: &C,
-    by: OfferSort,
-    offers: &mut [Eligible],
-) -> Result<(), AppError> {
-    let payout =
-        |e: &Eligible| -> i64 { e.offer.config.goals.iter().map(|g| g.payout_micros).sum() };
-    if by == OfferSort::Payout || offers.len() < 2 {
-        offers.sort_by_key(|e| std::cmp::Reverse(payout(e)));
-        return Ok(());
-    }
-    let ids: Vec<String> = offers.iter().map(|e| e.offer.campaign.id.clone()).collect();
-    let clicks: HashMap<String, i64> = sdk_launch::Entity::find()
-        .select_only()
-        .column(sdk_launch::Column::CampaignId)
-        .column_as(Expr::cust("COUNT(*)"), "n")
-        .filter(sdk_launch::Column::CampaignId.is_in(ids.clone()))
-        .group_by(sdk_launch::Column::CampaignId)
-        .into_tuple::<(String, i64)>()
-        .all(db)
-        .await?
-        .into_iter()
-        .collect();
-    let earned: HashMap<String, (i64, i64)> = conversion::Entity::find()
-        .select_only()
-        .column(conversion::Column::CampaignId)
-        .column_as(Expr::cust("COUNT(*)"), "n")
-        .column_as(
-            Expr::cust("CAST(COALESCE(SUM(publisher_earnings_micros), 0) AS BIGINT)"),
-            "s",
-        )
-        .filter(conversion::Column::CampaignId.is_in(ids))
-        .filter(conversion::Column::Settlement.eq("APPROVED"))
-        .group_by(conversion::Column::CampaignId)
-        .into_tuple::<(String, i64, i64)>()
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|(id, n, s)| (id, (n, s)))
-        .collect();
-    // Scores in parts per million so the comparison stays integral.
-    let score = |e: &Eligible| -> Option<i128> {
-        let id = &e.offer.campaign.id;
-        let c = i128::from(*clicks.get(id)?);
-        if c == 0 {
-            return None;
-        }
-        let (n, s) = earned.get(id).copied().unwrap_or((0, 0));
-        Some(match by {
-            OfferSort::ConversionRate => i128::from(n) * 1_000_000 / c,
-            _ => i128::from(s) * 1_000 / c,
-        })
-    };
-    offers.sort_by(|a, b| {
-        score(b)
-            .cmp(&score(a))
-            .then_with(|| payout(b).cmp(&payout(a)))
-    });
-    Ok(())
 }
 
 fn reward_minor(currency: &Currency, payout_micros: i64) -> i64 {
@@ -458,9 +407,11 @@ pub async fn list(
     errs.finish()?;
     let country = country.flatten();
     let (p, slot) = session_slot(&ctx.db, s, Some(slot_id)).await?;
+    let offset = offset.unwrap_or(0);
+    // One more than the page, to know whether another page follows.
+    let want = offset.saturating_add(limit as usize).saturating_add(1);
     let all = eligible(
-        &ctx.db,
-        ctx.now(),
+        ctx,
         &p,
         &slot,
         &Audience {
@@ -469,9 +420,10 @@ pub async fn list(
             user: Some(&s.external_user_id),
             only: None,
         },
+        Some(want),
     )
     .await?;
-    let offset = offset.unwrap_or(0).min(all.len());
+    let offset = offset.min(all.len());
     let end = offset.saturating_add(limit as usize).min(all.len());
     let items = all
         .get(offset..end)
@@ -501,17 +453,15 @@ pub async fn list(
 }
 
 /// One offer for the session (404 `offer_unavailable` when it is not eligible for it).
-pub async fn find_for_session<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
+pub async fn find_for_session(
+    ctx: &Ctx,
     s: &sdk_session::Model,
     slot_id: Option<&str>,
     offer_id: &str,
 ) -> Result<(placement::Model, AdSlot, Eligible), AppError> {
-    let (p, slot) = session_slot(db, s, slot_id).await?;
+    let (p, slot) = session_slot(&ctx.db, s, slot_id).await?;
     let found = eligible(
-        db,
-        now,
+        ctx,
         &p,
         &slot,
         &Audience {
@@ -520,6 +470,7 @@ pub async fn find_for_session<C: ConnectionTrait>(
             user: Some(&s.external_user_id),
             only: Some(offer_id),
         },
+        Some(1),
     )
     .await?
     .into_iter()
@@ -541,6 +492,6 @@ pub async fn get(
     offer_id: &str,
     slot_id: Option<&str>,
 ) -> Result<OfferItem, AppError> {
-    let (_, slot, e) = find_for_session(&ctx.db, ctx.now(), s, slot_id, offer_id).await?;
+    let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id).await?;
     Ok(item(&e, &slot.currency))
 }

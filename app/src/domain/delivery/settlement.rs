@@ -119,18 +119,56 @@ pub async fn ingest(
         status: Set(ev.status.clone()),
         occurred_at: Set(ev.occurred_at_raw.clone()),
         event_hash: Set(hash),
-        outcome: Set(outcome),
+        outcome: Set(outcome.clone()),
         conversion_id: Set(Some(conversion_id)),
         received_at: Set(now),
     }
     .insert(&txn)
     .await?;
     txn.commit().await?;
+    after_settlement(ctx, now, campaign, &outcome).await?;
     Ok(CallbackReceipt {
         accepted: true,
         duplicate: false,
         receipt_id,
     })
+}
+
+/// Takes a campaign out of the in-memory inventory before the postback is answered when
+/// this settlement used up its reserve or a cap (or found it already used up).
+async fn after_settlement(
+    ctx: &Ctx,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    outcome: &str,
+) -> Result<(), AppError> {
+    let snap = ctx.inventory.peek();
+    let Some(listed) = snap.get(&campaign.id) else {
+        return Ok(());
+    };
+    let exhausted = match outcome {
+        state::CAP_REACHED | state::NO_BUDGET => true,
+        state::APPROVED => {
+            let cheapest = listed
+                .config
+                .goals
+                .iter()
+                .map(|g| g.payout_micros)
+                .min()
+                .unwrap_or(0);
+            let caps = &listed.config.caps;
+            let capped = caps.total_conversions.is_some()
+                || caps.daily_conversions.is_some()
+                || caps.daily_budget_micros.is_some();
+            ledger::reserved_for(&ctx.db, &campaign.advertiser_id, &campaign.id).await? < cheapest
+                || (capped && caps_reached(&ctx.db, now, listed, 0).await?)
+        }
+        _ => false,
+    };
+    if exhausted {
+        ctx.inventory.changed();
+    }
+    Ok(())
 }
 
 /// What the conversion is attributed to.

@@ -1,12 +1,17 @@
 //! The static offer feed of a STATIC_API slot, pulled by the publisher's server with the
 //! slot key. It is inventory, not user eligibility: no user caps or completions, at most 100
 //! offers, cached for 60 seconds, with an ETag over the content so an unchanged feed answers
-//! 304. Items carry the SDK impression and launch paths the publisher's app then uses.
+//! 304. Built feeds are kept with the inventory snapshot they came from, so a repeated pull
+//! (and every 304) costs the key, slot and blacklist reads only. Items carry the SDK impression and launch paths the publisher's app then uses.
+
+use std::hash::{Hash, Hasher};
 
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::offers::{Audience, country_param, eligible, item};
+use crate::domain::campaigns::snapshot::{CachedFeed, snapshot};
+use crate::domain::publisher::blacklists::rules_for;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
@@ -19,9 +24,9 @@ pub const MAX_ITEMS: usize = 100;
 /// Cache and refresh window.
 pub const MAX_AGE_SECONDS: u32 = 60;
 
-/// The feed and its ETag (quoted, as sent in the header).
+/// The feed's JSON body and its ETag (quoted, as sent in the header).
 pub struct Feed {
-    pub body: StaticFeed,
+    pub body: axum::body::Bytes,
     pub etag: String,
 }
 
@@ -91,10 +96,27 @@ pub async fn feed(
         }
         Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
     };
+    let rules = rules_for(&ctx.db, &p.owner_account_id, &p.id).await?;
+    // The cache key names everything the feed depends on besides the inventory: the slot
+    // and placement as stored (policy, currency, state) and the publisher's blacklists. A
+    // snapshot holds the feeds built from it, so a new snapshot starts empty.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{s:?}{p:?}{rules:?}").hash(&mut h);
+    let cache_key = format!(
+        "{slot_id}|{}|{platform}|{:x}",
+        country.as_deref().unwrap_or(""),
+        h.finish()
+    );
+    let snap = snapshot(ctx).await?;
+    if let Some(hit) = snap.feed(&cache_key) {
+        return Ok(Feed {
+            body: hit.body.clone(),
+            etag: hit.etag.clone(),
+        });
+    }
     let view = slots::view(&s, &p);
     let offers = eligible(
-        &ctx.db,
-        now,
+        ctx,
         &p,
         &view,
         &Audience {
@@ -103,11 +125,11 @@ pub async fn feed(
             user: None,
             only: None,
         },
+        Some(MAX_ITEMS),
     )
     .await?;
     let items: Vec<OfferItem> = offers
         .iter()
-        .take(MAX_ITEMS)
         .map(|e| {
             let mut i = item(e, &view.currency);
             i.impression_endpoint = Some(format!("/sdk/v2/offers/{}/impressions", i.campaign_id));
@@ -118,17 +140,24 @@ pub async fn feed(
     // The ETag covers what the feed says, not when it was generated.
     let digest = crypto::sha256_hex(&serde_json::to_string(&items).unwrap_or_default());
     let etag = format!("\"{}\"", &digest[..32]);
-    Ok(Feed {
-        body: StaticFeed {
-            items,
-            generated_at: now,
-            expires_at: now + Duration::seconds(i64::from(MAX_AGE_SECONDS)),
-            etag: etag.clone(),
-            cache: CacheAdvice {
-                max_age_seconds: MAX_AGE_SECONDS,
-            },
-            contract_version: CONTRACT_VERSION.to_owned(),
+    let body = StaticFeed {
+        items,
+        generated_at: now,
+        expires_at: now + Duration::seconds(i64::from(MAX_AGE_SECONDS)),
+        etag: etag.clone(),
+        cache: CacheAdvice {
+            max_age_seconds: MAX_AGE_SECONDS,
         },
-        etag,
-    })
+        contract_version: CONTRACT_VERSION.to_owned(),
+    };
+    let body =
+        axum::body::Bytes::from(serde_json::to_vec(&body).map_err(|_| AppError::internal())?);
+    snap.remember_feed(
+        cache_key,
+        CachedFeed {
+            body: body.clone(),
+            etag: etag.clone(),
+        },
+    );
+    Ok(Feed { body, etag })
 }

@@ -4,7 +4,7 @@
 
 use super::blacklists::{Candidate, excludes, rules_for};
 use super::owned_placement;
-use crate::domain::campaigns::inventory::live_offers;
+use crate::domain::campaigns::snapshot::snapshot;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::Platform;
@@ -65,14 +65,17 @@ pub async fn gallery(
     }
     let rules = rules_for(&ctx.db, &owner, &placement).await?;
     let mut items = Vec::new();
-    for offer in live_offers(&ctx.db, ctx.now()).await? {
+    let now = ctx.now();
+    let inventory = snapshot(ctx).await?;
+    for offer in inventory.all() {
         let c = &offer.config;
-        if platform.is_some_and(|p| !c.platforms.contains(&p))
+        if !offer.in_schedule(now)
+            || platform.is_some_and(|p| !c.platforms.contains(&p))
             || country.as_ref().is_some_and(|k| !c.countries.contains(k))
         {
             continue;
         }
-        let host = offer.destination_host();
+        let host = &offer.host;
         let candidate = Candidate {
             campaign_id: &offer.campaign.id,
             advertiser_id: &offer.campaign.advertiser_id,

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, AppQuery};
+use crate::extract::{AppPath, AppQuery};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -86,8 +86,9 @@ async fn static_offers(
         [
             (header::ETAG, feed.etag.clone()),
             (header::CACHE_CONTROL, cache),
+            (header::CONTENT_TYPE, "application/json".to_owned()),
         ],
-        AppJson(feed.body),
+        feed.body,
     )
         .into_response())
 }

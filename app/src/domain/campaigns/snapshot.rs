@@ -1,0 +1,466 @@
+//! The live inventory in memory. Offer lists, single-offer reads, impressions, the static
+//! feed and the gallery read an immutable snapshot of every live campaign (delivering
+//! configuration, remaining reserve, cap counters, delivery statistics) with precomputed
+//! indexes by platform, country and sort order, so the hot path runs no campaign query.
+//!
+//! Freshness (docs/decisions.md, "Inventory snapshot"):
+//! - every change that can remove or alter a live offer (a campaign's status, revision or
+//!   budget, a settlement that exhausts a reserve or a cap) calls [`Inventory::changed`]
+//!   after its commit and before its response; the next read sees a newer generation wanted
+//!   than the one it holds and rebuilds first, so a committed removal is never served;
+//! - counters that only move ranking and listing caps (clicks, approved conversions of
+//!   uncapped campaigns) are refreshed in the background when the snapshot is older than
+//!   [`MAX_AGE`], while readers keep the current one;
+//! - schedules are checked against the request's clock on every read.
+//!
+//! Money stays exact where it moves: launches re-read the campaign, its reserve and its caps
+//! from the database, and settlement does so under the campaign's row lock.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use chrono::{DateTime, NaiveDate, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+
+use super::inventory::{LiveOffer, live_any_schedule};
+use crate::error::AppError;
+use crate::model::campaign::Platform;
+use crate::model::publisher::OfferSort;
+use entity::{conversion, sdk_launch};
+
+/// A snapshot older than this is rebuilt in the background (ranking and listing caps only;
+/// removals rebuild before the next read).
+pub const MAX_AGE: Duration = Duration::from_secs(10);
+/// Ranking statistics look at this many days of delivery.
+const STATS_DAYS: i64 = 30;
+
+/// Delivery counters of one campaign, as of the snapshot.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    /// Launches in the last 30 days.
+    pub clicks: i64,
+    /// Approved conversions and publisher earnings in the last 30 days.
+    pub conversions: i64,
+    pub earnings_micros: i64,
+    /// Approved conversions ever, and on the snapshot's UTC day (for listing caps).
+    pub approved_total: i64,
+    pub approved_today: i64,
+    pub spent_today_micros: i64,
+}
+
+/// One live offer with what delivery computes from it once per snapshot.
+pub struct Offer {
+    pub live: LiveOffer,
+    /// Destination host, for domain blacklists.
+    pub host: String,
+    /// Sum of the goals' payouts.
+    pub total_payout_micros: i64,
+    pub stats: Stats,
+}
+
+impl std::ops::Deref for Offer {
+    type Target = LiveOffer;
+    fn deref(&self) -> &LiveOffer {
+        &self.live
+    }
+}
+
+impl Offer {
+    /// Whether a listing should treat a cap as used up (exact checks happen at launch and
+    /// settlement). Day counters only count on the snapshot's own day.
+    pub fn caps_reached(&self, snapshot_day: NaiveDate, now: DateTime<Utc>) -> bool {
+        let caps = &self.live.config.caps;
+        let same_day = now.date_naive() == snapshot_day;
+        let (today, spent) = if same_day {
+            (self.stats.approved_today, self.stats.spent_today_micros)
+        } else {
+            (0, 0)
+        };
+        caps.total_conversions
+            .is_some_and(|c| self.stats.approved_total >= c)
+            || caps.daily_conversions.is_some_and(|c| today >= c)
+            || caps.daily_budget_micros.is_some_and(|c| spent + 1 > c)
+    }
+
+    /// Whether the schedule delivers at `now`.
+    pub fn in_schedule(&self, now: DateTime<Utc>) -> bool {
+        let s = &self.live.config.schedule;
+        s.start_at.is_none_or(|t| t <= now) && s.end_at.is_none_or(|t| now < t)
+    }
+}
+
+/// Which ordered index to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Bucket {
+    platform: Platform,
+    /// `None`: every country.
+    country: Option<[u8; 2]>,
+    sort: OfferSort,
+}
+
+const SORTS: [OfferSort; 4] = [
+    OfferSort::Payout,
+    OfferSort::ConversionRate,
+    OfferSort::Epc,
+    OfferSort::Ecpm,
+];
+
+/// An immutable view of the live inventory.
+pub struct Snapshot {
+    /// The change generation this snapshot reflects.
+    generation: u64,
+    /// Distinct for every build; static-feed ETags and body caches key on it.
+    pub version: u64,
+    pub built_at: DateTime<Utc>,
+    built: Instant,
+    /// The UTC day the cap counters were taken on.
+    pub day: NaiveDate,
+    offers: Vec<Arc<Offer>>,
+    by_id: HashMap<String, u32>,
+    buckets: HashMap<Bucket, Vec<u32>>,
+    /// Static feeds built from this snapshot, by slot, parameters and slot fingerprint.
+    feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
+}
+
+/// A serialised static feed and its ETag.
+pub struct CachedFeed {
+    pub body: axum::body::Bytes,
+    pub etag: String,
+}
+
+/// At most this many feeds are kept per snapshot (memory stays bounded).
+const MAX_CACHED_FEEDS: usize = 2_000;
+
+impl Snapshot {
+    fn empty() -> Self {
+        Snapshot {
+            generation: 0,
+            version: 0,
+            built_at: DateTime::<Utc>::MIN_UTC,
+            built: Instant::now(),
+            day: NaiveDate::MIN,
+            offers: Vec::new(),
+            by_id: HashMap::new(),
+            buckets: HashMap::new(),
+            feeds: Mutex::default(),
+        }
+    }
+
+    /// A feed built from this snapshot earlier.
+    pub fn feed(&self, key: &str) -> Option<Arc<CachedFeed>> {
+        self.feeds.lock().ok()?.get(key).cloned()
+    }
+
+    /// Keeps a feed built from this snapshot (up to [`MAX_CACHED_FEEDS`]).
+    pub fn remember_feed(&self, key: String, feed: CachedFeed) {
+        if let Ok(mut feeds) = self.feeds.lock() {
+            if feeds.len() < MAX_CACHED_FEEDS {
+                feeds.insert(key, Arc::new(feed));
+            }
+        }
+    }
+
+    /// Live offers, newest approval first.
+    pub fn all(&self) -> &[Arc<Offer>] {
+        &self.offers
+    }
+
+    pub fn len(&self) -> usize {
+        self.offers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offers.is_empty()
+    }
+
+    /// Seconds since the build.
+    pub fn age(&self) -> Duration {
+        self.built.elapsed()
+    }
+
+    pub fn get(&self, campaign_id: &str) -> Option<&Arc<Offer>> {
+        self.by_id
+            .get(campaign_id)
+            .map(|i| &self.offers[*i as usize])
+    }
+
+    /// Offers running on `platform` (and targeting `country` when given), in `sort` order.
+    pub fn ordered(
+        &self,
+        platform: Platform,
+        country: Option<&str>,
+        sort: OfferSort,
+    ) -> impl Iterator<Item = &Arc<Offer>> {
+        let country = match country.map(str::as_bytes) {
+            Some([a, b]) => Some([*a, *b]),
+            Some(_) => Some([0, 0]),
+            None => None,
+        };
+        self.buckets
+            .get(&Bucket {
+                platform,
+                country,
+                sort,
+            })
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|i| &self.offers[*i as usize])
+    }
+}
+
+/// The shared, swappable snapshot and its change generation.
+pub struct Inventory {
+    current: ArcSwap<Snapshot>,
+    /// Bumped after every committed change that can remove or alter a live offer.
+    wanted: AtomicU64,
+    versions: AtomicU64,
+    building: tokio::sync::Mutex<()>,
+    refreshing: Arc<AtomicBool>,
+}
+
+impl Default for Inventory {
+    fn default() -> Self {
+        Inventory {
+            current: ArcSwap::from_pointee(Snapshot::empty()),
+            wanted: AtomicU64::new(1),
+            versions: AtomicU64::new(0),
+            building: tokio::sync::Mutex::new(()),
+            refreshing: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+impl Inventory {
+    /// Call after committing a change to a campaign's status, configuration or budget, or
+    /// a settlement that may have used up its reserve or a cap.
+    pub fn changed(&self) {
+        self.wanted.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The snapshot as it is, without rebuilding (metrics).
+    pub fn peek(&self) -> Arc<Snapshot> {
+        self.current.load_full()
+    }
+
+    /// A snapshot that reflects every change committed before this call.
+    pub async fn current<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<Snapshot>, AppError> {
+        let snap = self.current.load_full();
+        if snap.generation >= self.wanted.load(Ordering::SeqCst) {
+            return Ok(snap);
+        }
+        let _guard = self.building.lock().await;
+        // Another reader may have rebuilt while this one waited.
+        let snap = self.current.load_full();
+        let wanted = self.wanted.load(Ordering::SeqCst);
+        if snap.generation >= wanted {
+            return Ok(snap);
+        }
+        // `wanted` is read before the database: a change committed after this point bumps
+        // the generation again, so the next read rebuilds once more.
+        let fresh = Arc::new(self.build(db, now, wanted).await?);
+        self.current.store(fresh.clone());
+        Ok(fresh)
+    }
+
+    /// Rebuilds now, whatever the generation (the background refresh and tests).
+    pub async fn rebuild<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<Snapshot>, AppError> {
+        let _guard = self.building.lock().await;
+        let wanted = self.wanted.load(Ordering::SeqCst);
+        let fresh = Arc::new(self.build(db, now, wanted).await?);
+        self.current.store(fresh.clone());
+        Ok(fresh)
+    }
+
+    /// Whether the snapshot is older than [`MAX_AGE`] and no refresh is under way; claims the
+    /// refresh when it is.
+    pub fn claim_refresh(&self) -> bool {
+        self.current.load().age() >= MAX_AGE
+            && self
+                .refreshing
+                .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+    }
+
+    /// Releases a refresh claimed with [`Inventory::claim_refresh`].
+    pub fn refresh_done(&self) {
+        self.refreshing.store(false, Ordering::SeqCst);
+    }
+
+    async fn build<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        now: DateTime<Utc>,
+        generation: u64,
+    ) -> Result<Snapshot, AppError> {
+        let live = live_any_schedule(db).await?;
+        let stats = stats(db, now).await?;
+        let mut offers = Vec::with_capacity(live.len());
+        for mut l in live {
+            // The delivering configuration is parsed; the raw copies are not needed here.
+            l.campaign.config = String::new();
+            l.campaign.ip_allowlist = String::new();
+            let host = l.destination_host();
+            let total_payout_micros = l.config.goals.iter().map(|g| g.payout_micros).sum();
+            let s = stats.get(&l.campaign.id).copied().unwrap_or_default();
+            offers.push(Arc::new(Offer {
+                live: l,
+                host,
+                total_payout_micros,
+                stats: s,
+            }));
+        }
+        let by_id = offers
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.campaign.id.clone(), i as u32))
+            .collect();
+        let mut buckets: HashMap<Bucket, Vec<u32>> = HashMap::new();
+        for (i, o) in offers.iter().enumerate() {
+            for &platform in &o.config.platforms {
+                for country in
+                    std::iter::once(None).chain(o.config.countries.iter().filter_map(|c| {
+                        match c.as_bytes() {
+                            [a, b] => Some(Some([*a, *b])),
+                            _ => None,
+                        }
+                    }))
+                {
+                    for sort in SORTS {
+                        buckets
+                            .entry(Bucket {
+                                platform,
+                                country,
+                                sort,
+                            })
+                            .or_default()
+                            .push(i as u32);
+                    }
+                }
+            }
+        }
+        for (bucket, list) in buckets.iter_mut() {
+            // Stable sorts: ties keep the newest approval first.
+            let o = |i: &u32| &offers[*i as usize];
+            match bucket.sort {
+                OfferSort::Payout => {
+                    list.sort_by_key(|i| std::cmp::Reverse(o(i).total_payout_micros));
+                }
+                sort => list.sort_by(|a, b| {
+                    score(o(b), sort)
+                        .cmp(&score(o(a), sort))
+                        .then_with(|| o(b).total_payout_micros.cmp(&o(a).total_payout_micros))
+                }),
+            }
+        }
+        Ok(Snapshot {
+            generation,
+            version: self.versions.fetch_add(1, Ordering::SeqCst) + 1,
+            built_at: now,
+            built: Instant::now(),
+            day: now.date_naive(),
+            offers,
+            by_id,
+            buckets,
+            feeds: Mutex::default(),
+        })
+    }
+}
+
+/// CONVERSION_RATE, EPC and ECPM scores in parts per million so comparisons stay integral;
+/// offers without launches rank after those with them (`None` sorts first in Rust, so the
+/// comparison above is reversed).
+fn score(o: &Offer, by: OfferSort) -> Option<i128> {
+    let c = i128::from(o.stats.clicks);
+    if c == 0 {
+        return None;
+    }
+    Some(match by {
+        OfferSort::ConversionRate => i128::from(o.stats.conversions) * 1_000_000 / c,
+        _ => i128::from(o.stats.earnings_micros) * 1_000 / c,
+    })
+}
+
+/// Delivery counters of every campaign: four grouped reads, whatever the inventory size.
+async fn stats<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+) -> Result<HashMap<String, Stats>, AppError> {
+    let since = now - chrono::Duration::days(STATS_DAYS);
+    let day_start = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .map(|d| d.and_utc())
+        .unwrap_or(now);
+    let mut out: HashMap<String, Stats> = HashMap::new();
+    let clicks: Vec<(String, i64)> = sdk_launch::Entity::find()
+        .select_only()
+        .column(sdk_launch::Column::CampaignId)
+        .column_as(Expr::cust("COUNT(*)"), "n")
+        .filter(sdk_launch::Column::CreatedAt.gte(since))
+        .group_by(sdk_launch::Column::CampaignId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    for (id, n) in clicks {
+        out.entry(id).or_default().clicks = n;
+    }
+    let approved = |from: Option<DateTime<Utc>>, sum: &'static str| {
+        let mut q = conversion::Entity::find()
+            .select_only()
+            .column(conversion::Column::CampaignId)
+            .column_as(Expr::cust("COUNT(*)"), "n")
+            .column_as(Expr::cust(sum), "s")
+            .filter(conversion::Column::Settlement.eq("APPROVED"));
+        if let Some(t) = from {
+            q = q.filter(conversion::Column::CreatedAt.gte(t));
+        }
+        q.group_by(conversion::Column::CampaignId)
+            .into_tuple::<(String, i64, i64)>()
+    };
+    let earnings = "CAST(COALESCE(SUM(publisher_earnings_micros), 0) AS BIGINT)";
+    let payouts = "CAST(COALESCE(SUM(payout_micros), 0) AS BIGINT)";
+    for (id, n, s) in approved(Some(since), earnings).all(db).await? {
+        let e = out.entry(id).or_default();
+        e.conversions = n;
+        e.earnings_micros = s;
+    }
+    for (id, n, _) in approved(None, payouts).all(db).await? {
+        out.entry(id).or_default().approved_total = n;
+    }
+    for (id, n, s) in approved(Some(day_start), payouts).all(db).await? {
+        let e = out.entry(id).or_default();
+        e.approved_today = n;
+        e.spent_today_micros = s;
+    }
+    Ok(out)
+}
+
+/// The inventory for a request: current with every committed change, refreshed in the
+/// background when older than [`MAX_AGE`].
+pub async fn snapshot(ctx: &crate::domain::Ctx) -> Result<Arc<Snapshot>, AppError> {
+    let snap = ctx.inventory.current(&ctx.db, ctx.now()).await?;
+    if ctx.inventory.claim_refresh() {
+        let (inventory, db, clock) = (ctx.inventory.clone(), ctx.db.clone(), ctx.clock.clone());
+        tokio::spawn(async move {
+            let now = crate::domain::clock::truncate_micros(clock.now());
+            if let Err(e) = inventory.rebuild(&db, now).await {
+                tracing::warn!(error = %e, "inventory refresh failed");
+            }
+            inventory.refresh_done();
+        });
+    }
+    Ok(snap)
+}
