@@ -1,4 +1,5 @@
-//! Command line: `serve` (default), `migrate`, `user create`, `demo`, `reseal`.
+//! Command line: `serve` (default), `migrate`, `user create`, `demo`, `reseal`, and the
+//! benchmark's `bench-seed` and `bench-ceiling`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -37,6 +38,11 @@ pub enum Command {
     /// After a master-key rotation (new `APP_SECRET_KEY`, old one in
     /// `APP_SECRET_KEY_PREVIOUS`): re-seal every stored secret with the current key.
     Reseal,
+    /// Load the benchmark data set (the demo plus thousands of live campaigns, sessions and
+    /// history) and write the load generator's fixtures (scripts/bench.py runs it).
+    BenchSeed(crate::bench::seed::SeedArgs),
+    /// Serve the benchmark's ceiling routes (bare axum) on `--bind`.
+    BenchCeiling,
 }
 
 #[derive(Subcommand, Debug)]
@@ -121,6 +127,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
             crate::demo::load(&ctx, &settings).await?;
         }
+        Command::BenchSeed(args) => {
+            anyhow::ensure!(
+                settings.environment != app::domain::Environment::Production,
+                "`server bench-seed` is refused in production: it creates the demo accounts"
+            );
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            crate::bench::seed::load(&ctx, &settings, &args).await?;
+        }
+        Command::BenchCeiling => crate::bench::ceiling::serve(settings.bind).await?,
     }
     Ok(())
 }

@@ -44,6 +44,10 @@ pub struct Settings {
     #[arg(long, env = "APP_FEATURE_DELIVERY", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub feature_delivery: bool,
 
+    /// Bearer token for `GET /metrics`; without one the metrics are served in development only.
+    #[arg(long, env = "APP_METRICS_TOKEN", global = true, hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
     /// Let campaigns select the six certified measurement partners (manual MMP callbacks).
     #[arg(long, env = "APP_FEATURE_MMP_MANUAL", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub feature_mmp_manual: bool,

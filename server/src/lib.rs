@@ -2,10 +2,12 @@
 //! [`cli::main`]; tests call [`startup::Application::build`] directly.
 
 pub mod api;
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod extract;
+pub mod metrics;
 pub mod middleware;
 pub mod routes;
 pub mod session_store;

@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> Router {
             get(move || async move { Json(spec.as_ref().clone()) }),
         )
         .route("/docs", get(move || async move { reference.clone() }))
+        .route("/metrics", get(crate::metrics::scrape))
         .with_state(state.clone())
         .layer(from_fn(middleware::error_bodies));
 
@@ -42,6 +43,8 @@ pub fn router(state: AppState) -> Router {
         .merge(api)
         .merge(crate::api::billing::checkout::router(state.clone()))
         .merge(crate::web::router(state.clone()))
+        // Runs after routing (Router::layer), so the matched route template is known.
+        .layer(from_fn(crate::metrics::track))
         .layer(from_fn_with_state(state, middleware::client_ip))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn(middleware::body_limit))

@@ -172,6 +172,7 @@ pub struct Application {
 impl Application {
     /// Connects, migrates, binds the listen address and assembles the router.
     pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+        crate::metrics::handle();
         let ctx = domain_context(&settings, clock).await?;
         let listener = TcpListener::bind(settings.bind)
             .await

@@ -9,6 +9,7 @@ mod delivery;
 mod errors;
 mod gallery;
 mod hardening;
+mod inventory;
 mod operations;
 mod placements;
 mod platform;

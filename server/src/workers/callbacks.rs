@@ -238,12 +238,15 @@ async fn deliver_batch(ctx: Ctx, sender: Arc<Sender>, owner: String, batch: Vec<
             }
         };
         match result {
-            Ok(Some(status)) => tracing::info!(
-                delivery = %c.delivery.id,
-                placement = %c.delivery.placement_id,
-                status = status.as_str(),
-                "reward callback attempt"
-            ),
+            Ok(Some(status)) => {
+                crate::metrics::callback_attempt(status.as_str());
+                tracing::info!(
+                    delivery = %c.delivery.id,
+                    placement = %c.delivery.placement_id,
+                    status = status.as_str(),
+                    "reward callback attempt"
+                )
+            }
             Ok(None) => {
                 tracing::info!(delivery = %c.delivery.id, "reward callback waits for a receiver")
             }

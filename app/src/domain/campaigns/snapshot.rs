@@ -157,10 +157,10 @@ impl Snapshot {
 
     /// Keeps a feed built from this snapshot (up to [`MAX_CACHED_FEEDS`]).
     pub fn remember_feed(&self, key: String, feed: CachedFeed) {
-        if let Ok(mut feeds) = self.feeds.lock() {
-            if feeds.len() < MAX_CACHED_FEEDS {
-                feeds.insert(key, Arc::new(feed));
-            }
+        if let Ok(mut feeds) = self.feeds.lock()
+            && feeds.len() < MAX_CACHED_FEEDS
+        {
+            feeds.insert(key, Arc::new(feed));
         }
     }
 

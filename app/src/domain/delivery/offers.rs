@@ -141,12 +141,11 @@ pub async fn eligible(
     };
     let policy = &slot.policy;
     let has = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    if let Some(country) = who.country {
-        if (!policy.allowed_countries.is_empty() && !has(&policy.allowed_countries, country))
-            || has(&policy.blocked_countries, country)
-        {
-            return Ok(Vec::new());
-        }
+    if let Some(country) = who.country
+        && ((!policy.allowed_countries.is_empty() && !has(&policy.allowed_countries, country))
+            || has(&policy.blocked_countries, country))
+    {
+        return Ok(Vec::new());
     }
     let candidates: Box<dyn Iterator<Item = &Arc<Offer>>> = match who.only {
         Some(id) => Box::new(snap.get(id).into_iter().filter(move |o| {

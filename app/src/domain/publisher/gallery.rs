@@ -81,7 +81,7 @@ pub async fn gallery(
             advertiser_id: &offer.campaign.advertiser_id,
             category: &c.category,
             task_type: &c.task_type,
-            destination_host: &host,
+            destination_host: host,
         };
         if excludes(&rules, &candidate) {
             continue;

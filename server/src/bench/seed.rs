@@ -1,0 +1,382 @@
+//! `server bench-seed`: the realistic data set `scripts/bench.py` measures against. On top of
+//! `server demo`: thousands of live offer campaigns across countries, platforms, categories
+//! and payouts (created, submitted and approved through the domain rules, so their reserves
+//! and revisions are real), SDK sessions, impressions and launches for the postback
+//! campaign, and delivery history for many users (launches and approved conversions written
+//! in bulk, as months of traffic would have left them). Writes the fixtures the load
+//! generator needs (tokens, ids, the signing secret) to a JSON file; never in production.
+
+use std::time::Instant;
+
+use app::domain::billing::funding;
+use app::domain::campaigns::{lifecycle, store, tracking};
+use app::domain::delivery::{impressions, launches, sessions};
+use app::domain::publisher::static_keys;
+use app::domain::{Ctx, Principal, accounts};
+use app::error::AppError;
+use app::model::delivery::{CreateSession, LaunchRequest};
+use chrono::Duration;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use serde_json::json;
+
+use crate::config::Settings;
+use crate::demo::DEMO_DOMAIN;
+
+/// What to create.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SeedArgs {
+    /// Live offer campaigns besides the demo's.
+    #[arg(long, default_value_t = 10_000)]
+    pub campaigns: usize,
+    /// Users with delivery history (one launch each, a fifth of them converted).
+    #[arg(long, default_value_t = 100_000)]
+    pub users: usize,
+    /// SDK sessions for the load generator.
+    #[arg(long, default_value_t = 2_000)]
+    pub sessions: usize,
+    /// Launches of the postback campaign (their click ids carry the postbacks).
+    #[arg(long, default_value_t = 2_000)]
+    pub clicks: usize,
+    /// Where the fixtures go.
+    #[arg(long, default_value = "target/bench/fixtures.json")]
+    pub out: std::path::PathBuf,
+}
+
+const COUNTRIES: [&str; 24] = [
+    "US", "GB", "DE", "FR", "CA", "AU", "BR", "IN", "JP", "KR", "MX", "ES", "IT", "NL", "SE", "PL",
+    "TR", "ID", "PH", "VN", "TH", "ZA", "NG", "AR",
+];
+const CATEGORIES: [&str; 8] = [
+    "GAMES",
+    "FINANCE",
+    "SHOPPING",
+    "ENTERTAINMENT",
+    "SOCIAL",
+    "HEALTH",
+    "TRAVEL",
+    "EDUCATION",
+];
+const TASK_TYPES: [&str; 4] = ["INSTALL", "REGISTER", "PURCHASE", "SUBSCRIBE"];
+
+/// A small deterministic generator, so two runs seed the same inventory.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+fn fail(what: &'static str) -> impl Fn(AppError) -> anyhow::Error {
+    move |e| anyhow::anyhow!("bench seed {what}: {} {:?}", e.message, e.field_errors)
+}
+
+async fn principal(ctx: &Ctx, email: &str) -> anyhow::Result<Principal> {
+    let a = entity::account::Entity::find()
+        .filter(entity::account::Column::Email.eq(email))
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("{email} is missing; run `server demo` first"))?;
+    let v = accounts::view(&a);
+    Ok(Principal {
+        account_id: v.account_id,
+        email: v.email,
+        role: v.role,
+        status: v.status,
+    })
+}
+
+fn input<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> anyhow::Result<T> {
+    Ok(serde_json::from_value(v)?)
+}
+
+/// Loads the data set and writes the fixtures.
+pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    crate::demo::load(ctx, settings).await?;
+    let admin = principal(ctx, "admin@demo.test").await?;
+    let publisher = principal(ctx, "publisher@demo.test").await?;
+    let advertiser = principal(ctx, "advertiser@demo.test").await?;
+    let placement = entity::placement::Entity::find()
+        .filter(entity::placement::Column::OwnerAccountId.eq(publisher.account_id.clone()))
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the demo placement is missing"))?;
+    let slots = entity::ad_slot::Entity::find()
+        .filter(entity::ad_slot::Column::PlacementId.eq(placement.id.clone()))
+        .all(&ctx.db)
+        .await?;
+    let slot_of = |t: &str| {
+        slots
+            .iter()
+            .find(|s| s.r#type == t)
+            .map(|s| s.id.clone())
+            .ok_or_else(|| anyhow::anyhow!("the demo {t} slot is missing"))
+    };
+    let (offerwall, feed_slot) = (slot_of("OFFERWALL")?, slot_of("STATIC_API")?);
+    let static_key = static_keys::issue(
+        ctx,
+        &publisher,
+        &placement.id,
+        &feed_slot,
+        input(json!({"expiresAt": ctx.now() + Duration::days(30), "reason": "benchmark"}))?,
+    )
+    .await
+    .map_err(fail("static key"))?;
+
+    // Money for every campaign's budget, through the wire flow.
+    let budget: i64 = 50_000_000;
+    let wire = funding::request_wire(
+        ctx,
+        &advertiser,
+        input(
+            json!({"amount": budget * (args.campaigns as i64 + 10), "currency": "USD",
+            "externalReference": format!("BENCH-{}", ctx.now().timestamp())}),
+        )?,
+    )
+    .await
+    .map_err(fail("wire"))?;
+    funding::approve_wire(ctx, &admin, &wire.funding_id)
+        .await
+        .map_err(fail("wire approval"))?;
+
+    let mut rng = Lcg(42);
+    let mut campaign_ids = Vec::with_capacity(args.campaigns);
+    let mut web_ids = Vec::new();
+    for i in 0..args.campaigns {
+        let platforms: Vec<&str> = match rng.next(4) {
+            0 => vec!["android"],
+            1 => vec!["ios"],
+            2 => vec!["android", "ios", "web"],
+            _ => vec!["web", "android"],
+        };
+        let n = 1 + rng.next(6);
+        let mut countries: Vec<&str> = (0..n).map(|_| COUNTRIES[rng.next(8 + i % 16)]).collect();
+        countries.sort_unstable();
+        countries.dedup();
+        let payout = 200_000 + 50_000 * rng.next(60) as i64;
+        let mut goals = vec![
+            json!({"externalGoalId": "install", "name": "Install and open",
+            "payoutMicros": payout, "pendingMinutes": 0}),
+        ];
+        if rng.next(2) == 0 {
+            goals.push(json!({"externalGoalId": "level5", "name": "Reach level 5",
+                "payoutMicros": payout * 2, "pendingMinutes": 30}));
+        }
+        let mut config = json!({
+            "name": format!("Benchmark offer {i}"),
+            "destinationUrl": format!("https://adv{}.example/offer/{i}?click={{click_id}}", i % 97),
+            "platforms": platforms,
+            "countries": countries,
+            "category": CATEGORIES[rng.next(CATEGORIES.len())],
+            "taskType": TASK_TYPES[rng.next(TASK_TYPES.len())],
+            "trackingProvider": "CUSTOM_S2S",
+            "budgetMicros": budget,
+            "description": "Install the app, open it and play through the tutorial.",
+            "goals": goals,
+        });
+        if i % 10 == 0 {
+            config["caps"] = json!({"dailyConversions": 500, "totalConversions": 5000});
+        }
+        let c = store::create(ctx, &advertiser, input(config)?)
+            .await
+            .map_err(fail("campaign"))?;
+        lifecycle::transition(
+            ctx,
+            &advertiser,
+            &c.campaign_id,
+            input(json!({"to": "IN_REVIEW"}))?,
+        )
+        .await
+        .map_err(fail("submission"))?;
+        lifecycle::approve(ctx, &admin, &c.campaign_id, None)
+            .await
+            .map_err(fail("approval"))?;
+        if platforms.contains(&"web") {
+            web_ids.push(c.campaign_id.clone());
+        }
+        campaign_ids.push(c.campaign_id);
+        if (i + 1) % 1000 == 0 {
+            eprintln!(
+                "bench seed: {} campaigns ({:.0} s)",
+                i + 1,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    // The demo's campaign carries the postbacks: a signing key, sessions, launches.
+    let demo_campaign = entity::offer_campaign::Entity::find()
+        .filter(entity::offer_campaign::Column::Name.eq("Dragon Realm: reach level 10"))
+        .one(&ctx.db)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the demo campaign is missing"))?;
+    let key = match tracking::create_s2s(ctx, &advertiser, &demo_campaign.id).await {
+        Ok(k) => k,
+        Err(_) => tracking::rotate_s2s(ctx, &advertiser, &demo_campaign.id)
+            .await
+            .map_err(fail("S2S key"))?,
+    };
+    let mut tokens = Vec::with_capacity(args.sessions);
+    let mut clicks = Vec::with_capacity(args.clicks);
+    let mut impressions_for_launch = Vec::new();
+    for i in 0..args.sessions.max(args.clicks) {
+        let s = sessions::create(
+            ctx,
+            CreateSession {
+                placement_id: Some(placement.id.clone()),
+                ad_slot_id: None,
+                external_user_id: Some(format!("bench-user-{i}")),
+                platform: Some("web".into()),
+                sdk_version: Some("2.0.0".into()),
+                package_bundle_or_domain: Some(DEMO_DOMAIN.into()),
+                environment: Some("production".into()),
+                consent: Some("GRANTED".into()),
+                att_status: None,
+            },
+        )
+        .await
+        .map_err(fail("session"))?;
+        let token = s.token.clone().unwrap_or_default();
+        let model = sessions::authenticate(ctx, &token)
+            .await
+            .map_err(fail("session"))?;
+        if i < args.clicks {
+            let (imp, _) = impressions::record(
+                ctx,
+                &model,
+                &demo_campaign.id,
+                Some(&offerwall),
+                &format!("bench-imp-{i}"),
+            )
+            .await
+            .map_err(fail("impression"))?;
+            let (l, _) = launches::launch(
+                ctx,
+                &model,
+                &demo_campaign.id,
+                LaunchRequest {
+                    impression_id: Some(imp.impression_id.clone()),
+                },
+                &format!("bench-launch-{i}"),
+            )
+            .await
+            .map_err(fail("launch"))?;
+            clicks.push(l.click_id);
+            // Impressions the load generator launches again (a launch needs a fresh one).
+            impressions_for_launch.push(json!({"token": token, "impressionId": imp.impression_id}));
+        }
+        tokens.push(token);
+    }
+    let history = history(ctx, &placement.id, &offerwall, &campaign_ids, args.users).await?;
+
+    let fixtures = json!({
+        "placementId": placement.id,
+        "offerwallSlotId": offerwall,
+        "staticSlotId": feed_slot,
+        "staticKey": static_key.token,
+        "sessionTokens": tokens,
+        "webCampaignIds": web_ids.iter().take(2000).collect::<Vec<_>>(),
+        "postbackCampaignId": demo_campaign.id,
+        "postbackKeyId": key.key_id,
+        "postbackSecret": key.secret,
+        "clickIds": clicks,
+        "launchable": impressions_for_launch,
+        "historyRows": history,
+    });
+    if let Some(dir) = args.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&args.out, serde_json::to_vec_pretty(&fixtures)?)?;
+    eprintln!(
+        "bench seed: done in {:.0} s; fixtures in {}",
+        started.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// One launch per user on a random live campaign, a fifth of them approved conversions,
+/// spread over the last 30 days; written in batches, as history (no ledger movement).
+async fn history(
+    ctx: &Ctx,
+    placement_id: &str,
+    slot_id: &str,
+    campaigns: &[String],
+    users: usize,
+) -> anyhow::Result<usize> {
+    if campaigns.is_empty() {
+        return Ok(0);
+    }
+    let now = ctx.now();
+    let mut rng = Lcg(7);
+    let advertiser = entity::offer_campaign::Entity::find_by_id(campaigns[0].clone())
+        .one(&ctx.db)
+        .await?
+        .map(|c| c.advertiser_id)
+        .unwrap_or_default();
+    let mut written = 0;
+    for batch in (0..users).collect::<Vec<_>>().chunks(500) {
+        let mut launches = Vec::with_capacity(batch.len());
+        let mut conversions = Vec::new();
+        for &u in batch {
+            let campaign = &campaigns[rng.next(campaigns.len())];
+            let at = now - Duration::minutes(rng.next(30 * 24 * 60) as i64 + 10);
+            let click = format!("clk_hist_{u}");
+            launches.push(entity::sdk_launch::ActiveModel {
+                id: Set(format!("lch_hist_{u}")),
+                click_id: Set(click.clone()),
+                session_id: Set(format!("ses_hist_{u}")),
+                impression_id: Set(format!("imp_hist_{u}")),
+                placement_id: Set(placement_id.to_owned()),
+                ad_slot_id: Set(slot_id.to_owned()),
+                campaign_id: Set(campaign.clone()),
+                campaign_revision: Set(1),
+                external_user_id: Set(format!("hist-user-{u}")),
+                idempotency_key: Set(format!("hist-{u}")),
+                trace_id: Set(format!("trc_hist_{u}")),
+                destination_url: Set("https://adv.example/offer".into()),
+                created_at: Set(at),
+                expires_at: Set(at + Duration::minutes(5)),
+                opened_at: Set(Some(at)),
+            });
+            if u % 5 == 0 {
+                conversions.push(entity::conversion::ActiveModel {
+                    id: Set(format!("cnv_hist_{u}")),
+                    campaign_id: Set(campaign.clone()),
+                    advertiser_id: Set(advertiser.clone()),
+                    transaction_id: Set(format!("hist-tx-{u}")),
+                    click_id: Set(click),
+                    goal_id: Set("install".into()),
+                    status: Set("approved".into()),
+                    settlement: Set("APPROVED".into()),
+                    placement_id: Set(Some(placement_id.to_owned())),
+                    ad_slot_id: Set(Some(slot_id.to_owned())),
+                    session_id: Set(None),
+                    external_user_id: Set(Some(format!("hist-user-{u}"))),
+                    payout_micros: Set(300_000),
+                    publisher_earnings_micros: Set(210_000),
+                    reward_minor_units: Set(21),
+                    occurred_at: Set(at),
+                    created_at: Set(at),
+                    updated_at: Set(at),
+                    credit_at: Set(Some(at)),
+                });
+            }
+        }
+        written += launches.len() + conversions.len();
+        entity::sdk_launch::Entity::insert_many(launches)
+            .exec(&ctx.db)
+            .await?;
+        if !conversions.is_empty() {
+            entity::conversion::Entity::insert_many(conversions)
+                .exec(&ctx.db)
+                .await?;
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,119 @@
+//! Prometheus metrics at `GET /metrics` (docs/operations.md has a scrape example):
+//! requests and latency per route, the inventory snapshot's age and size, the reward
+//! callback outbox by status and callback attempt outcomes. The recorder is process-wide
+//! (installed once; tests start many applications in one process); values that live in the
+//! database or the inventory are read when Prometheus scrapes.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use sea_orm::sea_query::Expr;
+use sea_orm::{EntityTrait, QuerySelect};
+
+use crate::state::AppState;
+
+/// Latency buckets in seconds: the hot paths live in the first few.
+const BUCKETS: [f64; 14] = [
+    0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
+];
+
+/// The process's recorder handle.
+pub fn handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(
+                Matcher::Full("http_request_duration_seconds".into()),
+                &BUCKETS,
+            )
+            .map(PrometheusBuilder::build_recorder)
+            .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
+        let handle = recorder.handle();
+        // Fails only when another recorder is installed already; the handle still renders.
+        let _ = metrics::set_global_recorder(recorder);
+        handle
+    })
+}
+
+/// Counts every request and its latency by method, route template and status class.
+pub async fn track(req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().as_str().to_owned();
+    // The route template, never the raw path: paths carry ids and signed links.
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |m| m.as_str().to_owned());
+    let res = next.run(req).await;
+    let status = format!("{}xx", res.status().as_u16() / 100);
+    metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
+        .increment(1);
+    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
+        .record(started.elapsed().as_secs_f64());
+    res
+}
+
+/// One reward callback attempt's outcome (the callback worker calls this).
+pub fn callback_attempt(status: &str) {
+    metrics::counter!("reward_callback_attempts_total", "status" => status.to_owned()).increment(1);
+}
+
+/// `GET /metrics`: with `APP_METRICS_TOKEN` set, only with that bearer token; without one,
+/// in development only.
+pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    let allowed = match s
+        .settings
+        .metrics_token
+        .as_deref()
+        .filter(|t| !t.is_empty())
+    {
+        Some(token) => headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|given| {
+                app::domain::crypto::constant_time_eq(given.trim().as_bytes(), token.as_bytes())
+            }),
+        None => s.ctx.config.environment == app::domain::Environment::Development,
+    };
+    if !allowed {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let snap = s.ctx.inventory.peek();
+    metrics::gauge!("inventory_snapshot_age_seconds").set(snap.age().as_secs_f64());
+    metrics::gauge!("inventory_snapshot_offers").set(snap.len() as f64);
+    metrics::gauge!("inventory_snapshot_version").set(snap.version as f64);
+    let depth: Vec<(String, i64)> = entity::callback_delivery::Entity::find()
+        .select_only()
+        .column(entity::callback_delivery::Column::Status)
+        .column_as(Expr::cust("COUNT(*)"), "n")
+        .group_by(entity::callback_delivery::Column::Status)
+        .into_tuple()
+        .all(&s.ctx.db)
+        .await
+        .unwrap_or_default();
+    for status in [
+        "HELD",
+        "WAITING_RECEIVER",
+        "PENDING",
+        "DELIVERED",
+        "FAILED",
+        "CANCELLED",
+    ] {
+        let n = depth
+            .iter()
+            .find(|(k, _)| k == status)
+            .map_or(0, |(_, n)| *n);
+        metrics::gauge!("reward_callback_outbox", "status" => status).set(n as f64);
+    }
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        handle().render(),
+    )
+        .into_response()
+}

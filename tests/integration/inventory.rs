@@ -1,0 +1,283 @@
+//! The in-memory inventory snapshot: a committed change that removes an offer (pause, end,
+//! an exhausted reserve, a used-up cap, a blacklist, a schedule that ran out) is never
+//! served after its response returned, and money stays exact under concurrent postbacks
+//! because launches and settlement check the database, not the snapshot.
+
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends, error_code};
+
+use crate::campaigns::{campaign_body, transition};
+use crate::delivery::{
+    Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
+};
+
+both_backends!(
+    removed_offers_leave_the_snapshot_before_the_change_answers,
+    caps_and_budget_hold_under_concurrent_postbacks,
+);
+
+fn named(name: &str, budget: i64) -> Value {
+    let mut b = campaign_body("CUSTOM_S2S", budget);
+    b["name"] = json!(name);
+    b["goals"] = json!([{"externalGoalId": "install", "name": "Install", "payoutMicros": USD, "pendingMinutes": 0}]);
+    b
+}
+
+async fn listed(app: &TestApp, slot: &str, token: &str) -> Vec<String> {
+    let (s, list) = app
+        .get(
+            &format!("/sdk/v2/ad-slots/{slot}/offers?limit=100"),
+            Some(token),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["campaignId"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// Impression and launch for the session's user; returns the click id.
+async fn click(app: &TestApp, token: &str, campaign: &str, n: usize) -> String {
+    let (s, imp) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{campaign}/impressions"),
+        token,
+        &format!("imp-key-{n:04}"),
+        &json!({}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+    let (s, l) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{campaign}/launch"),
+        token,
+        &format!("launch-key-{n:04}"),
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    l["clickId"].as_str().expect("clickId").to_owned()
+}
+
+async fn campaign_money(app: &TestApp, adv: &str, id: &str) -> (i64, i64) {
+    let (s, c) = app
+        .get(
+            &format!("/performance-marketing/v2/campaigns/{id}"),
+            Some(adv),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    (
+        c["reservedMicros"].as_i64().expect("reserved"),
+        c["spentMicros"].as_i64().expect("spent"),
+    )
+}
+
+async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let (paused, _, _) = live_campaign(&app, &adv, &admin, named("To pause", 5 * USD)).await;
+    let (ended, _, _) = live_campaign(&app, &adv, &admin, named("To end", 5 * USD)).await;
+    let (spent, key_id, secret) =
+        live_campaign(&app, &adv, &admin, named("One conversion of budget", USD)).await;
+    let (blocked, _, _) = live_campaign(&app, &adv, &admin, named("To blacklist", 5 * USD)).await;
+    let mut ending = named("Ends in an hour", 5 * USD);
+    ending["schedule"] = json!({"endAt": app.clock_now() + chrono::Duration::hours(1)});
+    let (scheduled, _, _) = live_campaign(&app, &adv, &admin, ending).await;
+    let (kept, _, _) = live_campaign(&app, &adv, &admin, named("Stays", 5 * USD)).await;
+    let (_, token) = session(&app, &p, "snapshot-user").await;
+
+    let all = listed(&app, &p.slot, &token).await;
+    for id in [&paused, &ended, &spent, &blocked, &scheduled, &kept] {
+        assert!(all.contains(id), "{id} is listed at first: {all:?}");
+    }
+
+    assert_eq!(
+        transition(&app, &adv, &paused, "PAUSED").await.0,
+        StatusCode::OK
+    );
+    assert!(!listed(&app, &p.slot, &token).await.contains(&paused));
+    let (s, one) = app
+        .get(&format!("/sdk/v2/offers/{paused}"), Some(&token))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{one}");
+
+    assert_eq!(
+        transition(&app, &adv, &ended, "ENDED").await.0,
+        StatusCode::OK
+    );
+    assert!(!listed(&app, &p.slot, &token).await.contains(&ended));
+
+    // The reserve covers one conversion: once it is paid the offer is gone.
+    let (_, buyer) = session(&app, &p, "buyer").await;
+    let clk = click(&app, &buyer, &spent, 1).await;
+    let (s, r) = postback(
+        &app,
+        &spent,
+        &key_id,
+        &secret,
+        &Conversion {
+            click: &clk,
+            txn: "tx-spend-1",
+            goal: "install",
+            status: "approved",
+        },
+        now_ts(&app),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(campaign_money(&app, &adv, &spent).await, (0, USD));
+    assert!(!listed(&app, &p.slot, &token).await.contains(&spent));
+
+    let (s, bl) = app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&p.token),
+            &json!({"kind": "CAMPAIGN", "value": blocked}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{bl}");
+    assert!(!listed(&app, &p.slot, &token).await.contains(&blocked));
+
+    // Schedules are read against the request's clock, not the snapshot's.
+    app.clock.advance(chrono::Duration::hours(2));
+    let (_, token) = session(&app, &p, "snapshot-user").await;
+    let now = listed(&app, &p.slot, &token).await;
+    assert!(!now.contains(&scheduled), "{now:?}");
+    assert_eq!(now, vec![kept.clone()], "only the untouched offer is left");
+    assert_eq!(
+        transition(&app, &adv, &paused, "LIVE").await.0,
+        StatusCode::OK
+    );
+    assert!(
+        listed(&app, &p.slot, &token).await.contains(&paused),
+        "a resumed campaign comes back at once"
+    );
+}
+
+async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let mut capped_body = named("Capped at three", 20 * USD);
+    capped_body["caps"] = json!({"totalConversions": 3});
+    let (capped, capped_key, capped_secret) = live_campaign(&app, &adv, &admin, capped_body).await;
+    let (budget, budget_key, budget_secret) = live_campaign(
+        &app,
+        &adv,
+        &admin,
+        named("Four conversions of budget", 4 * USD),
+    )
+    .await;
+
+    // Ten users click each offer; one more user keeps an impression for a late launch.
+    let mut clicks = Vec::new();
+    for n in 0..10 {
+        let (_, token) = session(&app, &p, &format!("user-{n}")).await;
+        clicks.push((
+            click(&app, &token, &capped, n).await,
+            click(&app, &token, &budget, 100 + n).await,
+        ));
+    }
+    let (_, late) = session(&app, &p, "late-user").await;
+    let late_impression = |campaign: String, key: &'static str| {
+        let app = &app;
+        let late = late.clone();
+        async move {
+            let (s, imp) = keyed(
+                app,
+                &format!("/sdk/v2/offers/{campaign}/impressions"),
+                &late,
+                key,
+                &json!({}),
+            )
+            .await;
+            assert_eq!(s, StatusCode::CREATED, "{imp}");
+            imp["impressionId"].as_str().expect("id").to_owned()
+        }
+    };
+    let capped_imp = late_impression(capped.clone(), "late-imp-capped").await;
+    let budget_imp = late_impression(budget.clone(), "late-imp-budget").await;
+
+    // Twenty approved postbacks at once, ten per campaign.
+    let ts = now_ts(&app);
+    let sends = clicks.iter().enumerate().flat_map(|(n, (c, b))| {
+        let app = &app;
+        [
+            (
+                capped.clone(),
+                capped_key.clone(),
+                capped_secret.clone(),
+                c.clone(),
+                format!("cap-tx-{n}"),
+            ),
+            (
+                budget.clone(),
+                budget_key.clone(),
+                budget_secret.clone(),
+                b.clone(),
+                format!("budget-tx-{n}"),
+            ),
+        ]
+        .map(move |(campaign, key, secret, click, txn)| async move {
+            postback(
+                app,
+                &campaign,
+                &key,
+                &secret,
+                &Conversion {
+                    click: &click,
+                    txn: &txn,
+                    goal: "install",
+                    status: "approved",
+                },
+                ts,
+            )
+            .await
+        })
+    });
+    for (s, r) in join_all(sends).await {
+        assert_eq!(s, StatusCode::OK, "every report is accepted: {r}");
+    }
+
+    let (reserved, spent) = campaign_money(&app, &adv, &capped).await;
+    assert_eq!(spent, 3 * USD, "exactly the cap was paid");
+    assert_eq!(reserved, 17 * USD);
+    assert_eq!(
+        campaign_money(&app, &adv, &budget).await,
+        (0, 4 * USD),
+        "exactly the budget was paid, never more"
+    );
+
+    // Neither is offered any more, and a launch from an impression taken before is refused
+    // by the database checks.
+    let now = listed(&app, &p.slot, &late).await;
+    assert!(!now.contains(&capped) && !now.contains(&budget), "{now:?}");
+    for (campaign, imp, key) in [
+        (&capped, &capped_imp, "late-launch-capped"),
+        (&budget, &budget_imp, "late-launch-budget"),
+    ] {
+        let (s, r) = keyed(
+            &app,
+            &format!("/sdk/v2/offers/{campaign}/launch"),
+            &late,
+            key,
+            &json!({"impressionId": imp}),
+        )
+        .await;
+        assert!(
+            s == StatusCode::NOT_FOUND || s == StatusCode::CONFLICT,
+            "{s} {r}"
+        );
+        assert!(
+            ["offer_unavailable", "budget_exhausted"].contains(&error_code(&r)),
+            "{r}"
+        );
+    }
+}
