@@ -79,6 +79,8 @@ pub struct Ctx {
     pub payments: Arc<dyn billing::payprovider::PaymentProvider>,
     /// The live offer inventory in memory (campaigns::snapshot).
     pub inventory: Arc<campaigns::snapshot::Inventory>,
+    /// Placements, slots and blacklists as delivery reads them (publisher::delivery_config).
+    pub delivery_configs: Arc<publisher::delivery_config::DeliveryConfigs>,
 }
 
 impl Ctx {

@@ -17,7 +17,7 @@ use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::Ctx;
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::snapshot::{Offer, snapshot};
-use crate::domain::publisher::blacklists::{Candidate, excludes, rules_for};
+use crate::domain::publisher::blacklists::{Candidate, excludes};
 use crate::domain::publisher::slots;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::{CreativeKind, Platform};
@@ -31,15 +31,17 @@ pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
 
 /// The slot a session asks about, checked: same placement, the bound slot if the session
 /// has one, an SDK slot that is READY or ACTIVE.
-pub async fn session_slot<C: ConnectionTrait>(
-    db: &C,
+pub async fn session_slot(
+    ctx: &Ctx,
     s: &sdk_session::Model,
     slot_id: Option<&str>,
 ) -> Result<(placement::Model, AdSlot), AppError> {
-    let p = placement::Entity::find_by_id(s.placement_id.clone())
-        .one(db)
+    let config = ctx
+        .delivery_configs
+        .get(&ctx.db, &s.placement_id)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
+    let p = config.placement.clone();
     let wanted = match (slot_id, s.ad_slot_id.as_deref()) {
         (Some(asked), Some(bound)) if asked != bound => {
             return Err(AppError::forbidden(
@@ -50,11 +52,7 @@ pub async fn session_slot<C: ConnectionTrait>(
         (None, Some(bound)) => Some(bound.to_owned()),
         (None, None) => None,
     };
-    let mut candidates: Vec<ad_slot::Model> = ad_slot::Entity::find()
-        .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
-        .filter(ad_slot::Column::ArchivedAt.is_null())
-        .all(db)
-        .await?;
+    let mut candidates: Vec<ad_slot::Model> = config.slots.clone();
     let slot = match wanted {
         Some(id) => candidates
             .into_iter()
@@ -134,7 +132,12 @@ pub async fn eligible(
         return Ok(Vec::new());
     };
     let snap = snapshot(ctx).await?;
-    let rules = rules_for(&ctx.db, &p.owner_account_id, &p.id).await?;
+    let config = ctx
+        .delivery_configs
+        .get(&ctx.db, &p.id)
+        .await?
+        .ok_or_else(|| AppError::not_found("placement"))?;
+    let rules = &config.rules;
     let per_user = match who.user {
         Some(user) => Some(completions(&ctx.db, &p.id, user).await?),
         None => None,
@@ -183,7 +186,7 @@ pub async fn eligible(
             task_type: &c.task_type,
             destination_host: &offer.host,
         };
-        if excludes(&rules, &candidate) {
+        if excludes(rules, &candidate) {
             continue;
         }
         let mut completed_goals = HashSet::new();
@@ -405,7 +408,7 @@ pub async fn list(
     }
     errs.finish()?;
     let country = country.flatten();
-    let (p, slot) = session_slot(&ctx.db, s, Some(slot_id)).await?;
+    let (p, slot) = session_slot(ctx, s, Some(slot_id)).await?;
     let offset = offset.unwrap_or(0);
     // One more than the page, to know whether another page follows.
     let want = offset.saturating_add(limit as usize).saturating_add(1);
@@ -458,7 +461,7 @@ pub async fn find_for_session(
     slot_id: Option<&str>,
     offer_id: &str,
 ) -> Result<(placement::Model, AdSlot, Eligible), AppError> {
-    let (p, slot) = session_slot(&ctx.db, s, slot_id).await?;
+    let (p, slot) = session_slot(ctx, s, slot_id).await?;
     let found = eligible(
         ctx,
         &p,

@@ -11,13 +11,12 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::offers::{Audience, country_param, eligible, item};
 use crate::domain::campaigns::snapshot::{CachedFeed, snapshot};
-use crate::domain::publisher::blacklists::rules_for;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
 use crate::model::delivery::*;
 use crate::model::publisher::{PlacementStatus, SlotState, SlotType};
-use entity::{ad_slot, placement, static_key};
+use entity::static_key;
 
 /// Most offers in one feed.
 pub const MAX_ITEMS: usize = 100;
@@ -59,16 +58,23 @@ pub async fn feed(
         return Err(AppError::forbidden("this key belongs to another ad slot")
             .with_code("static_key_slot_mismatch"));
     }
-    let s = ad_slot::Entity::find_by_id(slot_id.to_owned())
-        .filter(ad_slot::Column::ArchivedAt.is_null())
-        .one(&ctx.db)
+    let placement_id = ctx
+        .delivery_configs
+        .placement_of_slot(&ctx.db, slot_id)
         .await?
         .ok_or_else(|| AppError::not_found("ad slot"))?;
-    let p = placement::Entity::find_by_id(s.placement_id.clone())
-        .filter(placement::Column::ArchivedAt.is_null())
-        .one(&ctx.db)
+    let config = ctx
+        .delivery_configs
+        .get(&ctx.db, &placement_id)
         .await?
+        .filter(|c| c.placement.archived_at.is_none())
         .ok_or_else(|| AppError::not_found("ad slot"))?;
+    let s = config
+        .slots
+        .iter()
+        .find(|s| s.id == slot_id)
+        .ok_or_else(|| AppError::not_found("ad slot"))?;
+    let p = &config.placement;
     if p.status != PlacementStatus::Verified.as_str() {
         return Err(
             AppError::conflict("the placement is not verified").with_code("placement_not_verified")
@@ -96,7 +102,7 @@ pub async fn feed(
         }
         Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
     };
-    let rules = rules_for(&ctx.db, &p.owner_account_id, &p.id).await?;
+    let rules = &config.rules;
     // The cache key names everything the feed depends on besides the inventory: the slot
     // and placement as stored (policy, currency, state) and the publisher's blacklists. A
     // snapshot holds the feeds built from it, so a new snapshot starts empty.
@@ -114,10 +120,10 @@ pub async fn feed(
             etag: hit.etag.clone(),
         });
     }
-    let view = slots::view(&s, &p);
+    let view = slots::view(s, p);
     let offers = eligible(
         ctx,
-        &p,
+        p,
         &view,
         &Audience {
             platform: &platform,

@@ -90,6 +90,7 @@ pub async fn create(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(view(&row))
 }
 
@@ -142,6 +143,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(())
 }
 

@@ -221,6 +221,7 @@ async fn configure_once(
     .await?;
     let ks = keys(&txn, &p.id).await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     settings_of(&p, &ks, secret)
 }
 
@@ -275,6 +276,7 @@ async fn rotate_once(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(CallbackKeyIssued { key_id, secret })
 }
 
@@ -314,6 +316,7 @@ pub async fn promote(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(CallbackKeyRef { key_id })
 }
 

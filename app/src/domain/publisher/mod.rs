@@ -4,6 +4,7 @@
 pub mod app_keys;
 pub mod blacklists;
 pub mod callbacks;
+pub mod delivery_config;
 pub mod gallery;
 pub mod placements;
 pub mod review;

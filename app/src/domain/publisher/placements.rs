@@ -101,6 +101,7 @@ pub async fn create(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(view(&row, &[], None))
 }
 
@@ -270,6 +271,7 @@ pub async fn patch(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     get(ctx, actor, id).await
 }
 
@@ -301,6 +303,7 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     get(ctx, actor, id).await
 }
 
@@ -352,6 +355,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(())
 }
 

@@ -63,6 +63,7 @@ pub async fn review(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     placements::get(ctx, actor, id).await
 }
 
@@ -95,6 +96,7 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
         .await?;
     }
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     placements::get(ctx, actor, id).await
 }
 

@@ -352,6 +352,7 @@ pub async fn create(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(view(&row, &p))
 }
 
@@ -429,6 +430,7 @@ pub async fn patch(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(view(&row, &p))
 }
 
@@ -480,6 +482,7 @@ pub async fn set_state(
     )
     .await?;
     txn.commit().await?;
+    ctx.delivery_configs.changed();
     Ok(view(&row, &p))
 }
 

@@ -1,0 +1,112 @@
+//! What delivery reads about a placement on every request (the placement, its slots and
+//! its owner's blacklists), kept in memory so the hot paths do not query it each time.
+//!
+//! Every write to placements, slots, blacklists, reviews and callback settings calls
+//! [`DeliveryConfigs::changed`] after its commit and before it answers; an entry is used
+//! only while no change has happened since it was read, so a committed change is never
+//! served stale (the same generation rule as the inventory snapshot).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+use super::blacklists::rules_for;
+use crate::error::AppError;
+use entity::{ad_slot, blacklist, placement};
+
+/// Entries kept at most; beyond it the cache starts over (memory stays bounded).
+const MAX_ENTRIES: usize = 20_000;
+
+/// A placement as delivery sees it.
+pub struct DeliveryConfig {
+    pub placement: placement::Model,
+    /// Slots that are not archived.
+    pub slots: Vec<ad_slot::Model>,
+    /// The owner's blacklist rules that apply to this placement.
+    pub rules: Vec<blacklist::Model>,
+}
+
+/// The cache, shared by every request of the process.
+#[derive(Default)]
+pub struct DeliveryConfigs {
+    generation: AtomicU64,
+    entries: RwLock<HashMap<String, (u64, Arc<DeliveryConfig>)>>,
+    /// A slot's placement (it never changes, so this needs no generation).
+    slot_placements: RwLock<HashMap<String, String>>,
+}
+
+impl DeliveryConfigs {
+    /// Call after committing any change to a placement, slot, blacklist or review.
+    pub fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The placement a slot belongs to, archived or not (`None` for an unknown slot).
+    pub async fn placement_of_slot<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        slot_id: &str,
+    ) -> Result<Option<String>, AppError> {
+        if let Ok(m) = self.slot_placements.read()
+            && let Some(p) = m.get(slot_id)
+        {
+            return Ok(Some(p.clone()));
+        }
+        let Some(slot) = ad_slot::Entity::find_by_id(slot_id.to_owned())
+            .one(db)
+            .await?
+        else {
+            return Ok(None);
+        };
+        if let Ok(mut m) = self.slot_placements.write() {
+            if m.len() >= MAX_ENTRIES {
+                m.clear();
+            }
+            m.insert(slot.id, slot.placement_id.clone());
+        }
+        Ok(Some(slot.placement_id))
+    }
+
+    /// The placement's delivery configuration (`None` when there is no such placement).
+    pub async fn get<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        placement_id: &str,
+    ) -> Result<Option<Arc<DeliveryConfig>>, AppError> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        if let Ok(entries) = self.entries.read()
+            && let Some((g, c)) = entries.get(placement_id)
+            && *g == generation
+        {
+            return Ok(Some(c.clone()));
+        }
+        // `generation` was read before the database: a change committed meanwhile bumps it,
+        // so this entry is never used after that change.
+        let Some(p) = placement::Entity::find_by_id(placement_id.to_owned())
+            .one(db)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let slots = ad_slot::Entity::find()
+            .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
+            .filter(ad_slot::Column::ArchivedAt.is_null())
+            .all(db)
+            .await?;
+        let rules = rules_for(db, &p.owner_account_id, &p.id).await?;
+        let c = Arc::new(DeliveryConfig {
+            placement: p,
+            slots,
+            rules,
+        });
+        if let Ok(mut entries) = self.entries.write() {
+            if entries.len() >= MAX_ENTRIES {
+                entries.clear();
+            }
+            entries.insert(placement_id.to_owned(), (generation, c.clone()));
+        }
+        Ok(Some(c))
+    }
+}
