@@ -13,6 +13,7 @@ mod m0009_sandbox_callbacks;
 mod m0010_one_active_key;
 mod m0011_hashed_sessions_survey_revision;
 mod m0012_survey_marketplace;
+mod m0013_delivery_indexes;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0010_one_active_key::Migration),
             Box::new(m0011_hashed_sessions_survey_revision::Migration),
             Box::new(m0012_survey_marketplace::Migration),
+            Box::new(m0013_delivery_indexes::Migration),
         ]
     }
 }

@@ -305,6 +305,7 @@ impl Inventory {
         now: DateTime<Utc>,
         generation: u64,
     ) -> Result<Snapshot, AppError> {
+        let started = Instant::now();
         let live = live_any_schedule(db).await?;
         let stats = stats(db, now).await?;
         let mut offers = Vec::with_capacity(live.len());
@@ -365,6 +366,11 @@ impl Inventory {
                 }),
             }
         }
+        tracing::debug!(
+            offers = offers.len(),
+            millis = started.elapsed().as_millis() as u64,
+            "inventory snapshot built"
+        );
         Ok(Snapshot {
             generation,
             version: self.versions.fetch_add(1, Ordering::SeqCst) + 1,
