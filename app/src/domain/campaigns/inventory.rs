@@ -14,6 +14,7 @@ use crate::model::campaign::{CampaignConfig, CampaignStatus};
 use entity::{ledger_account, offer_campaign, offer_campaign_revision};
 
 /// A live campaign with its delivering (approved) configuration and remaining reserve.
+#[derive(Clone)]
 pub struct LiveOffer {
     pub campaign: offer_campaign::Model,
     pub config: CampaignConfig,

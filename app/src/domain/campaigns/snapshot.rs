@@ -35,6 +35,9 @@ use entity::{conversion, sdk_launch};
 /// A snapshot older than this is rebuilt in the background (ranking and listing caps only;
 /// removals rebuild before the next read).
 pub const MAX_AGE: Duration = Duration::from_secs(10);
+/// Campaigns are reloaded in the background this often even without a change here, for
+/// changes committed by another process of the same service.
+pub const RELOAD_AGE: Duration = Duration::from_secs(60);
 /// Ranking statistics look at this many days of delivery.
 const STATS_DAYS: i64 = 30;
 
@@ -117,6 +120,8 @@ pub struct Snapshot {
     pub version: u64,
     pub built_at: DateTime<Utc>,
     built: Instant,
+    /// When the campaigns were last read from the database (a recount keeps it).
+    loaded: Instant,
     /// The UTC day the cap counters were taken on.
     pub day: NaiveDate,
     offers: Vec<Arc<Offer>>,
@@ -142,6 +147,7 @@ impl Snapshot {
             version: 0,
             built_at: DateTime::<Utc>::MIN_UTC,
             built: Instant::now(),
+            loaded: Instant::now(),
             day: NaiveDate::MIN,
             offers: Vec::new(),
             by_id: HashMap::new(),
@@ -271,7 +277,7 @@ impl Inventory {
         Ok(fresh)
     }
 
-    /// Rebuilds now, whatever the generation (the background refresh and tests).
+    /// Rebuilds now, whatever the generation (tests and the full reload).
     pub async fn rebuild<C: ConnectionTrait>(
         &self,
         db: &C,
@@ -282,6 +288,25 @@ impl Inventory {
         let fresh = Arc::new(self.build(db, now, wanted).await?);
         self.current.store(fresh.clone());
         Ok(fresh)
+    }
+
+    /// The background refresh: fresh counters for the same campaigns, and a full reload
+    /// once the campaigns were read [`RELOAD_AGE`] ago (changes made by another process).
+    pub async fn refresh<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
+        let _guard = self.building.lock().await;
+        let current = self.current.load_full();
+        let wanted = self.wanted.load(Ordering::SeqCst);
+        let fresh = if current.generation < wanted || current.loaded.elapsed() >= RELOAD_AGE {
+            self.build(db, now, wanted).await?
+        } else {
+            self.recount(db, now, &current).await?
+        };
+        self.current.store(Arc::new(fresh));
+        Ok(())
     }
 
     /// Whether the snapshot is older than [`MAX_AGE`] and no refresh is under way; claims the
@@ -299,6 +324,7 @@ impl Inventory {
         self.refreshing.store(false, Ordering::SeqCst);
     }
 
+    /// Reads the live campaigns and their counters from the database.
     async fn build<C: ConnectionTrait>(
         &self,
         db: &C,
@@ -323,6 +349,46 @@ impl Inventory {
                 stats: s,
             }));
         }
+        let snap = self.assemble(offers, generation, now, Instant::now());
+        tracing::debug!(
+            offers = snap.offers.len(),
+            millis = started.elapsed().as_millis() as u64,
+            "inventory snapshot built"
+        );
+        Ok(snap)
+    }
+
+    /// The same offers with fresh counters (and their sort orders): what the background
+    /// refresh does between full builds, without reloading a single campaign.
+    async fn recount<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        now: DateTime<Utc>,
+        current: &Snapshot,
+    ) -> Result<Snapshot, AppError> {
+        let stats = stats(db, now).await?;
+        let offers = current
+            .offers
+            .iter()
+            .map(|o| {
+                Arc::new(Offer {
+                    live: o.live.clone(),
+                    host: o.host.clone(),
+                    total_payout_micros: o.total_payout_micros,
+                    stats: stats.get(&o.campaign.id).copied().unwrap_or_default(),
+                })
+            })
+            .collect();
+        Ok(self.assemble(offers, current.generation, now, current.loaded))
+    }
+
+    fn assemble(
+        &self,
+        offers: Vec<Arc<Offer>>,
+        generation: u64,
+        now: DateTime<Utc>,
+        loaded: Instant,
+    ) -> Snapshot {
         let by_id = offers
             .iter()
             .enumerate()
@@ -366,22 +432,18 @@ impl Inventory {
                 }),
             }
         }
-        tracing::debug!(
-            offers = offers.len(),
-            millis = started.elapsed().as_millis() as u64,
-            "inventory snapshot built"
-        );
-        Ok(Snapshot {
+        Snapshot {
             generation,
             version: self.versions.fetch_add(1, Ordering::SeqCst) + 1,
             built_at: now,
             built: Instant::now(),
+            loaded,
             day: now.date_naive(),
             offers,
             by_id,
             buckets,
             feeds: Mutex::default(),
-        })
+        }
     }
 }
 
@@ -462,7 +524,7 @@ pub async fn snapshot(ctx: &crate::domain::Ctx) -> Result<Arc<Snapshot>, AppErro
         let (inventory, db, clock) = (ctx.inventory.clone(), ctx.db.clone(), ctx.clock.clone());
         tokio::spawn(async move {
             let now = crate::domain::clock::truncate_micros(clock.now());
-            if let Err(e) = inventory.rebuild(&db, now).await {
+            if let Err(e) = inventory.refresh(&db, now).await {
                 tracing::warn!(error = %e, "inventory refresh failed");
             }
             inventory.refresh_done();
