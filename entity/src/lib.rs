@@ -32,6 +32,7 @@ pub mod sdk_launch;
 pub mod sdk_session;
 pub mod static_key;
 pub mod support_case;
+pub mod support_evidence;
 pub mod survey_api_credential;
 pub mod survey_campaign;
 pub mod survey_custom_question;

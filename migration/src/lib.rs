@@ -14,6 +14,7 @@ mod m0010_one_active_key;
 mod m0011_hashed_sessions_survey_revision;
 mod m0012_survey_marketplace;
 mod m0013_delivery_indexes;
+mod m0014_support_evidence;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0011_hashed_sessions_survey_revision::Migration),
             Box::new(m0012_survey_marketplace::Migration),
             Box::new(m0013_delivery_indexes::Migration),
+            Box::new(m0014_support_evidence::Migration),
         ]
     }
 }

@@ -241,3 +241,40 @@ mod nul_tests {
         assert!(!has_nul_escape(br#"{"a":"\u0001 \u00e9"}"#));
     }
 }
+
+/// Reads the file in multipart field `name`, at most `max` bytes (413 beyond). Other fields
+/// are ignored; a missing field or a body that is not multipart is 400.
+pub async fn evidence_field(
+    form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+    name: &str,
+    max: usize,
+) -> Result<app::domain::delivery::sdk_evidence::EvidenceUpload, AppError> {
+    let bad = |why: &str| AppError::field(name, why.to_owned());
+    let too_large = || AppError::payload_too_large(max);
+    let mut form = form.map_err(|_| {
+        AppError::invalid("Content-Type must be multipart/form-data")
+            .with_code("unsupported_media_type")
+    })?;
+    let read_err = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            AppError::invalid("the multipart body could not be read")
+        }
+    };
+    while let Some(mut field) = form.next_field().await.map_err(read_err)? {
+        if field.name() != Some(name) {
+            continue;
+        }
+        let file_name = field.file_name().map(str::to_owned);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(read_err)? {
+            if bytes.len() + chunk.len() > max {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        return Ok(app::domain::delivery::sdk_evidence::EvidenceUpload { file_name, bytes });
+    }
+    Err(bad("is required (multipart field with the file)"))
+}

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod extract;
+pub mod hosted_wall;
 pub mod metrics;
 pub mod middleware;
 pub mod routes;

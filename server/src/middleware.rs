@@ -54,8 +54,19 @@ pub async fn body_limit(req: Request, next: Next) -> Response {
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return AppError::payload_too_large(MAX_BODY_BYTES).into_response();
+    // Evidence uploads carry a file of up to 5 MiB; every other route takes 1 MiB.
+    let limit = if req.uri().path().ends_with("/evidence") && req.method() == Method::POST {
+        crate::api::sdk::EVIDENCE_BODY_BYTES
+    } else {
+        MAX_BODY_BYTES
+    };
+    if declared.is_some_and(|n| n > limit) {
+        let shown = if limit == MAX_BODY_BYTES {
+            limit
+        } else {
+            app::domain::delivery::sdk_evidence::MAX_EVIDENCE_BYTES
+        };
+        return AppError::payload_too_large(shown).into_response();
     }
     next.run(req).await
 }

@@ -48,6 +48,10 @@ pub fn router(state: AppState) -> Router {
             "/advertiser/surveys/{id}/responses.csv",
             get(crate::api::survey_campaigns::browser_responses_csv),
         )
+        .route(
+            "/publisher/support/{case_id}/evidence/{evidence_id}",
+            get(crate::api::publisher::operations::browser_evidence_file),
+        )
         .leptos_routes_with_handler(generate_route_list(App), get(pages))
         .route("/assets/app.css", get(css))
         // Precompressed bundle files (`.br`, `.gz` from scripts/precompress.mjs) when the

@@ -776,20 +776,6 @@ async fn support_cases_come_from_the_sdk(app: TestApp) {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(inbox["items"][0]["supportCaseId"], case["supportCaseId"]);
     assert_eq!(inbox["items"][0]["externalUserId"], "user-1");
-    // Evidence upload is not offered.
-    assert_eq!(
-        app.post(
-            &format!(
-                "/sdk/v2/support/{}/evidence",
-                case["supportCaseId"].as_str().unwrap_or_default()
-            ),
-            Some(&token),
-            &json!({})
-        )
-        .await
-        .0,
-        StatusCode::NOT_FOUND
-    );
 }
 
 async fn placements_with_session_history_cannot_be_deleted(app: TestApp) {

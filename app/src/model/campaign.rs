@@ -286,6 +286,10 @@ pub struct RevisionList {
 pub struct AuditEntry {
     pub action: String,
     pub actor_account_id: Option<String>,
+    /// Who acted, for people: the account's e-mail, or "Marketplace review" for an
+    /// administrator (staff addresses are not shown to customers).
+    #[serde(default)]
+    pub actor: Option<String>,
     pub at: DateTime<Utc>,
     #[cfg_attr(feature = "ssr", schema(value_type = Object))]
     pub detail: serde_json::Value,

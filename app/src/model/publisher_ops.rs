@@ -206,6 +206,31 @@ pub struct SupportCase {
     pub publisher_note: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Files the user attached (development only); the content is downloaded separately.
+    #[serde(default)]
+    pub evidence: Vec<SupportEvidence>,
+}
+
+/// A file attached to a support case: the answer of
+/// `POST /sdk/v2/support/{supportCaseId}/evidence` and an entry of a case's `evidence`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SupportEvidence {
+    pub evidence_id: String,
+    pub support_case_id: String,
+    /// The name the browser sent, if any (display only).
+    pub file_name: Option<String>,
+    /// Detected from the content: image/png, image/jpeg, image/gif, image/webp or
+    /// application/pdf.
+    pub content_type: String,
+    pub byte_size: i64,
+    /// SHA-256 of the content, hex.
+    pub sha256: String,
+    pub created_at: DateTime<Utc>,
+    /// True when this answer replays an earlier upload with the same Idempotency-Key.
+    #[serde(default)]
+    pub duplicate: bool,
 }
 
 /// `{items, count}` of support cases.

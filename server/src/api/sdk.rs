@@ -3,22 +3,25 @@
 //! limited to 120 and writes to 60 per minute per session; creation to 60 per minute per
 //! placement and source address.
 
+use app::domain::Policy;
 use app::domain::delivery::{
-    check_idempotency_key, impressions, launches, offers, reward_status, sdk_support, sessions,
+    check_idempotency_key, impressions, launches, offers, reward_status, sdk_evidence, sdk_support,
+    sessions,
 };
 use app::domain::rate_limit::client_bucket;
-use app::domain::{Environment, Policy};
 use app::error::AppError;
 use app::model::delivery::*;
-use app::model::publisher_ops::{SupportCase, SupportCaseList};
+use app::model::publisher_ops::{SupportCase, SupportCaseList, SupportEvidence};
 use app::server_fns::web::ClientIp;
 use axum::Extension;
-use axum::extract::{FromRequestParts, State};
+use axum::extract::multipart::MultipartRejection;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Multipart, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use utoipa_axum::{router::OpenApiRouter, routes};
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouterExt};
+use utoipa_axum::routes;
 
 use crate::api::ErrorBody;
 use crate::extract::{AppJson, AppPath, AppQuery, OptionalJson, bearer, created_or_ok};
@@ -57,8 +60,11 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(rewards))
         .routes(routes!(offer_rewards))
         .routes(routes!(support_cases, open_support_case))
-        .routes(routes!(support_evidence))
+        .routes(routes!(support_evidence).layer(DefaultBodyLimit::max(EVIDENCE_BODY_BYTES)))
 }
+
+/// A multipart body around one 5 MiB file (the file itself is checked exactly).
+pub const EVIDENCE_BODY_BYTES: usize = sdk_evidence::MAX_EVIDENCE_BYTES + 64 * 1024;
 
 /// The raw session token of the request.
 struct SessionToken(String);
@@ -347,21 +353,40 @@ async fn open_support_case(
     Ok(created_or_ok(case, created))
 }
 
-/// Evidence upload for a support case. Refused in production (404); the development upload
-/// capability is not offered yet (`capabilities.evidenceUpload` is false), so it answers
-/// 404 `evidence_upload_unavailable` everywhere.
+/// Attach a file to one of the session user's support cases: multipart field `evidence`,
+/// a PNG, JPEG, GIF or WebP image or a PDF (decided by the content) of at most 5 MiB (413
+/// beyond, 415 for another type), up to 5 per open case. Development only: 403
+/// `evidence_upload_unavailable` in production. A retry with the same Idempotency-Key and
+/// the same file answers 200 with the first upload (`duplicate: true`); another file under
+/// that key is 409 `idempotency_key_reused`.
 #[utoipa::path(post, path = "/support/{supportCaseId}/evidence", tag = "sdk", security(("sdkSession" = [])),
-    params(("supportCaseId" = String, Path)),
-    responses((status = 404, body = ErrorBody)))]
+    params(("supportCaseId" = String, Path), ("Idempotency-Key" = String, Header)),
+    request_body(content_type = "multipart/form-data", content = EvidenceForm),
+    responses((status = 201, body = SupportEvidence), (status = 200, body = SupportEvidence), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 async fn support_evidence(
     State(s): State<AppState>,
-    Session(_sess): Session,
-    AppPath(_id): AppPath<String>,
-) -> Result<StatusCode, AppError> {
-    let why = if s.ctx.config.environment == Environment::Production {
-        "evidence upload is not available in production"
-    } else {
-        "evidence upload is not enabled on this service"
-    };
-    Err(AppError::new(404, "evidence_upload_unavailable", why))
+    Session(sess): Session,
+    IdempotencyKey(key): IdempotencyKey,
+    AppPath(id): AppPath<String>,
+    form: Result<Multipart, MultipartRejection>,
+) -> Result<(StatusCode, AppJson<SupportEvidence>), AppError> {
+    if !sdk_evidence::allowed(&s.ctx, &sess) {
+        return Err(
+            AppError::forbidden("evidence upload is not available in production")
+                .with_code("evidence_upload_unavailable"),
+        );
+    }
+    let upload =
+        crate::extract::evidence_field(form, "evidence", sdk_evidence::MAX_EVIDENCE_BYTES).await?;
+    let (e, created) = sdk_evidence::upload(&s.ctx, &sess, &id, upload, &key).await?;
+    Ok(created_or_ok(e, created))
+}
+
+/// The multipart form of an evidence upload.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct EvidenceForm {
+    /// The file: PNG, JPEG, GIF, WebP or PDF, at most 5 MiB.
+    #[schema(value_type = String, format = Binary)]
+    evidence: Vec<u8>,
 }

@@ -361,11 +361,36 @@ pub async fn audit_trail(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Audit
         .limit(200)
         .all(&ctx.db)
         .await?;
+    // One query for the people behind the rows.
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.actor_account_id.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let people: std::collections::HashMap<String, String> = entity::account::Entity::find()
+        .filter(entity::account::Column::Id.is_in(ids))
+        .all(&ctx.db)
+        .await?
+        .into_iter()
+        .map(|a| {
+            let shown = if a.role == "ADMIN" && !actor.role.is_admin() {
+                "Marketplace review".to_owned()
+            } else {
+                a.email
+            };
+            (a.id, shown)
+        })
+        .collect();
     Ok(AuditList {
         items: rows
             .into_iter()
             .map(|r| AuditEntry {
                 action: r.action,
+                actor: r
+                    .actor_account_id
+                    .as_ref()
+                    .and_then(|id| people.get(id).cloned()),
                 actor_account_id: r.actor_account_id,
                 at: r.created_at,
                 detail: serde_json::from_str(&r.detail).unwrap_or(serde_json::Value::Null),

@@ -3,6 +3,7 @@
 //! publisher's offers report. Every surface that shows offers asks [`offers`] so that the
 //! SDK list, a launch and (later) the static feed agree on eligibility.
 
+pub mod hosted_wall;
 pub mod impressions;
 pub mod launches;
 pub mod offers;
@@ -11,6 +12,7 @@ pub mod provider_params;
 pub mod report;
 pub mod reward_status;
 pub mod sandbox;
+pub mod sdk_evidence;
 pub mod sdk_support;
 pub mod sessions;
 pub mod settlement;

@@ -144,7 +144,8 @@ pub async fn list(
         .all(&ctx.db)
         .await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);
-    let items: Vec<SupportCase> = rows.iter().map(view).collect();
+    let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
+    super::sdk_evidence::attach(&ctx.db, &mut items).await?;
     Ok(SupportCaseList {
         count: items.len(),
         items,

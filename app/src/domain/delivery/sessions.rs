@@ -158,7 +158,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
     }
     .insert(&ctx.db)
     .await?;
-    view(&ctx.db, &row, Some(token)).await
+    view(ctx, &row, Some(token)).await
 }
 
 async fn refuse_banned<C: ConnectionTrait>(
@@ -229,7 +229,7 @@ pub async fn configuration(
     path_id: &str,
 ) -> Result<SdkSession, AppError> {
     same_session(s, path_id)?;
-    view(&ctx.db, s, None).await
+    view(ctx, s, None).await
 }
 
 /// `POST /sdk/v2/sessions/{sessionId}/refresh`: a replacement session with a new token and
@@ -259,7 +259,7 @@ pub async fn refresh(
             &seal_binding(&n.id),
             n.sealed_token.as_deref().unwrap_or_default(),
         )?;
-        return view(&ctx.db, &n, Some(token)).await;
+        return view(ctx, &n, Some(token)).await;
     }
     check_live(ctx, &old).await?;
     let now = ctx.now();
@@ -312,7 +312,7 @@ pub async fn refresh(
             .with_code("session_already_refreshed"));
     }
     txn.commit().await?;
-    view(&ctx.db, &next, Some(token)).await
+    view(ctx, &next, Some(token)).await
 }
 
 /// `POST /sdk/v2/sessions/{sessionId}/revoke`: the token stops working. Revoking a session
@@ -332,11 +332,12 @@ pub async fn revoke(ctx: &Ctx, token: &str, path_id: &str, key: &str) -> Result<
 }
 
 /// The session as the SDK sees it; `token` only when it is being issued.
-pub async fn view<C: ConnectionTrait>(
-    db: &C,
+pub async fn view(
+    ctx: &Ctx,
     s: &sdk_session::Model,
     token: Option<String>,
 ) -> Result<SdkSession, AppError> {
+    let db = &ctx.db;
     let p = placement::Entity::find_by_id(s.placement_id.clone())
         .one(db)
         .await?
@@ -362,6 +363,13 @@ pub async fn view<C: ConnectionTrait>(
         })
         .collect();
     let has = |t: SlotType| ad_slots.iter().any(|s| s.slot_type == t);
+    // The hosted wall renders OFFERWALL slots; its URL carries the token, so it exists
+    // only in the answers that issue one.
+    let hosted = has(SlotType::Offerwall);
+    let hosted_offerwall_url = token
+        .as_deref()
+        .filter(|_| hosted)
+        .map(|t| super::hosted_wall::url(&ctx.config.base_url, t));
     Ok(SdkSession {
         session_id: s.id.clone(),
         token,
@@ -380,11 +388,11 @@ pub async fn view<C: ConnectionTrait>(
             offer_api: has(SlotType::OfferApi),
             reward_status: true,
             support: true,
-            evidence_upload: false,
-            hosted_offerwall: false,
+            evidence_upload: super::sdk_evidence::allowed(ctx, s),
+            hosted_offerwall: hosted,
         },
         ad_slots,
-        hosted_offerwall_url: None,
+        hosted_offerwall_url,
     })
 }
 

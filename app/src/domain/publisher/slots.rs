@@ -145,6 +145,17 @@ impl Config {
                 }
             }
         }
+        // The keys the hosted offerwall reads must be usable (model::wall_design).
+        if input.design.is_some() {
+            for (f, why) in crate::model::wall_design::WallDesign::check(&self.design) {
+                errs.add(&f, why);
+            }
+        }
+        if input.exposure.is_some() {
+            for (f, why) in crate::model::wall_design::WallExposure::check(&self.exposure) {
+                errs.add(&f, why);
+            }
+        }
         if let Some(p) = &input.policy {
             let pol = &mut self.policy;
             for (field, list, target) in [
@@ -571,7 +582,7 @@ pub async fn snippets(
             "// Swift Package: MarketplaceOffers 2.x\nlet offers = MarketplaceOffers(\n    baseURL: URL(string: \"{base}\")!,\n    placementId: \"{pid}\",\n    adSlotId: \"{sid}\"\n)\noffers.startSession(externalUserId: currentUserId, consent: .granted)"
         ),
         web: format!(
-            "<script type=\"module\">\n  import {{ MarketplaceOffers }} from \"{base}/sdk/v2/offers.js\";\n  const offers = await MarketplaceOffers.init({{\n    placementId: \"{pid}\",\n    adSlotId: \"{sid}\",\n    externalUserId: currentUserId,\n    consent: \"GRANTED\",\n  }});\n  offers.mount(document.getElementById(\"offerwall\"));\n</script>"
+            "<!-- Your backend creates the session for the signed-in user (POST {base}/sdk/v2/sessions,\n     platform \"web\", packageBundleOrDomain = your hostname) and gives this page its\n     hostedOfferwallUrl. Keep that URL out of logs: it carries the session token. -->\n<div id=\"offerwall\" style=\"height:640px\"></div>\n<script type=\"module\">\n  import {{ MarketplaceOffers }} from \"{base}/sdk/v2/offers.js\";\n  const session = await (await fetch(\"/your-backend/offerwall-session\")).json();\n  const wall = MarketplaceOffers.fromSession(session); // placement {pid}, slot {sid}\n  wall.on(\"reward-status\", (s) => console.log(\"earned\", s.earnedMinorUnits));\n  wall.on(\"close\", () => wall.close());\n  wall.mount(document.getElementById(\"offerwall\")); // or wall.open() for an overlay\n</script>"
         ),
         contains_credential: false,
     })

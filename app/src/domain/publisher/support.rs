@@ -44,7 +44,8 @@ pub async fn list(
         .all(&ctx.db)
         .await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);
-    let items: Vec<SupportCase> = rows.iter().map(view).collect();
+    let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
+    crate::domain::delivery::sdk_evidence::attach(&ctx.db, &mut items).await?;
     Ok(SupportCaseList {
         count: items.len(),
         items,
@@ -131,5 +132,6 @@ pub fn view(r: &support_case::Model) -> SupportCase {
         publisher_note: r.publisher_note.clone(),
         created_at: r.created_at,
         updated_at: r.updated_at,
+        evidence: Vec::new(),
     }
 }

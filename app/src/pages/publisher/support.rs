@@ -86,6 +86,20 @@ fn CaseCard(case: SupportCase, update: ServerAction<UpdateSupportCase>) -> impl 
                 {case.offer_id.clone().map(|o| view! { " · offer "<code>{o}</code> })}
                 " · opened "{case.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}
             </p>
+            {(!case.evidence.is_empty()).then(|| view! {
+                <p class="evidence">"Evidence: "
+                    {case.evidence.iter().map(|e| {
+                        let href = format!("/publisher/support/{}/evidence/{}", e.support_case_id, e.evidence_id);
+                        let label = format!(
+                            "{} ({}, {} KB)",
+                            e.file_name.clone().unwrap_or_else(|| e.evidence_id.clone()),
+                            e.content_type,
+                            (e.byte_size + 1023) / 1024
+                        );
+                        view! { <a href=href rel="external" target="_blank">{label}</a>" " }
+                    }).collect_view()}
+                </p>
+            })}
             <ActionForm action=update attr:class="grid-3">
                 <CsrfField/>
                 <input type="hidden" name="support_case_id" value=id/>

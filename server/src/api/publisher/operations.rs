@@ -21,6 +21,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(patch_ban))
         .routes(routes!(list_support_cases))
         .routes(routes!(patch_support_case))
+        .routes(routes!(support_evidence_file))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -183,4 +184,61 @@ async fn patch_support_case(
     AppJson(b): AppJson<PatchSupportCase>,
 ) -> Result<AppJson<SupportCase>, AppError> {
     support::patch(&s.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// The file of one evidence upload on a case of the caller's placements, as stored (its
+/// type was checked by content). Sent as an attachment with `nosniff` and a sandboxing
+/// Content-Security-Policy, so a browser never runs it as a page.
+#[utoipa::path(get, path = "/support-cases/{supportCaseId}/evidence/{evidenceId}", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("supportCaseId" = String, Path), ("evidenceId" = String, Path)),
+    responses((status = 200, description = "the file", content_type = "application/octet-stream"), (status = 404, body = ErrorBody)))]
+async fn support_evidence_file(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath((case_id, evidence_id)): AppPath<(String, String)>,
+) -> Result<axum::response::Response, AppError> {
+    evidence_download(&s, &p, &case_id, &evidence_id).await
+}
+
+/// The same file for a signed-in browser (the support inbox links here).
+pub async fn browser_evidence_file(
+    State(s): State<AppState>,
+    session: tower_sessions::Session,
+    AppPath((case_id, evidence_id)): AppPath<(String, String)>,
+) -> Result<axum::response::Response, AppError> {
+    let p = app::server_fns::web::require_principal(&s.ctx, &session).await?;
+    evidence_download(&s, &p, &case_id, &evidence_id).await
+}
+
+async fn evidence_download(
+    s: &AppState,
+    p: &app::domain::Principal,
+    case_id: &str,
+    evidence_id: &str,
+) -> Result<axum::response::Response, AppError> {
+    use axum::response::IntoResponse;
+    use http::header;
+    let (kind, name, bytes) =
+        app::domain::delivery::sdk_evidence::content(&s.ctx, p, case_id, evidence_id).await?;
+    let ext = match kind.as_str() {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        _ => "pdf",
+    };
+    // The stored name is display text only; the download name is ours.
+    let _ = name;
+    let disposition = format!("attachment; filename=\"{evidence_id}.{ext}\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+            (header::CONTENT_SECURITY_POLICY, "sandbox".to_owned()),
+        ],
+        bytes,
+    )
+        .into_response())
 }

@@ -134,7 +134,7 @@ pub(super) fn AuditPanel(items: Vec<AuditEntry>) -> impl IntoView {
                         <tr>
                             <td>{when(a.at)}</td>
                             <td><code>{a.action}</code></td>
-                            <td><code class="muted">{a.actor_account_id.unwrap_or_default()}</code></td>
+                            <td>{a.actor.or(a.actor_account_id).unwrap_or_else(|| "system".to_owned())}</td>
                             <td><code class="detail">{a.detail.to_string()}</code></td>
                         </tr>
                     }).collect_view()}

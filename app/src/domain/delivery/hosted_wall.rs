@@ -1,0 +1,108 @@
+//! The hosted offerwall's rules: its address, which slot it shows, and the keys that make
+//! its impressions, launches and support cases safe to repeat (a reload or a double tap
+//! never records twice). The pages themselves are rendered by the server crate
+//! (`server::hosted_wall`) from the same domain calls as the JSON SDK routes.
+
+use std::collections::HashMap;
+
+use crate::domain::Ctx;
+use crate::error::AppError;
+use crate::model::delivery::RewardStatus;
+use crate::model::publisher::{AdSlot, SlotType};
+use entity::{placement, sdk_session};
+
+use super::offers::session_slot;
+use super::sessions::deliverable_sdk_slot;
+
+/// The wall's address for a session token. The token is in the query (the request log
+/// records paths only) and the pages send `Referrer-Policy: no-referrer`.
+pub fn url(base_url: &str, token: &str) -> String {
+    format!("{}/offerwall?token={token}", base_url.trim_end_matches('/'))
+}
+
+/// The slot the wall shows: the one asked for, the session's own, or the placement's
+/// first deliverable OFFERWALL slot.
+pub async fn slot(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    asked: Option<&str>,
+) -> Result<(placement::Model, AdSlot), AppError> {
+    let asked = asked.map(str::trim).filter(|a| !a.is_empty());
+    if asked.is_some() || s.ad_slot_id.is_some() {
+        return session_slot(ctx, s, asked).await;
+    }
+    let config = ctx
+        .delivery_configs
+        .get(&ctx.db, &s.placement_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("placement"))?;
+    let mut walls: Vec<_> = config
+        .slots
+        .iter()
+        .filter(|x| deliverable_sdk_slot(x) && x.r#type == SlotType::Offerwall.as_str())
+        .collect();
+    walls.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+    let first = walls
+        .first()
+        .map(|x| x.id.clone())
+        .ok_or_else(|| AppError::not_found("offerwall slot"))?;
+    session_slot(ctx, s, Some(&first)).await
+}
+
+/// Window of the wall's repeat keys: a reload within it replays, a later visit records anew
+/// (well inside the ten-minute impression and five-minute launch lifetimes).
+const KEY_WINDOW_SECS: i64 = 120;
+
+fn window(ctx: &Ctx) -> i64 {
+    ctx.now().timestamp() / KEY_WINDOW_SECS
+}
+
+/// Idempotency-Key of the impression recorded when the wall shows an offer's details.
+pub fn impression_key(ctx: &Ctx, s: &sdk_session::Model, offer_id: &str) -> String {
+    format!("wall-imp-{}-{offer_id}-{}", s.id, window(ctx))
+}
+
+/// Idempotency-Key of the launch from an impression (a double tap launches once).
+pub fn launch_key(ctx: &Ctx, impression_id: &str) -> String {
+    format!("wall-launch-{impression_id}-{}", window(ctx))
+}
+
+/// The user's progress per offer, for badges: EARNED when any goal was approved, then
+/// PENDING, then REVERSED or REJECTED.
+pub fn progress_by_offer(r: &RewardStatus) -> HashMap<String, &'static str> {
+    let rank = |s: &str| match s {
+        "EARNED" => 4,
+        "PENDING" => 3,
+        "REVERSED" => 2,
+        "REJECTED" => 1,
+        _ => 0,
+    };
+    let mut out: HashMap<String, &'static str> = HashMap::new();
+    for i in &r.items {
+        let status: &'static str = match i.status.as_str() {
+            "EARNED" => "EARNED",
+            "PENDING" => "PENDING",
+            "REVERSED" => "REVERSED",
+            "REJECTED" => "REJECTED",
+            _ => continue,
+        };
+        let e = out.entry(i.offer_id.clone()).or_insert(status);
+        if rank(status) > rank(e) {
+            *e = status;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_carries_the_token_in_the_query() {
+        assert_eq!(
+            url("https://ads.example.com/", "sdk_abc"),
+            "https://ads.example.com/offerwall?token=sdk_abc"
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! Evidence upload on SDK support cases: development sessions only, multipart field
+//! `evidence`, 5 MiB, images and PDFs recognised by content, Idempotency-Key replays, and
+//! the publisher reading the file from the support inbox.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends, error_code};
+
+use crate::delivery::{DOMAIN, Publisher, keyed, publisher, session_body};
+
+both_backends!(evidence_is_checked_stored_and_shown_to_the_publisher);
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake png body";
+const PDF: &[u8] = b"%PDF-1.7\n1 0 obj << >> endobj\n%%EOF\n";
+const MIB: usize = 1024 * 1024;
+
+/// A session in the given environment: (session id, token, capabilities).
+async fn session_in(
+    app: &TestApp,
+    p: &Publisher,
+    user: &str,
+    env: &str,
+) -> (String, String, Value) {
+    let mut body = session_body(p, user);
+    body["environment"] = json!(env);
+    let (s, b) = app.post("/sdk/v2/sessions", None, &body).await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    (
+        b["sessionId"].as_str().expect("id").to_owned(),
+        b["token"].as_str().expect("token").to_owned(),
+        b["capabilities"].clone(),
+    )
+}
+
+/// Posts one multipart file (built by hand, as a browser would send it).
+async fn upload(
+    app: &TestApp,
+    case: &str,
+    token: &str,
+    key: Option<&str>,
+    field: &str,
+    declared: &str,
+    bytes: &[u8],
+) -> (StatusCode, Value) {
+    let boundary = "----evidence-test-boundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"shot.png\"\r\nContent-Type: {declared}\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let mut req = app
+        .client
+        .post(app.url(&format!("/sdk/v2/support/{case}/evidence")))
+        .bearer_auth(token)
+        .header(
+            "Content-Type",
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(body);
+    if let Some(k) = key {
+        req = req.header("Idempotency-Key", k);
+    }
+    let res = req.send().await.expect("sent");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn open_case(app: &TestApp, sid: &str, token: &str, key: &str) -> String {
+    let (s, case) = keyed(
+        app,
+        "/sdk/v2/support",
+        token,
+        key,
+        &json!({"sessionId": sid, "reasonCode": "MISSING_REWARD", "message": "Finished level 10, no coins yet."}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{case}");
+    case["supportCaseId"].as_str().expect("case").to_owned()
+}
+
+async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    assert!(!DOMAIN.is_empty());
+
+    // Production sessions may not upload, and say so in their capabilities.
+    let (psid, ptoken, pcaps) = session_in(&app, &p, "user-1", "production").await;
+    assert_eq!(pcaps["evidenceUpload"], false);
+    let pcase = open_case(&app, &psid, &ptoken, "case-prod-1").await;
+    let (s, e) = upload(
+        &app,
+        &pcase,
+        &ptoken,
+        Some("ev-prod-0001"),
+        "evidence",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    assert_eq!(error_code(&e), "evidence_upload_unavailable");
+
+    let (sid, token, caps) = session_in(&app, &p, "user-1", "development").await;
+    assert_eq!(caps["evidenceUpload"], true);
+    let case = open_case(&app, &sid, &token, "case-dev-01").await;
+
+    // The Idempotency-Key is required.
+    let (s, _) = upload(&app, &case, &token, None, "evidence", "image/png", PNG).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    // The field must be called `evidence`.
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000001"),
+        "file",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert!(e["error"]["fieldErrors"]["evidence"].is_string(), "{e}");
+    // The type comes from the content: HTML declared as PNG is refused…
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000002"),
+        "evidence",
+        "image/png",
+        b"<html><script>alert(1)</script>",
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{e}");
+    // …and a PDF declared as octet-stream is accepted as a PDF.
+    let (s, pdf) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000003"),
+        "evidence",
+        "application/octet-stream",
+        PDF,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{pdf}");
+    assert_eq!(pdf["contentType"], "application/pdf");
+    assert_eq!(pdf["byteSize"], PDF.len());
+
+    // A PNG, then the same upload again: one file.
+    let (s, png) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000004"),
+        "evidence",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{png}");
+    assert_eq!(png["contentType"], "image/png");
+    assert_eq!(png["duplicate"], false);
+    let (s, again) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000004"),
+        "evidence",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again["evidenceId"], png["evidenceId"]);
+    assert_eq!(again["duplicate"], true);
+    // The same key with another file is a conflict.
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000004"),
+        "evidence",
+        "application/pdf",
+        PDF,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(error_code(&e), "idempotency_key_reused");
+
+    // 5 MiB is the limit: exactly 5 MiB passes, one byte more is 413.
+    let mut big = PNG.to_vec();
+    big.resize(5 * MIB, 0);
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000005"),
+        "evidence",
+        "image/png",
+        &big,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{e}");
+    assert_eq!(e["byteSize"], 5 * MIB);
+    big.push(0);
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-00000006"),
+        "evidence",
+        "image/png",
+        &big,
+    )
+    .await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{e}");
+    assert_eq!(error_code(&e), "payload_too_large");
+
+    // Another user's case is not found.
+    let (osid, otoken, _) = session_in(&app, &p, "user-2", "development").await;
+    assert!(!osid.is_empty());
+    let (s, _) = upload(
+        &app,
+        &case,
+        &otoken,
+        Some("ev-00000007"),
+        "evidence",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    // At most five files per case.
+    for i in 0..2 {
+        let (s, e) = upload(
+            &app,
+            &case,
+            &token,
+            Some(&format!("ev-more-000{i}")),
+            "evidence",
+            "image/png",
+            PNG,
+        )
+        .await;
+        assert_eq!(s, StatusCode::CREATED, "{e}");
+    }
+    let (s, e) = upload(
+        &app,
+        &case,
+        &token,
+        Some("ev-more-0009"),
+        "evidence",
+        "image/png",
+        PNG,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(error_code(&e), "evidence_limit_reached");
+
+    // The user and the publisher see the files with the case; the publisher downloads one.
+    let (_, mine) = app.get("/sdk/v2/support", Some(&token)).await;
+    assert_eq!(
+        mine["items"][0]["evidence"].as_array().map(Vec::len),
+        Some(5),
+        "{mine}"
+    );
+    let (s, inbox) = app.get("/publisher/v2/support-cases", Some(&p.token)).await;
+    assert_eq!(s, StatusCode::OK);
+    let listed = inbox["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|c| c["supportCaseId"] == case.as_str()))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        listed["evidence"].as_array().map(Vec::len),
+        Some(5),
+        "{inbox}"
+    );
+    let id = png["evidenceId"].as_str().expect("evidence id");
+    let res = app
+        .client
+        .get(app.url(&format!("/publisher/v2/support-cases/{case}/evidence/{id}")))
+        .bearer_auth(&p.token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["content-type"], "image/png");
+    assert_eq!(res.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(res.bytes().await.expect("body").as_ref(), PNG);
+    // Another publisher cannot read it.
+    let (_, other) = app.signed_in(app::model::Role::Publisher).await;
+    let (s, _) = app
+        .get(
+            &format!("/publisher/v2/support-cases/{case}/evidence/{id}"),
+            Some(&other),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}
