@@ -164,7 +164,7 @@ test('with JavaScript: placement, slot, callback, review, verification, release,
   await page.locator('.preview .amount', { hasText: '250' }).waitFor();
   await page.locator('input[name=usd]').fill('2.5');
   await page.locator('.preview .amount', { hasText: '625' }).waitFor();
-  assert.ok((await page.locator('pre.snippet-web').textContent()).includes('placementId'));
+  assert.ok((await page.locator('pre.snippet-web').textContent()).includes('/sdk/v2/offers.js'));
   await shot(page, 'slot-editor');
   await page.click('button:has-text("Save configuration")');
   await page.getByText('Saved as a new configuration version.').waitFor();
