@@ -22,5 +22,6 @@ mod survey_fetch;
 mod survey_review;
 mod survey_targeting;
 mod surveys;
+mod targeting;
 mod tracking;
 mod web;

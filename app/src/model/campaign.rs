@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use super::device_targeting::{MinOsVersion, Targeting};
+
 wire_enum!(
     /// Offer campaign lifecycle (docs/decisions.md, "Offer campaign states").
     CampaignStatus {
@@ -119,6 +121,8 @@ pub struct CampaignInput {
     pub description: Option<String>,
     /// Store or landing page users can preview (HTTPS).
     pub preview_url: Option<String>,
+    /// Device types, minimum OS versions and regions (replaced whole when sent).
+    pub targeting: Option<Targeting>,
     /// Administrators creating on an advertiser's behalf.
     pub advertiser_id: Option<String>,
 }
@@ -142,6 +146,9 @@ pub struct CampaignConfig {
     pub creatives: Vec<CreativeRef>,
     pub description: Option<String>,
     pub preview_url: Option<String>,
+    /// Empty (the default) targets every device and region of the campaign's countries.
+    #[serde(default)]
+    pub targeting: Targeting,
 }
 
 /// An offer campaign as the advertiser sees it: the newest revision's configuration plus

@@ -335,6 +335,16 @@ pub fn merge(
         },
         (None, b) => b.and_then(|b| b.preview_url.clone()),
     };
+    let targeting = super::device_targeting::validate(
+        patch
+            .targeting
+            .as_ref()
+            .or(base.map(|b| &b.targeting))
+            .unwrap_or(&Targeting::default()),
+        &platforms,
+        &countries,
+        &mut errs,
+    );
     if let Some(max) = goals.iter().map(|g| g.payout_micros).max()
         && budget_micros > 0
         && max > budget_micros
@@ -362,6 +372,7 @@ pub fn merge(
         creatives: creatives_v,
         description,
         preview_url,
+        targeting,
     })
 }
 

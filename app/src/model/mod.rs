@@ -36,6 +36,7 @@ pub mod callback_delivery;
 pub mod campaign;
 pub mod campaign_rules;
 pub mod delivery;
+pub mod device_targeting;
 pub mod money;
 pub mod postbacks;
 pub mod publisher;

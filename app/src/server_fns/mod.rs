@@ -6,6 +6,7 @@ pub mod auth;
 pub mod billing;
 pub mod campaigns;
 pub mod campaigns_admin;
+pub mod campaigns_targeting;
 pub mod campaigns_tracking;
 pub mod publisher;
 pub mod publisher_deliveries;

@@ -22,6 +22,7 @@ use crate::domain::publisher::slots;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
+use crate::model::device_targeting::{self, Device, DeviceParams};
 use crate::model::publisher::{AdSlot, Currency};
 use crate::model::publisher_rules::convert;
 use entity::{ad_slot, conversion, placement, sdk_session};
@@ -95,6 +96,8 @@ pub struct Audience<'a> {
     pub user: Option<&'a str>,
     /// Look at this one campaign only (a single offer is being read or launched).
     pub only: Option<&'a str>,
+    /// What the offer list said about the device (empty elsewhere: unknown admits).
+    pub device: Option<&'a Device>,
 }
 
 /// A live offer a slot may show, with the goals the user has already completed.
@@ -176,6 +179,9 @@ pub async fn eligible(
             || publisher_share(offer.total_payout_micros)
                 < slot.offer_delivery.minimum_payout_micros
             || offer.caps_reached(snap.day, now)
+            || who
+                .device
+                .is_some_and(|d| !c.targeting.admits(platform, who.country, d))
         {
             continue;
         }
@@ -397,14 +403,22 @@ pub async fn list(
         cursor_offset(q.cursor.as_deref())
             .map_err(|_| "use the previous page's nextCursor".to_owned()),
     );
-    if q.device_type
-        .as_deref()
-        .is_some_and(|d| !["phone", "tablet", "desktop", "tv", "other"].contains(&d))
-    {
-        errs.add("deviceType", "must be phone, tablet, desktop, tv or other");
-    }
-    if q.device_type.as_deref() == Some("desktop") && s.platform != "web" {
-        errs.add("deviceType", "does not match the session's platform");
+    let mut device_errs = crate::model::campaign_rules::Errors::new();
+    let device = device_targeting::device(
+        DeviceParams {
+            state_code: q.state_code.as_deref(),
+            device_type: q.device_type.as_deref(),
+            device_manufacturer: q.device_manufacturer.as_deref(),
+            os_version: q.os_version.as_deref(),
+            browser: q.browser.as_deref(),
+            browser_version: q.browser_version.as_deref(),
+        },
+        &s.platform,
+        country.as_ref().and_then(|c| c.as_deref()),
+        &mut device_errs,
+    );
+    for (field, why) in device_errs {
+        errs.add(&field, why);
     }
     errs.finish()?;
     let country = country.flatten();
@@ -421,6 +435,7 @@ pub async fn list(
             country: country.as_deref(),
             user: Some(&s.external_user_id),
             only: None,
+            device: Some(&device),
         },
         Some(want),
     )
@@ -471,6 +486,7 @@ pub async fn find_for_session(
             country: None,
             user: Some(&s.external_user_id),
             only: Some(offer_id),
+            device: None,
         },
         Some(1),
     )

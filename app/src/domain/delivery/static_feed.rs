@@ -130,6 +130,7 @@ pub async fn feed(
             country: country.as_deref(),
             user: None,
             only: None,
+            device: None,
         },
         Some(MAX_ITEMS),
     )

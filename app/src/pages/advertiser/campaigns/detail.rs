@@ -7,6 +7,7 @@ use leptos_router::hooks::use_params_map;
 
 use super::super::{action_error, successes};
 use super::detail_parts::{AuditPanel, GoalsPanel, ReadinessPanel, RevisionsPanel};
+use super::targeting_form::TargetingForm;
 use super::{CampaignBadge, CampaignLoadError, field_error_at, move_label};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
@@ -17,6 +18,7 @@ use crate::pages::RequireUser;
 use crate::server_fns::campaigns::{
     CampaignOverview, CloneOfferCampaign, EditOfferCampaign, MoveCampaign, campaign_page_data,
 };
+use crate::server_fns::campaigns_targeting::EditCampaignTargeting;
 
 /// The page's actions, created once so their answers survive the reload they trigger.
 #[derive(Clone, Copy)]
@@ -24,6 +26,7 @@ struct DetailActions {
     edit: ServerAction<EditOfferCampaign>,
     moves: ServerAction<MoveCampaign>,
     clone: ServerAction<CloneOfferCampaign>,
+    targeting: ServerAction<EditCampaignTargeting>,
 }
 
 /// Everything the page loads and does, created in the page body before [`RequireUser`].
@@ -41,11 +44,13 @@ pub fn CampaignDetailPage() -> impl IntoView {
         edit: ServerAction::new(),
         moves: ServerAction::new(),
         clone: ServerAction::new(),
+        targeting: ServerAction::new(),
     };
     let (edited, moved) = (successes(actions.edit), successes(actions.moves));
+    let targeted = successes(actions.targeting);
     let overview = Resource::new(
-        move || (id.get(), edited.get(), moved.get()),
-        |(id, _, _)| campaign_page_data(id),
+        move || (id.get(), edited.get(), moved.get(), targeted.get()),
+        |(id, ..)| campaign_page_data(id),
     );
     let data = DetailData { actions, overview };
     view! {
@@ -82,7 +87,8 @@ fn CampaignDetail(data: DetailData) -> impl IntoView {
                             <Header o actions/>
                             <ReadinessPanel r status=c.status/>
                             <GoalsPanel c=c.clone()/>
-                            <EditForm c actions/>
+                            <EditForm c=c.clone() actions/>
+                            <TargetingForm c action=actions.targeting/>
                             <RevisionsPanel items=revisions/>
                             <AuditPanel items=audit/>
                         }

@@ -8,6 +8,7 @@ mod list;
 mod new;
 mod report;
 mod review;
+mod targeting_form;
 mod tracking;
 mod tracking_parts;
 
