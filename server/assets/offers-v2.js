@@ -11,6 +11,9 @@
 //   wall.open();                               // full-screen overlay
 //   // or wall.mount(document.getElementById("offerwall"));   // inline iframe
 //
+//   // No-code: <a data-offerwall-link href="{hostedOfferwallUrl}">Earn</a> and
+//   MarketplaceOffers.bind();   // opens in the overlay; without JavaScript the link still works
+//
 // Events (postMessage from the wall, checked against its origin and frame):
 //   ready {page}, launch {offerId}, reward-status {currency, earnedMinorUnits,
 //   pendingMinorUnits, reversedMinorUnits}, close {}.
@@ -33,12 +36,12 @@ class Offerwall {
       const m = e.data;
       if (!m || m.source !== "marketplace-offerwall" || typeof m.type !== "string") return;
       if (m.type === "close" && this.overlay && !(this.handlers.close || []).length) this.close();
-      (this.handlers[m.type] || []).forEach((fn) => fn(m));
+      (this.handlers[m.type] || []).concat(this.handlers["*"] || []).forEach((fn) => fn(m));
     };
     window.addEventListener("message", this.listener);
   }
 
-  /** Subscribes to a wall event; returns a function that unsubscribes. */
+  /** Subscribes to a wall event ("*" for every event); returns a function that unsubscribes. */
   on(type, fn) {
     (this.handlers[type] = this.handlers[type] || []).push(fn);
     return () => { this.handlers[type] = (this.handlers[type] || []).filter((f) => f !== fn); };
@@ -104,6 +107,28 @@ export const MarketplaceOffers = {
     const url = session && session.hostedOfferwallUrl;
     if (!url) throw new Error("MarketplaceOffers: the session has no hostedOfferwallUrl (no OFFERWALL slot?)");
     return new Offerwall(url, session);
+  },
+
+  /**
+   * Progressive enhancement: every `<a data-offerwall-link href="{hostedOfferwallUrl}">` in
+   * `root` opens the wall in the overlay instead of navigating; without JavaScript the same
+   * link simply opens the wall. Wall events are dispatched on the link as bubbling DOM events
+   * named `offerwall:<type>` with the message as `detail`. Returns the number of links bound.
+   */
+  bind(root) {
+    const links = (root || document).querySelectorAll("a[data-offerwall-link]");
+    links.forEach((a) => {
+      if (a.hasAttribute("data-offerwall-bound")) return;
+      a.setAttribute("data-offerwall-bound", "");
+      a.addEventListener("click", (e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        const wall = this.fromSession({ hostedOfferwallUrl: a.href });
+        wall.on("*", (m) => a.dispatchEvent(new CustomEvent("offerwall:" + m.type, { detail: m, bubbles: true })));
+        wall.open();
+      });
+    });
+    return links.length;
   },
 
   /**

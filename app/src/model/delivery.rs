@@ -185,12 +185,17 @@ pub struct OfferList {
 pub struct OfferListQuery {
     /// Two uppercase letters.
     pub country: Option<String>,
+    /// ISO 3166-2 subdivision (`CA` or `US-CA`); needs `country`.
     pub state_code: Option<String>,
-    /// phone, tablet or desktop.
+    /// phone, tablet, desktop (web sessions only), tv or other.
     pub device_type: Option<String>,
+    /// At most 64 letters, digits, spaces and `. - _ & ( ) +`.
     pub device_manufacturer: Option<String>,
+    /// Dotted numbers, e.g. `14` or `16.4.1`; compared with a campaign's minimum.
     pub os_version: Option<String>,
+    /// chrome, safari, firefox, edge, samsung, opera, webview or other.
     pub browser: Option<String>,
+    /// Dotted numbers; needs `browser`.
     pub browser_version: Option<String>,
     /// The previous page's `nextCursor`.
     pub cursor: Option<String>,

@@ -127,6 +127,14 @@ pub struct PlacementList {
     pub count: usize,
 }
 
+/// `GET /publisher/v2/placements/{placementId}/ad-slots`: the placement's slots, as the placement read lists them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct AdSlotList {
+    pub items: Vec<AdSlot>,
+    pub count: usize,
+}
+
 /// `POST /publisher/v2/placements`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -13,7 +13,7 @@ use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(create))
+        .routes(routes!(create, list))
         .routes(routes!(read, patch))
         .routes(routes!(activate))
         .routes(routes!(disable))
@@ -40,6 +40,24 @@ async fn create(
         StatusCode::CREATED,
         AppJson(slots::create(&s.ctx, &p, &pid, b).await?),
     ))
+}
+
+/// The placement's slots, every state included.
+#[utoipa::path(get, path = "/placements/{placementId}/ad-slots", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)), responses((status = 200, body = AdSlotList), (status = 404, body = ErrorBody)))]
+async fn list(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(pid): AppPath<String>,
+) -> Result<AppJson<AdSlotList>, AppError> {
+    let items = placements::get(&s.ctx, &p, &pid)
+        .await?
+        .ad_slots
+        .unwrap_or_default();
+    Ok(AppJson(AdSlotList {
+        count: items.len(),
+        items,
+    }))
 }
 
 /// One slot.
