@@ -42,7 +42,6 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(api)
         .merge(crate::api::billing::checkout::router(state.clone()))
-        .merge(crate::hosted_wall::router(state.clone()))
         .merge(crate::web::router(state.clone()))
         // Runs after routing (Router::layer), so the matched route template is known.
         .layer(from_fn(crate::metrics::track))

@@ -46,6 +46,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "assets", description = "Development-only creative uploads"),
         (name = "publisher", description = "Publisher console: placements, ad slots, keys, callback settings"),
         (name = "sdk", description = "User-bound SDK delivery: sessions, offers, impressions, launches, reward status, support"),
+        (name = "offerwall", description = "The hosted offerwall a session's hostedOfferwallUrl opens (HTML pages and forms, docs/web-sdk.md) and the web SDK script"),
         (name = "health", description = "Liveness and readiness"),
     )
 )]
@@ -129,6 +130,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(health::router())
         .merge(survey_fetch::router().layer(gate(delivery)))
+        .merge(crate::hosted_wall::router().layer(gate(delivery)))
         .nest(
             "/publisher/v2",
             publisher::router().layer(axum::middleware::from_fn(move |req, next| {

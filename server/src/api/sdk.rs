@@ -370,12 +370,7 @@ async fn support_evidence(
     AppPath(id): AppPath<String>,
     form: Result<Multipart, MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<SupportEvidence>), AppError> {
-    if !sdk_evidence::allowed(&s.ctx, &sess) {
-        return Err(
-            AppError::forbidden("evidence upload is not available in production")
-                .with_code("evidence_upload_unavailable"),
-        );
-    }
+    sdk_evidence::ensure_allowed(&s.ctx, &sess)?;
     let upload =
         crate::extract::evidence_field(form, "evidence", sdk_evidence::MAX_EVIDENCE_BYTES).await?;
     let (e, created) = sdk_evidence::upload(&s.ctx, &sess, &id, upload, &key).await?;

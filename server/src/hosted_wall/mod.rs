@@ -9,6 +9,7 @@
 //! `country` (two letters, when the publisher knows it), `embed=1` (set by the web SDK:
 //! shows a close button and opens advertisers in a new tab).
 
+mod assets;
 mod html;
 
 use std::collections::HashMap;
@@ -23,74 +24,49 @@ use app::model::publisher::AdSlot;
 use app::model::wall_design::{WallDesign, WallExposure};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::Form;
 use entity::sdk_session;
 use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::state::AppState;
 use html::{Frame, q};
 
-/// Versioned asset names: a new version gets a new name, so they are cached for a year.
-const WALL_CSS: &str = include_str!("../../assets/wall-v1.css");
-const WALL_JS: &str = include_str!("../../assets/wall-v1.js");
-const WEB_SDK: &str = include_str!("../../assets/offers-v2.js");
-
-pub fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/offerwall", get(list))
-        .route("/offerwall/offers/{offer_id}", get(detail))
-        .route("/offerwall/offers/{offer_id}/launch", post(launch))
-        .route("/offerwall/rewards", get(rewards))
-        .route("/offerwall/support", get(support).post(open_case))
-        .route(
-            "/offerwall/assets/wall-v1.css",
-            get(|| async { asset("text/css; charset=utf-8", WALL_CSS) }),
-        )
-        .route(
-            "/offerwall/assets/wall-v1.js",
-            get(|| async { asset("text/javascript; charset=utf-8", WALL_JS) }),
-        )
-        .route("/sdk/v2/offers.js", get(web_sdk))
-        .with_state(state)
+/// The wall's pages and assets, documented in the OpenAPI document (tag `offerwall`; every
+/// page answers HTML, refusals too).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+        .routes(routes!(launch))
+        .routes(routes!(rewards))
+        .routes(routes!(support, open_case))
+        .merge(assets::router())
 }
 
-fn asset(kind: &'static str, body: &'static str) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, kind),
-            (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
-        ],
-        body,
-    )
-        .into_response()
-}
-
-/// The web SDK: the path names the major version, so the content can improve within it;
-/// browsers keep it an hour and revalidate. Any site may load it (it holds no secret).
-async fn web_sdk() -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
-            (header::CACHE_CONTROL, "public, max-age=3600"),
-            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
-        ],
-        WEB_SDK,
-    )
-        .into_response()
-}
-
-#[derive(Debug, Default, Deserialize)]
+/// The query of every wall page.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct WallQuery {
+    /// The SDK session token (sensitive: never logged, no referrer leaves the wall).
     token: Option<String>,
+    /// An OFFERWALL slot of the placement (default: the session's slot).
     slot: Option<String>,
+    /// Two uppercase letters, when the publisher knows the user's country.
     country: Option<String>,
+    /// `1` inside the web SDK's frame: a close button, advertisers open in a new tab.
     embed: Option<String>,
+    /// The offer list's next page.
     cursor: Option<String>,
+    /// The support form's preselected offer.
     offer: Option<String>,
+    /// `1` after a support case was sent.
     sent: Option<String>,
 }
+
+/// Refusals are pages too (expired or revoked link, banned user, unavailable offer).
+const PAGE: &str = "text/html";
 
 /// A session opened on the wall, with its slot and look.
 struct Wall {
@@ -222,6 +198,10 @@ async fn progress(state: &AppState, w: &Wall) -> HashMap<String, &'static str> {
 }
 
 /// The offer list (or the no-fill state).
+#[utoipa::path(get, path = "/offerwall", tag = "offerwall", params(WallQuery),
+    responses((status = 200, description = "Offers or no fill", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String),
+        (status = 403, description = "User banned", content_type = PAGE, body = String)))]
 async fn list(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
     let w = match open(&state, &wq, false).await {
         Ok(w) => w,
@@ -248,6 +228,11 @@ async fn list(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Res
 }
 
 /// An offer's details. Showing them is the impression; the launch form carries its id.
+#[utoipa::path(get, path = "/offerwall/offers/{offerId}", tag = "offerwall",
+    params(("offerId" = String, Path), WallQuery),
+    responses((status = 200, description = "Requirements, goals and disclaimer before the launch button", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String),
+        (status = 404, description = "Offer unavailable for this user", content_type = PAGE, body = String)))]
 async fn detail(
     State(state): State<AppState>,
     Path(offer_id): Path<String>,
@@ -278,7 +263,8 @@ async fn detail(
     w.page(&item.title, &body)
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// The launch form: the wall's query values and the impression the detail page recorded.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 struct LaunchForm {
     token: Option<String>,
     slot: Option<String>,
@@ -289,6 +275,14 @@ struct LaunchForm {
 
 /// Launch from the shown offer: 303 to the signed launch link, which redirects to the
 /// advertiser with a fresh click id.
+#[utoipa::path(post, path = "/offerwall/offers/{offerId}/launch", tag = "offerwall",
+    params(("offerId" = String, Path)),
+    request_body(content = LaunchForm, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 303, description = "To the signed launch link"),
+        (status = 400, description = "Unreadable form", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String),
+        (status = 404, description = "Offer unavailable", content_type = PAGE, body = String),
+        (status = 409, description = "Cap or budget reached", content_type = PAGE, body = String)))]
 async fn launch(
     State(state): State<AppState>,
     Path(offer_id): Path<String>,
@@ -332,6 +326,9 @@ async fn launch(
 }
 
 /// The user's reward progress on this placement.
+#[utoipa::path(get, path = "/offerwall/rewards", tag = "offerwall", params(WallQuery),
+    responses((status = 200, description = "Pending, earned and reversed rewards", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
 async fn rewards(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
     let w = match open(&state, &wq, false).await {
         Ok(w) => w,
@@ -358,6 +355,9 @@ async fn titles<'a>(
 }
 
 /// The support form and the user's cases.
+#[utoipa::path(get, path = "/offerwall/support", tag = "offerwall", params(WallQuery),
+    responses((status = 200, description = "Support form and the user's cases", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
 async fn support(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
     let w = match open(&state, &wq, false).await {
         Ok(w) => w,
@@ -410,7 +410,9 @@ async fn support_page(
     r
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// The support form: the wall's query values, a nonce (the Idempotency-Key), the offer,
+/// reasonCode (3 to 64 of A-Z, 0-9, _) and message (10 to 2,000 characters).
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 struct CaseForm {
     token: Option<String>,
     slot: Option<String>,
@@ -424,6 +426,11 @@ struct CaseForm {
 
 /// Opens a support case; the form's nonce is the Idempotency-Key, so a double submit
 /// opens one case.
+#[utoipa::path(post, path = "/offerwall/support", tag = "offerwall",
+    request_body(content = CaseForm, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 303, description = "Back to the support page with sent=1"),
+        (status = 400, description = "The form with what to fix", content_type = PAGE, body = String),
+        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
 async fn open_case(
     State(state): State<AppState>,
     form: Result<Form<CaseForm>, axum::extract::rejection::FormRejection>,

@@ -30,6 +30,19 @@ pub fn allowed(ctx: &Ctx, s: &sdk_session::Model) -> bool {
     ctx.config.environment != Environment::Production && s.environment != "production"
 }
 
+/// 403 `evidence_upload_unavailable` unless [`allowed`]; the route calls it before it reads
+/// the body, so production never receives a file.
+pub fn ensure_allowed(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
+    if allowed(ctx, s) {
+        Ok(())
+    } else {
+        Err(
+            AppError::forbidden("evidence upload is not available in production")
+                .with_code("evidence_upload_unavailable"),
+        )
+    }
+}
+
 /// The media type of a supported file, from its magic bytes.
 pub fn sniff(b: &[u8]) -> Option<&'static str> {
     if b.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -56,12 +69,7 @@ pub async fn upload(
     up: EvidenceUpload,
     key: &str,
 ) -> Result<(SupportEvidence, bool), AppError> {
-    if !allowed(ctx, s) {
-        return Err(
-            AppError::forbidden("evidence upload is not available in production")
-                .with_code("evidence_upload_unavailable"),
-        );
-    }
+    ensure_allowed(ctx, s)?;
     // Someone else's case is "not found", so case ids cannot be probed.
     let case = support_case::Entity::find_by_id(case_id.to_owned())
         .one(&ctx.db)
@@ -165,13 +173,14 @@ pub async fn attach<C: sea_orm::ConnectionTrait>(
     Ok(())
 }
 
-/// The file of one evidence entry, for the publisher who owns the case's placement.
+/// The file of one evidence entry (media type, bytes), for the publisher who owns the
+/// case's placement. The uploaded file name is display text only, never a download name.
 pub async fn content(
     ctx: &Ctx,
     actor: &crate::domain::Principal,
     case_id: &str,
     evidence_id: &str,
-) -> Result<(String, Option<String>, Vec<u8>), AppError> {
+) -> Result<(String, Vec<u8>), AppError> {
     actor.require_publisher()?;
     let row = support_evidence::Entity::find_by_id(evidence_id.to_owned())
         .one(&ctx.db)
@@ -183,7 +192,7 @@ pub async fn content(
         .await?
         .ok_or_else(|| AppError::not_found("evidence"))?;
     actor.require_owner(&p.owner_account_id, "evidence")?;
-    Ok((row.content_type, row.file_name, row.content))
+    Ok((row.content_type, row.content))
 }
 
 async fn by_key(

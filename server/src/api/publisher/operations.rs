@@ -218,7 +218,7 @@ async fn evidence_download(
 ) -> Result<axum::response::Response, AppError> {
     use axum::response::IntoResponse;
     use http::header;
-    let (kind, name, bytes) =
+    let (kind, bytes) =
         app::domain::delivery::sdk_evidence::content(&s.ctx, p, case_id, evidence_id).await?;
     let ext = match kind.as_str() {
         "image/png" => "png",
@@ -227,8 +227,7 @@ async fn evidence_download(
         "image/webp" => "webp",
         _ => "pdf",
     };
-    // The stored name is display text only; the download name is ours.
-    let _ = name;
+    // The download name is ours, never the uploaded one.
     let disposition = format!("attachment; filename=\"{evidence_id}.{ext}\"");
     Ok((
         [
