@@ -66,6 +66,21 @@ async fn upload(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
+/// Uploads to one case as one user.
+struct Uploader<'a> {
+    app: &'a TestApp,
+    case: &'a str,
+    token: &'a str,
+}
+
+impl Uploader<'_> {
+    /// A file in the `evidence` field under Idempotency-Key `key`, declared as `declared`.
+    async fn file(&self, key: &str, declared: &str, bytes: &[u8]) -> (StatusCode, Value) {
+        let (app, case, token) = (self.app, self.case, self.token);
+        upload(app, case, token, Some(key), "evidence", declared, bytes).await
+    }
+}
+
 async fn open_case(app: &TestApp, sid: &str, token: &str, key: &str) -> String {
     let (s, case) = keyed(
         app,
@@ -88,22 +103,23 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
     let (psid, ptoken, pcaps) = session_in(&app, &p, "user-1", "production").await;
     assert_eq!(pcaps["evidenceUpload"], false);
     let pcase = open_case(&app, &psid, &ptoken, "case-prod-1").await;
-    let (s, e) = upload(
-        &app,
-        &pcase,
-        &ptoken,
-        Some("ev-prod-0001"),
-        "evidence",
-        "image/png",
-        PNG,
-    )
-    .await;
+    let prod = Uploader {
+        app: &app,
+        case: &pcase,
+        token: &ptoken,
+    };
+    let (s, e) = prod.file("ev-prod-0001", "image/png", PNG).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     assert_eq!(error_code(&e), "evidence_upload_unavailable");
 
     let (sid, token, caps) = session_in(&app, &p, "user-1", "development").await;
     assert_eq!(caps["evidenceUpload"], true);
     let case = open_case(&app, &sid, &token, "case-dev-01").await;
+    let mine = Uploader {
+        app: &app,
+        case: &case,
+        token: &token,
+    };
 
     // The Idempotency-Key is required.
     let (s, _) = upload(&app, &case, &token, None, "evidence", "image/png", PNG).await;
@@ -122,141 +138,66 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     assert!(e["error"]["fieldErrors"]["evidence"].is_string(), "{e}");
     // The type comes from the content: HTML declared as PNG is refused…
-    let (s, e) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000002"),
-        "evidence",
-        "image/png",
-        b"<html><script>alert(1)</script>",
-    )
-    .await;
+    let (s, e) = mine
+        .file(
+            "ev-00000002",
+            "image/png",
+            b"<html><script>alert(1)</script>",
+        )
+        .await;
     assert_eq!(s, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{e}");
     // …and a PDF declared as octet-stream is accepted as a PDF.
-    let (s, pdf) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000003"),
-        "evidence",
-        "application/octet-stream",
-        PDF,
-    )
-    .await;
+    let (s, pdf) = mine
+        .file("ev-00000003", "application/octet-stream", PDF)
+        .await;
     assert_eq!(s, StatusCode::CREATED, "{pdf}");
     assert_eq!(pdf["contentType"], "application/pdf");
     assert_eq!(pdf["byteSize"], PDF.len());
 
     // A PNG, then the same upload again: one file.
-    let (s, png) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000004"),
-        "evidence",
-        "image/png",
-        PNG,
-    )
-    .await;
+    let (s, png) = mine.file("ev-00000004", "image/png", PNG).await;
     assert_eq!(s, StatusCode::CREATED, "{png}");
     assert_eq!(png["contentType"], "image/png");
     assert_eq!(png["duplicate"], false);
-    let (s, again) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000004"),
-        "evidence",
-        "image/png",
-        PNG,
-    )
-    .await;
+    let (s, again) = mine.file("ev-00000004", "image/png", PNG).await;
     assert_eq!(s, StatusCode::OK, "{again}");
     assert_eq!(again["evidenceId"], png["evidenceId"]);
     assert_eq!(again["duplicate"], true);
     // The same key with another file is a conflict.
-    let (s, e) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000004"),
-        "evidence",
-        "application/pdf",
-        PDF,
-    )
-    .await;
+    let (s, e) = mine.file("ev-00000004", "application/pdf", PDF).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
     assert_eq!(error_code(&e), "idempotency_key_reused");
 
     // 5 MiB is the limit: exactly 5 MiB passes, one byte more is 413.
     let mut big = PNG.to_vec();
     big.resize(5 * MIB, 0);
-    let (s, e) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000005"),
-        "evidence",
-        "image/png",
-        &big,
-    )
-    .await;
+    let (s, e) = mine.file("ev-00000005", "image/png", &big).await;
     assert_eq!(s, StatusCode::CREATED, "{e}");
     assert_eq!(e["byteSize"], 5 * MIB);
     big.push(0);
-    let (s, e) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-00000006"),
-        "evidence",
-        "image/png",
-        &big,
-    )
-    .await;
+    let (s, e) = mine.file("ev-00000006", "image/png", &big).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{e}");
     assert_eq!(error_code(&e), "payload_too_large");
 
     // Another user's case is not found.
     let (osid, otoken, _) = session_in(&app, &p, "user-2", "development").await;
     assert!(!osid.is_empty());
-    let (s, _) = upload(
-        &app,
-        &case,
-        &otoken,
-        Some("ev-00000007"),
-        "evidence",
-        "image/png",
-        PNG,
-    )
-    .await;
+    let other = Uploader {
+        app: &app,
+        case: &case,
+        token: &otoken,
+    };
+    let (s, _) = other.file("ev-00000007", "image/png", PNG).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 
     // At most five files per case.
     for i in 0..2 {
-        let (s, e) = upload(
-            &app,
-            &case,
-            &token,
-            Some(&format!("ev-more-000{i}")),
-            "evidence",
-            "image/png",
-            PNG,
-        )
-        .await;
+        let (s, e) = mine
+            .file(&format!("ev-more-000{i}"), "image/png", PNG)
+            .await;
         assert_eq!(s, StatusCode::CREATED, "{e}");
     }
-    let (s, e) = upload(
-        &app,
-        &case,
-        &token,
-        Some("ev-more-0009"),
-        "evidence",
-        "image/png",
-        PNG,
-    )
-    .await;
+    let (s, e) = mine.file("ev-more-0009", "image/png", PNG).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
     assert_eq!(error_code(&e), "evidence_limit_reached");
 

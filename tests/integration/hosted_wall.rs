@@ -30,6 +30,12 @@ fn hidden(page: &str, name: &str) -> String {
         .to_owned()
 }
 
+/// The HTML of a wall page.
+async fn page_text(app: &TestApp, path: &str) -> String {
+    let res = app.client.get(app.url(path)).send().await.expect("sent");
+    res.text().await.expect("page")
+}
+
 async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     let admin = app.admin_token().await;
     let (_, adv) = app.funded_advertiser(1_000 * USD).await;
@@ -110,15 +116,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
         .map(|(_, q)| q)
         .unwrap_or_default()
         .to_owned();
-    let detail = app
-        .client
-        .get(app.url(&format!("/offerwall/offers/{game}?{qs}")))
-        .send()
-        .await
-        .expect("sent")
-        .text()
-        .await
-        .expect("page");
+    let detail = page_text(&app, &format!("/offerwall/offers/{game}?{qs}")).await;
     let req_at = detail
         .find("reach level 10 within 7 days")
         .expect("requirements shown");
@@ -177,15 +175,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     };
     let (s, b) = postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK, "{b}");
-    let rewards = app
-        .client
-        .get(app.url(&format!("/offerwall/rewards?{qs}")))
-        .send()
-        .await
-        .expect("sent")
-        .text()
-        .await
-        .expect("page");
+    let rewards = page_text(&app, &format!("/offerwall/rewards?{qs}")).await;
     assert!(
         rewards.contains("data-earned-minor-units=\"105\""),
         "{rewards}"
@@ -193,15 +183,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     assert!(rewards.contains("status-earned"), "{rewards}");
 
     // Support: a short message is refused on the page, a good one opens one case.
-    let support = app
-        .client
-        .get(app.url(&format!("/offerwall/support?{qs}&offer={game}")))
-        .send()
-        .await
-        .expect("sent")
-        .text()
-        .await
-        .expect("page");
+    let support = page_text(&app, &format!("/offerwall/support?{qs}&offer={game}")).await;
     let nonce = hidden(&support, "nonce");
     let form = |msg: &'static str| {
         vec![
