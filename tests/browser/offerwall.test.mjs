@@ -159,3 +159,36 @@ test('without JavaScript: the link opens the plain wall; launch, land, earn', as
   assert.match(await page.locator('dl.totals').textContent(), new RegExp(`Earned\\s*${INSTALL_GEMS}`));
   await ctx.close();
 });
+
+for (const [hydrated, title] of [[false, 'Pixel Gems'], [true, 'Gem Rush']]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: the publisher styles the hosted wall and opens it as a test user`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${server.base}/sign-in`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    await page.fill('input[name=email]', 'publisher@demo.test');
+    await page.fill('input[name=password]', PASSWORD);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${server.base}/publisher`);
+    await page.goto(`${server.base}/publisher/placements/${demo.placement}/slots/${demo.slot}`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const section = page.locator('#hosted-wall');
+    // A bad colour is refused with the field named; a good one is saved.
+    await section.locator('input[name=title]').fill(title);
+    await section.locator('input[name=accent_color]').fill('green');
+    await section.locator('button:has-text("Save wall settings")').click();
+    await section.locator('.field-error', { hasText: 'colour' }).waitFor();
+    await section.locator('input[name=accent_color]').fill('#0B8043');
+    await section.locator('input[name=dark_mode]').check();
+    await section.locator('button:has-text("Save wall settings")').click();
+    await section.getByText('Saved as a new configuration version.').waitFor();
+    await section.locator('button:has-text("Open the wall as a test user")').click();
+    await page.waitForURL(/\/offerwall\?token=/);
+    assert.equal(await page.locator('header .brand').textContent(), title);
+    assert.match(await page.locator('body').getAttribute('style'), /--accent:#0B8043/);
+    await page.locator(`li.offer[data-offer="${demo.campaign.campaignId}"]`).waitFor();
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}

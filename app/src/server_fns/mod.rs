@@ -13,6 +13,7 @@ pub mod publisher_deliveries;
 pub mod publisher_gallery;
 pub mod publisher_reports;
 pub mod publisher_support;
+pub mod publisher_wall;
 pub mod surveys;
 
 #[cfg(feature = "ssr")]

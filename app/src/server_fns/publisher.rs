@@ -47,7 +47,7 @@ pub fn usd_to_micros(raw: &str) -> Option<i64> {
 }
 
 #[cfg(feature = "ssr")]
-mod support {
+pub(crate) mod support {
     use crate::error::FieldErrors;
 
     pub use super::super::web::{reader, writer};

@@ -219,7 +219,7 @@ fn Allocations(allocations: Vec<crate::model::survey_campaign::Allocation>) -> i
                             {allocations.into_iter().map(|a| view! {
                                 <tr>
                                     <td>{a.created_at.format("%Y-%m-%d").to_string()}</td>
-                                    <td><code>{a.campaign_id.clone()}</code></td>
+                                    <td><a href=format!("/advertiser/surveys/{}", a.campaign_id) rel="external"><code>{a.campaign_id.clone()}</code></a></td>
                                     <td><span class="badge">{a.status.clone()}</span></td>
                                     <td class="num">{a.amount.clone()}" "{a.currency.clone()}</td>
                                 </tr>

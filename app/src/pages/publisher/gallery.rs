@@ -49,7 +49,7 @@ pub fn OfferGalleryPage() -> impl IntoView {
                         }.into_any(),
                         Ok(g) => view! {
                             <section class="card" id="gallery">
-                                <p class="muted">{format!("{} live offers", g.count)}</p>
+                                <p class="muted">{format!("{} live {}", g.count, if g.count == 1 { "offer" } else { "offers" })}</p>
                                 <ul class="gallery">
                                     {g.items.into_iter().map(|o| view! { <OfferCard offer=o/> }).collect_view()}
                                 </ul>

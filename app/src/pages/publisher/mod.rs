@@ -12,6 +12,7 @@ mod slot_panels;
 mod slots_section;
 mod support;
 mod surveys;
+mod wall_section;
 
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use gallery::OfferGalleryPage;

@@ -7,10 +7,13 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::slot_panels::{LiveCurrency, PreviewPanel, SnippetsPanel, StateForm, StaticKeyForm};
 use super::slots_section::{Readiness, RoundingSelect};
+use super::wall_section::WallSection;
 use super::{LoadError, SecretBoxes, SlotStateBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
-use crate::model::publisher::{AdSlot, OfferSort, Placement, RewardPreview, SlotType, Snippets};
+use crate::model::publisher::{
+    AdSlot, OfferSort, Placement, PlacementStatus, RewardPreview, SlotType, Snippets,
+};
 use crate::pages::RequireUser;
 use crate::server_fns::publisher::*;
 
@@ -122,6 +125,9 @@ fn SlotEditor(data: SlotData) -> impl IntoView {
                                 <EditForm ad_slot=slot.clone() actions live/>
                                 <PreviewPanel live server=preview/>
                             </div>
+                            {(slot.slot_type == SlotType::Offerwall).then(|| view! {
+                                <WallSection ad_slot=slot.clone() verified=p.status == PlacementStatus::Verified/>
+                            })}
                             {(slot.slot_type == SlotType::StaticApi).then(|| view! {
                                 <StaticKeyForm ad_slot=slot.clone() action=actions.static_key/>
                             })}

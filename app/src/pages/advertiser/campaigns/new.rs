@@ -118,6 +118,10 @@ fn CreateForm(
                         <input type="text" name="countries" required placeholder="US, DE"/>
                         {err("countries")}
                     </label>
+                    <p class="muted span-2">
+                        "Device types, the lowest Android and iOS version and regions (such as US-CA) "
+                        "are set on the campaign page once it is created."
+                    </p>
                 </fieldset>
                 <fieldset class="grid-2" id="tracking-budget">
                     <legend>"Tracking and budget"</legend>
