@@ -202,15 +202,27 @@ async fn progress(state: &AppState, w: &Wall) -> HashMap<String, &'static str> {
     responses((status = 200, description = "Offers or no fill", content_type = PAGE, body = String),
         (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String),
         (status = 403, description = "User banned", content_type = PAGE, body = String)))]
-async fn list(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
+async fn list(
+    State(state): State<AppState>,
+    headers: http::HeaderMap,
+    Query(wq): Query<WallQuery>,
+) -> Response {
     let w = match open(&state, &wq, false).await {
         Ok(w) => w,
         Err(r) => return r,
     };
+    // The browser's own User-Agent feeds device targeting (unknown values hide nothing).
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let (device_type, os_version) = hosted_wall::device_from_user_agent(ua, &w.s.platform);
     let query = OfferListQuery {
         country: w.country.clone(),
         cursor: wq.cursor.clone(),
         limit: Some(w.exposure.max_offers),
+        device_type,
+        os_version,
         ..Default::default()
     };
     let list = match offers::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query).await {

@@ -94,6 +94,46 @@ pub fn progress_by_offer(r: &RewardStatus) -> HashMap<String, &'static str> {
     out
 }
 
+/// What the wall's browser says about the device, for the offer list's device targeting:
+/// (deviceType, osVersion). Only the common, unambiguous forms are read; anything else stays
+/// unknown, which never hides an offer. Desktop is claimed only for web sessions.
+pub fn device_from_user_agent(ua: &str, platform: &str) -> (Option<String>, Option<String>) {
+    let version_after = |marker: &str, sep: char| -> Option<String> {
+        let rest = &ua[ua.find(marker)? + marker.len()..];
+        let v: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == sep)
+            .collect::<String>()
+            .replace(sep, ".");
+        let v = v.trim_matches('.').to_owned();
+        crate::model::device_targeting::Version::parse(&v)
+            .ok()
+            .map(|_| v)
+    };
+    if ua.contains("iPad") {
+        return (Some("tablet".into()), version_after("CPU OS ", '_'));
+    }
+    if ua.contains("iPhone") {
+        return (Some("phone".into()), version_after("iPhone OS ", '_'));
+    }
+    if ua.contains("Android") {
+        // Android phones send "Mobile"; tablets leave it out.
+        let kind = if ua.contains("Mobile") {
+            "phone"
+        } else {
+            "tablet"
+        };
+        return (Some(kind.into()), version_after("Android ", '.'));
+    }
+    let desktop = ["Windows NT", "Macintosh", "X11; Linux", "CrOS"]
+        .iter()
+        .any(|m| ua.contains(m));
+    if desktop && platform == "web" {
+        return (Some("desktop".into()), None);
+    }
+    (None, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +144,38 @@ mod tests {
             url("https://ads.example.com/", "sdk_abc"),
             "https://ads.example.com/offerwall?token=sdk_abc"
         );
+    }
+
+    #[test]
+    fn user_agents_name_device_and_os_version() {
+        let iphone =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15";
+        assert_eq!(
+            device_from_user_agent(iphone, "ios"),
+            (Some("phone".into()), Some("17.4.1".into()))
+        );
+        let ipad = "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15";
+        assert_eq!(
+            device_from_user_agent(ipad, "ios"),
+            (Some("tablet".into()), Some("16.6".into()))
+        );
+        let pixel =
+            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Mobile Safari/537.36";
+        assert_eq!(
+            device_from_user_agent(pixel, "android"),
+            (Some("phone".into()), Some("14".into()))
+        );
+        let tab = "Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 Safari/537.36";
+        assert_eq!(
+            device_from_user_agent(tab, "android").0.as_deref(),
+            Some("tablet")
+        );
+        let mac = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15";
+        assert_eq!(
+            device_from_user_agent(mac, "web").0.as_deref(),
+            Some("desktop")
+        );
+        assert_eq!(device_from_user_agent(mac, "android"), (None, None));
+        assert_eq!(device_from_user_agent("curl/8.5", "web"), (None, None));
     }
 }

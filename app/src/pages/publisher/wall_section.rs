@@ -7,12 +7,11 @@ use super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::publisher::AdSlot;
 use crate::model::wall_design::{WallDesign, WallExposure};
-use crate::server_fns::publisher_wall::{PreviewWall, SaveWallSettings};
+use crate::server_fns::publisher_wall::SaveWallSettings;
 
 #[component]
 pub fn WallSection(ad_slot: AdSlot, verified: bool) -> impl IntoView {
     let save = ServerAction::<SaveWallSettings>::new();
-    let preview = ServerAction::<PreviewWall>::new();
     let error = action_error(save);
     let saved = move || save.value().get().is_some_and(|r| r.is_ok());
     let d = WallDesign::read(&ad_slot.design);
@@ -67,8 +66,9 @@ pub fn WallSection(ad_slot: AdSlot, verified: bool) -> impl IntoView {
                 </fieldset>
                 <div class="form-actions span-2"><button type="submit">"Save wall settings"</button></div>
             </ActionForm>
-            <ErrorNotice error=action_error(preview)/>
-            <ActionForm action=preview attr:class="inline wall-preview">
+            // A plain form on purpose: the answer redirects to the wall, a page outside the
+            // dashboard's router, so the browser must load it rather than the client router.
+            <form method="post" action="/fn/publisher_wall_preview" class="inline wall-preview">
                 <CsrfField/>
                 <input type="hidden" name="placement_id" value=preview_pid/>
                 <input type="hidden" name="slot_id" value=preview_sid/>
@@ -80,7 +80,7 @@ pub fn WallSection(ad_slot: AdSlot, verified: bool) -> impl IntoView {
                         "Available once the placement is verified."
                     }}
                 </small>
-            </ActionForm>
+            </form>
         </section>
     }
 }
