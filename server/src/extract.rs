@@ -95,6 +95,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     Ok(value)
 }
 
+/// Whether a URI part carries a percent-encoded NUL (`%00`).
+pub fn has_encoded_nul(part: Option<&str>) -> bool {
+    part.is_some_and(|p| p.as_bytes().windows(3).any(|w| w == b"%00"))
+}
+
 /// Whether a JSON text holds the escape `\u0000` (an escape, not an escaped backslash
 /// followed by the letters).
 pub fn has_nul_escape(bytes: &[u8]) -> bool {
@@ -121,6 +126,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for AppQuery<T> {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        if has_encoded_nul(parts.uri.query()) {
+            // PostgreSQL text cannot hold NUL (a search for it would be a 500, not a miss).
+            return Err(AppError::invalid(
+                "query values must not contain the NUL character (%00)",
+            ));
+        }
         Query::<T>::from_request_parts(parts, state)
             .await
             .map(|Query(v)| AppQuery(v))
@@ -146,6 +157,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for AppPath
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        if has_encoded_nul(Some(parts.uri.path())) {
+            return Err(AppError::not_found("resource"));
+        }
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(v)| AppPath(v))
@@ -229,6 +243,14 @@ pub fn created_or_ok<T>(v: T, created: bool) -> (http::StatusCode, AppJson<T>) {
 #[cfg(test)]
 mod nul_tests {
     use super::has_nul_escape;
+
+    #[test]
+    fn finds_percent_encoded_nul() {
+        use super::has_encoded_nul;
+        assert!(has_encoded_nul(Some("q=%C3%A6%00")));
+        assert!(!has_encoded_nul(Some("q=100%25")));
+        assert!(!has_encoded_nul(None));
+    }
 
     #[test]
     fn finds_nul_escapes_only() {

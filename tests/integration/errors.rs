@@ -11,6 +11,7 @@ both_backends!(
     oversized_body_is_413,
     unknown_api_route_is_json_404,
     wrong_method_is_json_405,
+    nul_in_query_or_path_is_refused,
 );
 
 async fn raw(app: &TestApp, path: &str, content_type: &str, body: Vec<u8>) -> (StatusCode, Value) {
@@ -149,4 +150,26 @@ async fn wrong_method_is_json_405(app: TestApp) {
     let (s, body) = app.get("/auth/v1/tokens", None).await;
     assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(error_code(&body), "method_not_allowed");
+}
+
+/// PostgreSQL text cannot hold NUL: a search or an id carrying `%00` is refused (400, 404)
+/// on both databases instead of failing inside the query (found by the API fuzzer).
+async fn nul_in_query_or_path_is_refused(app: TestApp) {
+    let (_, adv) = app.funded_advertiser(0).await;
+    let (s, e) = app
+        .get(
+            "/performance-marketing/v2/campaigns?q=%C3%A6%00",
+            Some(&adv),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert_eq!(error_code(&e), "invalid_input");
+    let (s, e) = app
+        .get("/performance-marketing/v2/campaigns/cmp_%00x", Some(&adv))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+    let (s, _) = app
+        .get("/performance-marketing/v2/campaigns?q=100%25", Some(&adv))
+        .await;
+    assert_eq!(s, StatusCode::OK, "an encoded percent sign is fine");
 }
