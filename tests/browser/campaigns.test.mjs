@@ -154,6 +154,19 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.locator('#edit').getByText('Saved.').waitFor();
   await page.locator('#campaign h1', { hasText: 'Play to level 12' }).waitFor();
 
+  // Device and region targeting: a region outside the campaign's countries is refused at
+  // its field; a good one is saved and shown again.
+  const targeting = page.locator('#device-targeting form');
+  await targeting.locator('input[name=phone]').check();
+  await targeting.locator('input[name=regions]').fill('FR-IDF');
+  await targeting.locator('button[type=submit]').click();
+  await page.locator('#device-targeting .field-error', { hasText: 'FR-IDF' }).waitFor();
+  await targeting.locator('input[name=regions]').fill('us-ca');
+  await targeting.locator('input[name=min_ios]').fill('16.4');
+  await targeting.locator('button[type=submit]').click();
+  await page.locator('#device-targeting').getByText('Targeting saved.').waitFor();
+  await page.locator('#device-targeting input[name=regions][value="US-CA"]').waitFor();
+
   // Tracking: the key's secret is shown once; a reload does not show it again.
   await page.click('a:has-text("Tracking setup")');
   await landed(page, `${detail}/tracking`);

@@ -21,7 +21,7 @@ pub fn TargetingForm(c: Campaign, action: ServerAction<EditCampaignTargeting>) -
     let no_ios = !c.config.platforms.contains(&Platform::Ios);
     let countries = c.config.countries.join(", ");
     view! {
-        <section class="card" id="targeting">
+        <section class="card" id="device-targeting">
             <h2>"Device and region targeting"</h2>
             <p class="muted">
                 "Leave everything empty to reach every device in "{countries}". An offer list that does not "
