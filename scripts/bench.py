@@ -160,6 +160,8 @@ def env_for(db_url, data_dir, port):
         "RUST_LOG": "warn",
         "APP_SITE_ROOT": os.path.join(ROOT, "target", "site"),
     })
+    # Measure what scripts/run.sh runs (docs/operations.md, "Memory").
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     return env
 
 

@@ -7,5 +7,8 @@ scripts/setup.sh
 scripts/build-frontend.sh
 cargo build -p server --release
 export APP_SITE_ROOT=${APP_SITE_ROOT:-target/site}
+# Two glibc malloc arenas instead of up to eight per core: same throughput, a quarter less
+# resident memory (docs/operations.md, "Memory").
+export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 if [ $# -eq 0 ]; then set -- serve; fi
 exec "${CARGO_TARGET_DIR:-target}/release/server" "$@"
