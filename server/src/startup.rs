@@ -160,6 +160,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         limits: Arc::new(RateLimits::new()),
         inventory: Arc::default(),
         delivery_configs: Arc::default(),
+        hot: Arc::default(),
     })
 }
 

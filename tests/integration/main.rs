@@ -11,6 +11,7 @@ mod evidence;
 mod gallery;
 mod hardening;
 mod hosted_wall;
+mod hot_cache;
 mod inventory;
 mod operations;
 mod placements;

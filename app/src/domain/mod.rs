@@ -12,6 +12,7 @@ pub mod crypto;
 pub mod db;
 pub mod delivery;
 pub mod delivery_history;
+pub mod hot_cache;
 pub mod ids;
 pub mod paging;
 pub mod password;
@@ -81,6 +82,9 @@ pub struct Ctx {
     pub inventory: Arc<campaigns::snapshot::Inventory>,
     /// Placements, slots and blacklists as delivery reads them (publisher::delivery_config).
     pub delivery_configs: Arc<publisher::delivery_config::DeliveryConfigs>,
+    /// Sessions, bans, completions, static keys and launch links as the hot paths read
+    /// them (hot_cache).
+    pub hot: Arc<hot_cache::HotCaches>,
 }
 
 impl Ctx {

@@ -25,7 +25,7 @@ pub async fn record(
         return Ok((receipt(&prior, true), false));
     }
     let now = ctx.now();
-    let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id).await?;
+    let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id, false).await?;
     // A repeated showing within the impression lifetime is recorded but flagged, so
     // reports count it once.
     let shown_before = sdk_impression::Entity::find()

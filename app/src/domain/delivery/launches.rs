@@ -4,6 +4,7 @@
 //! launch without checking or holding anything again.
 
 use chrono::DateTime;
+use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
@@ -68,7 +69,7 @@ pub async fn launch(
         )
         .with_code("impression_expired"));
     }
-    let (_, _, e) = find_for_session(ctx, s, Some(&imp.ad_slot_id), offer_id).await?;
+    let (_, _, e) = find_for_session(ctx, s, Some(&imp.ad_slot_id), offer_id, true).await?;
     // The inventory snapshot chose the offer; money is checked exactly, in the database:
     // the campaign is still live with its reserve, and no cap is used up.
     let exact = live_offer(&ctx.db, now, offer_id)
@@ -130,7 +131,16 @@ pub async fn launch(
     .insert(&ctx.db)
     .await;
     match row {
-        Ok(row) => Ok((signed(ctx, &row, false), true)),
+        Ok(row) => {
+            // The click redirect then needs no read: the destination never changes.
+            let generation = ctx.hot.launches.generation();
+            ctx.hot.launches.insert(
+                generation,
+                row.id.clone(),
+                (std::sync::Arc::from(row.destination_url.as_str()), false),
+            );
+            Ok((signed(ctx, &row, false), true))
+        }
         Err(_) => match by_key(ctx, s, key).await? {
             Some(prior) if prior.campaign_id == offer_id => Ok((signed(ctx, &prior, true), false)),
             _ => Err(AppError::conflict("this Idempotency-Key is in use")
@@ -199,15 +209,34 @@ pub async fn open(
             "the launch link expired; launch the offer again from the app",
         ));
     }
-    let row = sdk_launch::Entity::find_by_id(launch_id.to_owned())
-        .one(&ctx.db)
-        .await?
-        .ok_or_else(|| AppError::not_found("launch"))?;
-    let destination = row.destination_url.clone();
-    if row.opened_at.is_none() {
-        let mut am: sdk_launch::ActiveModel = row.into();
-        am.opened_at = Set(Some(now));
-        am.update(&ctx.db).await?;
+    // A launch's destination never changes and its first open is recorded once, so the
+    // hot cache answers repeated opens without the database.
+    let generation = ctx.hot.launches.generation();
+    let (destination, opened) = match ctx.hot.launches.get(launch_id) {
+        Some(hit) => hit,
+        None => {
+            let row = sdk_launch::Entity::find_by_id(launch_id.to_owned())
+                .one(&ctx.db)
+                .await?
+                .ok_or_else(|| AppError::not_found("launch"))?;
+            (
+                std::sync::Arc::from(row.destination_url.as_str()),
+                row.opened_at.is_some(),
+            )
+        }
+    };
+    if !opened {
+        sdk_launch::Entity::update_many()
+            .col_expr(sdk_launch::Column::OpenedAt, Expr::value(Some(now)))
+            .filter(sdk_launch::Column::Id.eq(launch_id.to_owned()))
+            .filter(sdk_launch::Column::OpenedAt.is_null())
+            .exec(&ctx.db)
+            .await?;
     }
-    Ok(destination)
+    ctx.hot.launches.insert(
+        generation,
+        launch_id.to_owned(),
+        (destination.clone(), true),
+    );
+    Ok(destination.to_string())
 }

@@ -18,14 +18,13 @@ use crate::domain::Ctx;
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::snapshot::{Offer, snapshot};
 use crate::domain::publisher::blacklists::{Candidate, excludes};
-use crate::domain::publisher::slots;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
 use crate::model::device_targeting::{self, Device, DeviceParams};
 use crate::model::publisher::{AdSlot, Currency};
 use crate::model::publisher_rules::convert;
-use entity::{ad_slot, conversion, placement, sdk_session};
+use entity::{conversion, placement, sdk_session};
 
 /// Conversions that count against caps and completions.
 pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
@@ -53,37 +52,45 @@ pub async fn session_slot(
         (None, Some(bound)) => Some(bound.to_owned()),
         (None, None) => None,
     };
-    let mut candidates: Vec<ad_slot::Model> = config.slots.clone();
-    let slot = match wanted {
-        Some(id) => candidates
-            .into_iter()
-            .find(|c| c.id == id)
+    // The parsed views are kept with the configuration: no JSON is read per request.
+    let index = match wanted {
+        Some(id) => config
+            .slots
+            .iter()
+            .position(|c| c.id == id)
             .ok_or_else(|| AppError::not_found("ad slot"))?,
         None => {
-            candidates.retain(deliverable_sdk_slot);
-            if candidates.len() != 1 {
-                return Err(AppError::field(
-                    "adSlotId",
-                    "name the ad slot: the session is not bound to one and the placement has several",
-                ));
+            let mut deliverable = config
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| deliverable_sdk_slot(c));
+            match (deliverable.next(), deliverable.next()) {
+                (Some((i, _)), None) => i,
+                _ => {
+                    return Err(AppError::field(
+                        "adSlotId",
+                        "name the ad slot: the session is not bound to one and the placement has several",
+                    ));
+                }
             }
-            candidates.remove(0)
         }
     };
+    let view = config
+        .views
+        .get(index)
+        .cloned()
+        .ok_or_else(|| AppError::not_found("ad slot"))?;
     // A named STATIC_API slot is allowed too: static feed items point to the SDK impression
     // and launch routes, under the feed slot's policy and currency.
-    let ready = matches!(
-        crate::model::publisher::SlotState::parse(&slot.state),
-        Some(
-            crate::model::publisher::SlotState::Ready | crate::model::publisher::SlotState::Active
-        )
-    );
-    if !ready {
+    if !matches!(
+        view.state,
+        crate::model::publisher::SlotState::Ready | crate::model::publisher::SlotState::Active
+    ) {
         return Err(
             AppError::conflict("the ad slot must be READY or ACTIVE").with_code("slot_not_ready")
         );
     }
-    let view = slots::view(&slot, &p);
     Ok((p, view))
 }
 
@@ -98,6 +105,8 @@ pub struct Audience<'a> {
     pub only: Option<&'a str>,
     /// What the offer list said about the device (empty elsewhere: unknown admits).
     pub device: Option<&'a Device>,
+    /// Read the user's completions from the database rather than the hot cache (launches).
+    pub exact: bool,
 }
 
 /// A live offer a slot may show, with the goals the user has already completed.
@@ -142,7 +151,8 @@ pub async fn eligible(
         .ok_or_else(|| AppError::not_found("placement"))?;
     let rules = &config.rules;
     let per_user = match who.user {
-        Some(user) => Some(completions(&ctx.db, &p.id, user).await?),
+        Some(user) if who.exact => Some(Arc::new(completions(&ctx.db, &p.id, user).await?)),
+        Some(user) => Some(cached_completions(ctx, &p.id, user).await?),
         None => None,
     };
     let policy = &slot.policy;
@@ -260,6 +270,22 @@ pub async fn caps_reached<C: ConnectionTrait>(
         || caps
             .daily_budget_micros
             .is_some_and(|c| spent_today + next_payout_micros.max(1) > c))
+}
+
+/// [`completions`] through the hot cache (settlements invalidate the user's entry).
+async fn cached_completions(
+    ctx: &Ctx,
+    placement_id: &str,
+    user: &str,
+) -> Result<Arc<HashMap<(String, String), i64>>, AppError> {
+    let key = crate::domain::hot_cache::user_key(placement_id, user);
+    if let Some(hit) = ctx.hot.completions.get(&key) {
+        return Ok(hit);
+    }
+    let generation = ctx.hot.completions.generation();
+    let fresh = Arc::new(completions(&ctx.db, placement_id, user).await?);
+    ctx.hot.completions.insert(generation, key, fresh.clone());
+    Ok(fresh)
 }
 
 /// The user's counted conversions on a placement, by (campaign, goal).
@@ -436,6 +462,7 @@ pub async fn list(
             user: Some(&s.external_user_id),
             only: None,
             device: Some(&device),
+            exact: false,
         },
         Some(want),
     )
@@ -470,11 +497,13 @@ pub async fn list(
 }
 
 /// One offer for the session (404 `offer_unavailable` when it is not eligible for it).
+/// `exact` reads the user's completions from the database (launches) instead of the cache.
 pub async fn find_for_session(
     ctx: &Ctx,
     s: &sdk_session::Model,
     slot_id: Option<&str>,
     offer_id: &str,
+    exact: bool,
 ) -> Result<(placement::Model, AdSlot, Eligible), AppError> {
     let (p, slot) = session_slot(ctx, s, slot_id).await?;
     let found = eligible(
@@ -487,6 +516,7 @@ pub async fn find_for_session(
             user: Some(&s.external_user_id),
             only: Some(offer_id),
             device: None,
+            exact,
         },
         Some(1),
     )
@@ -510,6 +540,6 @@ pub async fn get(
     offer_id: &str,
     slot_id: Option<&str>,
 ) -> Result<OfferItem, AppError> {
-    let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id).await?;
+    let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id, false).await?;
     Ok(item(&e, &slot.currency))
 }

@@ -190,10 +190,46 @@ async fn by_token(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError
 /// The live session of a bearer token: 401 `sdk_session_expired` after fifteen minutes,
 /// 401 `sdk_session_revoked` once revoked or replaced, 403 `user_banned` while the user is
 /// banned (a ban stops sessions that already exist).
+///
+/// Every SDK request starts here, so the session and the user's bans come from the hot
+/// cache (refresh, revoke and ban changes invalidate it; expiry is checked on every call).
 pub async fn authenticate(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError> {
-    let s = by_token(ctx, token).await?;
+    let hash = crypto::sha256_hex(token);
+    let s = match ctx.hot.sessions.get(&hash) {
+        Some(s) => s,
+        None => {
+            let generation = ctx.hot.sessions.generation();
+            let s = std::sync::Arc::new(
+                sdk_session::Entity::find()
+                    .filter(sdk_session::Column::TokenHash.eq(hash.clone()))
+                    .one(&ctx.db)
+                    .await?
+                    .ok_or_else(|| AppError::unauthorized("unknown SDK session token"))?,
+            );
+            ctx.hot.sessions.insert(generation, hash, s.clone());
+            s
+        }
+    };
     check_live(ctx, &s).await?;
-    Ok(s)
+    Ok(sdk_session::Model::clone(&s))
+}
+
+/// Whether the user has an active ban on the placement now, from the hot cache.
+async fn banned_now(ctx: &Ctx, placement_id: &str, user: &str) -> Result<bool, AppError> {
+    let key = crate::domain::hot_cache::user_key(placement_id, user);
+    let expiries = match ctx.hot.bans.get(&key) {
+        Some(e) => e,
+        None => {
+            let generation = ctx.hot.bans.generation();
+            let e = std::sync::Arc::new(
+                user_bans::active_ban_expiries(&ctx.db, placement_id, user).await?,
+            );
+            ctx.hot.bans.insert(generation, key, e.clone());
+            e
+        }
+    };
+    let now = ctx.now();
+    Ok(expiries.iter().any(|e| e.is_none_or(|e| e > now)))
 }
 
 async fn check_live(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
@@ -210,7 +246,12 @@ async fn check_live(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
         )
         .with_code("sdk_session_expired"));
     }
-    refuse_banned(&ctx.db, &s.placement_id, &s.external_user_id, now).await
+    if banned_now(ctx, &s.placement_id, &s.external_user_id).await? {
+        return Err(
+            AppError::forbidden("this user is banned from the placement").with_code("user_banned"),
+        );
+    }
+    Ok(())
 }
 
 fn same_session(s: &sdk_session::Model, path_id: &str) -> Result<(), AppError> {
@@ -312,6 +353,7 @@ pub async fn refresh(
             .with_code("session_already_refreshed"));
     }
     txn.commit().await?;
+    ctx.hot.sessions.invalidate(&old.token_hash);
     view(ctx, &next, Some(token)).await
 }
 
@@ -324,10 +366,12 @@ pub async fn revoke(ctx: &Ctx, token: &str, path_id: &str, key: &str) -> Result<
         return Ok(());
     }
     let now = ctx.now();
+    let hash = s.token_hash.clone();
     let mut am: sdk_session::ActiveModel = s.into();
     am.revoked_at = Set(Some(now));
     am.revoke_key = Set(Some(key.to_owned()));
     am.update(&ctx.db).await?;
+    ctx.hot.sessions.invalidate(&hash);
     Ok(())
 }
 

@@ -13,8 +13,8 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
-    QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    PaginatorTrait, QueryFilter, QuerySelect, Set,
 };
 
 use super::offers::caps_reached;
@@ -24,6 +24,7 @@ use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{lifecycle, live_config, status_of};
+use crate::domain::hot_cache::user_key;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto, db, ids::new_id};
 use crate::error::AppError;
@@ -74,6 +75,10 @@ pub async fn ingest(
         ev.click_id, ev.transaction_id, ev.goal_id, ev.status, ev.occurred_at_raw
     ));
     let now = ctx.now();
+    // Attribution reads only rows that never change once written (the launch, the revision
+    // it showed) or whose reading a moment earlier means nothing (placement, slot), so it
+    // runs before the campaign lock: the lock is held for the money only.
+    let attribution = attribute(&ctx.db, campaign, &ev).await?;
     let txn = db::begin(&ctx.db).await?;
     // One settlement per campaign at a time: caps, the reserve and retries are read and
     // written under this lock (PostgreSQL row lock; SQLite transactions are IMMEDIATE).
@@ -108,7 +113,8 @@ pub async fn ingest(
         }
     }
     let receipt_id = new_id("rcpt");
-    let (conversion_id, outcome) = settle(&txn, now, campaign, &ev, existing).await?;
+    let (conversion_id, outcome, user) =
+        settle(&txn, now, campaign, &ev, existing, attribution).await?;
     postback_event::ActiveModel {
         id: Set(receipt_id.clone()),
         campaign_id: Set(campaign.id.clone()),
@@ -126,6 +132,10 @@ pub async fn ingest(
     .insert(&txn)
     .await?;
     txn.commit().await?;
+    if let Some(user) = user {
+        // The user's completions changed: offer lists must not hide or show by the old ones.
+        ctx.hot.completions.invalidate(&user);
+    }
     after_settlement(ctx, now, campaign, &outcome).await?;
     Ok(CallbackReceipt {
         accepted: true,
@@ -181,8 +191,8 @@ struct Attribution {
     reward: RewardPreview,
 }
 
-async fn attribute(
-    txn: &DatabaseTransaction,
+async fn attribute<C: ConnectionTrait>(
+    txn: &C,
     campaign: &offer_campaign::Model,
     ev: &Reported,
 ) -> Result<Result<Attribution, &'static str>, AppError> {
@@ -237,8 +247,8 @@ async fn attribute(
 
 /// The configuration the user was shown at launch (its revision), so the payout and reward
 /// are the ones the offer promised.
-async fn launched_config(
-    txn: &DatabaseTransaction,
+async fn launched_config<C: ConnectionTrait>(
+    txn: &C,
     campaign: &offer_campaign::Model,
     revision: i64,
 ) -> Result<crate::model::campaign::CampaignConfig, AppError> {
@@ -253,34 +263,41 @@ async fn launched_config(
     }
 }
 
-/// Applies the report to the conversion's state; returns its id and the outcome.
+/// Applies the report to the conversion's state; returns its id, the outcome and the
+/// `placement|user` key of the user whose completions it may have changed.
 async fn settle(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
     ev: &Reported,
     existing: Option<conversion::Model>,
-) -> Result<(String, String), AppError> {
+    attribution: Result<Attribution, &'static str>,
+) -> Result<(String, String, Option<String>), AppError> {
     if let Some(c) = &existing {
         match (c.settlement.as_str(), ev.status.as_str()) {
             // An approved conversion reported rejected or reversed gives back exactly what
             // was paid, whatever the campaign says now.
             (state::APPROVED, "rejected" | "reversed") => {
                 reverse(txn, now, campaign, ev, c).await?;
-                return Ok((c.id.clone(), state::REVERSED.to_owned()));
+                let user = c
+                    .placement_id
+                    .as_deref()
+                    .zip(c.external_user_id.as_deref())
+                    .map(|(p, u)| user_key(p, u));
+                return Ok((c.id.clone(), state::REVERSED.to_owned(), user));
             }
             (state::PENDING, "approved" | "rejected" | "reversed") => {}
             // The wallet could not pay before; it may now.
             (state::NO_BUDGET, "approved") => {}
             // Terminal states never change again; later reports are recorded, not applied.
-            _ => return Ok((c.id.clone(), "NO_CHANGE".to_owned())),
+            _ => return Ok((c.id.clone(), "NO_CHANGE".to_owned(), None)),
         }
     }
     let conversion_id = existing
         .as_ref()
         .map(|c| c.id.clone())
         .unwrap_or_else(|| new_id("cnv"));
-    let a = match attribute(txn, campaign, ev).await? {
+    let a = match attribution {
         Ok(a) => a,
         Err(unmatched) => {
             write(
@@ -295,7 +312,7 @@ async fn settle(
                 None,
             )
             .await?;
-            return Ok((conversion_id, unmatched.to_owned()));
+            return Ok((conversion_id, unmatched.to_owned(), None));
         }
     };
     let next = match ev.status.as_str() {
@@ -330,7 +347,8 @@ async fn settle(
         };
         outbox::confirm(txn, now, &reward, credit_at).await?;
     }
-    Ok((conversion_id, next.to_owned()))
+    let user = user_key(&a.placement.id, &a.launch.external_user_id);
+    Ok((conversion_id, next.to_owned(), Some(user)))
 }
 
 /// Reverses an approved conversion with the amounts stored when it was paid.

@@ -4,14 +4,11 @@
 //! 304. Built feeds are kept with the inventory snapshot they came from, so a repeated pull
 //! (and every 304) costs the key, slot and blacklist reads only. Items carry the SDK impression and launch paths the publisher's app then uses.
 
-use std::hash::{Hash, Hasher};
-
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::offers::{Audience, country_param, eligible, item};
 use crate::domain::campaigns::snapshot::{CachedFeed, snapshot};
-use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
 use crate::model::delivery::*;
@@ -27,6 +24,28 @@ pub const MAX_AGE_SECONDS: u32 = 60;
 pub struct Feed {
     pub body: axum::body::Bytes,
     pub etag: String,
+}
+
+/// A static key by its hash, through the hot cache (issuing a key clears it, since that
+/// deactivates the slot's earlier keys).
+async fn key_by_hash(
+    ctx: &Ctx,
+    hash: String,
+) -> Result<Option<std::sync::Arc<static_key::Model>>, AppError> {
+    if let Some(hit) = ctx.hot.static_keys.get(&hash) {
+        return Ok(Some(hit));
+    }
+    let generation = ctx.hot.static_keys.generation();
+    let Some(k) = static_key::Entity::find()
+        .filter(static_key::Column::KeyHash.eq(hash.clone()))
+        .one(&ctx.db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let k = std::sync::Arc::new(k);
+    ctx.hot.static_keys.insert(generation, hash, k.clone());
+    Ok(Some(k))
 }
 
 /// `GET /publisher/v2/ad-slots/{adSlotId}/static-offers`. 401 `invalid_static_key` for a
@@ -48,9 +67,7 @@ pub async fn feed(
         .filter(|k| !k.is_empty())
         .ok_or_else(invalid)?;
     let now = ctx.now();
-    let k = static_key::Entity::find()
-        .filter(static_key::Column::KeyHash.eq(crypto::sha256_hex(key)))
-        .one(&ctx.db)
+    let k = key_by_hash(ctx, crypto::sha256_hex(key))
         .await?
         .filter(|k| k.deactivated_at.is_none() && k.expires_at > now)
         .ok_or_else(invalid)?;
@@ -102,16 +119,14 @@ pub async fn feed(
         }
         Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
     };
-    let rules = &config.rules;
-    // The cache key names everything the feed depends on besides the inventory: the slot
-    // and placement as stored (policy, currency, state) and the publisher's blacklists. A
-    // snapshot holds the feeds built from it, so a new snapshot starts empty.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    format!("{s:?}{p:?}{rules:?}").hash(&mut h);
+    // The cache key names everything the feed depends on besides the inventory: the slots
+    // and placement as stored (policy, currency, state) and the publisher's blacklists, by
+    // the configuration's fingerprint. A snapshot holds the feeds built from it, so a new
+    // snapshot starts empty.
     let cache_key = format!(
         "{slot_id}|{}|{platform}|{:x}",
         country.as_deref().unwrap_or(""),
-        h.finish()
+        config.fingerprint
     );
     let snap = snapshot(ctx).await?;
     if let Some(hit) = snap.feed(&cache_key) {
@@ -120,7 +135,12 @@ pub async fn feed(
             etag: hit.etag.clone(),
         });
     }
-    let view = slots::view(s, p);
+    let view = config
+        .slots
+        .iter()
+        .position(|x| x.id == slot_id)
+        .and_then(|i| config.views.get(i).cloned())
+        .ok_or_else(|| AppError::not_found("ad slot"))?;
     let offers = eligible(
         ctx,
         p,
@@ -131,6 +151,7 @@ pub async fn feed(
             user: None,
             only: None,
             device: None,
+            exact: false,
         },
         Some(MAX_ITEMS),
     )

@@ -14,6 +14,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::blacklists::rules_for;
 use crate::error::AppError;
+use crate::model::publisher::AdSlot;
 use entity::{ad_slot, blacklist, placement};
 
 /// Entries kept at most; beyond it the cache starts over (memory stays bounded).
@@ -24,8 +25,14 @@ pub struct DeliveryConfig {
     pub placement: placement::Model,
     /// Slots that are not archived.
     pub slots: Vec<ad_slot::Model>,
+    /// The same slots as delivery reads them (configuration parsed once, not per request),
+    /// in the same order.
+    pub views: Vec<AdSlot>,
     /// The owner's blacklist rules that apply to this placement.
     pub rules: Vec<blacklist::Model>,
+    /// A hash of all of the above as stored: cached static feeds are keyed by it, so a
+    /// change to policy, currency, state or blacklists builds a new feed.
+    pub fingerprint: u64,
 }
 
 /// The cache, shared by every request of the process.
@@ -96,10 +103,19 @@ impl DeliveryConfigs {
             .all(db)
             .await?;
         let rules = rules_for(db, &p.owner_account_id, &p.id).await?;
+        let fingerprint = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            format!("{slots:?}{p:?}{rules:?}").hash(&mut h);
+            h.finish()
+        };
+        let views = slots.iter().map(|s| super::slots::view(s, &p)).collect();
         let c = Arc::new(DeliveryConfig {
             placement: p,
             slots,
+            views,
             rules,
+            fingerprint,
         });
         if let Ok(mut entries) = self.entries.write() {
             if entries.len() >= MAX_ENTRIES {

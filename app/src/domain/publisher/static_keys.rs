@@ -75,6 +75,8 @@ pub async fn issue(
     )
     .await?;
     txn.commit().await?;
+    // The slot's earlier keys were deactivated: no cached copy may still open the feed.
+    ctx.hot.static_keys.clear();
     Ok(StaticKeyIssued {
         static_key_id: id,
         token,

@@ -68,6 +68,10 @@ pub async fn create(
     )
     .await?;
     txn.commit().await?;
+    ctx.hot.bans.invalidate(&crate::domain::hot_cache::user_key(
+        &row.placement_id,
+        &row.external_user_id,
+    ));
     Ok(view(&row, now))
 }
 
@@ -177,6 +181,10 @@ pub async fn patch(
     )
     .await?;
     txn.commit().await?;
+    ctx.hot.bans.invalidate(&crate::domain::hot_cache::user_key(
+        &row.placement_id,
+        &row.external_user_id,
+    ));
     Ok(view(&row, now))
 }
 
@@ -215,4 +223,22 @@ fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
         created_at: r.created_at,
         updated_at: r.updated_at,
     }
+}
+
+/// The expiry of each active ban of a user on a placement (`None`: no expiry), whatever
+/// the time: the hot cache keeps this and compares with the clock on every request.
+pub async fn active_ban_expiries<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+    external_user_id: &str,
+) -> Result<Vec<Option<DateTime<Utc>>>, AppError> {
+    Ok(user_ban::Entity::find()
+        .filter(user_ban::Column::PlacementId.eq(placement_id.to_owned()))
+        .filter(user_ban::Column::ExternalUserId.eq(external_user_id.to_owned()))
+        .filter(user_ban::Column::Status.eq(BanStatus::Active.as_str()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|r| r.expires_at)
+        .collect())
 }

@@ -1,0 +1,176 @@
+//! Small in-process caches for the per-request lookups of the delivery hot paths (SDK
+//! sessions, bans, a user's completions, static keys, launch links), so an offer list, a
+//! static feed pull or a click redirect runs no query once warm.
+//!
+//! Correctness within the process comes from invalidation, not from the time limit: every
+//! write to a cached row calls [`GuardedCache::invalidate`] (or `clear`) after its commit
+//! and before it answers. A reader notes [`GuardedCache::generation`] before reading the
+//! database and hands it to `insert`, which keeps the value only if no invalidation
+//! happened in between, so a row read before a commit is never cached after it. The time
+//! limit ([`HOT_CACHE_TTL`]) only bounds how long another process's change can go unseen
+//! (docs/operations.md, "Caches and staleness"). Expiry rules read the domain clock on
+//! every use, from the cached row, never from the cache's own timer.
+//!
+//! A hand-written map rather than a general cache crate: the generation guard above is the
+//! point, and it needs the check and the insert under one lock.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+/// How long an entry is trusted without being re-read (changes made by another process).
+pub const HOT_CACHE_TTL: Duration = Duration::from_secs(10);
+
+struct Inner<V> {
+    generation: u64,
+    map: HashMap<String, (Instant, V)>,
+}
+
+/// A bounded map whose inserts lose every race against an invalidation.
+pub struct GuardedCache<V> {
+    inner: RwLock<Inner<V>>,
+    ttl: Duration,
+    max_entries: usize,
+}
+
+impl<V: Clone> GuardedCache<V> {
+    /// A cache trusting entries for `ttl` and holding at most `max_entries`.
+    pub fn new(ttl: Duration, max_entries: usize) -> Self {
+        Self {
+            inner: RwLock::new(Inner {
+                generation: 0,
+                map: HashMap::new(),
+            }),
+            ttl,
+            max_entries,
+        }
+    }
+
+    /// The entry for `key` if it is younger than the time limit.
+    pub fn get(&self, key: &str) -> Option<V> {
+        let inner = self.inner.read().ok()?;
+        inner
+            .map
+            .get(key)
+            .filter(|(at, _)| at.elapsed() < self.ttl)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Read this before reading the database and pass it to [`Self::insert`].
+    pub fn generation(&self) -> u64 {
+        self.inner.read().map(|i| i.generation).unwrap_or(u64::MAX)
+    }
+
+    /// Keeps `value` unless an invalidation happened since `generation` was read.
+    pub fn insert(&self, generation: u64, key: String, value: V) {
+        let Ok(mut inner) = self.inner.write() else {
+            return;
+        };
+        if inner.generation != generation {
+            return;
+        }
+        if inner.map.len() >= self.max_entries {
+            let ttl = self.ttl;
+            inner.map.retain(|_, (at, _)| at.elapsed() < ttl);
+            if inner.map.len() >= self.max_entries {
+                inner.map.clear();
+            }
+        }
+        inner.map.insert(key, (Instant::now(), value));
+    }
+
+    /// Drops `key` after a change to what it caches was committed.
+    pub fn invalidate(&self, key: &str) {
+        if let Ok(mut inner) = self.inner.write() {
+            inner.generation = inner.generation.wrapping_add(1);
+            inner.map.remove(key);
+        }
+    }
+
+    /// Drops everything (for changes that touch many keys at once).
+    pub fn clear(&self) {
+        if let Ok(mut inner) = self.inner.write() {
+            inner.generation = inner.generation.wrapping_add(1);
+            inner.map.clear();
+        }
+    }
+
+    /// Entries held (for metrics and tests).
+    pub fn len(&self) -> usize {
+        self.inner.read().map(|i| i.map.len()).unwrap_or(0)
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The hot-path caches of one process.
+pub struct HotCaches {
+    /// SDK sessions by token hash.
+    pub sessions: GuardedCache<std::sync::Arc<entity::sdk_session::Model>>,
+    /// Active bans by `placement|user`: the expiry of each active ban (`None`: never).
+    pub bans: GuardedCache<std::sync::Arc<Vec<Option<chrono::DateTime<chrono::Utc>>>>>,
+    /// A user's counted conversions on a placement by `placement|user`.
+    pub completions: GuardedCache<std::sync::Arc<HashMap<(String, String), i64>>>,
+    /// Static feed keys by key hash.
+    pub static_keys: GuardedCache<std::sync::Arc<entity::static_key::Model>>,
+    /// Launch links by launch id: the destination and whether the open was recorded.
+    pub launches: GuardedCache<(std::sync::Arc<str>, bool)>,
+}
+
+impl Default for HotCaches {
+    fn default() -> Self {
+        Self {
+            sessions: GuardedCache::new(HOT_CACHE_TTL, 200_000),
+            bans: GuardedCache::new(HOT_CACHE_TTL, 200_000),
+            completions: GuardedCache::new(HOT_CACHE_TTL, 200_000),
+            static_keys: GuardedCache::new(HOT_CACHE_TTL, 50_000),
+            // Launch links are immutable and live five minutes: no staleness to bound.
+            launches: GuardedCache::new(Duration::from_secs(6 * 60), 200_000),
+        }
+    }
+}
+
+/// The key of a per-user entry on a placement.
+pub fn user_key(placement_id: &str, user: &str) -> String {
+    let mut k = String::with_capacity(placement_id.len() + user.len() + 1);
+    k.push_str(placement_id);
+    k.push('|');
+    k.push_str(user);
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_insert_after_an_invalidation_is_dropped() {
+        let c: GuardedCache<u32> = GuardedCache::new(Duration::from_secs(60), 10);
+        let g = c.generation();
+        c.invalidate("a");
+        c.insert(g, "a".into(), 1);
+        assert_eq!(c.get("a"), None);
+        let g = c.generation();
+        c.insert(g, "a".into(), 2);
+        assert_eq!(c.get("a"), Some(2));
+        c.invalidate("a");
+        assert_eq!(c.get("a"), None);
+    }
+
+    #[test]
+    fn entries_expire_and_the_map_stays_bounded() {
+        let c: GuardedCache<u32> = GuardedCache::new(Duration::ZERO, 2);
+        let g = c.generation();
+        c.insert(g, "a".into(), 1);
+        assert_eq!(c.get("a"), None, "a zero time limit trusts nothing");
+        let c: GuardedCache<u32> = GuardedCache::new(Duration::from_secs(60), 2);
+        for (i, k) in ["a", "b", "c"].into_iter().enumerate() {
+            c.insert(c.generation(), k.into(), i as u32);
+        }
+        assert!(c.len() <= 2);
+        assert_eq!(c.get("c"), Some(2));
+    }
+}

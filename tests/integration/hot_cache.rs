@@ -1,0 +1,209 @@
+//! The hot-path caches (sessions, bans, completions, static keys, launch links): each test
+//! warms a cache through the hot path first, then commits a change and expects the very
+//! next request to see it, so a cache that outlived its invalidation fails here.
+
+use reqwest::StatusCode;
+use sea_orm::EntityTrait;
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends, error_code};
+
+use crate::campaigns::campaign_body;
+use crate::delivery::{
+    Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
+};
+
+both_backends!(
+    a_revoked_session_stops_at_once,
+    a_completed_offer_leaves_a_warm_list,
+    a_replaced_static_key_stops_at_once,
+    a_click_link_keeps_redirecting_and_is_recorded_once,
+);
+
+async fn offers(app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
+    app.get(&format!("/sdk/v2/ad-slots/{}/offers", p.slot), Some(token))
+        .await
+}
+
+async fn a_revoked_session_stops_at_once(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (id, token) = session(&app, &p, "user-1").await;
+    assert_eq!(offers(&app, &p, &token).await.0, StatusCode::OK);
+    let (s, _) = keyed(
+        &app,
+        &format!("/sdk/v2/sessions/{id}/revoke"),
+        &token,
+        "revoke-0001",
+        &json!({}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, e) = offers(&app, &p, &token).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{e}");
+    assert_eq!(error_code(&e), "sdk_session_revoked");
+    // Expiry is read from the clock on every request, cached or not.
+    let (_, token) = session(&app, &p, "user-1").await;
+    assert_eq!(offers(&app, &p, &token).await.0, StatusCode::OK);
+    app.clock.advance(chrono::Duration::minutes(16));
+    let (s, e) = offers(&app, &p, &token).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert_eq!(error_code(&e), "sdk_session_expired");
+}
+
+async fn a_completed_offer_leaves_a_warm_list(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, key_id, secret) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "player").await;
+    let listed = |v: &Value| {
+        v["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|o| o["campaignId"] == game.as_str()))
+    };
+    let (_, list) = offers(&app, &p, &token).await;
+    assert!(listed(&list), "{list}");
+    let (_, imp) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/impressions"),
+        &token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
+    let (s, l) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    let click = l["clickId"].as_str().expect("clickId");
+    let conversion = Conversion {
+        click,
+        txn: "order-1",
+        goal: "install",
+        status: "approved",
+    };
+    let (s, r) = postback(&app, &game, &key_id, &secret, &conversion, now_ts(&app)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (_, list) = offers(&app, &p, &token).await;
+    assert!(
+        !listed(&list),
+        "a completed offer is not listed again: {list}"
+    );
+    // Another user still sees it.
+    let (_, other) = session(&app, &p, "newcomer").await;
+    assert!(listed(&offers(&app, &p, &other).await.1));
+}
+
+async fn a_replaced_static_key_stops_at_once(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (s, slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
+            Some(&p.token),
+            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    let slot = slot["adSlotId"].as_str().expect("slot").to_owned();
+    let issue = || async {
+        let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
+        let (s, key) = app
+            .post(
+                &format!(
+                    "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
+                    p.placement
+                ),
+                Some(&p.token),
+                &json!({"expiresAt": expires, "reason": "server pull"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{key}");
+        key["token"].as_str().expect("token").to_owned()
+    };
+    let pull = |key: String| {
+        app.client
+            .get(app.url(&format!("/publisher/v2/ad-slots/{slot}/static-offers")))
+            .header("X-Service-Static-Key", key)
+            .send()
+    };
+    let first = issue().await;
+    assert_eq!(
+        pull(first.clone()).await.expect("sent").status(),
+        StatusCode::OK
+    );
+    let second = issue().await;
+    assert_eq!(
+        pull(first).await.expect("sent").status(),
+        StatusCode::UNAUTHORIZED,
+        "the replaced key is refused on the next pull"
+    );
+    assert_eq!(pull(second).await.expect("sent").status(), StatusCode::OK);
+}
+
+async fn a_click_link_keeps_redirecting_and_is_recorded_once(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "player").await;
+    let (_, imp) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/impressions"),
+        &token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
+    let (_, l) = keyed(
+        &app,
+        &format!("/sdk/v2/offers/{game}/launch"),
+        &token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
+    // The link names the configured base address; the test server listens elsewhere.
+    let signed = l["launchUrl"].as_str().expect("launchUrl");
+    let url = app.url(&signed[signed.find("/sdk/v2/launch/").expect("launch path")..]);
+    let click = l["clickId"].as_str().expect("clickId");
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    for _ in 0..3 {
+        let res = no_redirects.get(&url).send().await.expect("sent");
+        assert_eq!(res.status(), StatusCode::FOUND);
+        let to = res.headers()["location"].to_str().expect("location");
+        assert_eq!(
+            to,
+            format!("https://advertiser.example/install?click={click}")
+        );
+    }
+    let launch_id = url
+        .split("/sdk/v2/launch/")
+        .nth(1)
+        .and_then(|rest| rest.split('?').next())
+        .expect("launch id");
+    let row = entity::sdk_launch::Entity::find_by_id(launch_id.to_owned())
+        .one(&app.state.ctx.db)
+        .await
+        .expect("read")
+        .expect("launch row");
+    assert!(row.opened_at.is_some(), "the first open is recorded");
+    // A tampered link is refused even while the launch is cached.
+    let bad = url.replace("signature=", "signature=00");
+    let res = no_redirects.get(&bad).send().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    // The link expires after five minutes whatever the cache holds.
+    app.clock.advance(chrono::Duration::minutes(6));
+    let res = no_redirects.get(&url).send().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::GONE);
+}
