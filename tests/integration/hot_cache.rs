@@ -17,6 +17,7 @@ both_backends!(
     a_completed_offer_leaves_a_warm_list,
     a_replaced_static_key_stops_at_once,
     a_click_link_keeps_redirecting_and_is_recorded_once,
+    the_offer_list_bytes_are_the_typed_answer_in_every_currency,
 );
 
 async fn offers(app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
@@ -206,4 +207,49 @@ async fn a_click_link_keeps_redirecting_and_is_recorded_once(app: TestApp) {
     app.clock.advance(chrono::Duration::minutes(6));
     let res = no_redirects.get(&url).send().await.expect("sent");
     assert_eq!(res.status(), StatusCode::GONE);
+}
+
+async fn the_offer_list_bytes_are_the_typed_answer_in_every_currency(app: TestApp) {
+    use app::domain::delivery::{offer_list, sessions};
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    for _ in 0..3 {
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    }
+    let (_, token) = session(&app, &p, "player").await;
+    let typed = || async {
+        let s = sessions::authenticate(&app.state.ctx, &token)
+            .await
+            .expect("session");
+        let q = app::model::delivery::OfferListQuery {
+            limit: Some(2),
+            ..Default::default()
+        };
+        let list = offer_list::list(&app.state.ctx, &s, &p.slot, q)
+            .await
+            .expect("typed list");
+        serde_json::to_value(list).expect("json")
+    };
+    let path = format!("/sdk/v2/ad-slots/{}/offers?limit=2", p.slot);
+    for _ in 0..2 {
+        // The first answer fills the item cache, the second copies from it.
+        let (s, body) = app.get(&path, Some(&token)).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+        assert_eq!(body, typed().await);
+        assert_eq!(body["items"].as_array().map(Vec::len), Some(2));
+        assert!(body["page"]["nextCursor"].is_string(), "{body}");
+    }
+    // Another currency on the same snapshot gets its own items.
+    let (s, slot) = app
+        .patch(
+            &format!("/publisher/v2/placements/{}/ad-slots/{}", p.placement, p.slot),
+            Some(&p.token),
+            &json!({"currency": {"name": "Gems", "decimals": 0, "rateNumeratorMinorUnits": 7, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{slot}");
+    let (_, body) = app.get(&path, Some(&token)).await;
+    assert_eq!(body, typed().await);
+    assert_eq!(body["items"][0]["currency"]["name"], "Gems", "{body}");
 }

@@ -5,8 +5,8 @@
 
 use app::domain::Policy;
 use app::domain::delivery::{
-    check_idempotency_key, impressions, launches, offers, reward_status, sdk_evidence, sdk_support,
-    sessions,
+    check_idempotency_key, impressions, launches, offer_list, offers, reward_status, sdk_evidence,
+    sdk_support, sessions,
 };
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
@@ -191,10 +191,13 @@ async fn list_offers(
     AppPath(slot): AppPath<String>,
     AppQuery(q): AppQuery<OfferListQuery>,
 ) -> Result<Response, AppError> {
-    let list = offers::list(&s.ctx, &sess, &slot, q).await?;
+    let body = offer_list::list_body(&s.ctx, &sess, &slot, q).await?;
     Ok((
-        [(header::CACHE_CONTROL, "private, max-age=60")],
-        AppJson(list),
+        [
+            (header::CACHE_CONTROL, "private, max-age=60"),
+            (header::CONTENT_TYPE, "application/json"),
+        ],
+        body,
     )
         .into_response())
 }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use app::domain::Policy;
 use app::domain::delivery::{
-    hosted_wall, impressions, launches, offers, reward_status, sdk_support, sessions,
+    hosted_wall, impressions, launches, offer_list, offers, reward_status, sdk_support, sessions,
 };
 use app::error::AppError;
 use app::model::delivery::{LaunchRequest, OfferListQuery, SdkSupportRequest};
@@ -225,7 +225,7 @@ async fn list(
         os_version,
         ..Default::default()
     };
-    let list = match offers::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query).await {
+    let list = match offer_list::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query).await {
         Ok(l) => l,
         Err(e) => return refusal(e),
     };

@@ -129,6 +129,10 @@ pub struct Snapshot {
     buckets: HashMap<Bucket, Vec<u32>>,
     /// Static feeds built from this snapshot, by slot, parameters and slot fingerprint.
     feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
+    /// Offer items serialised from this snapshot, by slot currency and campaign: an item
+    /// depends on nothing else, so offer lists copy these bytes instead of building and
+    /// serialising every item for every user.
+    items: std::sync::RwLock<HashMap<u64, HashMap<String, axum::body::Bytes>>>,
 }
 
 /// A serialised static feed and its ETag.
@@ -139,6 +143,8 @@ pub struct CachedFeed {
 
 /// At most this many feeds are kept per snapshot (memory stays bounded).
 const MAX_CACHED_FEEDS: usize = 2_000;
+/// At most this many serialised items are kept per snapshot (about 1 KB each).
+const MAX_CACHED_ITEMS: usize = 50_000;
 
 impl Snapshot {
     fn empty() -> Self {
@@ -153,6 +159,30 @@ impl Snapshot {
             by_id: HashMap::new(),
             buckets: HashMap::new(),
             feeds: Mutex::default(),
+            items: Default::default(),
+        }
+    }
+
+    /// An item serialised from this snapshot earlier for a slot currency.
+    pub fn item_json(&self, currency: u64, campaign_id: &str) -> Option<axum::body::Bytes> {
+        self.items
+            .read()
+            .ok()?
+            .get(&currency)?
+            .get(campaign_id)
+            .cloned()
+    }
+
+    /// Keeps an item serialised from this snapshot's offer (up to [`MAX_CACHED_ITEMS`]).
+    pub fn remember_item_json(&self, currency: u64, campaign_id: &str, json: axum::body::Bytes) {
+        if let Ok(mut items) = self.items.write() {
+            if items.values().map(HashMap::len).sum::<usize>() >= MAX_CACHED_ITEMS {
+                return;
+            }
+            items
+                .entry(currency)
+                .or_default()
+                .insert(campaign_id.to_owned(), json);
         }
     }
 
@@ -443,6 +473,7 @@ impl Inventory {
             by_id,
             buckets,
             feeds: Mutex::default(),
+            items: Default::default(),
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod hosted_wall;
 pub mod impressions;
 pub mod launches;
+pub mod offer_list;
 pub mod offers;
 pub mod postbacks;
 pub mod provider_params;

@@ -18,10 +18,10 @@ use crate::domain::Ctx;
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::snapshot::{Offer, snapshot};
 use crate::domain::publisher::blacklists::{Candidate, excludes};
-use crate::error::{AppError, FieldErrors};
+use crate::error::AppError;
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
-use crate::model::device_targeting::{self, Device, DeviceParams};
+use crate::model::device_targeting::Device;
 use crate::model::publisher::{AdSlot, Currency};
 use crate::model::publisher_rules::convert;
 use entity::{conversion, placement, sdk_session};
@@ -392,108 +392,6 @@ pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
         impression_endpoint: None,
         launch_endpoint: None,
     }
-}
-
-const DEFAULT_LIMIT: u32 = 20;
-const MAX_LIMIT: u32 = 100;
-
-fn cursor_offset(cursor: Option<&str>) -> Result<usize, AppError> {
-    match cursor.filter(|c| !c.is_empty()) {
-        None => Ok(0),
-        Some(c) => c
-            .strip_prefix("o")
-            .and_then(|n| n.parse::<usize>().ok())
-            .ok_or_else(|| AppError::field("cursor", "use the previous page's nextCursor")),
-    }
-}
-
-/// `GET /sdk/v2/ad-slots/{adSlotId}/offers`.
-pub async fn list(
-    ctx: &Ctx,
-    s: &sdk_session::Model,
-    slot_id: &str,
-    q: OfferListQuery,
-) -> Result<OfferList, AppError> {
-    let mut errs = FieldErrors::new();
-    let country = errs.check(
-        "country",
-        country_param(q.country.as_deref())
-            .map_err(|_| "must be two uppercase letters (ISO 3166-1 alpha-2)".to_owned()),
-    );
-    let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        errs.add("limit", format!("must be 1 to {MAX_LIMIT}"));
-    }
-    let offset = errs.check(
-        "cursor",
-        cursor_offset(q.cursor.as_deref())
-            .map_err(|_| "use the previous page's nextCursor".to_owned()),
-    );
-    let mut device_errs = crate::model::campaign_rules::Errors::new();
-    let device = device_targeting::device(
-        DeviceParams {
-            state_code: q.state_code.as_deref(),
-            device_type: q.device_type.as_deref(),
-            device_manufacturer: q.device_manufacturer.as_deref(),
-            os_version: q.os_version.as_deref(),
-            browser: q.browser.as_deref(),
-            browser_version: q.browser_version.as_deref(),
-        },
-        &s.platform,
-        country.as_ref().and_then(|c| c.as_deref()),
-        &mut device_errs,
-    );
-    for (field, why) in device_errs {
-        errs.add(&field, why);
-    }
-    errs.finish()?;
-    let country = country.flatten();
-    let (p, slot) = session_slot(ctx, s, Some(slot_id)).await?;
-    let offset = offset.unwrap_or(0);
-    // One more than the page, to know whether another page follows.
-    let want = offset.saturating_add(limit as usize).saturating_add(1);
-    let all = eligible(
-        ctx,
-        &p,
-        &slot,
-        &Audience {
-            platform: &s.platform,
-            country: country.as_deref(),
-            user: Some(&s.external_user_id),
-            only: None,
-            device: Some(&device),
-            exact: false,
-        },
-        Some(want),
-    )
-    .await?;
-    let offset = offset.min(all.len());
-    let end = offset.saturating_add(limit as usize).min(all.len());
-    let items = all
-        .get(offset..end)
-        .unwrap_or_default()
-        .iter()
-        .map(|e| item(e, &slot.currency))
-        .collect();
-    Ok(OfferList {
-        items,
-        page: Page {
-            next_cursor: (end < all.len()).then(|| format!("o{end}")),
-            limit,
-        },
-        cache: CacheAdvice {
-            max_age_seconds: 60,
-        },
-        contract_version: CONTRACT_VERSION.to_owned(),
-        context: OfferContext {
-            placement_id: p.id.clone(),
-            ad_slot_id: slot.ad_slot_id.clone(),
-            slot_type: slot.slot_type,
-            platform: s.platform.clone(),
-            country,
-            currency: slot.currency.clone(),
-        },
-    })
 }
 
 /// One offer for the session (404 `offer_unavailable` when it is not eligible for it).
