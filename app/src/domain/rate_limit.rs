@@ -89,9 +89,13 @@ impl Policy {
     }
 }
 
-/// One keyed limiter per policy.
+/// One keyed limiter per policy. Keys are kept as 64-bit hashes (SipHash with a key
+/// drawn per process, so callers cannot aim collisions): a static feed key (slot, key hash
+/// and address) is over 100 characters, and a minute of traffic from many addresses would
+/// otherwise hold a string per address. A collision only makes two callers share a bucket.
 pub struct RateLimits {
-    limiters: Vec<DefaultKeyedRateLimiter<String>>,
+    limiters: Vec<DefaultKeyedRateLimiter<u64>>,
+    hasher: std::hash::RandomState,
     clock: DefaultClock,
     /// Accounts locked after too many failed sign-ins, until the instant given.
     locks: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
@@ -110,6 +114,7 @@ impl RateLimits {
                 .iter()
                 .map(|p| RateLimiter::keyed(p.quota()))
                 .collect(),
+            hasher: std::hash::RandomState::new(),
             clock: DefaultClock::default(),
             locks: std::sync::Mutex::default(),
         }
@@ -143,7 +148,8 @@ impl RateLimits {
         let Some(limiter) = self.limiters.get(policy.index()) else {
             return Ok(());
         };
-        match limiter.check_key(&key.to_owned()) {
+        use std::hash::BuildHasher;
+        match limiter.check_key(&self.hasher.hash_one(key)) {
             Ok(()) => Ok(()),
             Err(not_until) => {
                 let wait = not_until.wait_time_from(self.clock.now());
