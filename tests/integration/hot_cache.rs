@@ -25,6 +25,29 @@ async fn offers(app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value
         .await
 }
 
+/// An impression and a launch of the offer for the session's user: the signed launch.
+async fn launched(app: &TestApp, token: &str, offer: &str) -> Value {
+    let (s, imp) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{offer}/impressions"),
+        token,
+        "imp-000001",
+        &json!({}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+    let (s, l) = keyed(
+        app,
+        &format!("/sdk/v2/offers/{offer}/launch"),
+        token,
+        "launch-0001",
+        &json!({"impressionId": imp["impressionId"]}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    l
+}
+
 async fn a_revoked_session_stops_at_once(app: TestApp) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
@@ -65,23 +88,7 @@ async fn a_completed_offer_leaves_a_warm_list(app: TestApp) {
     };
     let (_, list) = offers(&app, &p, &token).await;
     assert!(listed(&list), "{list}");
-    let (_, imp) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/impressions"),
-        &token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    let (s, l) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/launch"),
-        &token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
+    let l = launched(&app, &token, &game).await;
     let click = l["clickId"].as_str().expect("clickId");
     let conversion = Conversion {
         click,
@@ -155,22 +162,7 @@ async fn a_click_link_keeps_redirecting_and_is_recorded_once(app: TestApp) {
     let (game, _, _) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(&app, &p, "player").await;
-    let (_, imp) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/impressions"),
-        &token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    let (_, l) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/launch"),
-        &token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
+    let l = launched(&app, &token, &game).await;
     // The link names the configured base address; the test server listens elsewhere.
     let signed = l["launchUrl"].as_str().expect("launchUrl");
     let url = app.url(&signed[signed.find("/sdk/v2/launch/").expect("launch path")..]);
