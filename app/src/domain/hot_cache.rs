@@ -79,6 +79,22 @@ impl<V: Clone> GuardedCache<V> {
         inner.map.insert(key, (Instant::now(), value));
     }
 
+    /// The entry for `key`, or what `load` reads from the database (kept unless an
+    /// invalidation happened while it read). An error is not cached.
+    pub async fn get_or_load<F, Fut>(&self, key: &str, load: F) -> Result<V, crate::error::AppError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<V, crate::error::AppError>>,
+    {
+        if let Some(hit) = self.get(key) {
+            return Ok(hit);
+        }
+        let generation = self.generation();
+        let value = load().await?;
+        self.insert(generation, key.to_owned(), value.clone());
+        Ok(value)
+    }
+
     /// Drops `key` after a change to what it caches was committed.
     pub fn invalidate(&self, key: &str) {
         if let Ok(mut inner) = self.inner.write() {

@@ -74,7 +74,7 @@ async fn list_page(
     let offset = offset.unwrap_or(0);
     // One more than the page, to know whether another page follows.
     let want = offset.saturating_add(limit as usize).saturating_add(1);
-    let all = eligible(
+    let mut all = eligible(
         ctx,
         &p,
         &slot,
@@ -92,7 +92,6 @@ async fn list_page(
     let offset = offset.min(all.len());
     let end = offset.saturating_add(limit as usize).min(all.len());
     let next_cursor = (end < all.len()).then(|| format!("o{end}"));
-    let mut all = all;
     all.truncate(end);
     let shown = all.split_off(offset);
     Ok((

@@ -279,13 +279,12 @@ async fn cached_completions(
     user: &str,
 ) -> Result<Arc<HashMap<(String, String), i64>>, AppError> {
     let key = crate::domain::hot_cache::user_key(placement_id, user);
-    if let Some(hit) = ctx.hot.completions.get(&key) {
-        return Ok(hit);
-    }
-    let generation = ctx.hot.completions.generation();
-    let fresh = Arc::new(completions(&ctx.db, placement_id, user).await?);
-    ctx.hot.completions.insert(generation, key, fresh.clone());
-    Ok(fresh)
+    ctx.hot
+        .completions
+        .get_or_load(&key, || async {
+            completions(&ctx.db, placement_id, user).await.map(Arc::new)
+        })
+        .await
 }
 
 /// The user's counted conversions on a placement, by (campaign, goal).

@@ -171,17 +171,23 @@ async fn refuse_banned<C: ConnectionTrait>(
         .await?
         .is_some()
     {
-        return Err(
-            AppError::forbidden("this user is banned from the placement").with_code("user_banned"),
-        );
+        return Err(banned());
     }
     Ok(())
 }
 
+fn banned() -> AppError {
+    AppError::forbidden("this user is banned from the placement").with_code("user_banned")
+}
+
 /// The session a bearer token names, whatever its state (refresh retries need replaced ones).
 async fn by_token(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError> {
+    by_hash(ctx, crypto::sha256_hex(token)).await
+}
+
+async fn by_hash(ctx: &Ctx, hash: String) -> Result<sdk_session::Model, AppError> {
     sdk_session::Entity::find()
-        .filter(sdk_session::Column::TokenHash.eq(crypto::sha256_hex(token)))
+        .filter(sdk_session::Column::TokenHash.eq(hash))
         .one(&ctx.db)
         .await?
         .ok_or_else(|| AppError::unauthorized("unknown SDK session token"))
@@ -195,21 +201,13 @@ async fn by_token(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError
 /// cache (refresh, revoke and ban changes invalidate it; expiry is checked on every call).
 pub async fn authenticate(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError> {
     let hash = crypto::sha256_hex(token);
-    let s = match ctx.hot.sessions.get(&hash) {
-        Some(s) => s,
-        None => {
-            let generation = ctx.hot.sessions.generation();
-            let s = std::sync::Arc::new(
-                sdk_session::Entity::find()
-                    .filter(sdk_session::Column::TokenHash.eq(hash.clone()))
-                    .one(&ctx.db)
-                    .await?
-                    .ok_or_else(|| AppError::unauthorized("unknown SDK session token"))?,
-            );
-            ctx.hot.sessions.insert(generation, hash, s.clone());
-            s
-        }
-    };
+    let s = ctx
+        .hot
+        .sessions
+        .get_or_load(&hash, || async {
+            by_hash(ctx, hash.clone()).await.map(std::sync::Arc::new)
+        })
+        .await?;
     check_live(ctx, &s).await?;
     Ok(sdk_session::Model::clone(&s))
 }
@@ -217,17 +215,16 @@ pub async fn authenticate(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, 
 /// Whether the user has an active ban on the placement now, from the hot cache.
 async fn banned_now(ctx: &Ctx, placement_id: &str, user: &str) -> Result<bool, AppError> {
     let key = crate::domain::hot_cache::user_key(placement_id, user);
-    let expiries = match ctx.hot.bans.get(&key) {
-        Some(e) => e,
-        None => {
-            let generation = ctx.hot.bans.generation();
-            let e = std::sync::Arc::new(
-                user_bans::active_ban_expiries(&ctx.db, placement_id, user).await?,
-            );
-            ctx.hot.bans.insert(generation, key, e.clone());
-            e
-        }
-    };
+    let expiries = ctx
+        .hot
+        .bans
+        .get_or_load(&key, || async {
+            let bans = user_bans::active_bans(&ctx.db, placement_id, user).await?;
+            Ok(std::sync::Arc::new(
+                bans.into_iter().map(|b| b.expires_at).collect(),
+            ))
+        })
+        .await?;
     let now = ctx.now();
     Ok(expiries.iter().any(|e| e.is_none_or(|e| e > now)))
 }
@@ -247,9 +244,7 @@ async fn check_live(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
         .with_code("sdk_session_expired"));
     }
     if banned_now(ctx, &s.placement_id, &s.external_user_id).await? {
-        return Err(
-            AppError::forbidden("this user is banned from the placement").with_code("user_banned"),
-        );
+        return Err(banned());
     }
     Ok(())
 }

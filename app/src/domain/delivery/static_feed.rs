@@ -26,28 +26,6 @@ pub struct Feed {
     pub etag: String,
 }
 
-/// A static key by its hash, through the hot cache (issuing a key clears it, since that
-/// deactivates the slot's earlier keys).
-async fn key_by_hash(
-    ctx: &Ctx,
-    hash: String,
-) -> Result<Option<std::sync::Arc<static_key::Model>>, AppError> {
-    if let Some(hit) = ctx.hot.static_keys.get(&hash) {
-        return Ok(Some(hit));
-    }
-    let generation = ctx.hot.static_keys.generation();
-    let Some(k) = static_key::Entity::find()
-        .filter(static_key::Column::KeyHash.eq(hash.clone()))
-        .one(&ctx.db)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let k = std::sync::Arc::new(k);
-    ctx.hot.static_keys.insert(generation, hash, k.clone());
-    Ok(Some(k))
-}
-
 /// `GET /publisher/v2/ad-slots/{adSlotId}/static-offers`. 401 `invalid_static_key` for a
 /// missing, unknown, inactive or expired key, 403 `static_key_slot_mismatch` for another
 /// slot's key, 409 `slot_not_ready` / `placement_not_verified`, 400 for a bad query.
@@ -67,10 +45,24 @@ pub async fn feed(
         .filter(|k| !k.is_empty())
         .ok_or_else(invalid)?;
     let now = ctx.now();
-    let k = key_by_hash(ctx, crypto::sha256_hex(key))
-        .await?
-        .filter(|k| k.deactivated_at.is_none() && k.expires_at > now)
-        .ok_or_else(invalid)?;
+    // Through the hot cache (issuing a key clears it, since that deactivates the slot's
+    // earlier keys); an unknown key is not cached.
+    let hash = crypto::sha256_hex(key);
+    let k = ctx
+        .hot
+        .static_keys
+        .get_or_load(&hash, || async {
+            static_key::Entity::find()
+                .filter(static_key::Column::KeyHash.eq(hash.clone()))
+                .one(&ctx.db)
+                .await?
+                .map(std::sync::Arc::new)
+                .ok_or_else(invalid)
+        })
+        .await?;
+    if k.deactivated_at.is_some() || k.expires_at <= now {
+        return Err(invalid());
+    }
     if k.ad_slot_id != slot_id {
         return Err(AppError::forbidden("this key belongs to another ad slot")
             .with_code("static_key_slot_mismatch"));

@@ -195,15 +195,25 @@ pub async fn active_ban<C: ConnectionTrait>(
     external_user_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<user_ban::Model>, AppError> {
-    let rows = user_ban::Entity::find()
+    Ok(active_bans(db, placement_id, external_user_id)
+        .await?
+        .into_iter()
+        .find(|r| r.expires_at.is_none_or(|e| e > now)))
+}
+
+/// A user's ACTIVE bans on a placement, expired or not (the hot cache keeps their expiries
+/// and compares them with the clock on every request).
+pub async fn active_bans<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+    external_user_id: &str,
+) -> Result<Vec<user_ban::Model>, AppError> {
+    Ok(user_ban::Entity::find()
         .filter(user_ban::Column::PlacementId.eq(placement_id.to_owned()))
         .filter(user_ban::Column::ExternalUserId.eq(external_user_id.to_owned()))
         .filter(user_ban::Column::Status.eq(BanStatus::Active.as_str()))
         .all(db)
-        .await?;
-    Ok(rows
-        .into_iter()
-        .find(|r| r.expires_at.is_none_or(|e| e > now)))
+        .await?)
 }
 
 fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
@@ -223,22 +233,4 @@ fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
         created_at: r.created_at,
         updated_at: r.updated_at,
     }
-}
-
-/// The expiry of each active ban of a user on a placement (`None`: no expiry), whatever
-/// the time: the hot cache keeps this and compares with the clock on every request.
-pub async fn active_ban_expiries<C: ConnectionTrait>(
-    db: &C,
-    placement_id: &str,
-    external_user_id: &str,
-) -> Result<Vec<Option<DateTime<Utc>>>, AppError> {
-    Ok(user_ban::Entity::find()
-        .filter(user_ban::Column::PlacementId.eq(placement_id.to_owned()))
-        .filter(user_ban::Column::ExternalUserId.eq(external_user_id.to_owned()))
-        .filter(user_ban::Column::Status.eq(BanStatus::Active.as_str()))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|r| r.expires_at)
-        .collect())
 }
