@@ -5,6 +5,7 @@ pub mod api;
 pub mod bench;
 pub mod cli;
 pub mod config;
+pub mod delivery_lane;
 pub mod demo;
 pub mod extract;
 pub mod hosted_wall;

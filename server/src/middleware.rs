@@ -27,7 +27,7 @@ pub async fn client_ip(State(state): State<AppState>, mut req: Request, next: Ne
     next.run(req).await
 }
 
-fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+pub(crate) fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
     if !trusted.contains(&peer) {
         return peer;
     }
@@ -119,7 +119,11 @@ pub async fn same_origin_posts(req: Request, next: Next) -> Response {
 /// Gives bare error statuses produced below the handlers (405, 413, 404 from routing,
 /// timeouts) the error body of CONTRACT.md section 6.
 pub async fn error_bodies(req: Request, next: Next) -> Response {
-    let res = next.run(req).await;
+    with_error_body(next.run(req).await)
+}
+
+/// The answer with the JSON error body when it is a bare error status (no content type).
+pub fn with_error_body(res: Response) -> Response {
     let status = res.status();
     if !(status.is_client_error() || status.is_server_error())
         || res.headers().contains_key(header::CONTENT_TYPE)

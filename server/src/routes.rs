@@ -21,9 +21,18 @@ use crate::extract::MAX_BODY_BYTES;
 use crate::middleware;
 use crate::state::AppState;
 
-const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 pub fn router(state: AppState) -> Router {
+    let ids = CountingRequestId::default();
+    let full = full_stack(state.clone(), ids.clone());
+    // The delivery routes answer through their own lean stack; everything else (and any
+    // method those routes do not take) falls through to the full one.
+    crate::delivery_lane::router(state, ids, full)
+}
+
+/// Every route behind the general layers.
+fn full_stack(state: AppState, ids: CountingRequestId) -> Router {
     let (api, mut openapi) = crate::api::router(&state).split_for_parts();
     crate::api::document::finish(&mut openapi);
     let openapi = Arc::new(openapi);
@@ -60,13 +69,13 @@ pub fn router(state: AppState) -> Router {
             tracing::info_span!("request", id = %id, method = %req.method(), path = %req.uri().path())
         }))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(SetRequestIdLayer::new(REQUEST_ID, CountingRequestId::default()))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, ids))
 }
 
 /// Request ids `<process prefix>-<counter>`: unique within a process's life and across
 /// restarts (random prefix), without a random-number syscall per request as UUIDs cost.
 #[derive(Clone)]
-struct CountingRequestId {
+pub(crate) struct CountingRequestId {
     prefix: Arc<str>,
     next: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -81,11 +90,16 @@ impl Default for CountingRequestId {
     }
 }
 
+impl CountingRequestId {
+    /// The next id as a header value.
+    pub(crate) fn next_value(&self) -> Option<http::HeaderValue> {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        http::HeaderValue::from_str(&format!("{}-{n:x}", self.prefix)).ok()
+    }
+}
+
 impl MakeRequestId for CountingRequestId {
     fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
-        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        http::HeaderValue::from_str(&format!("{}-{n:x}", self.prefix))
-            .ok()
-            .map(RequestId::new)
+        self.next_value().map(RequestId::new)
     }
 }

@@ -201,11 +201,20 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let workers = if self.state.settings.run_workers {
+        let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
         } else {
             Vec::new()
         };
+        // Latency samples wait in memory until folded into their histogram buckets; without
+        // a scrape they would pile up (8 bytes a request), so fold them every few seconds.
+        workers.push(tokio::spawn(async {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+            loop {
+                tick.tick().await;
+                crate::metrics::handle().run_upkeep();
+            }
+        }));
         axum::serve(
             self.listener,
             self.router

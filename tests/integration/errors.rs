@@ -90,7 +90,15 @@ async fn unknown_enum_value_names_the_field(app: TestApp) {
 
 async fn oversized_body_is_413(app: TestApp) {
     // A declared 10 MiB body is refused from its headers, before any of it is read.
-    for path in ["/auth/v1/tokens", "/fn/sign_in", "/no/such/route"] {
+    // The delivery routes' lean stack refuses the same way.
+    for path in [
+        "/auth/v1/tokens",
+        "/fn/sign_in",
+        "/no/such/route",
+        "/performance-marketing/v2/postbacks/custom-s2s/cmp_x",
+        "/getallsurveys-api",
+        "/sdk/v2/offers/off_x/launch",
+    ] {
         let (status, body) = declared_body(&app, path, 10 * 1024 * 1024).await;
         assert_eq!(status, 413, "{path}");
         assert_eq!(error_code(&body), "payload_too_large", "{path}");
@@ -150,6 +158,16 @@ async fn wrong_method_is_json_405(app: TestApp) {
     let (s, body) = app.get("/auth/v1/tokens", None).await;
     assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(error_code(&body), "method_not_allowed");
+    // Delivery routes (their own lean stack) hand other methods to the full stack.
+    for path in [
+        "/sdk/v2/ad-slots/slot_x/offers",
+        "/sdk/v2/launch/lch_x",
+        "/publisher/v2/ad-slots/slot_x/static-offers",
+    ] {
+        let (s, body) = app.post(path, None, &serde_json::json!({})).await;
+        assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED, "{path}");
+        assert_eq!(error_code(&body), "method_not_allowed", "{path}");
+    }
 }
 
 /// PostgreSQL text cannot hold NUL: a search or an id carrying `%00` is refused (400, 404)

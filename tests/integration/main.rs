@@ -6,6 +6,7 @@ mod billing;
 mod callbacks;
 mod campaigns;
 mod delivery;
+mod delivery_lane;
 mod errors;
 mod evidence;
 mod gallery;

@@ -29,7 +29,7 @@ use crate::state::AppState;
 
 /// The web SDK calls these routes from the publisher's pages (another origin). They carry
 /// a bearer token, never cookies, so any origin may call them.
-fn cors() -> tower_http::cors::CorsLayer {
+pub(crate) fn cors() -> tower_http::cors::CorsLayer {
     use axum::http::{HeaderName, Method};
     tower_http::cors::CorsLayer::new()
         .allow_origin(tower_http::cors::Any)
@@ -67,7 +67,7 @@ fn routes() -> OpenApiRouter<AppState> {
 pub const EVIDENCE_BODY_BYTES: usize = sdk_evidence::MAX_EVIDENCE_BYTES + 64 * 1024;
 
 /// The raw session token of the request.
-struct SessionToken(String);
+pub(crate) struct SessionToken(String);
 
 impl<S: Send + Sync> FromRequestParts<S> for SessionToken {
     type Rejection = AppError;
@@ -80,7 +80,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SessionToken {
 }
 
 /// A live session (expired, revoked and banned users are refused).
-struct Session(entity::sdk_session::Model);
+pub(crate) struct Session(entity::sdk_session::Model);
 
 impl FromRequestParts<AppState> for Session {
     type Rejection = AppError;
@@ -99,7 +99,7 @@ impl FromRequestParts<AppState> for Session {
 }
 
 /// The `Idempotency-Key` header, checked.
-struct IdempotencyKey(String);
+pub(crate) struct IdempotencyKey(String);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     type Rejection = AppError;
@@ -185,7 +185,7 @@ async fn revoke(
 #[utoipa::path(get, path = "/ad-slots/{adSlotId}/offers", tag = "sdk", security(("sdkSession" = [])),
     params(("adSlotId" = String, Path), OfferListQuery),
     responses((status = 200, body = OfferList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn list_offers(
+pub(crate) async fn list_offers(
     State(s): State<AppState>,
     Session(sess): Session,
     AppPath(slot): AppPath<String>,
@@ -205,7 +205,7 @@ async fn list_offers(
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
-struct SlotParam {
+pub(crate) struct SlotParam {
     /// Needed only when the session is not bound to a slot and the placement has several.
     ad_slot_id: Option<String>,
 }
@@ -214,7 +214,7 @@ struct SlotParam {
 #[utoipa::path(get, path = "/offers/{offerId}", tag = "sdk", security(("sdkSession" = [])),
     params(("offerId" = String, Path), SlotParam),
     responses((status = 200, body = OfferItem), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn get_offer(
+pub(crate) async fn get_offer(
     State(s): State<AppState>,
     Session(sess): Session,
     AppPath(offer): AppPath<String>,
@@ -231,7 +231,7 @@ async fn get_offer(
 #[utoipa::path(post, path = "/offers/{offerId}/impressions", tag = "sdk", security(("sdkSession" = [])),
     params(("offerId" = String, Path), ("Idempotency-Key" = String, Header)), request_body(content = ImpressionRequest, description = "optional"),
     responses((status = 201, body = ImpressionReceipt), (status = 200, body = ImpressionReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn record_impression(
+pub(crate) async fn record_impression(
     State(s): State<AppState>,
     Session(sess): Session,
     IdempotencyKey(key): IdempotencyKey,
@@ -250,7 +250,7 @@ async fn record_impression(
 #[utoipa::path(post, path = "/offers/{offerId}/launch", tag = "sdk", security(("sdkSession" = [])),
     params(("offerId" = String, Path), ("Idempotency-Key" = String, Header)), request_body = LaunchRequest,
     responses((status = 201, body = SignedLaunch), (status = 200, body = SignedLaunch), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-async fn launch(
+pub(crate) async fn launch(
     State(s): State<AppState>,
     Session(sess): Session,
     IdempotencyKey(key): IdempotencyKey,
@@ -263,7 +263,7 @@ async fn launch(
 
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-struct LaunchSignature {
+pub(crate) struct LaunchSignature {
     /// Unix seconds.
     expires: Option<i64>,
     signature: Option<String>,
@@ -274,7 +274,7 @@ struct LaunchSignature {
 #[utoipa::path(get, path = "/launch/{launchId}", tag = "sdk",
     params(("launchId" = String, Path), LaunchSignature),
     responses((status = 302, description = "redirect to the advertiser"), (status = 401, body = ErrorBody), (status = 410, body = ErrorBody)))]
-async fn open_launch(
+pub(crate) async fn open_launch(
     State(s): State<AppState>,
     AppPath(id): AppPath<String>,
     AppQuery(q): AppQuery<LaunchSignature>,

@@ -34,7 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses((status = 200, body = SurveyEnvelope), (status = 400, body = SurveyEnvelope),
         (status = 401, body = SurveyEnvelope), (status = 403, body = SurveyEnvelope),
         (status = 404, body = SurveyEnvelope)))]
-async fn get_all_surveys(
+pub(crate) async fn get_all_surveys(
     State(s): State<AppState>,
     headers: HeaderMap,
     body: Bytes,

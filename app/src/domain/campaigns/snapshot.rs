@@ -17,7 +17,7 @@
 //! from the database, and settlement does so under the campaign's row lock.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -133,7 +133,22 @@ pub struct Snapshot {
     /// depends on nothing else, so offer lists copy these bytes instead of building and
     /// serialising every item for every user.
     items: std::sync::RwLock<HashMap<u64, HashMap<String, axum::body::Bytes>>>,
+    /// Whole offer-list pages for users with no counted conversions, by slot and query
+    /// (`offer_list::list_body`), with when each was built (service clock): a page also
+    /// depends on the clock (schedules), so it is used for [`PAGE_TTL`] only.
+    pages: std::sync::RwLock<HashMap<String, (DateTime<Utc>, axum::body::Bytes)>>,
+    /// Bytes held by `feeds`, `items` and `pages`, against their bounds.
+    feed_bytes: AtomicUsize,
+    item_bytes: AtomicUsize,
+    page_bytes: AtomicUsize,
 }
+
+/// How long a cached offer-list page is served: an offer whose schedule ends is listed
+/// at most this much longer (a launch checks eligibility again, exactly).
+pub const PAGE_TTL: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
+/// At most this many bytes of offer-list pages are kept per snapshot (a page of 20 items
+/// is about 20 KB: about 800 slot and query combinations).
+const MAX_PAGE_BYTES: usize = 16 << 20;
 
 /// A serialised static feed and its ETag.
 pub struct CachedFeed {
@@ -141,10 +156,12 @@ pub struct CachedFeed {
     pub etag: String,
 }
 
-/// At most this many feeds are kept per snapshot (memory stays bounded).
-const MAX_CACHED_FEEDS: usize = 2_000;
-/// At most this many serialised items are kept per snapshot (about 1 KB each).
-const MAX_CACHED_ITEMS: usize = 50_000;
+/// At most this many bytes of feeds are kept per snapshot (memory stays bounded: a feed
+/// of 100 offers is about 115 KB, so about 140 slot and parameter combinations).
+const MAX_FEED_BYTES: usize = 16 << 20;
+/// At most this many bytes of serialised items are kept per snapshot (an item is about
+/// 1 KB: 10,000 live campaigns in one slot currency take about 10 MB).
+const MAX_ITEM_BYTES: usize = 16 << 20;
 
 impl Snapshot {
     fn empty() -> Self {
@@ -160,6 +177,10 @@ impl Snapshot {
             buckets: HashMap::new(),
             feeds: Mutex::default(),
             items: Default::default(),
+            pages: Default::default(),
+            feed_bytes: AtomicUsize::new(0),
+            item_bytes: AtomicUsize::new(0),
+            page_bytes: AtomicUsize::new(0),
         }
     }
 
@@ -173,16 +194,42 @@ impl Snapshot {
             .cloned()
     }
 
-    /// Keeps an item serialised from this snapshot's offer (up to [`MAX_CACHED_ITEMS`]).
+    /// Keeps an item serialised from this snapshot's offer (up to [`MAX_ITEM_BYTES`]).
     pub fn remember_item_json(&self, currency: u64, campaign_id: &str, json: axum::body::Bytes) {
-        if let Ok(mut items) = self.items.write() {
-            if items.values().map(HashMap::len).sum::<usize>() >= MAX_CACHED_ITEMS {
-                return;
-            }
-            items
+        let size = json.len() + campaign_id.len();
+        if self.item_bytes.load(Ordering::Relaxed) + size > MAX_ITEM_BYTES {
+            return;
+        }
+        if let Ok(mut items) = self.items.write()
+            && items
                 .entry(currency)
                 .or_default()
-                .insert(campaign_id.to_owned(), json);
+                .insert(campaign_id.to_owned(), json)
+                .is_none()
+        {
+            self.item_bytes.fetch_add(size, Ordering::Relaxed);
+        }
+    }
+
+    /// An offer-list page built from this snapshot less than [`PAGE_TTL`] before `now`.
+    pub fn page(&self, key: &str, now: DateTime<Utc>) -> Option<axum::body::Bytes> {
+        let pages = self.pages.read().ok()?;
+        let (at, body) = pages.get(key)?;
+        (*at <= now && now - *at < PAGE_TTL).then(|| body.clone())
+    }
+
+    /// Keeps an offer-list page (up to [`MAX_PAGE_BYTES`]; a rebuilt page replaces its
+    /// expired one).
+    pub fn remember_page(&self, key: String, now: DateTime<Utc>, body: axum::body::Bytes) {
+        let size = body.len() + key.len();
+        if let Ok(mut pages) = self.pages.write() {
+            let replaced = pages.get(&key).map_or(0, |(_, b)| b.len() + key.len());
+            if replaced == 0 && self.page_bytes.load(Ordering::Relaxed) + size > MAX_PAGE_BYTES {
+                return;
+            }
+            pages.insert(key, (now, body));
+            self.page_bytes.fetch_add(size, Ordering::Relaxed);
+            self.page_bytes.fetch_sub(replaced, Ordering::Relaxed);
         }
     }
 
@@ -191,12 +238,16 @@ impl Snapshot {
         self.feeds.lock().ok()?.get(key).cloned()
     }
 
-    /// Keeps a feed built from this snapshot (up to [`MAX_CACHED_FEEDS`]).
+    /// Keeps a feed built from this snapshot (up to [`MAX_FEED_BYTES`]).
     pub fn remember_feed(&self, key: String, feed: CachedFeed) {
+        let size = feed.body.len() + key.len();
+        if self.feed_bytes.load(Ordering::Relaxed) + size > MAX_FEED_BYTES {
+            return;
+        }
         if let Ok(mut feeds) = self.feeds.lock()
-            && feeds.len() < MAX_CACHED_FEEDS
+            && feeds.insert(key, Arc::new(feed)).is_none()
         {
-            feeds.insert(key, Arc::new(feed));
+            self.feed_bytes.fetch_add(size, Ordering::Relaxed);
         }
     }
 
@@ -474,6 +525,10 @@ impl Inventory {
             buckets,
             feeds: Mutex::default(),
             items: Default::default(),
+            pages: Default::default(),
+            feed_bytes: AtomicUsize::new(0),
+            item_bytes: AtomicUsize::new(0),
+            page_bytes: AtomicUsize::new(0),
         }
     }
 }

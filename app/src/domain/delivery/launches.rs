@@ -213,6 +213,8 @@ pub async fn open(
     // hot cache answers repeated opens without the database.
     let generation = ctx.hot.launches.generation();
     let (destination, opened) = match ctx.hot.launches.get(launch_id) {
+        // The usual repeat open: nothing to record, nothing to cache again.
+        Some((destination, true)) => return Ok(destination.to_string()),
         Some(hit) => hit,
         None => {
             let row = sdk_launch::Entity::find_by_id(launch_id.to_owned())

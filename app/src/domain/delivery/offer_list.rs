@@ -130,10 +130,77 @@ pub async fn list(
     Ok(list)
 }
 
-/// The offer list serialised, the same JSON as [`list`]: each item's bytes come from the
-/// inventory snapshot the offer was read from, serialised once per slot currency, so a
-/// request costs the filtering and a copy rather than building twenty items.
+/// The offer list serialised, the same JSON as [`list`]. A user with no counted
+/// conversions on the placement sees exactly what every such user of the slot sees for
+/// the same query, so that page is kept with the inventory snapshot for a second
+/// ([`crate::domain::campaigns::snapshot::PAGE_TTL`]) and copied to the next one; other
+/// users' pages are built from each item's bytes, serialised once per snapshot and slot
+/// currency. Authentication, bans, the rate limit and query validation run before this
+/// for every request; only a page that passed them is kept.
 pub async fn list_body(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    slot_id: &str,
+    q: OfferListQuery,
+) -> Result<Bytes, AppError> {
+    let snap = snapshot(ctx).await?;
+    let now = ctx.now();
+    let key = match shared_page_key(ctx, s, slot_id, &q).await? {
+        Some(key) => match snap.page(&key, now) {
+            Some(hit) => return Ok(hit),
+            None => Some(key),
+        },
+        None => None,
+    };
+    let body = Bytes::from(build_body(ctx, s, slot_id, q).await?);
+    if let Some(key) = key {
+        snap.remember_page(key, now, body.clone());
+    }
+    Ok(body)
+}
+
+/// The key of the page this request shares with other users, or `None` when the user's
+/// own completions shape it. Everything the page depends on besides the snapshot and the
+/// clock: the placement's delivery configuration (its fingerprint covers slots, policy
+/// and blacklist rules), the session's binding and platform, the slot and every query
+/// parameter.
+async fn shared_page_key(
+    ctx: &Ctx,
+    s: &sdk_session::Model,
+    slot_id: &str,
+    q: &OfferListQuery,
+) -> Result<Option<String>, AppError> {
+    if !super::offers::cached_completions(ctx, &s.placement_id, &s.external_user_id)
+        .await?
+        .is_empty()
+    {
+        return Ok(None);
+    }
+    let Some(config) = ctx.delivery_configs.get(&ctx.db, &s.placement_id).await? else {
+        return Ok(None);
+    };
+    let o = |v: &Option<String>| v.clone().unwrap_or_default();
+    Ok(Some(format!(
+        "{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{}\u{1f}{:?}\u{1f}{}",
+        config.fingerprint,
+        s.placement_id,
+        s.ad_slot_id.as_deref().unwrap_or_default(),
+        slot_id,
+        s.platform,
+        o(&q.country),
+        o(&q.state_code),
+        o(&q.device_type),
+        o(&q.device_manufacturer),
+        o(&q.os_version),
+        o(&q.browser),
+        o(&q.browser_version),
+        q.limit,
+        o(&q.cursor),
+    )))
+}
+
+/// Builds the page: each item's bytes from the snapshot's item cache.
+async fn build_body(
     ctx: &Ctx,
     s: &sdk_session::Model,
     slot_id: &str,

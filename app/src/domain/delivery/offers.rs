@@ -273,7 +273,7 @@ pub async fn caps_reached<C: ConnectionTrait>(
 }
 
 /// [`completions`] through the hot cache (settlements invalidate the user's entry).
-async fn cached_completions(
+pub(super) async fn cached_completions(
     ctx: &Ctx,
     placement_id: &str,
     user: &str,

@@ -42,7 +42,7 @@ fn signing_headers(h: &HeaderMap) -> S2sHeaders {
         (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
         (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
         (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
-async fn custom_s2s_post(
+pub(crate) async fn custom_s2s_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
     headers: HeaderMap,
@@ -68,7 +68,7 @@ async fn custom_s2s_post(
         (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
         (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
         (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
-async fn custom_s2s_get(
+pub(crate) async fn custom_s2s_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
     headers: HeaderMap,

@@ -25,7 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-struct FeedParams {
+pub(crate) struct FeedParams {
     /// Two uppercase letters; without it geography is less precise.
     country: Option<String>,
     /// web, android or ios; must be the placement's platform.
@@ -41,7 +41,7 @@ struct FeedParams {
 #[utoipa::path(get, path = "/ad-slots/{adSlotId}/static-offers", tag = "publisher", security(("staticKey" = [])),
     params(("adSlotId" = String, Path), FeedParams, ("If-None-Match" = Option<String>, Header)),
     responses((status = 200, body = StaticFeed), (status = 304, description = "unchanged"), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
-async fn static_offers(
+pub(crate) async fn static_offers(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
     headers: HeaderMap,

@@ -1,12 +1,18 @@
 //! Keyed rate limits of the specifications' Limits tables, in one place. Every surface
 //! asks [`RateLimits::check`] with its policy and key; the server adds middleware adapters
 //! for the cases keyed by token or address. Limits are per process (GCRA, `governor`).
+//! The delivery limits keep their state in fixed-size tables ([`bounded`]), so a flood of
+//! distinct callers cannot grow the process; the account limits keep exact maps.
+
+mod bounded;
 
 use std::num::NonZeroU32;
 use std::time::Duration;
 
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use bounded::BoundedStore;
 
 use crate::error::AppError;
 
@@ -87,6 +93,46 @@ impl Policy {
     fn index(self) -> usize {
         POLICIES.iter().position(|p| *p == self).unwrap_or(0)
     }
+
+    /// The limiter for this policy. Delivery limits are keyed by callers anyone can make up
+    /// (addresses, tokens): a fixed table of 2^14 sets × 4 keys (65,536 callers, about
+    /// 1.2 MB), sized for 50,000 new callers a second (each is held about half a second
+    /// before its allowance refills). Account limits stay exact: a flood must never reset
+    /// a sign-in lock.
+    fn limiter(self) -> Limiter {
+        match self {
+            Policy::SdkRead
+            | Policy::SdkWrite
+            | Policy::SessionCreate
+            | Policy::StaticFeed
+            | Policy::ProviderCallback => Limiter::Bounded(RateLimiter::new(
+                self.quota(),
+                BoundedStore::new(14),
+                DefaultClock::default(),
+            )),
+            Policy::SignIn
+            | Policy::Register
+            | Policy::CallbackReplay
+            | Policy::AccountSignInFailure => Limiter::Exact(RateLimiter::keyed(self.quota())),
+        }
+    }
+}
+
+enum Limiter {
+    Bounded(RateLimiter<u64, BoundedStore, DefaultClock>),
+    Exact(DefaultKeyedRateLimiter<u64>),
+}
+
+impl Limiter {
+    fn check(
+        &self,
+        key: u64,
+    ) -> Result<(), governor::NotUntil<<DefaultClock as governor::clock::Clock>::Instant>> {
+        match self {
+            Limiter::Bounded(l) => l.check_key(&key),
+            Limiter::Exact(l) => l.check_key(&key),
+        }
+    }
 }
 
 /// One keyed limiter per policy. Keys are kept as 64-bit hashes (SipHash with a key
@@ -94,7 +140,7 @@ impl Policy {
 /// and address) is over 100 characters, and a minute of traffic from many addresses would
 /// otherwise hold a string per address. A collision only makes two callers share a bucket.
 pub struct RateLimits {
-    limiters: Vec<DefaultKeyedRateLimiter<u64>>,
+    limiters: Vec<Limiter>,
     hasher: std::hash::RandomState,
     clock: DefaultClock,
     /// Accounts locked after too many failed sign-ins, until the instant given.
@@ -110,10 +156,7 @@ impl Default for RateLimits {
 impl RateLimits {
     pub fn new() -> Self {
         Self {
-            limiters: POLICIES
-                .iter()
-                .map(|p| RateLimiter::keyed(p.quota()))
-                .collect(),
+            limiters: POLICIES.iter().map(|p| p.limiter()).collect(),
             hasher: std::hash::RandomState::new(),
             clock: DefaultClock::default(),
             locks: std::sync::Mutex::default(),
@@ -149,7 +192,7 @@ impl RateLimits {
             return Ok(());
         };
         use std::hash::BuildHasher;
-        match limiter.check_key(&self.hasher.hash_one(key)) {
+        match limiter.check(self.hasher.hash_one(key)) {
             Ok(()) => Ok(()),
             Err(not_until) => {
                 let wait = not_until.wait_time_from(self.clock.now());
@@ -158,11 +201,14 @@ impl RateLimits {
         }
     }
 
-    /// Forgets keys whose limits have fully replenished (run periodically by a sweep worker).
+    /// Forgets keys whose limits have fully replenished (run periodically by a sweep
+    /// worker); the fixed tables need no sweeping.
     pub fn sweep(&self) {
         for l in &self.limiters {
-            l.retain_recent();
-            l.shrink_to_fit();
+            if let Limiter::Exact(l) = l {
+                l.retain_recent();
+                l.shrink_to_fit();
+            }
         }
     }
 }
