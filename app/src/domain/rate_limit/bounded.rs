@@ -76,16 +76,14 @@ mod tests {
     use std::num::NonZeroU32;
 
     use governor::clock::FakeRelativeClock;
+    use governor::middleware::NoOpMiddleware;
     use governor::{Quota, RateLimiter};
 
     use super::*;
 
-    fn limiter(
-        bits: u32,
-    ) -> (
-        RateLimiter<u64, BoundedStore, FakeRelativeClock>,
-        FakeRelativeClock,
-    ) {
+    type TestLimiter = RateLimiter<u64, BoundedStore, FakeRelativeClock, NoOpMiddleware<Nanos>>;
+
+    fn limiter(bits: u32) -> (TestLimiter, FakeRelativeClock) {
         let clock = FakeRelativeClock::default();
         let quota = Quota::per_minute(NonZeroU32::new(3).unwrap_or(NonZeroU32::MIN));
         (
