@@ -173,35 +173,80 @@ pub async fn post<C: ConnectionTrait>(
             PostError::Other(e.into())
         });
     }
+    let mut entries = Vec::with_capacity(legs.len());
     for leg in legs {
-        let acc = account_id(db, leg, now).await?;
-        let mut update = ledger_account::Entity::update_many()
-            .col_expr(
-                ledger_account::Column::BalanceMicros,
-                Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros),
-            )
-            .filter(ledger_account::Column::Id.eq(acc.clone()));
-        if !leg.kind.may_go_negative() && leg.amount_micros < 0 {
-            update = update.filter(
-                Expr::col(ledger_account::Column::BalanceMicros)
-                    .add(leg.amount_micros)
-                    .gte(0),
-            );
-        }
-        if update.exec(db).await?.rows_affected != 1 {
-            return Err(PostError::Insufficient);
-        }
-        ledger_entry::ActiveModel {
+        let acc = match move_by_key(db, leg).await? {
+            Some(acc) => acc,
+            None => {
+                // No RETURNING, no such account yet, or not enough in it: find or create
+                // the account and try again by id, which tells the last case apart.
+                let acc = account_id(db, leg, now).await?;
+                let update = guarded(
+                    ledger_account::Entity::update_many()
+                        .filter(ledger_account::Column::Id.eq(acc.clone())),
+                    leg,
+                );
+                if update.exec(db).await?.rows_affected != 1 {
+                    return Err(PostError::Insufficient);
+                }
+                acc
+            }
+        };
+        entries.push(ledger_entry::ActiveModel {
             id: Set(new_id("len")),
             transaction_id: Set(tx_id.clone()),
             ledger_account_id: Set(acc),
             amount_micros: Set(leg.amount_micros),
             created_at: Set(now),
-        }
-        .insert(db)
-        .await?;
+        });
     }
+    // The entries in one statement (a posting has two to four legs).
+    ledger_entry::Entity::insert_many(entries)
+        .exec_without_returning(db)
+        .await?;
     Ok(tx_id)
+}
+
+/// Adds the leg's amount to its account's balance (refusing to take a non-negative kind
+/// below zero).
+fn guarded(
+    update: sea_orm::UpdateMany<ledger_account::Entity>,
+    leg: &Leg,
+) -> sea_orm::UpdateMany<ledger_account::Entity> {
+    let update = update.col_expr(
+        ledger_account::Column::BalanceMicros,
+        Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros),
+    );
+    if !leg.kind.may_go_negative() && leg.amount_micros < 0 {
+        update.filter(
+            Expr::col(ledger_account::Column::BalanceMicros)
+                .add(leg.amount_micros)
+                .gte(0),
+        )
+    } else {
+        update
+    }
+}
+
+/// Where the database returns updated rows (PostgreSQL): moves the balance of the leg's
+/// account found by its key and returns the account id, in one statement instead of a
+/// lookup and an update. `None` when the account does not exist yet or the guard refused.
+async fn move_by_key<C: ConnectionTrait>(db: &C, leg: &Leg) -> Result<Option<String>, PostError> {
+    if !db.support_returning() {
+        return Ok(None);
+    }
+    let update = guarded(
+        ledger_account::Entity::update_many()
+            .filter(ledger_account::Column::OwnerAccountId.eq(leg.owner.clone()))
+            .filter(ledger_account::Column::Kind.eq(leg.kind.as_str()))
+            .filter(ledger_account::Column::ReferenceId.eq(leg.reference.clone())),
+        leg,
+    );
+    let rows = update.exec_with_returning(db).await?;
+    Ok(match rows.as_slice() {
+        [one] => Some(one.id.clone()),
+        _ => None,
+    })
 }
 
 /// The advertiser's balance: available, reserved (all campaigns) and spent.

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::ids::new_id;
 use crate::domain::publisher::callbacks::reward_payload;
@@ -64,7 +64,7 @@ async fn insert<C: ConnectionTrait>(
     } else {
         DeliveryStatus::Pending
     };
-    callback_delivery::ActiveModel {
+    let row = callback_delivery::ActiveModel {
         id: Set(id.clone()),
         placement_id: Set(ev.placement.id.clone()),
         owner_account_id: Set(ev.placement.owner_account_id.clone()),
@@ -87,9 +87,10 @@ async fn insert<C: ConnectionTrait>(
         lease_until: Set(None),
         replays: Set(0),
         failed_at: Set(None),
-    }
-    .insert(db)
-    .await?;
+    };
+    callback_delivery::Entity::insert(row)
+        .exec_without_returning(db)
+        .await?;
     Ok(id)
 }
 

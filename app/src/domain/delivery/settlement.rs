@@ -113,9 +113,19 @@ pub async fn ingest(
         }
     }
     let receipt_id = new_id("rcpt");
-    let (conversion_id, outcome, user) =
-        settle(&txn, now, campaign, &ev, existing, attribution).await?;
-    postback_event::ActiveModel {
+    // The campaign's reserve after this payment, when it was paid from the reserve.
+    let mut reserve_left = None;
+    let (conversion_id, outcome, user) = settle(
+        &txn,
+        now,
+        campaign,
+        &ev,
+        existing,
+        attribution,
+        &mut reserve_left,
+    )
+    .await?;
+    let receipt = postback_event::ActiveModel {
         id: Set(receipt_id.clone()),
         campaign_id: Set(campaign.id.clone()),
         source: Set(source.to_owned()),
@@ -128,15 +138,17 @@ pub async fn ingest(
         outcome: Set(outcome.clone()),
         conversion_id: Set(Some(conversion_id)),
         received_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
+    };
+    // Without reading the row back (SQLite has no RETURNING here: that would be a SELECT).
+    postback_event::Entity::insert(receipt)
+        .exec_without_returning(&txn)
+        .await?;
     txn.commit().await?;
     if let Some(user) = user {
         // The user's completions changed: offer lists must not hide or show by the old ones.
         ctx.hot.completions.invalidate(&user);
     }
-    after_settlement(ctx, now, campaign, &outcome).await?;
+    after_settlement(ctx, now, campaign, &outcome, reserve_left).await?;
     Ok(CallbackReceipt {
         accepted: true,
         duplicate: false,
@@ -151,6 +163,7 @@ async fn after_settlement(
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
     outcome: &str,
+    reserve_left: Option<i64>,
 ) -> Result<(), AppError> {
     let snap = ctx.inventory.peek();
     let Some(listed) = snap.get(&campaign.id) else {
@@ -170,8 +183,14 @@ async fn after_settlement(
             let capped = caps.total_conversions.is_some()
                 || caps.daily_conversions.is_some()
                 || caps.daily_budget_micros.is_some();
-            ledger::reserved_for(&ctx.db, &campaign.advertiser_id, &campaign.id).await? < cheapest
-                || (capped && caps_reached(&ctx.db, now, listed, 0).await?)
+            let reserve = match reserve_left {
+                // Read under the campaign lock and moved by this settlement only.
+                Some(left) => left,
+                None => {
+                    ledger::reserved_for(&ctx.db, &campaign.advertiser_id, &campaign.id).await?
+                }
+            };
+            reserve < cheapest || (capped && caps_reached(&ctx.db, now, listed, 0).await?)
         }
         _ => false,
     };
@@ -272,6 +291,7 @@ async fn settle(
     ev: &Reported,
     existing: Option<conversion::Model>,
     attribution: Result<Attribution, &'static str>,
+    reserve_left: &mut Option<i64>,
 ) -> Result<(String, String, Option<String>), AppError> {
     if let Some(c) = &existing {
         match (c.settlement.as_str(), ev.status.as_str()) {
@@ -317,7 +337,18 @@ async fn settle(
     };
     let next = match ev.status.as_str() {
         "pending" => state::PENDING,
-        "approved" => pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id).await?,
+        "approved" => {
+            pay(
+                txn,
+                now,
+                campaign,
+                &a,
+                &ev.goal_id,
+                &conversion_id,
+                reserve_left,
+            )
+            .await?
+        }
         _ => state::REJECTED,
     };
     let credit_at = (next == state::APPROVED)
@@ -427,6 +458,7 @@ async fn pay(
     a: &Attribution,
     goal_id: &str,
     conversion_id: &str,
+    reserve_left: &mut Option<i64>,
 ) -> Result<&'static str, AppError> {
     let config = live_config(txn, campaign).await?;
     let per_user = config.caps.per_user.unwrap_or(1).max(1);
@@ -454,7 +486,11 @@ async fn pay(
     if reserve >= a.payout_micros {
         return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros, &dedupe).await
         {
-            Ok(_) | Err(PostError::AlreadyPosted) => Ok(state::APPROVED),
+            Ok(_) => {
+                *reserve_left = Some(reserve - a.payout_micros);
+                Ok(state::APPROVED)
+            }
+            Err(PostError::AlreadyPosted) => Ok(state::APPROVED),
             Err(PostError::Insufficient) => Ok(state::NO_BUDGET),
             Err(PostError::Other(e)) => Err(e),
         };
@@ -525,7 +561,7 @@ async fn write(
             am.update(txn).await?;
         }
         None => {
-            conversion::ActiveModel {
+            let row = conversion::ActiveModel {
                 id: Set(id.to_owned()),
                 campaign_id: Set(campaign.id.clone()),
                 advertiser_id: Set(campaign.advertiser_id.clone()),
@@ -545,9 +581,10 @@ async fn write(
                 created_at: Set(now),
                 updated_at: Set(now),
                 credit_at: Set(credit_at),
-            }
-            .insert(txn)
-            .await?;
+            };
+            conversion::Entity::insert(row)
+                .exec_without_returning(txn)
+                .await?;
         }
     }
     Ok(())
