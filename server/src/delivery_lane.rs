@@ -17,7 +17,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -46,6 +46,9 @@ pub(crate) fn router(state: AppState, ids: CountingRequestId, full: Router) -> R
         // Switched off: the full stack's feature gate answers 404 for all of them.
         return full;
     }
+    // The full stack's own routing must not see this router's match (axum would join
+    // the two route templates into the metric label).
+    let full = tower::util::MapRequest::new(full, forget_match as fn(Request) -> Request);
     let lane = Lane {
         state: state.clone(),
         ids,
@@ -108,6 +111,15 @@ pub(crate) fn router(state: AppState, ids: CountingRequestId, full: Router) -> R
     r.with_state(state).fallback_service(full)
 }
 
+/// The request as the full stack would have received it first.
+fn forget_match(mut req: Request) -> Request {
+    req.extensions_mut().remove::<axum::extract::MatchedPath>();
+    req
+}
+
+/// The full stack, as the lane's fallback.
+type FullStack = tower::util::MapRequest<Router, fn(Request) -> Request>;
+
 /// HTML and JSON answers in brotli or gzip when the client asks (as the full stack does).
 fn compressed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
     m.layer::<_, Infallible>(CompressionLayer::new())
@@ -117,7 +129,7 @@ fn compressed(m: MethodRouter<AppState>) -> MethodRouter<AppState> {
 struct Lane {
     state: AppState,
     ids: CountingRequestId,
-    full: Router,
+    full: FullStack,
 }
 
 impl Lane {
@@ -133,12 +145,13 @@ impl Lane {
     }
 }
 
-/// Prometheus handles for one route, made once (the general stack's `metrics::track`
-/// builds the label set on every request).
+/// Prometheus handles for one route, made once per method on its first request (the
+/// general stack's `metrics::track` builds the label set on every request). HEAD is
+/// counted as GET, which answers it.
 struct RouteMetrics {
     route: &'static str,
-    get: MethodMetrics,
-    post: MethodMetrics,
+    get: OnceLock<MethodMetrics>,
+    post: OnceLock<MethodMetrics>,
 }
 
 struct MethodMetrics {
@@ -167,16 +180,20 @@ impl RouteMetrics {
     fn new(route: &'static str) -> Self {
         Self {
             route,
-            get: MethodMetrics::new("GET", route),
-            post: MethodMetrics::new("POST", route),
+            get: OnceLock::new(),
+            post: OnceLock::new(),
         }
     }
 
     fn record(&self, method: &Method, status: http::StatusCode, started: Instant) {
         let m = match *method {
-            Method::POST => &self.post,
+            Method::POST => self
+                .post
+                .get_or_init(|| MethodMetrics::new("POST", self.route)),
             // GET and HEAD (answered by the GET handler).
-            _ => &self.get,
+            _ => self
+                .get
+                .get_or_init(|| MethodMetrics::new("GET", self.route)),
         };
         let class = usize::from((status.as_u16() / 100).clamp(1, 5)) - 1;
         m.requests[class].increment(1);

@@ -88,4 +88,16 @@ async fn lean_stack_keeps_cors_request_ids_and_metrics(app: TestApp) {
         .unwrap_or(0.0);
     assert!(counted >= 2.0, "{line}");
     assert!(!metrics.contains(&p.slot), "raw paths never become labels");
+    // The preflight fell through to the full stack, which labels it with the plain route
+    // template (not the two routers' templates joined).
+    assert!(
+        metrics.lines().any(|l| l.starts_with("http_requests_total")
+            && l.contains(r#"method="OPTIONS""#)
+            && l.contains(r#"route="/sdk/v2/ad-slots/{adSlotId}/offers""#)),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("/offers/sdk/v2/"),
+        "route templates are not joined"
+    );
 }
