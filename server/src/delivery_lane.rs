@@ -24,11 +24,11 @@ use std::time::Instant;
 use app::error::AppError;
 use app::server_fns::web::ClientIp;
 use axum::Router;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use futures::FutureExt;
-use http::{Method, header};
+use http::Method;
 use tower::{Layer, Service};
 use tower_http::compression::CompressionLayer;
 
@@ -36,7 +36,8 @@ use crate::api::postbacks::custom_s2s;
 use crate::api::publisher::static_feed;
 use crate::api::{sdk, survey_fetch};
 use crate::extract::MAX_BODY_BYTES;
-use crate::middleware::{panic_response, resolve_client_ip, with_error_body};
+use crate::metrics::RouteSeries;
+use crate::middleware::{client_ip_of, declares_more_than, panic_response, with_error_body};
 use crate::routes::{CountingRequestId, REQUEST_ID};
 use crate::state::AppState;
 
@@ -145,35 +146,12 @@ impl Lane {
     }
 }
 
-/// Prometheus handles for one route, made once per method on its first request (the
-/// general stack's `metrics::track` builds the label set on every request). HEAD is
+/// Prometheus series for one route, made once per method on its first request. HEAD is
 /// counted as GET, which answers it.
 struct RouteMetrics {
     route: &'static str,
-    get: OnceLock<MethodMetrics>,
-    post: OnceLock<MethodMetrics>,
-}
-
-struct MethodMetrics {
-    /// By status class: 1xx to 5xx.
-    requests: [metrics::Counter; 5],
-    latency: metrics::Histogram,
-}
-
-impl MethodMetrics {
-    fn new(method: &'static str, route: &'static str) -> Self {
-        let class = |c: &'static str| metrics::counter!("http_requests_total", "method" => method, "route" => route, "status" => c);
-        Self {
-            requests: [
-                class("1xx"),
-                class("2xx"),
-                class("3xx"),
-                class("4xx"),
-                class("5xx"),
-            ],
-            latency: metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route),
-        }
-    }
+    get: OnceLock<RouteSeries>,
+    post: OnceLock<RouteSeries>,
 }
 
 impl RouteMetrics {
@@ -186,18 +164,13 @@ impl RouteMetrics {
     }
 
     fn record(&self, method: &Method, status: http::StatusCode, started: Instant) {
-        let m = match *method {
+        let series = match *method {
             Method::POST => self
                 .post
-                .get_or_init(|| MethodMetrics::new("POST", self.route)),
-            // GET and HEAD (answered by the GET handler).
-            _ => self
-                .get
-                .get_or_init(|| MethodMetrics::new("GET", self.route)),
+                .get_or_init(|| RouteSeries::new("POST", self.route)),
+            _ => self.get.get_or_init(|| RouteSeries::new("GET", self.route)),
         };
-        let class = usize::from((status.as_u16() / 100).clamp(1, 5)) - 1;
-        m.requests[class].increment(1);
-        m.latency.record(started.elapsed().as_secs_f64());
+        series.record(status, started);
     }
 }
 
@@ -250,24 +223,9 @@ where
                 v
             }
         };
-        let peer = req
-            .extensions()
-            .get::<ConnectInfo<std::net::SocketAddr>>()
-            .map_or(std::net::IpAddr::from([127, 0, 0, 1]), |ConnectInfo(a)| {
-                a.ip()
-            });
-        let ip = resolve_client_ip(
-            peer,
-            req.headers(),
-            &self.lane.state.settings.trusted_proxies,
-        );
+        let ip = client_ip_of(&req, &self.lane.state.settings.trusted_proxies);
         req.extensions_mut().insert(ClientIp(ip));
-        let too_big = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > MAX_BODY_BYTES);
+        let too_big = declares_more_than(req.headers(), MAX_BODY_BYTES);
         let method = req.method().clone();
         // The usual tower pattern: the clone takes the next call, this one is ready.
         let clone = self.inner.clone();

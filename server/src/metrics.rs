@@ -50,18 +50,42 @@ pub async fn track(req: Request, next: Next) -> Response {
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |m| m.as_str().to_owned());
     let res = next.run(req).await;
-    let status = match res.status().as_u16() / 100 {
-        1 => "1xx",
-        2 => "2xx",
-        3 => "3xx",
-        4 => "4xx",
-        _ => "5xx",
-    };
+    let status = CLASSES[class_index(res.status())];
     metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
         .increment(1);
     metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
         .record(started.elapsed().as_secs_f64());
     res
+}
+
+/// The `status` label values, by [`class_index`].
+const CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+fn class_index(status: StatusCode) -> usize {
+    usize::from((status.as_u16() / 100).clamp(1, 5)) - 1
+}
+
+/// The request series of one route and method with their handles made once (the
+/// delivery lane; `track` builds the label set on every request).
+pub struct RouteSeries {
+    requests: [metrics::Counter; 5],
+    latency: metrics::Histogram,
+}
+
+impl RouteSeries {
+    pub fn new(method: &'static str, route: &'static str) -> Self {
+        Self {
+            requests: CLASSES.map(|c| {
+                metrics::counter!("http_requests_total", "method" => method, "route" => route, "status" => c)
+            }),
+            latency: metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route),
+        }
+    }
+
+    pub fn record(&self, status: StatusCode, started: Instant) {
+        self.requests[class_index(status)].increment(1);
+        self.latency.record(started.elapsed().as_secs_f64());
+    }
 }
 
 /// A static label for the method (no allocation per request for the usual ones).

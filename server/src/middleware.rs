@@ -17,17 +17,22 @@ use crate::state::AppState;
 /// Resolves the client address: the socket peer, or the `X-Forwarded-For` hop in front of
 /// our trusted proxies when the peer is one of them.
 pub async fn client_ip(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let ip = client_ip_of(&req, &state.settings.trusted_proxies);
+    req.extensions_mut().insert(ClientIp(ip));
+    next.run(req).await
+}
+
+/// The client address of a request (see [`client_ip`]).
+pub(crate) fn client_ip_of(req: &Request, trusted: &[IpAddr]) -> IpAddr {
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(a)| a.ip())
         .unwrap_or(IpAddr::from([127, 0, 0, 1]));
-    let ip = resolve_client_ip(peer, req.headers(), &state.settings.trusted_proxies);
-    req.extensions_mut().insert(ClientIp(ip));
-    next.run(req).await
+    resolve_client_ip(peer, req.headers(), trusted)
 }
 
-pub(crate) fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
+fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
     if !trusted.contains(&peer) {
         return peer;
     }
@@ -49,18 +54,13 @@ pub(crate) fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[Ip
 /// Refuses a declared body above the limit before reading it; chunked bodies are cut by
 /// `DefaultBodyLimit` in the extractors.
 pub async fn body_limit(req: Request, next: Next) -> Response {
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
     // Evidence uploads carry a file of up to 5 MiB; every other route takes 1 MiB.
     let limit = if req.uri().path().ends_with("/evidence") && req.method() == Method::POST {
         crate::api::sdk::EVIDENCE_BODY_BYTES
     } else {
         MAX_BODY_BYTES
     };
-    if declared.is_some_and(|n| n > limit) {
+    if declares_more_than(req.headers(), limit) {
         let shown = if limit == MAX_BODY_BYTES {
             limit
         } else {
@@ -69,6 +69,15 @@ pub async fn body_limit(req: Request, next: Next) -> Response {
         return AppError::payload_too_large(shown).into_response();
     }
     next.run(req).await
+}
+
+/// Whether the request's `Content-Length` is above `limit`.
+pub(crate) fn declares_more_than(headers: &HeaderMap, limit: usize) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n > limit)
 }
 
 /// A surface switched off by `APP_FEATURE_*` answers 404 `not_found`.

@@ -135,8 +135,10 @@ pub async fn list(
 /// the same query, so that page is kept with the inventory snapshot for a second
 /// ([`crate::domain::campaigns::snapshot::PAGE_TTL`]) and copied to the next one; other
 /// users' pages are built from each item's bytes, serialised once per snapshot and slot
-/// currency. Authentication, bans, the rate limit and query validation run before this
-/// for every request; only a page that passed them is kept.
+/// currency. Authentication, bans and the rate limit run before this for every request;
+/// only a page built for a request that passed validation and the slot check is kept, and
+/// its key holds every query parameter and the session's binding, so a hit stands for a
+/// request that would pass them too.
 pub async fn list_body(
     ctx: &Ctx,
     s: &sdk_session::Model,
