@@ -15,6 +15,7 @@ mod m0011_hashed_sessions_survey_revision;
 mod m0012_survey_marketplace;
 mod m0013_delivery_indexes;
 mod m0014_support_evidence;
+mod m0015_postback_inbox;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -37,6 +38,32 @@ impl MigratorTrait for Migrator {
             Box::new(m0012_survey_marketplace::Migration),
             Box::new(m0013_delivery_indexes::Migration),
             Box::new(m0014_support_evidence::Migration),
+            Box::new(m0015_postback_inbox::Migration),
         ]
     }
+}
+
+/// A plain index: name, table and columns.
+pub(crate) type PlainIndex = (&'static str, &'static str, &'static [&'static str]);
+
+/// Creates plain (non-unique) indexes.
+pub(crate) async fn create_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> Result<(), DbErr> {
+    for (name, table, cols) in list {
+        let mut i = Index::create();
+        i.name(*name).table(Alias::new(*table));
+        for c in *cols {
+            i.col(Alias::new(*c));
+        }
+        m.create_index(i.to_owned()).await?;
+    }
+    Ok(())
+}
+
+/// Drops indexes made by [`create_indexes`].
+pub(crate) async fn drop_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> Result<(), DbErr> {
+    for (name, table, _) in list {
+        m.drop_index(Index::drop().name(*name).table(Alias::new(*table)).to_owned())
+            .await?;
+    }
+    Ok(())
 }

@@ -13,7 +13,7 @@ impl MigrationName for Migration {
     }
 }
 
-const INDEXES: [(&str, &str, &[&str]); 3] = [
+const INDEXES: [crate::PlainIndex; 3] = [
     (
         "idx_conversions_user",
         "conversions",
@@ -34,22 +34,10 @@ const INDEXES: [(&str, &str, &[&str]); 3] = [
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for (name, table, cols) in INDEXES {
-            let mut i = Index::create();
-            i.name(name).table(Alias::new(table));
-            for c in cols {
-                i.col(Alias::new(*c));
-            }
-            m.create_index(i.to_owned()).await?;
-        }
-        Ok(())
+        crate::create_indexes(m, &INDEXES).await
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for (name, table, _) in INDEXES {
-            m.drop_index(Index::drop().name(name).table(Alias::new(table)).to_owned())
-                .await?;
-        }
-        Ok(())
+        crate::drop_indexes(m, &INDEXES).await
     }
 }

@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use sea_orm::sea_query::Expr;
-use sea_orm::{EntityTrait, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 use crate::state::AppState;
 
@@ -156,6 +156,12 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
             .map_or(0, |(_, n)| *n);
         metrics::gauge!("reward_callback_outbox", "status" => status).set(n as f64);
     }
+    let queued = entity::postback_event::Entity::find()
+        .filter(entity::postback_event::Column::Outcome.eq(app::domain::delivery::inbox::QUEUED))
+        .count(&s.ctx.db)
+        .await
+        .unwrap_or(0);
+    metrics::gauge!("postback_inbox_queued").set(queued as f64);
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         handle().render(),

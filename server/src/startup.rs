@@ -161,6 +161,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         inventory: Arc::default(),
         delivery_configs: Arc::default(),
         hot: Arc::default(),
+        inbox: Arc::default(),
     })
 }
 

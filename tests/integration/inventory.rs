@@ -1,7 +1,8 @@
 //! The in-memory inventory snapshot: a committed change that removes an offer (pause, end,
 //! an exhausted reserve, a used-up cap, a blacklist, a schedule that ran out) is never
 //! served after its response returned, and money stays exact under concurrent postbacks
-//! because launches and settlement check the database, not the snapshot.
+//! (settled inline or queued during a burst and settled by the settler) because launches
+//! and settlement check the database, not the snapshot.
 
 use futures::future::join_all;
 use reqwest::StatusCode;
@@ -16,6 +17,8 @@ use crate::delivery::{
 both_backends!(
     removed_offers_leave_the_snapshot_before_the_change_answers,
     caps_and_budget_hold_under_concurrent_postbacks,
+    caps_and_budget_hold_when_a_burst_is_queued,
+    queued_reports_keep_retry_and_conflict_rules,
 );
 
 fn named(name: &str, budget: i64) -> Value {
@@ -162,6 +165,22 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
 }
 
 async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {
+    caps_and_budget_hold(app, false).await;
+}
+
+/// The same burst accepted into the inbox queue and settled afterwards by the settler.
+async fn caps_and_budget_hold_when_a_burst_is_queued(app: TestApp) {
+    queue_every_report(&app);
+    caps_and_budget_hold(app, true).await;
+}
+
+/// From now on every report of this app is queued for the settler, as during a burst.
+fn queue_every_report(app: &TestApp) {
+    app.state.ctx.inbox.settler_started();
+    app.state.ctx.inbox.set_inline_slots(0);
+}
+
+async fn caps_and_budget_hold(app: TestApp, queued: bool) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
     let (_, adv) = app.funded_advertiser(100 * USD).await;
@@ -245,6 +264,14 @@ async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {
     for (s, r) in join_all(sends).await {
         assert_eq!(s, StatusCode::OK, "every report is accepted: {r}");
     }
+    if queued {
+        assert_eq!(
+            campaign_money(&app, &adv, &budget).await,
+            (4 * USD, 0),
+            "accepted, not yet settled"
+        );
+        app.run_workers_once().await;
+    }
 
     let (reserved, spent) = campaign_money(&app, &adv, &capped).await;
     assert_eq!(spent, 3 * USD, "exactly the cap was paid");
@@ -280,4 +307,61 @@ async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {
             "{r}"
         );
     }
+}
+
+/// Queued reports answer exact retries with the first receipt and refuse a conflicting
+/// reuse of the transaction id at once; the settler then applies them in arrival order.
+async fn queued_reports_keep_retry_and_conflict_rules(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let (id, key, secret) = live_campaign(&app, &adv, &admin, named("Queued", 10 * USD)).await;
+    let (_, token) = session(&app, &p, "user-q").await;
+    let click_id = click(&app, &token, &id, 0).await;
+    queue_every_report(&app);
+    let ts = now_ts(&app);
+    let report = |txn: &'static str, goal: &'static str, status: &'static str| {
+        let (app, id, key, secret, click_id) = (&app, &id, &key, &secret, &click_id);
+        async move {
+            let c = Conversion {
+                click: click_id,
+                txn,
+                goal,
+                status,
+            };
+            postback(app, id, key, secret, &c, ts).await
+        }
+    };
+    let (s, pending) = report("q-tx-1", "install", "pending").await;
+    assert_eq!(s, StatusCode::OK, "{pending}");
+    assert_eq!(pending["duplicate"], false);
+    let (s, again) = report("q-tx-1", "install", "pending").await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again["duplicate"], true);
+    assert_eq!(again["receiptId"], pending["receiptId"], "the first receipt");
+    let (s, conflict) = report("q-tx-1", "other-goal", "pending").await;
+    assert_eq!(s, StatusCode::CONFLICT, "{conflict}");
+    assert_eq!(error_code(&conflict), "transaction_conflict");
+    let (s, approved) = report("q-tx-1", "install", "approved").await;
+    assert_eq!(s, StatusCode::OK, "{approved}");
+    assert_eq!(approved["duplicate"], false);
+    assert_eq!(campaign_money(&app, &adv, &id).await, (10 * USD, 0), "queued");
+    let (_, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
+    assert_eq!(rs["items"], json!([]), "nothing settled yet: {rs}");
+
+    app.run_workers_once().await;
+    assert_eq!(
+        campaign_money(&app, &adv, &id).await,
+        (9 * USD, USD),
+        "pending, then approved: paid once"
+    );
+    let (_, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
+    assert_eq!(rs["items"][0]["status"], "EARNED", "{rs}");
+    // After settlement an exact retry still answers the first receipt and moves nothing.
+    let (s, late) = report("q-tx-1", "install", "approved").await;
+    assert_eq!(s, StatusCode::OK, "{late}");
+    assert_eq!(late["receiptId"], approved["receiptId"]);
+    assert_eq!(late["duplicate"], true);
+    app.run_workers_once().await;
+    assert_eq!(campaign_money(&app, &adv, &id).await, (9 * USD, USD));
 }

@@ -85,6 +85,8 @@ pub struct Ctx {
     /// Sessions, bans, completions, static keys and launch links as the hot paths read
     /// them (hot_cache).
     pub hot: Arc<hot_cache::HotCaches>,
+    /// The conversion inbox's queue for bursts (delivery::inbox).
+    pub inbox: Arc<delivery::inbox::Inbox>,
 }
 
 impl Ctx {

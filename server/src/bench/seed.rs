@@ -130,11 +130,13 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
 
     // Money for every campaign's budget, through the wire flow.
     let budget: i64 = 50_000_000;
+    // 400,000 USD: every report of a long postback phase is paid.
+    const POSTBACK_BUDGET: i64 = 400_000_000_000;
     let wire = funding::request_wire(
         ctx,
         &advertiser,
         input(
-            json!({"amount": budget * (args.campaigns as i64 + 10), "currency": "USD",
+            json!({"amount": budget * (args.campaigns as i64 + 10) + POSTBACK_BUDGET, "currency": "USD",
             "externalReference": format!("BENCH-{}", ctx.now().timestamp())}),
         )?,
     )
@@ -209,12 +211,41 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
         }
     }
 
-    // The demo's campaign carries the postbacks: a signing key, sessions, launches.
-    let demo_campaign = entity::offer_campaign::Entity::find()
-        .filter(entity::offer_campaign::Column::Name.eq("Dragon Realm: reach level 10"))
+    // One campaign carries the postbacks: a signing key, sessions, launches. It pays every
+    // report (a budget for all of them, repeat purchases per user), so the postback phase
+    // measures paying settlements, not refusals after the budget ran out.
+    let c = store::create(
+        ctx,
+        &advertiser,
+        input(json!({
+            "name": "Benchmark purchases",
+            "destinationUrl": "https://purchases.example/offer?click={click_id}",
+            "platforms": ["web"],
+            "countries": COUNTRIES,
+            "category": CATEGORIES[0],
+            "taskType": TASK_TYPES[0],
+            "trackingProvider": "CUSTOM_S2S",
+            "budgetMicros": POSTBACK_BUDGET,
+            "description": "Buy and open the item; every purchase counts.",
+            "caps": {"perUser": 10_000},
+            "goals": [
+                {"externalGoalId": "install", "name": "First purchase", "payoutMicros": 800_000, "pendingMinutes": 0},
+                {"externalGoalId": "level10", "name": "Repeat purchase", "payoutMicros": 2_500_000, "pendingMinutes": 60},
+            ],
+        }))?,
+    )
+    .await
+    .map_err(fail("postback campaign"))?;
+    lifecycle::transition(ctx, &advertiser, &c.campaign_id, input(json!({"to": "IN_REVIEW"}))?)
+        .await
+        .map_err(fail("submission"))?;
+    lifecycle::approve(ctx, &admin, &c.campaign_id, None)
+        .await
+        .map_err(fail("approval"))?;
+    let demo_campaign = entity::offer_campaign::Entity::find_by_id(c.campaign_id.clone())
         .one(&ctx.db)
         .await?
-        .ok_or_else(|| anyhow::anyhow!("the demo campaign is missing"))?;
+        .ok_or_else(|| anyhow::anyhow!("the postback campaign is missing"))?;
     let key = match tracking::create_s2s(ctx, &advertiser, &demo_campaign.id).await {
         Ok(k) => k,
         Err(_) => tracking::rotate_s2s(ctx, &advertiser, &demo_campaign.id)

@@ -1,8 +1,10 @@
-//! Background work that runs beside the HTTP server: reward-callback delivery and
-//! housekeeping. Each worker exposes `run_once` so tests drain it without sleeping, and each
-//! loop is supervised: a panic is logged and the loop restarted.
+//! Background work that runs beside the HTTP server: settlement of queued conversion
+//! reports, reward-callback delivery and housekeeping. Each worker exposes `run_once` so
+//! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
+//! loop restarted.
 
 pub mod callbacks;
+pub mod settler;
 pub mod sweep;
 
 use std::future::Future;
@@ -34,6 +36,7 @@ where
 /// Starts every worker loop; aborting the handles stops them.
 pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let sweeper = state.clone();
+    let settler = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -49,11 +52,13 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
             }
         }),
         supervise("callbacks", move || callbacks::run(deliverer.clone())),
+        supervise("settler", move || settler::run(settler.clone())),
     ]
 }
 
 /// Runs every worker once (tests).
 pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
+    settler::run_once(state).await?;
     callbacks::run_once(state).await?;
     sweep::run_once(state).await
 }

@@ -5,6 +5,7 @@
 
 pub mod hosted_wall;
 pub mod impressions;
+pub mod inbox;
 pub mod launches;
 pub mod offer_list;
 pub mod offers;

@@ -18,7 +18,7 @@ use sea_orm::{
 };
 
 use super::offers::caps_reached;
-use super::publisher_share;
+use super::{inbox, publisher_share};
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
@@ -63,30 +63,51 @@ pub mod state {
     pub const NO_BUDGET: &str = "NO_BUDGET";
 }
 
-/// Accepts one report into the inbox and settles it, atomically.
+/// Accepts one report into the inbox. Normally it is settled in the same transaction, so
+/// the answer follows the settlement; during a burst (earlier reports still waiting, or
+/// every inline slot busy) it is queued for the settler instead (`inbox`), which the
+/// specification allows: 200 means durably in the processing inbox.
 pub async fn ingest(
     ctx: &Ctx,
     campaign: &offer_campaign::Model,
     source: &str,
     ev: Reported,
 ) -> Result<CallbackReceipt, AppError> {
-    let hash = crypto::sha256_hex(&format!(
+    match ctx.inbox.route() {
+        inbox::Route::Queue => inbox::accept(ctx, campaign, source, &ev, &event_hash(&ev)).await,
+        inbox::Route::Inline(_slot) => settle_now(ctx, campaign, source, ev).await,
+    }
+}
+
+/// The exact-retry identity of a report (unique per campaign in the inbox).
+pub(super) fn event_hash(ev: &Reported) -> String {
+    crypto::sha256_hex(&format!(
         "{}\n{}\n{}\n{}\n{}",
         ev.click_id, ev.transaction_id, ev.goal_id, ev.status, ev.occurred_at_raw
-    ));
+    ))
+}
+
+/// The refusal of a transaction id reused with another click or goal.
+pub(super) fn transaction_conflict() -> AppError {
+    AppError::conflict("this transaction_id was already reported with another click_id or goal_id")
+        .with_code("transaction_conflict")
+}
+
+/// Records one report in the inbox and settles it in the same transaction.
+async fn settle_now(
+    ctx: &Ctx,
+    campaign: &offer_campaign::Model,
+    source: &str,
+    ev: Reported,
+) -> Result<CallbackReceipt, AppError> {
+    let hash = event_hash(&ev);
     let now = ctx.now();
     // Attribution reads only rows that never change once written (the launch, the revision
     // it showed) or whose reading a moment earlier means nothing (placement, slot), so it
     // runs before the campaign lock: the lock is held for the money only.
-    let attribution = attribute(&ctx.db, campaign, &ev).await?;
+    let attribution = attribute(&ctx.db, campaign, &ev, &mut Lookups::default()).await?;
     let txn = db::begin(&ctx.db).await?;
-    // One settlement per campaign at a time: caps, the reserve and retries are read and
-    // written under this lock (PostgreSQL row lock; SQLite transactions are IMMEDIATE).
-    let campaign = &offer_campaign::Entity::find_by_id(campaign.id.clone())
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("campaign"))?;
+    let campaign = &lock_campaign(&txn, &campaign.id).await?;
     if let Some(prior) = postback_event::Entity::find()
         .filter(postback_event::Column::CampaignId.eq(campaign.id.clone()))
         .filter(postback_event::Column::EventHash.eq(hash.clone()))
@@ -99,56 +120,41 @@ pub async fn ingest(
             receipt_id: prior.id,
         });
     }
-    let existing = conversion::Entity::find()
-        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
-        .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
-        .one(&txn)
-        .await?;
-    if let Some(c) = &existing {
-        if c.click_id != ev.click_id || c.goal_id != ev.goal_id {
-            return Err(AppError::conflict(
-                "this transaction_id was already reported with another click_id or goal_id",
-            )
-            .with_code("transaction_conflict"));
-        }
-    }
-    let receipt_id = new_id("rcpt");
     // The campaign's reserve after this payment, when it was paid from the reserve.
     let mut reserve_left = None;
-    let (conversion_id, outcome, user) = settle(
-        &txn,
-        now,
-        campaign,
-        &ev,
-        existing,
-        attribution,
-        &mut reserve_left,
-    )
-    .await?;
-    let receipt = postback_event::ActiveModel {
-        id: Set(receipt_id.clone()),
-        campaign_id: Set(campaign.id.clone()),
-        source: Set(source.to_owned()),
-        transaction_id: Set(ev.transaction_id.clone()),
-        click_id: Set(ev.click_id.clone()),
-        goal_id: Set(ev.goal_id.clone()),
-        status: Set(ev.status.clone()),
-        occurred_at: Set(ev.occurred_at_raw.clone()),
-        event_hash: Set(hash),
-        outcome: Set(outcome.clone()),
-        conversion_id: Set(Some(conversion_id)),
-        received_at: Set(now),
+    let Applied::Settled(settled) =
+        apply(&txn, now, campaign, &ev, attribution, &mut reserve_left).await?
+    else {
+        return Err(transaction_conflict());
     };
+    let receipt_id = new_id("rcpt");
+    let receipt = inbox::Receipt {
+        id: &receipt_id,
+        campaign_id: &campaign.id,
+        source,
+        hash: &hash,
+        received_at: now,
+    }
+    .row(&ev, &settled.outcome, Some(settled.conversion_id));
     // Without reading the row back (SQLite has no RETURNING here: that would be a SELECT).
-    postback_event::Entity::insert(receipt)
+    if let Err(e) = postback_event::Entity::insert(receipt)
         .exec_without_returning(&txn)
-        .await?;
+        .await
+    {
+        if !db::is_unique_violation(&e) {
+            return Err(e.into());
+        }
+        // An exact retry was queued meanwhile (queueing takes no lock): this settlement is
+        // rolled back and the queued report stands, settled by the settler.
+        txn.rollback().await?;
+        return inbox::first_receipt(ctx, &campaign.id, &hash).await;
+    }
     txn.commit().await?;
-    if let Some(user) = user {
+    if let Some(user) = settled.user {
         // The user's completions changed: offer lists must not hide or show by the old ones.
         ctx.hot.completions.invalidate(&user);
     }
-    after_settlement(ctx, now, campaign, &outcome, reserve_left).await?;
+    after_settlement(ctx, now, campaign, &settled.outcome, reserve_left).await?;
     Ok(CallbackReceipt {
         accepted: true,
         duplicate: false,
@@ -156,9 +162,67 @@ pub async fn ingest(
     })
 }
 
+/// Locks the campaign row for a settlement. One settlement per campaign at a time: caps,
+/// the reserve and retries are read and written under this lock (PostgreSQL row lock;
+/// SQLite transactions are IMMEDIATE).
+pub(super) async fn lock_campaign(
+    txn: &DatabaseTransaction,
+    id: &str,
+) -> Result<offer_campaign::Model, AppError> {
+    offer_campaign::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("campaign"))
+}
+
+/// What applying a report did.
+pub(super) enum Applied {
+    /// The transaction id was reported before with another click or goal: nothing changed.
+    Conflict,
+    Settled(Settled),
+}
+
+/// A settled report: its conversion, the outcome and the `placement|user` key of the user
+/// whose completions it may have changed.
+pub(super) struct Settled {
+    pub conversion_id: String,
+    pub outcome: String,
+    pub user: Option<String>,
+}
+
+/// Applies one report to its transaction's conversion, under the campaign lock.
+pub(super) async fn apply(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    attribution: Result<Attribution, &'static str>,
+    reserve_left: &mut Option<i64>,
+) -> Result<Applied, AppError> {
+    let existing = conversion::Entity::find()
+        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
+        .one(txn)
+        .await?;
+    if existing
+        .as_ref()
+        .is_some_and(|c| c.click_id != ev.click_id || c.goal_id != ev.goal_id)
+    {
+        return Ok(Applied::Conflict);
+    }
+    let (conversion_id, outcome, user) =
+        settle(txn, now, campaign, ev, existing, attribution, reserve_left).await?;
+    Ok(Applied::Settled(Settled {
+        conversion_id,
+        outcome,
+        user,
+    }))
+}
+
 /// Takes a campaign out of the in-memory inventory before the postback is answered when
 /// this settlement used up its reserve or a cap (or found it already used up).
-async fn after_settlement(
+pub(super) async fn after_settlement(
     ctx: &Ctx,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
@@ -201,7 +265,7 @@ async fn after_settlement(
 }
 
 /// What the conversion is attributed to.
-struct Attribution {
+pub(super) struct Attribution {
     launch: sdk_launch::Model,
     placement: placement::Model,
     slot: Option<ad_slot::Model>,
@@ -210,24 +274,36 @@ struct Attribution {
     reward: RewardPreview,
 }
 
-async fn attribute<C: ConnectionTrait>(
+pub(super) async fn attribute<C: ConnectionTrait>(
     txn: &C,
     campaign: &offer_campaign::Model,
     ev: &Reported,
+    seen: &mut Lookups,
 ) -> Result<Result<Attribution, &'static str>, AppError> {
-    let Some(launch) = sdk_launch::Entity::find()
-        .filter(sdk_launch::Column::ClickId.eq(ev.click_id.clone()))
-        .filter(sdk_launch::Column::CampaignId.eq(campaign.id.clone()))
-        .one(txn)
-        .await?
-    else {
+    let launch = match seen.launches.get(&ev.click_id) {
+        Some(l) => Some(l.clone()),
+        None => {
+            sdk_launch::Entity::find()
+                .filter(sdk_launch::Column::ClickId.eq(ev.click_id.clone()))
+                .filter(sdk_launch::Column::CampaignId.eq(campaign.id.clone()))
+                .one(txn)
+                .await?
+        }
+    };
+    let Some(launch) = launch else {
         return Ok(Err(state::UNMATCHED_CLICK));
     };
     let window = chrono::Duration::hours(super::ATTRIBUTION_WINDOW_HOURS);
     if ev.occurred_at > launch.created_at + window {
         return Ok(Err(state::OUT_OF_WINDOW));
     }
-    let config = launched_config(txn, campaign, launch.campaign_revision).await?;
+    let config = match seen.configs.get(&launch.campaign_revision) {
+        Some(c) => c,
+        None => {
+            let c = launched_config(txn, campaign, launch.campaign_revision).await?;
+            seen.configs.entry(launch.campaign_revision).or_insert(c)
+        }
+    };
     let Some(goal) = config
         .goals
         .iter()
@@ -235,14 +311,29 @@ async fn attribute<C: ConnectionTrait>(
     else {
         return Ok(Err(state::UNKNOWN_GOAL));
     };
-    let placement = placement::Entity::find_by_id(launch.placement_id.clone())
-        .one(txn)
-        .await?
-        .ok_or_else(AppError::internal)?;
-    let slot = ad_slot::Entity::find_by_id(launch.ad_slot_id.clone())
-        .one(txn)
-        .await?;
-    let earnings = publisher_share(goal.payout_micros);
+    let (payout_micros, pending_minutes) = (goal.payout_micros, goal.pending_minutes);
+    let placement = match seen.placements.get(&launch.placement_id) {
+        Some(p) => p.clone(),
+        None => {
+            let p = placement::Entity::find_by_id(launch.placement_id.clone())
+                .one(txn)
+                .await?
+                .ok_or_else(AppError::internal)?;
+            seen.placements.insert(p.id.clone(), p.clone());
+            p
+        }
+    };
+    let slot = match seen.slots.get(&launch.ad_slot_id) {
+        Some(s) => s.clone(),
+        None => {
+            let s = ad_slot::Entity::find_by_id(launch.ad_slot_id.clone())
+                .one(txn)
+                .await?;
+            seen.slots.insert(launch.ad_slot_id.clone(), s.clone());
+            s
+        }
+    };
+    let earnings = publisher_share(payout_micros);
     let reward = match &slot {
         Some(s) => slots::preview(&slots::currency_of(s), earnings)?,
         None => RewardPreview {
@@ -258,10 +349,43 @@ async fn attribute<C: ConnectionTrait>(
         launch,
         placement,
         slot,
-        payout_micros: goal.payout_micros,
-        pending_minutes: goal.pending_minutes,
+        payout_micros,
+        pending_minutes,
         reward,
     }))
+}
+
+/// Rows a batch of settlements would read one by one or again for every report (launches,
+/// a revision's configuration, placements, slots), read once per batch. Only rows that
+/// never change once written, or whose reading a moment earlier means nothing.
+#[derive(Default)]
+pub(super) struct Lookups {
+    launches: std::collections::HashMap<String, sdk_launch::Model>,
+    configs: std::collections::HashMap<i64, crate::model::campaign::CampaignConfig>,
+    placements: std::collections::HashMap<String, placement::Model>,
+    slots: std::collections::HashMap<String, Option<ad_slot::Model>>,
+}
+
+impl Lookups {
+    /// Reads the campaign's launches behind these click ids in one query.
+    pub(super) async fn with_launches<C: ConnectionTrait>(
+        db: &C,
+        campaign_id: &str,
+        click_ids: impl Iterator<Item = String>,
+    ) -> Result<Self, AppError> {
+        let launches = sdk_launch::Entity::find()
+            .filter(sdk_launch::Column::CampaignId.eq(campaign_id.to_owned()))
+            .filter(sdk_launch::Column::ClickId.is_in(click_ids))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|l| (l.click_id.clone(), l))
+            .collect();
+        Ok(Self {
+            launches,
+            ..Self::default()
+        })
+    }
 }
 
 /// The configuration the user was shown at launch (its revision), so the payout and reward
