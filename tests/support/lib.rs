@@ -148,6 +148,9 @@ impl TestApp {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .cookie_store(true)
+            // A request that never finishes fails at its own call site (with the request in
+            // the panic) long before the test's 120-second limit hides which one it was.
+            .timeout(std::time::Duration::from_secs(30))
             .build()
             .expect("http client");
         TestApp {
