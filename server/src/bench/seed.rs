@@ -242,16 +242,13 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
     lifecycle::approve(ctx, &admin, &c.campaign_id, None)
         .await
         .map_err(fail("approval"))?;
-    let demo_campaign = entity::offer_campaign::Entity::find_by_id(c.campaign_id.clone())
+    let postback_campaign = entity::offer_campaign::Entity::find_by_id(c.campaign_id.clone())
         .one(&ctx.db)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the postback campaign is missing"))?;
-    let key = match tracking::create_s2s(ctx, &advertiser, &demo_campaign.id).await {
-        Ok(k) => k,
-        Err(_) => tracking::rotate_s2s(ctx, &advertiser, &demo_campaign.id)
-            .await
-            .map_err(fail("S2S key"))?,
-    };
+    let key = tracking::create_s2s(ctx, &advertiser, &postback_campaign.id)
+        .await
+        .map_err(fail("S2S key"))?;
     let mut tokens = Vec::with_capacity(args.sessions);
     let mut clicks = Vec::with_capacity(args.clicks);
     let mut impressions_for_launch = Vec::new();
@@ -280,7 +277,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
             let (imp, _) = impressions::record(
                 ctx,
                 &model,
-                &demo_campaign.id,
+                &postback_campaign.id,
                 Some(&offerwall),
                 &format!("bench-imp-{i}"),
             )
@@ -289,7 +286,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
             let (l, _) = launches::launch(
                 ctx,
                 &model,
-                &demo_campaign.id,
+                &postback_campaign.id,
                 LaunchRequest {
                     impression_id: Some(imp.impression_id.clone()),
                 },
@@ -312,7 +309,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
         "staticKey": static_key.token,
         "sessionTokens": tokens,
         "webCampaignIds": web_ids.iter().take(2000).collect::<Vec<_>>(),
-        "postbackCampaignId": demo_campaign.id,
+        "postbackCampaignId": postback_campaign.id,
         "postbackKeyId": key.key_id,
         "postbackSecret": key.secret,
         "clickIds": clicks,

@@ -110,7 +110,7 @@ impl Inbox {
     }
 
     /// Reports this process queued and has not settled yet.
-    pub fn waiting(&self) -> usize {
+    fn waiting(&self) -> usize {
         self.waiting.load(Ordering::Acquire)
     }
 
@@ -269,8 +269,10 @@ pub async fn settle_queued(ctx: &Ctx) -> Result<usize, AppError> {
         .all(&ctx.db)
         .await?;
     if rows.is_empty() {
-        // Nothing waits in the database: whatever this process counted has been settled.
+        // Nothing waits in the database: whatever this process counted has been settled
+        // (and a settler that panicked mid-batch left no lasting "settling").
         ctx.inbox.waiting.store(0, Ordering::Release);
+        ctx.inbox.settling.store(false, Ordering::Release);
         return Ok(0);
     }
     let taken = rows.len();
@@ -417,8 +419,6 @@ fn reported(row: &postback_event::Model) -> Reported {
         goal_id: row.goal_id.clone(),
         status: row.status.clone(),
         occurred_at_raw: row.occurred_at.clone(),
-        occurred_at: chrono::DateTime::parse_from_rfc3339(row.occurred_at.trim())
-            .map(|d| d.with_timezone(&chrono::Utc))
-            .unwrap_or_default(),
+        occurred_at: settlement::parse_occurred_at(&row.occurred_at).unwrap_or_default(),
     }
 }

@@ -45,9 +45,7 @@ pub fn validate(ev: &ConversionEvent) -> Result<Reported, AppError> {
     if !status.is_empty() && !CONVERSION_STATUSES.contains(&status.as_str()) {
         errs.add("status", "must be pending, approved, rejected or reversed");
     }
-    let occurred_at = chrono::DateTime::parse_from_rfc3339(occurred_at_raw.trim())
-        .map(|d| d.with_timezone(&chrono::Utc))
-        .ok();
+    let occurred_at = settlement::parse_occurred_at(&occurred_at_raw);
     if occurred_at.is_none() && !occurred_at_raw.is_empty() {
         errs.add(
             "occurred_at",

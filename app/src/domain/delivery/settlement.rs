@@ -79,6 +79,13 @@ pub async fn ingest(
     }
 }
 
+/// The conversion time as reported (ISO 8601 with an offset), as validation accepts it.
+pub(super) fn parse_occurred_at(raw: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(raw.trim())
+        .map(|d| d.with_timezone(&Utc))
+        .ok()
+}
+
 /// The exact-retry identity of a report (unique per campaign in the inbox).
 pub(super) fn event_hash(ev: &Reported) -> String {
     crypto::sha256_hex(&format!(
