@@ -24,4 +24,6 @@ fi
 if [ "$profile" != dev ] && command -v node >/dev/null; then
   node scripts/precompress.mjs "$out"
 fi
+# The bundle's content hash: pages load it from /pkg/<hash>/…, cached for a year (server/src/web.rs).
+cat "$out/frontend.js" "$out/frontend_bg.wasm" | sha256sum | cut -c1-16 > "$out/bundle.version"
 echo "browser bundle: $(du -h "$out/frontend_bg.wasm" | cut -f1) in $out"

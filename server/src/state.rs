@@ -20,6 +20,10 @@ pub struct Shared {
     pub ctx: Ctx,
     pub settings: Arc<Settings>,
     pub leptos_options: LeptosOptions,
+    /// The browser bundle's content hash (`pkg/bundle.version`, written by
+    /// scripts/build-frontend.sh): pages load the bundle from `/pkg/<version>/…`, which is
+    /// cached for a year, since a new bundle gets a new path.
+    pub bundle_version: Option<String>,
     /// The HTTP client of the reward-callback worker.
     pub callbacks: Arc<crate::workers::callbacks::Sender>,
 }
@@ -34,16 +38,22 @@ impl std::ops::Deref for AppState {
 
 impl AppState {
     pub fn new(ctx: Ctx, settings: Settings, callbacks: crate::workers::callbacks::Sender) -> Self {
+        let bundle_version = crate::web::bundle_version(&settings.site_root);
+        let pkg_dir = match &bundle_version {
+            Some(v) => format!("pkg/{v}"),
+            None => "pkg".to_owned(),
+        };
         let leptos_options = LeptosOptions::builder()
             .output_name("frontend")
             .site_root(settings.site_root.to_string_lossy().to_string())
-            .site_pkg_dir("pkg")
+            .site_pkg_dir(pkg_dir)
             .site_addr(settings.bind)
             .build();
         Self(Arc::new(Shared {
             ctx,
             settings: Arc::new(settings),
             leptos_options,
+            bundle_version,
             callbacks: Arc::new(callbacks),
         }))
     }

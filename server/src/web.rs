@@ -13,7 +13,6 @@ use leptos_axum::{
     render_app_async_with_context,
 };
 use tower_http::services::ServeDir;
-use tower_http::set_header::SetResponseHeaderLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::cookie::time::Duration;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -37,7 +36,6 @@ pub fn router(state: AppState) -> Router {
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
         .with_expiry(Expiry::OnInactivity(Duration::hours(12)));
-    let pkg = state.settings.site_root.join("pkg");
     Router::new()
         .route("/fn/{*name}", get(server_fns).post(server_fns))
         .route(
@@ -55,17 +53,9 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_handler(generate_route_list(App), get(pages))
         .route("/assets/app.css", get(css))
         // Precompressed bundle files (`.br`, `.gz` from scripts/precompress.mjs) when the
-        // browser accepts them. The names carry no content hash, so browsers revalidate
-        // (Last-Modified → 304) instead of caching blindly.
-        .nest_service(
-            "/pkg",
-            tower::ServiceBuilder::new()
-                .layer(SetResponseHeaderLayer::overriding(
-                    http::header::CACHE_CONTROL,
-                    http::HeaderValue::from_static("no-cache"),
-                ))
-                .service(ServeDir::new(pkg).precompressed_br().precompressed_gzip()),
-        )
+        // browser accepts them. Pages name them under the bundle's content hash, which is
+        // cached for a year; the plain names (and an old hash after a deploy) revalidate.
+        .route("/pkg/{*file}", get(bundle_file))
         .fallback(fallback)
         .layer(axum::middleware::from_fn(
             crate::middleware::same_origin_posts,
@@ -107,6 +97,52 @@ async fn fallback(state: State<AppState>, req: Request<Body>) -> Response {
         return app::error::AppError::not_found("resource").into_response();
     }
     pages(state, req).await
+}
+
+/// The bundle's content hash written by scripts/build-frontend.sh, if the bundle has one.
+pub fn bundle_version(site_root: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(site_root.join("pkg").join("bundle.version")).ok()?;
+    let v = text.trim();
+    is_version(v).then(|| v.to_owned())
+}
+
+/// A bundle version: 16 lowercase hexadecimal characters.
+fn is_version(v: &str) -> bool {
+    v.len() == 16 && v.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Cache lifetime of a bundle file named by its content hash.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// `GET /pkg/<version>/<file>` (or the plain `/pkg/<file>`): a file of the browser bundle,
+/// precompressed when the browser accepts brotli or gzip.
+async fn bundle_file(State(state): State<AppState>, mut req: Request<Body>) -> Response {
+    let path = req.uri().path().strip_prefix("/pkg").unwrap_or_default().to_owned();
+    // `/<hash>/<file>`: any hash-shaped first segment names a bundle; only the current
+    // one may be cached for good (a page from before a deploy still gets today's files).
+    let (file, current) = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
+        Some((v, rest)) if is_version(v) => {
+            (format!("/{rest}"), state.bundle_version.as_deref() == Some(v))
+        }
+        _ => (path, false),
+    };
+    match file.parse() {
+        Ok(uri) => *req.uri_mut() = uri,
+        Err(_) => return app::error::AppError::not_found("file").into_response(),
+    }
+    let dir = ServeDir::new(state.settings.site_root.join("pkg"))
+        .precompressed_br()
+        .precompressed_gzip();
+    let mut res = match tower::ServiceExt::oneshot(dir, req).await {
+        Ok(res) => res.map(Body::new),
+        Err(never) => match never {},
+    };
+    if res.status().is_success() {
+        let cache = if current { IMMUTABLE } else { "no-cache" };
+        res.headers_mut()
+            .insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static(cache));
+    }
+    res
 }
 
 async fn css() -> impl IntoResponse {

@@ -9,13 +9,14 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{campaign_body, transition};
+use crate::campaigns::{approve, campaign_body, transition};
 use crate::delivery::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
 
 both_backends!(
     removed_offers_leave_the_snapshot_before_the_change_answers,
+    an_approved_edit_is_read_again_and_unchanged_offers_are_shared,
     caps_and_budget_hold_under_concurrent_postbacks,
     caps_and_budget_hold_when_a_burst_is_queued,
     queued_reports_keep_retry_and_conflict_rules,
@@ -162,6 +163,69 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
         listed(&app, &p.slot, &token).await.contains(&paused),
         "a resumed campaign comes back at once"
     );
+}
+
+/// A rebuild reads whole rows only for campaigns whose row moved: an edited campaign is
+/// read again (its approved revision delivers until the edit is approved), an untouched one
+/// keeps the very offer the previous snapshot held.
+async fn an_approved_edit_is_read_again_and_unchanged_offers_are_shared(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let (edited, _, _) = live_campaign(&app, &adv, &admin, named("To edit", 5 * USD)).await;
+    let (kept, _, _) = live_campaign(&app, &adv, &admin, named("Untouched", 5 * USD)).await;
+    let (_, token) = session(&app, &p, "edit-user").await;
+    let reward = |id: String| {
+        let (app, token) = (&app, &token);
+        async move {
+            let (s, item) = app.get(&format!("/sdk/v2/offers/{id}"), Some(token)).await;
+            assert_eq!(s, StatusCode::OK, "{item}");
+            item["goals"][0]["rewardMinorUnits"].as_i64().expect("reward")
+        }
+    };
+    let before = reward(edited.clone()).await;
+    let inventory = &app.state.ctx.inventory;
+    let first = inventory.peek();
+    let offer = |snap: &app::domain::campaigns::snapshot::Snapshot, id: &str| {
+        snap.get(id).map(|o| o.live.clone()).expect("listed")
+    };
+
+    let doubled = json!({"goals": [{"externalGoalId": "install", "name": "Install", "payoutMicros": 2 * USD, "pendingMinutes": 0}]});
+    let (s, c) = app
+        .patch(
+            &format!("/performance-marketing/v2/campaigns/{edited}"),
+            Some(&adv),
+            &doubled,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(
+        reward(edited.clone()).await,
+        before,
+        "the approved revision delivers until review"
+    );
+    let (s, c) = approve(&app, &admin, &edited).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(reward(edited.clone()).await, 2 * before, "the approved edit delivers");
+
+    let later = inventory.peek();
+    assert!(
+        std::sync::Arc::ptr_eq(&offer(&first, &kept), &offer(&later, &kept)),
+        "an untouched campaign is not read again"
+    );
+    assert!(!std::sync::Arc::ptr_eq(
+        &offer(&first, &edited),
+        &offer(&later, &edited)
+    ));
+    // A forced full rebuild with nothing changed shares every offer.
+    let now = app.clock_now();
+    let again = inventory
+        .rebuild(&app.state.ctx.db, now)
+        .await
+        .expect("rebuild");
+    for id in [&edited, &kept] {
+        assert!(std::sync::Arc::ptr_eq(&offer(&later, id), &offer(&again, id)));
+    }
 }
 
 async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {

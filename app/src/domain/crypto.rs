@@ -34,7 +34,13 @@ pub fn sha256_hex(input: &str) -> String {
 
 /// Lower-case hex SHA-256 of raw bytes (content fingerprints).
 pub fn sha256_bytes_hex(input: &[u8]) -> String {
-    hex::encode(Sha256::digest(input))
+    // `encode_to_slice` writes the digits directly (`hex::encode` collects an iterator of
+    // chars, which showed in the static feed's profile).
+    let mut out = [0u8; 64];
+    if hex::encode_to_slice(Sha256::digest(input), &mut out).is_err() {
+        return String::new();
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Equality that takes the same time wherever the inputs differ.

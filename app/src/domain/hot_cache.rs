@@ -90,7 +90,9 @@ impl<V: Clone> GuardedCache<V> {
             return Ok(hit);
         }
         let generation = self.generation();
-        let value = load().await?;
+        // Boxed: the database read's future is large, and inline it would make every
+        // caller's future (moved on each hit) that large too.
+        let value = Box::pin(load()).await?;
         self.insert(generation, key.to_owned(), value.clone());
         Ok(value)
     }

@@ -26,7 +26,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use super::inventory::{LiveOffer, live_any_schedule};
+use super::inventory::{LiveOffer, RowMark, can_pay, live_marks, live_rows, reserve_of, reserves};
 use crate::error::AppError;
 use crate::model::campaign::Platform;
 use crate::model::publisher::OfferSort;
@@ -57,7 +57,12 @@ pub struct Stats {
 
 /// One live offer with what delivery computes from it once per snapshot.
 pub struct Offer {
-    pub live: LiveOffer,
+    /// The campaign and its parsed configuration, shared by every snapshot until the
+    /// campaign's row changes (a recount or reload does not copy 10,000 campaigns).
+    pub live: Arc<LiveOffer>,
+    /// The reserve as of this snapshot's build (`live.reserved_micros` is the reserve
+    /// when the campaign was last read whole).
+    pub reserved_micros: i64,
     /// Destination host, for domain blacklists.
     pub host: String,
     /// Sum of the goals' payouts.
@@ -129,10 +134,11 @@ pub struct Snapshot {
     buckets: HashMap<Bucket, Vec<u32>>,
     /// Static feeds built from this snapshot, by slot, parameters and slot fingerprint.
     feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
-    /// Offer items serialised from this snapshot, by slot currency and campaign: an item
-    /// depends on nothing else, so offer lists copy these bytes instead of building and
-    /// serialising every item for every user.
-    items: std::sync::RwLock<HashMap<u64, HashMap<String, axum::body::Bytes>>>,
+    /// Offer items serialised from this snapshot (or carried over from the one before, for
+    /// campaigns not read again), by slot currency and campaign: an item depends on nothing
+    /// else, so offer lists copy these bytes instead of building and serialising every item
+    /// for every user.
+    items: std::sync::RwLock<ItemCache>,
     /// Whole offer-list pages for users with no counted conversions, by slot and query
     /// (`offer_list::list_body`), with when each was built (service clock): a page also
     /// depends on the clock (schedules), so it is used for [`PAGE_TTL`] only.
@@ -149,6 +155,9 @@ pub const PAGE_TTL: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
 /// At most this many bytes of offer-list pages are kept per snapshot (a page of 20 items
 /// is about 20 KB: about 800 slot and query combinations).
 const MAX_PAGE_BYTES: usize = 16 << 20;
+
+/// Serialised offer items by slot currency and campaign.
+type ItemCache = HashMap<u64, HashMap<String, axum::body::Bytes>>;
 
 /// A serialised static feed and its ETag.
 pub struct CachedFeed {
@@ -192,6 +201,37 @@ impl Snapshot {
             .get(&currency)?
             .get(campaign_id)
             .cloned()
+    }
+
+    /// The serialised items a snapshot of `offers` can keep: an item depends only on its
+    /// campaign as read (shared between snapshots until its row changes) and the slot
+    /// currency, so a recount or reload carries them over instead of serialising every item
+    /// again (and holding both copies meanwhile).
+    fn items_still_valid(&self, offers: &[Arc<Offer>]) -> (ItemCache, usize) {
+        let Ok(items) = self.items.read() else {
+            return Default::default();
+        };
+        let same = |id: &str, o: &Offer| self.get(id).is_some_and(|p| Arc::ptr_eq(&p.live, &o.live));
+        let live: HashMap<&str, &Offer> = offers
+            .iter()
+            .map(|o| (o.campaign.id.as_str(), o.as_ref()))
+            .collect();
+        let mut bytes = 0;
+        let kept = items
+            .iter()
+            .map(|(currency, by_id)| {
+                let kept: HashMap<String, axum::body::Bytes> = by_id
+                    .iter()
+                    .filter(|(id, _)| live.get(id.as_str()).is_some_and(|o| same(id, o)))
+                    .map(|(id, json)| {
+                        bytes += json.len() + id.len();
+                        (id.clone(), json.clone())
+                    })
+                    .collect();
+                (*currency, kept)
+            })
+            .collect();
+        (kept, bytes)
     }
 
     /// Keeps an item serialised from this snapshot's offer (up to [`MAX_ITEM_BYTES`]).
@@ -353,7 +393,8 @@ impl Inventory {
         }
         // `wanted` is read before the database: a change committed after this point bumps
         // the generation again, so the next read rebuilds once more.
-        let fresh = Arc::new(self.build(db, now, wanted).await?);
+        // Boxed: the build is rare, and inline its future would enlarge every reader's.
+        let fresh = Arc::new(Box::pin(self.build(db, now, wanted, &snap)).await?);
         self.current.store(fresh.clone());
         Ok(fresh)
     }
@@ -366,7 +407,8 @@ impl Inventory {
     ) -> Result<Arc<Snapshot>, AppError> {
         let _guard = self.building.lock().await;
         let wanted = self.wanted.load(Ordering::SeqCst);
-        let fresh = Arc::new(self.build(db, now, wanted).await?);
+        let previous = self.current.load_full();
+        let fresh = Arc::new(self.build(db, now, wanted, &previous).await?);
         self.current.store(fresh.clone());
         Ok(fresh)
     }
@@ -382,7 +424,7 @@ impl Inventory {
         let current = self.current.load_full();
         let wanted = self.wanted.load(Ordering::SeqCst);
         let fresh = if current.generation < wanted || current.loaded.elapsed() >= RELOAD_AGE {
-            self.build(db, now, wanted).await?
+            self.build(db, now, wanted, &current).await?
         } else {
             self.recount(db, now, &current).await?
         };
@@ -405,34 +447,84 @@ impl Inventory {
         self.refreshing.store(false, Ordering::SeqCst);
     }
 
-    /// Reads the live campaigns and their counters from the database.
+    /// Reads the live campaigns and their counters from the database. Campaigns whose row
+    /// has not moved since `previous` keep their parsed offer; only new and changed ones are
+    /// read whole (500 at a time), so a reload holds one copy of the inventory, not two.
     async fn build<C: ConnectionTrait>(
         &self,
         db: &C,
         now: DateTime<Utc>,
         generation: u64,
+        previous: &Snapshot,
     ) -> Result<Snapshot, AppError> {
         let started = Instant::now();
-        let live = live_any_schedule(db).await?;
+        let marks = live_marks(db).await?;
+        let ids: Vec<String> = marks.iter().map(|m| m.id.clone()).collect();
+        let reserves = reserves(db, &ids).await?;
         let stats = stats(db, now).await?;
-        let mut offers = Vec::with_capacity(live.len());
-        for mut l in live {
+        let unchanged = |id: &str, mark: &RowMark| {
+            previous
+                .get(id)
+                .filter(|o| RowMark::of(&o.campaign) == *mark)
+        };
+        let changed: Vec<String> = marks
+            .iter()
+            .filter(|m| unchanged(&m.id, &m.mark).is_none())
+            .map(|m| m.id.clone())
+            .collect();
+        let mut fresh: HashMap<String, Offer> = HashMap::with_capacity(changed.len());
+        for (mut campaign, config) in live_rows(db, &changed).await? {
             // The delivering configuration is parsed; the raw copies are not needed here.
-            l.campaign.config = String::new();
-            l.campaign.ip_allowlist = String::new();
-            let host = l.destination_host();
-            let total_payout_micros = l.config.goals.iter().map(|g| g.payout_micros).sum();
-            let s = stats.get(&l.campaign.id).copied().unwrap_or_default();
+            campaign.config = String::new();
+            campaign.ip_allowlist = String::new();
+            let reserved_micros = reserve_of(&reserves, &campaign.advertiser_id, &campaign.id);
+            let live = LiveOffer {
+                campaign,
+                config,
+                reserved_micros,
+            };
+            let host = live.destination_host();
+            let total_payout_micros = live.config.goals.iter().map(|g| g.payout_micros).sum();
+            fresh.insert(
+                live.campaign.id.clone(),
+                Offer {
+                    live: Arc::new(live),
+                    reserved_micros,
+                    host,
+                    total_payout_micros,
+                    stats: Stats::default(),
+                },
+            );
+        }
+        let mut offers = Vec::with_capacity(marks.len());
+        for m in &marks {
+            let reserved_micros = reserve_of(&reserves, &m.advertiser_id, &m.id);
+            let offer = match (fresh.remove(&m.id), unchanged(&m.id, &m.mark)) {
+                (Some(offer), _) => offer,
+                (None, Some(kept)) => Offer {
+                    live: kept.live.clone(),
+                    reserved_micros,
+                    host: kept.host.clone(),
+                    total_payout_micros: kept.total_payout_micros,
+                    stats: Stats::default(),
+                },
+                // No longer live by the time its row was read.
+                (None, None) => continue,
+            };
+            if !can_pay(&offer.config, reserved_micros) {
+                continue;
+            }
+            let stats = stats.get(&m.id).copied().unwrap_or_default();
             offers.push(Arc::new(Offer {
-                live: l,
-                host,
-                total_payout_micros,
-                stats: s,
+                reserved_micros,
+                stats,
+                ..offer
             }));
         }
-        let snap = self.assemble(offers, generation, now, Instant::now());
+        let snap = self.assemble(offers, generation, now, Instant::now(), previous);
         tracing::debug!(
             offers = snap.offers.len(),
+            read_whole = changed.len(),
             millis = started.elapsed().as_millis() as u64,
             "inventory snapshot built"
         );
@@ -454,13 +546,14 @@ impl Inventory {
             .map(|o| {
                 Arc::new(Offer {
                     live: o.live.clone(),
+                    reserved_micros: o.reserved_micros,
                     host: o.host.clone(),
                     total_payout_micros: o.total_payout_micros,
                     stats: stats.get(&o.campaign.id).copied().unwrap_or_default(),
                 })
             })
             .collect();
-        Ok(self.assemble(offers, current.generation, now, current.loaded))
+        Ok(self.assemble(offers, current.generation, now, current.loaded, current))
     }
 
     fn assemble(
@@ -469,7 +562,9 @@ impl Inventory {
         generation: u64,
         now: DateTime<Utc>,
         loaded: Instant,
+        previous: &Snapshot,
     ) -> Snapshot {
+        let (items, item_bytes) = previous.items_still_valid(&offers);
         let by_id = offers
             .iter()
             .enumerate()
@@ -524,10 +619,10 @@ impl Inventory {
             by_id,
             buckets,
             feeds: Mutex::default(),
-            items: Default::default(),
+            items: std::sync::RwLock::new(items),
             pages: Default::default(),
             feed_bytes: AtomicUsize::new(0),
-            item_bytes: AtomicUsize::new(0),
+            item_bytes: AtomicUsize::new(item_bytes),
             page_bytes: AtomicUsize::new(0),
         }
     }

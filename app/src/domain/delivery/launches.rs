@@ -3,7 +3,7 @@
 //! the client sends, and a retried launch with the same Idempotency-Key returns the same
 //! launch without checking or holding anything again.
 
-use chrono::DateTime;
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
@@ -211,10 +211,18 @@ pub async fn open(
     }
     // A launch's destination never changes and its first open is recorded once, so the
     // hot cache answers repeated opens without the database.
+    if let Some((destination, true)) = ctx.hot.launches.get(launch_id) {
+        return Ok(destination.to_string());
+    }
+    // Boxed: the database work is the rare case, and inline its future would make every
+    // repeat open's future (moved on each request) that large.
+    Box::pin(first_open(ctx, launch_id, now)).await
+}
+
+/// Records a launch's first open (once) and caches its destination.
+async fn first_open(ctx: &Ctx, launch_id: &str, now: DateTime<Utc>) -> Result<String, AppError> {
     let generation = ctx.hot.launches.generation();
     let (destination, opened) = match ctx.hot.launches.get(launch_id) {
-        // The usual repeat open: nothing to record, nothing to cache again.
-        Some((destination, true)) => return Ok(destination.to_string()),
         Some(hit) => hit,
         None => {
             let row = sdk_launch::Entity::find_by_id(launch_id.to_owned())

@@ -233,8 +233,8 @@ async fn build_body(
     Ok(out)
 }
 
-/// One item's JSON: from the snapshot's cache when the offer is that snapshot's own (a
-/// newer snapshot may have replaced it meanwhile; then it is serialised, not kept).
+/// One item's JSON: from the snapshot's cache when the campaign as read is that snapshot's
+/// own (a newer snapshot may have replaced it meanwhile; then it is serialised, not kept).
 fn item_bytes(
     snap: &Snapshot,
     currency_key: u64,
@@ -242,7 +242,7 @@ fn item_bytes(
     currency: &Currency,
 ) -> Result<Bytes, AppError> {
     let id = &e.offer.campaign.id;
-    let current = snap.get(id).is_some_and(|o| Arc::ptr_eq(o, &e.offer));
+    let current = snap.get(id).is_some_and(|o| Arc::ptr_eq(&o.live, &e.offer.live));
     if current && let Some(hit) = snap.item_json(currency_key, id) {
         return Ok(hit);
     }

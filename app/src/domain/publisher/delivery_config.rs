@@ -61,8 +61,8 @@ impl DeliveryConfigs {
         {
             return Ok(Some(p.clone()));
         }
-        let Some(slot) = ad_slot::Entity::find_by_id(slot_id.to_owned())
-            .one(db)
+        // Boxed: see `get`.
+        let Some(slot) = Box::pin(ad_slot::Entity::find_by_id(slot_id.to_owned()).one(db))
             .await?
         else {
             return Ok(None);
@@ -89,8 +89,20 @@ impl DeliveryConfigs {
         {
             return Ok(Some(c.clone()));
         }
-        // `generation` was read before the database: a change committed meanwhile bumps it,
-        // so this entry is never used after that change.
+        // Boxed: the reads below make a large future, and inline they would make every
+        // delivery request's future (moved on each hit) that large too.
+        Box::pin(self.load(db, placement_id, generation)).await
+    }
+
+    /// Reads and keeps a placement's configuration. `generation` was read before the
+    /// database: a change committed meanwhile bumps it, so this entry is never used after
+    /// that change.
+    async fn load<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        placement_id: &str,
+        generation: u64,
+    ) -> Result<Option<Arc<DeliveryConfig>>, AppError> {
         let Some(p) = placement::Entity::find_by_id(placement_id.to_owned())
             .one(db)
             .await?

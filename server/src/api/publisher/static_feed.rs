@@ -2,7 +2,6 @@
 //! surface: off with the delivery switch). 120 requests per minute per slot, key and source.
 
 use app::domain::Policy;
-use app::domain::crypto::sha256_hex;
 use app::domain::delivery::static_feed;
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
@@ -54,10 +53,10 @@ pub(crate) async fn static_offers(
     let key = headers
         .get("x-service-static-key")
         .and_then(|v| v.to_str().ok());
-    let key_part = key.map(|k| sha256_hex(k)).unwrap_or_default();
+    // The limiter keeps only a keyed 64-bit hash of this key, never the key itself.
     s.ctx.limits.check(
         Policy::StaticFeed,
-        &format!("{slot}|{key_part}|{}", client_bucket(ip)),
+        &format!("{slot}|{}|{}", key.unwrap_or_default(), client_bucket(ip)),
     )?;
     let feed = static_feed::feed(
         &s.ctx,
