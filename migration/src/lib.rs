@@ -47,7 +47,10 @@ impl MigratorTrait for Migrator {
 pub(crate) type PlainIndex = (&'static str, &'static str, &'static [&'static str]);
 
 /// Creates plain (non-unique) indexes.
-pub(crate) async fn create_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> Result<(), DbErr> {
+pub(crate) async fn create_indexes(
+    m: &SchemaManager<'_>,
+    list: &[PlainIndex],
+) -> Result<(), DbErr> {
     for (name, table, cols) in list {
         let mut i = Index::create();
         i.name(*name).table(Alias::new(*table));
@@ -62,8 +65,13 @@ pub(crate) async fn create_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -
 /// Drops indexes made by [`create_indexes`].
 pub(crate) async fn drop_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> Result<(), DbErr> {
     for (name, table, _) in list {
-        m.drop_index(Index::drop().name(*name).table(Alias::new(*table)).to_owned())
-            .await?;
+        m.drop_index(
+            Index::drop()
+                .name(*name)
+                .table(Alias::new(*table))
+                .to_owned(),
+        )
+        .await?;
     }
     Ok(())
 }

@@ -117,13 +117,19 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `GET /pkg/<version>/<file>` (or the plain `/pkg/<file>`): a file of the browser bundle,
 /// precompressed when the browser accepts brotli or gzip.
 async fn bundle_file(State(state): State<AppState>, mut req: Request<Body>) -> Response {
-    let path = req.uri().path().strip_prefix("/pkg").unwrap_or_default().to_owned();
+    let path = req
+        .uri()
+        .path()
+        .strip_prefix("/pkg")
+        .unwrap_or_default()
+        .to_owned();
     // `/<hash>/<file>`: any hash-shaped first segment names a bundle; only the current
     // one may be cached for good (a page from before a deploy still gets today's files).
     let (file, current) = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
-        Some((v, rest)) if is_version(v) => {
-            (format!("/{rest}"), state.bundle_version.as_deref() == Some(v))
-        }
+        Some((v, rest)) if is_version(v) => (
+            format!("/{rest}"),
+            state.bundle_version.as_deref() == Some(v),
+        ),
         _ => (path, false),
     };
     match file.parse() {
@@ -139,8 +145,10 @@ async fn bundle_file(State(state): State<AppState>, mut req: Request<Body>) -> R
     };
     if res.status().is_success() {
         let cache = if current { IMMUTABLE } else { "no-cache" };
-        res.headers_mut()
-            .insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static(cache));
+        res.headers_mut().insert(
+            http::header::CACHE_CONTROL,
+            http::HeaderValue::from_static(cache),
+        );
     }
     res
 }

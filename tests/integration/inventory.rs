@@ -180,7 +180,9 @@ async fn an_approved_edit_is_read_again_and_unchanged_offers_are_shared(app: Tes
         async move {
             let (s, item) = app.get(&format!("/sdk/v2/offers/{id}"), Some(token)).await;
             assert_eq!(s, StatusCode::OK, "{item}");
-            item["goals"][0]["rewardMinorUnits"].as_i64().expect("reward")
+            item["goals"][0]["rewardMinorUnits"]
+                .as_i64()
+                .expect("reward")
         }
     };
     let before = reward(edited.clone()).await;
@@ -206,7 +208,11 @@ async fn an_approved_edit_is_read_again_and_unchanged_offers_are_shared(app: Tes
     );
     let (s, c) = approve(&app, &admin, &edited).await;
     assert_eq!(s, StatusCode::OK, "{c}");
-    assert_eq!(reward(edited.clone()).await, 2 * before, "the approved edit delivers");
+    assert_eq!(
+        reward(edited.clone()).await,
+        2 * before,
+        "the approved edit delivers"
+    );
 
     let later = inventory.peek();
     assert!(
@@ -224,7 +230,10 @@ async fn an_approved_edit_is_read_again_and_unchanged_offers_are_shared(app: Tes
         .await
         .expect("rebuild");
     for id in [&edited, &kept] {
-        assert!(std::sync::Arc::ptr_eq(&offer(&later, id), &offer(&again, id)));
+        assert!(std::sync::Arc::ptr_eq(
+            &offer(&later, id),
+            &offer(&again, id)
+        ));
     }
 }
 
@@ -402,14 +411,21 @@ async fn queued_reports_keep_retry_and_conflict_rules(app: TestApp) {
     let (s, again) = report("q-tx-1", "install", "pending").await;
     assert_eq!(s, StatusCode::OK, "{again}");
     assert_eq!(again["duplicate"], true);
-    assert_eq!(again["receiptId"], pending["receiptId"], "the first receipt");
+    assert_eq!(
+        again["receiptId"], pending["receiptId"],
+        "the first receipt"
+    );
     let (s, conflict) = report("q-tx-1", "other-goal", "pending").await;
     assert_eq!(s, StatusCode::CONFLICT, "{conflict}");
     assert_eq!(error_code(&conflict), "transaction_conflict");
     let (s, approved) = report("q-tx-1", "install", "approved").await;
     assert_eq!(s, StatusCode::OK, "{approved}");
     assert_eq!(approved["duplicate"], false);
-    assert_eq!(campaign_money(&app, &adv, &id).await, (10 * USD, 0), "queued");
+    assert_eq!(
+        campaign_money(&app, &adv, &id).await,
+        (10 * USD, 0),
+        "queued"
+    );
     let (_, rs) = app.get("/sdk/v2/reward-status", Some(&token)).await;
     assert_eq!(rs["items"], json!([]), "nothing settled yet: {rs}");
 

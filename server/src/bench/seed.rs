@@ -236,9 +236,14 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
     )
     .await
     .map_err(fail("postback campaign"))?;
-    lifecycle::transition(ctx, &advertiser, &c.campaign_id, input(json!({"to": "IN_REVIEW"}))?)
-        .await
-        .map_err(fail("submission"))?;
+    lifecycle::transition(
+        ctx,
+        &advertiser,
+        &c.campaign_id,
+        input(json!({"to": "IN_REVIEW"}))?,
+    )
+    .await
+    .map_err(fail("submission"))?;
     lifecycle::approve(ctx, &admin, &c.campaign_id, None)
         .await
         .map_err(fail("approval"))?;

@@ -100,29 +100,32 @@ pub struct Marked {
 /// The ids and marks of every LIVE campaign, newest approval first: one narrow read,
 /// without configurations.
 pub async fn live_marks<C: ConnectionTrait>(db: &C) -> Result<Vec<Marked>, AppError> {
-    let rows: Vec<(String, String, i64, Option<i64>, DateTime<Utc>)> = offer_campaign::Entity::find()
-        .select_only()
-        .column(offer_campaign::Column::Id)
-        .column(offer_campaign::Column::AdvertiserId)
-        .column(offer_campaign::Column::Revision)
-        .column(offer_campaign::Column::LiveRevision)
-        .column(offer_campaign::Column::UpdatedAt)
-        .filter(offer_campaign::Column::Status.eq(CampaignStatus::Live.as_str()))
-        .order_by_desc(offer_campaign::Column::ApprovedAt)
-        .into_tuple()
-        .all(db)
-        .await?;
+    let rows: Vec<(String, String, i64, Option<i64>, DateTime<Utc>)> =
+        offer_campaign::Entity::find()
+            .select_only()
+            .column(offer_campaign::Column::Id)
+            .column(offer_campaign::Column::AdvertiserId)
+            .column(offer_campaign::Column::Revision)
+            .column(offer_campaign::Column::LiveRevision)
+            .column(offer_campaign::Column::UpdatedAt)
+            .filter(offer_campaign::Column::Status.eq(CampaignStatus::Live.as_str()))
+            .order_by_desc(offer_campaign::Column::ApprovedAt)
+            .into_tuple()
+            .all(db)
+            .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, advertiser_id, revision, live_revision, updated_at)| Marked {
-            id,
-            advertiser_id,
-            mark: RowMark {
-                revision,
-                live_revision,
-                updated_at,
+        .map(
+            |(id, advertiser_id, revision, live_revision, updated_at)| Marked {
+                id,
+                advertiser_id,
+                mark: RowMark {
+                    revision,
+                    live_revision,
+                    updated_at,
+                },
             },
-        })
+        )
         .collect())
 }
 

@@ -211,7 +211,8 @@ impl Snapshot {
         let Ok(items) = self.items.read() else {
             return Default::default();
         };
-        let same = |id: &str, o: &Offer| self.get(id).is_some_and(|p| Arc::ptr_eq(&p.live, &o.live));
+        let same =
+            |id: &str, o: &Offer| self.get(id).is_some_and(|p| Arc::ptr_eq(&p.live, &o.live));
         let live: HashMap<&str, &Offer> = offers
             .iter()
             .map(|o| (o.campaign.id.as_str(), o.as_ref()))

@@ -298,7 +298,9 @@ async fn settle_rows(ctx: &Ctx, rows: Vec<postback_event::Model>) -> Result<(), 
         if let Err(e) = settle_campaign(ctx, &campaign_id, &reports).await {
             tracing::warn!(campaign = %campaign_id, error = %e, "queued settlement failed; retrying one by one");
             for report in &reports {
-                if let Err(e) = settle_campaign(ctx, &campaign_id, std::slice::from_ref(report)).await {
+                if let Err(e) =
+                    settle_campaign(ctx, &campaign_id, std::slice::from_ref(report)).await
+                {
                     give_up_after_attempts(ctx, report, &e).await?;
                 }
             }

@@ -242,7 +242,9 @@ fn item_bytes(
     currency: &Currency,
 ) -> Result<Bytes, AppError> {
     let id = &e.offer.campaign.id;
-    let current = snap.get(id).is_some_and(|o| Arc::ptr_eq(&o.live, &e.offer.live));
+    let current = snap
+        .get(id)
+        .is_some_and(|o| Arc::ptr_eq(&o.live, &e.offer.live));
     if current && let Some(hit) = snap.item_json(currency_key, id) {
         return Ok(hit);
     }

@@ -62,8 +62,7 @@ impl DeliveryConfigs {
             return Ok(Some(p.clone()));
         }
         // Boxed: see `get`.
-        let Some(slot) = Box::pin(ad_slot::Entity::find_by_id(slot_id.to_owned()).one(db))
-            .await?
+        let Some(slot) = Box::pin(ad_slot::Entity::find_by_id(slot_id.to_owned()).one(db)).await?
         else {
             return Ok(None);
         };
