@@ -30,6 +30,31 @@ fn fail(what: &str) -> impl Fn(AppError) -> anyhow::Error + '_ {
     move |e| anyhow::anyhow!("demo {what}: {} {:?}", e.message, e.field_errors)
 }
 
+/// Creates an offer campaign, submits it and approves it through the domain rules (so its
+/// reserve, revisions and ledger are real); answers its id. The benchmark seed uses it too.
+pub(crate) async fn live_offer_campaign(
+    ctx: &Ctx,
+    advertiser: &Principal,
+    admin: &Principal,
+    config: serde_json::Value,
+) -> anyhow::Result<String> {
+    let c = store::create(ctx, advertiser, input(config)?)
+        .await
+        .map_err(fail("offer campaign"))?;
+    lifecycle::transition(
+        ctx,
+        advertiser,
+        &c.campaign_id,
+        input(json!({"to": "IN_REVIEW"}))?,
+    )
+    .await
+    .map_err(fail("campaign submission"))?;
+    lifecycle::approve(ctx, admin, &c.campaign_id, None)
+        .await
+        .map_err(fail("campaign approval"))?;
+    Ok(c.campaign_id)
+}
+
 async fn account(
     ctx: &Ctx,
     email: &str,
@@ -186,10 +211,7 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
     funding::approve_wire(ctx, admin, &wire.funding_id)
         .await
         .map_err(fail("wire approval"))?;
-    let campaign = store::create(
-        ctx,
-        a,
-        input(json!({
+    live_offer_campaign(ctx, a, admin, json!({
             "name": "Dragon Realm: reach level 10",
             "destinationUrl": "https://northwind.example/dragon-realm?click={click_id}",
             "platforms": ["android", "ios", "web"],
@@ -203,21 +225,8 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
                 {"externalGoalId": "install", "name": "Install and open", "payoutMicros": 800_000, "pendingMinutes": 0},
                 {"externalGoalId": "level10", "name": "Reach level 10", "payoutMicros": 2_500_000, "pendingMinutes": 60}
             ]
-        }))?,
-    )
-    .await
-    .map_err(fail("offer campaign"))?;
-    lifecycle::transition(
-        ctx,
-        a,
-        &campaign.campaign_id,
-        input(json!({"to": "IN_REVIEW"}))?,
-    )
-    .await
-    .map_err(fail("campaign submission"))?;
-    lifecycle::approve(ctx, admin, &campaign.campaign_id, None)
-        .await
-        .map_err(fail("campaign approval"))?;
+        }))
+    .await?;
     let today = ctx.now().date_naive();
     let survey = surveys::create(
         ctx,

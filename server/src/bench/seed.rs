@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use app::domain::billing::funding;
-use app::domain::campaigns::{lifecycle, store, tracking};
+use app::domain::campaigns::tracking;
 use app::domain::delivery::{impressions, launches, sessions};
 use app::domain::publisher::static_keys;
 use app::domain::{Ctx, Principal, accounts};
@@ -20,7 +20,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 
 use crate::config::Settings;
-use crate::demo::DEMO_DOMAIN;
+use crate::demo::{DEMO_DOMAIN, live_offer_campaign};
 
 /// What to create.
 #[derive(Debug, Clone, clap::Args)]
@@ -184,24 +184,11 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
         if i % 10 == 0 {
             config["caps"] = json!({"dailyConversions": 500, "totalConversions": 5000});
         }
-        let c = store::create(ctx, &advertiser, input(config)?)
-            .await
-            .map_err(fail("campaign"))?;
-        lifecycle::transition(
-            ctx,
-            &advertiser,
-            &c.campaign_id,
-            input(json!({"to": "IN_REVIEW"}))?,
-        )
-        .await
-        .map_err(fail("submission"))?;
-        lifecycle::approve(ctx, &admin, &c.campaign_id, None)
-            .await
-            .map_err(fail("approval"))?;
+        let id = live_offer_campaign(ctx, &advertiser, &admin, config).await?;
         if platforms.contains(&"web") {
-            web_ids.push(c.campaign_id.clone());
+            web_ids.push(id.clone());
         }
-        campaign_ids.push(c.campaign_id);
+        campaign_ids.push(id);
         if (i + 1) % 1000 == 0 {
             eprintln!(
                 "bench seed: {} campaigns ({:.0} s)",
@@ -214,10 +201,11 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
     // One campaign carries the postbacks: a signing key, sessions, launches. It pays every
     // report (a budget for all of them, repeat purchases per user), so the postback phase
     // measures paying settlements, not refusals after the budget ran out.
-    let c = store::create(
+    let postback_id = live_offer_campaign(
         ctx,
         &advertiser,
-        input(json!({
+        &admin,
+        json!({
             "name": "Benchmark purchases",
             "destinationUrl": "https://purchases.example/offer?click={click_id}",
             "platforms": ["web"],
@@ -232,22 +220,10 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
                 {"externalGoalId": "install", "name": "First purchase", "payoutMicros": 800_000, "pendingMinutes": 0},
                 {"externalGoalId": "level10", "name": "Repeat purchase", "payoutMicros": 2_500_000, "pendingMinutes": 60},
             ],
-        }))?,
+        }),
     )
-    .await
-    .map_err(fail("postback campaign"))?;
-    lifecycle::transition(
-        ctx,
-        &advertiser,
-        &c.campaign_id,
-        input(json!({"to": "IN_REVIEW"}))?,
-    )
-    .await
-    .map_err(fail("submission"))?;
-    lifecycle::approve(ctx, &admin, &c.campaign_id, None)
-        .await
-        .map_err(fail("approval"))?;
-    let postback_campaign = entity::offer_campaign::Entity::find_by_id(c.campaign_id.clone())
+    .await?;
+    let postback_campaign = entity::offer_campaign::Entity::find_by_id(postback_id)
         .one(&ctx.db)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the postback campaign is missing"))?;
