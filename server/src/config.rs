@@ -19,6 +19,11 @@ pub struct Settings {
     )]
     pub database_url: String,
 
+    /// Database connections kept open at most; unset: 8 on the embedded SQLite, 20 on
+    /// PostgreSQL.
+    #[arg(long, env = "APP_DB_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..=500), global = true)]
+    pub db_max_connections: Option<u32>,
+
     /// Listen address.
     #[arg(
         long,

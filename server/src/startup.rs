@@ -17,6 +17,10 @@ use crate::state::AppState;
 
 /// Connects to the configured database. SQLite gets WAL, foreign keys and a busy timeout;
 /// its folder is created when missing.
+/// Pool sizes when `APP_DB_MAX_CONNECTIONS` is unset (docs/operations.md, "Memory").
+const SQLITE_CONNECTIONS: u32 = 8;
+const POSTGRES_CONNECTIONS: u32 = 20;
+
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let url = &settings.database_url;
     if let Some(path) = sqlite_file(url) {
@@ -33,18 +37,19 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         .connect_timeout(Duration::from_secs(10))
         .acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
-        opts.max_connections(8).map_sqlx_sqlite_opts(|o| {
-            o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
-                .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
-                .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(10))
-                // 1 MiB of page cache per connection instead of SQLite's 2 MiB: the delivery
-                // hot paths read memory, not the database, and the file stays in the OS page
-                // cache; eight connections otherwise hold 16 MiB (docs/operations.md, "Memory").
-                .pragma("cache_size", "-1024")
-        });
+        opts.max_connections(settings.db_max_connections.unwrap_or(SQLITE_CONNECTIONS))
+            .map_sqlx_sqlite_opts(|o| {
+                o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                    .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+                    .foreign_keys(true)
+                    .busy_timeout(Duration::from_secs(10))
+                    // 1 MiB of page cache per connection instead of SQLite's 2 MiB: the delivery
+                    // hot paths read memory, not the database, and the file stays in the OS page
+                    // cache; eight connections otherwise hold 16 MiB (docs/operations.md, "Memory").
+                    .pragma("cache_size", "-1024")
+            });
     } else {
-        opts.max_connections(20);
+        opts.max_connections(settings.db_max_connections.unwrap_or(POSTGRES_CONNECTIONS));
     }
     Database::connect(opts)
         .await

@@ -68,12 +68,64 @@ async fn server_fns(State(state): State<AppState>, req: Request<Body>) -> impl I
     handle_server_fns_with_context(move || provide_context(state.ctx.clone()), req).await
 }
 
+/// A page render still unfinished after this long is started once more. Leptos' async
+/// renderer can, rarely, park a render whose data has all loaded and never wake it again (a
+/// lost wakeup in its `<Suspense>` bookkeeping, leptos #4851 / #4673; seen about once in ten
+/// runs of the web tests, with every thread idle). A fresh render of the same request does
+/// not inherit that state. Dashboards render in milliseconds, so five seconds only ever
+/// catches a stall.
+const RENDER_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Renders a page after all its data has loaded, so it is complete without JavaScript.
 async fn pages(State(state): State<AppState>, req: Request<Body>) -> Response {
+    let (parts, body) = req.into_parts();
+    // Page requests are GETs (forms post to `/fn/…`), whose parts can simply be sent again.
+    let again = (parts.method == http::Method::GET || parts.method == http::Method::HEAD)
+        .then(|| parts.clone());
+    let Some(again) = again else {
+        return render_page(&state, Request::from_parts(parts, body)).await;
+    };
+    let first = rendered_whole(&state, Request::from_parts(parts, body));
+    match tokio::time::timeout(RENDER_RETRY_AFTER, first).await {
+        Ok(res) => res,
+        Err(_) => {
+            tracing::warn!(path = %again.uri.path(), "page render stalled; rendering it again");
+            metrics::counter!("page_render_retries_total").increment(1);
+            rendered_whole(&state, Request::from_parts(again, Body::empty())).await
+        }
+    }
+}
+
+/// A page with its whole body read: the async renderer sends the page and then the data
+/// its resources hand to hydration, and a stall can come in either part. Pages are tens of
+/// kilobytes and complete before the first byte anyway, so nothing streams that would be
+/// lost.
+async fn rendered_whole(state: &AppState, req: Request<Body>) -> Response {
+    let (parts, body) = render_page(state, req).await.into_parts();
+    match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => Response::from_parts(parts, Body::from(bytes)),
+        Err(e) => {
+            tracing::error!(error = %e, "page body failed");
+            app::error::AppError::internal().into_response()
+        }
+    }
+}
+
+async fn render_page(state: &AppState, req: Request<Body>) -> Response {
     let options = state.leptos_options.clone();
     let ctx = state.ctx.clone();
+    // The visitor is resolved here, once, so the page's session resource is ready when the
+    // render starts (see `server_fns::auth::session_info`).
+    let visitor = match req.extensions().get::<tower_sessions::Session>() {
+        Some(session) => app::server_fns::web::visitor(&ctx, session).await,
+        None => Err(app::error::AppError::internal()),
+    };
+    let preloaded = app::server_fns::web::PreloadedVisitor(visitor);
     let handler = render_app_async_with_context(
-        move || provide_context(ctx.clone()),
+        move || {
+            provide_context(ctx.clone());
+            provide_context(preloaded.clone());
+        },
         move || shell(options.clone()),
     );
     handler(req).await.into_response()

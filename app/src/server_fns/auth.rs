@@ -16,18 +16,16 @@ pub struct Visitor {
 
 #[server(prefix = "/fn", endpoint = "session_info")]
 pub async fn session_info() -> Result<Visitor, AppError> {
+    // A page render finds the visitor already resolved by the page handler, so the layout's
+    // resource is ready at once and no `<Suspense>` waits on it (two boundaries awaiting one
+    // pending resource could stall a render; leptos #4851). Browser navigation asks here.
+    if let Some(super::web::PreloadedVisitor(v)) = use_context::<super::web::PreloadedVisitor>() {
+        return v;
+    }
     super::web::run(async move {
-        use super::web;
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        let csrf = web::csrf_token(&session).await?;
-        let user = match web::principal(&ctx, &session).await? {
-            Some(p) => Some(crate::domain::accounts::view(
-                &crate::domain::accounts::get(&ctx, &p.account_id).await?,
-            )),
-            None => None,
-        };
-        Ok(Visitor { user, csrf })
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        super::web::visitor(&ctx, &session).await
     })
     .await
 }

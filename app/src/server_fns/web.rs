@@ -57,6 +57,20 @@ pub async fn csrf_token(session: &Session) -> Result<String, AppError> {
     Ok(t)
 }
 
+/// The visitor of a page render, resolved by the page handler before rendering starts.
+#[derive(Debug, Clone)]
+pub struct PreloadedVisitor(pub Result<super::auth::Visitor, AppError>);
+
+/// The visitor behind a browser session: the signed-in account (if any) and the CSRF token.
+pub async fn visitor(ctx: &Ctx, session: &Session) -> Result<super::auth::Visitor, AppError> {
+    let csrf = csrf_token(session).await?;
+    let user = match principal(ctx, session).await? {
+        Some(p) => Some(accounts::view(&accounts::get(ctx, &p.account_id).await?)),
+        None => None,
+    };
+    Ok(super::auth::Visitor { user, csrf })
+}
+
 /// Refuses a form post whose CSRF token does not match the session's.
 pub async fn check_csrf(session: &Session, presented: &str) -> Result<(), AppError> {
     let expected = session.get::<String>(CSRF_KEY).await.map_err(session_err)?;
