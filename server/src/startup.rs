@@ -15,12 +15,12 @@ use tokio::net::TcpListener;
 use crate::config::Settings;
 use crate::state::AppState;
 
-/// Connects to the configured database. SQLite gets WAL, foreign keys and a busy timeout;
-/// its folder is created when missing.
 /// Pool sizes when `APP_DB_MAX_CONNECTIONS` is unset (docs/operations.md, "Memory").
 const SQLITE_CONNECTIONS: u32 = 8;
 const POSTGRES_CONNECTIONS: u32 = 20;
 
+/// Connects to the configured database. SQLite gets WAL, foreign keys and a busy timeout;
+/// its folder is created when missing.
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let url = &settings.database_url;
     if let Some(path) = sqlite_file(url) {

@@ -17,8 +17,8 @@ pub struct Visitor {
 #[server(prefix = "/fn", endpoint = "session_info")]
 pub async fn session_info() -> Result<Visitor, AppError> {
     // A page render finds the visitor already resolved by the page handler, so the layout's
-    // resource is ready at once and no `<Suspense>` waits on it (two boundaries awaiting one
-    // pending resource could stall a render; leptos #4851). Browser navigation asks here.
+    // resource is ready at once and no `<Suspense>` waits on a database read (fewer chances
+    // for leptos' lost-wakeup stall; server/src/web.rs). Browser navigation asks here.
     if let Some(super::web::PreloadedVisitor(v)) = use_context::<super::web::PreloadedVisitor>() {
         return v;
     }
