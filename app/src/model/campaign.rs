@@ -61,6 +61,13 @@ pub struct Schedule {
     pub end_at: Option<DateTime<Utc>>,
 }
 
+impl Schedule {
+    /// Whether the campaign delivers at `now`: started, and its end (exclusive) not reached.
+    pub fn delivers_at(&self, now: DateTime<Utc>) -> bool {
+        self.start_at.is_none_or(|t| t <= now) && self.end_at.is_none_or(|t| now < t)
+    }
+}
+
 /// Delivery caps; absent means unlimited (per user defaults to one conversion per goal).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -41,9 +41,7 @@ pub async fn live_offer<C: ConnectionTrait>(
     let reserves = reserves(db, &ids).await?;
     let mut out = Vec::new();
     for (campaign, config) in live_rows(db, &ids).await? {
-        let started = config.schedule.start_at.is_none_or(|s| s <= now);
-        let not_ended = config.schedule.end_at.is_none_or(|e| now < e);
-        if !(started && not_ended) {
+        if !config.schedule.delivers_at(now) {
             continue;
         }
         let reserved_micros = reserve_of(&reserves, &campaign.advertiser_id, &campaign.id);

@@ -96,8 +96,7 @@ impl Offer {
 
     /// Whether the schedule delivers at `now`.
     pub fn in_schedule(&self, now: DateTime<Utc>) -> bool {
-        let s = &self.live.config.schedule;
-        s.start_at.is_none_or(|t| t <= now) && s.end_at.is_none_or(|t| now < t)
+        self.live.config.schedule.delivers_at(now)
     }
 }
 
