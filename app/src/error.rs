@@ -105,6 +105,17 @@ impl AppError {
         Self::new(503, "unavailable", message)
     }
 
+    /// 503 `service_unavailable` with `Retry-After: 2`: the database cannot be reached now.
+    pub fn database_unavailable() -> Self {
+        let mut e = Self::new(
+            503,
+            "service_unavailable",
+            "the service is temporarily unavailable; retry shortly",
+        );
+        e.retry_after = Some(2);
+        e
+    }
+
     /// Replace the code, keeping status and message (`sdk_session_expired`, `account_pending`, …).
     pub fn with_code(mut self, code: &str) -> Self {
         self.code = code.to_owned();
@@ -188,6 +199,11 @@ mod http_impl {
     impl From<sea_orm::DbErr> for AppError {
         /// Database failures are logged here and never shown to the caller.
         fn from(err: sea_orm::DbErr) -> Self {
+            if crate::domain::db::is_unavailable(&err) {
+                tracing::warn!(error = %err, "database unavailable");
+                crate::domain::db::note_unavailable();
+                return AppError::database_unavailable();
+            }
             tracing::error!(error = %err, "database error");
             AppError::internal()
         }

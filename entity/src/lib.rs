@@ -14,6 +14,7 @@ pub mod blacklist;
 pub mod callback_delivery;
 pub mod callback_delivery_attempt;
 pub mod callback_key;
+pub mod callback_receiver;
 pub mod campaign_credential;
 pub mod conversion;
 pub mod creative;

@@ -16,6 +16,7 @@ mod m0012_survey_marketplace;
 mod m0013_delivery_indexes;
 mod m0014_support_evidence;
 mod m0015_postback_inbox;
+mod m0016_callback_receivers;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0013_delivery_indexes::Migration),
             Box::new(m0014_support_evidence::Migration),
             Box::new(m0015_postback_inbox::Migration),
+            Box::new(m0016_callback_receivers::Migration),
         ]
     }
 }

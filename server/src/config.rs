@@ -110,6 +110,43 @@ pub struct Settings {
     )]
     pub callback_timeout_seconds: u64,
 
+    /// Open client connections at most; at the cap new ones wait in the listen backlog.
+    #[arg(
+        long,
+        env = "APP_MAX_CONNECTIONS",
+        default_value = "4096",
+        global = true
+    )]
+    pub max_connections: usize,
+
+    /// On SIGTERM, how long in-flight requests may take before their connections close.
+    #[arg(
+        long,
+        env = "APP_SHUTDOWN_GRACE_SECONDS",
+        default_value = "20",
+        global = true
+    )]
+    pub shutdown_grace_seconds: u64,
+
+    /// Longest wait for a database connection, in milliseconds; past it a request answers
+    /// 503 `service_unavailable`.
+    #[arg(
+        long,
+        env = "APP_DB_ACQUIRE_TIMEOUT_MS",
+        default_value = "2000",
+        global = true
+    )]
+    pub db_acquire_timeout_ms: u64,
+
+    /// Reward callbacks in flight to one placement's receiver at most (1-256).
+    #[arg(
+        long,
+        env = "APP_CALLBACK_CONCURRENCY",
+        default_value = "16",
+        global = true
+    )]
+    pub callback_concurrency: usize,
+
     /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).
     #[arg(
         long,

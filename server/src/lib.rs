@@ -12,6 +12,7 @@ pub mod hosted_wall;
 pub mod metrics;
 pub mod middleware;
 pub mod routes;
+pub mod serve;
 pub mod session_store;
 pub mod startup;
 pub mod state;

@@ -13,13 +13,18 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::state::AppState;
 
 /// Latency buckets in seconds: the hot paths live in the first few.
 const BUCKETS: [f64; 14] = [
     0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
+];
+
+/// Settlement-to-delivery buckets in seconds (the target is under one second at p99).
+const DELIVERY_BUCKETS: [f64; 12] = [
+    0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 30.0, 300.0, 3_600.0,
 ];
 
 /// The process's recorder handle.
@@ -31,6 +36,12 @@ pub fn handle() -> &'static PrometheusHandle {
                 Matcher::Full("http_request_duration_seconds".into()),
                 &BUCKETS,
             )
+            .and_then(|b| {
+                b.set_buckets_for_metric(
+                    Matcher::Full("reward_callback_delivery_seconds".into()),
+                    &DELIVERY_BUCKETS,
+                )
+            })
             .map(PrometheusBuilder::build_recorder)
             .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
         let handle = recorder.handle();
@@ -103,6 +114,16 @@ fn method_label(m: &axum::http::Method) -> metrics::SharedString {
     }
 }
 
+/// Time from settlement (the delivery's creation) to the receiver's 2xx.
+pub fn callback_delivered_after(seconds: f64) {
+    metrics::histogram!("reward_callback_delivery_seconds").record(seconds);
+}
+
+/// Reward callbacks this process has in flight.
+pub fn callbacks_in_flight(n: usize) {
+    metrics::gauge!("reward_callback_in_flight").set(n as f64);
+}
+
 /// One reward callback attempt's outcome (the callback worker calls this).
 pub fn callback_attempt(status: &str) {
     metrics::counter!("reward_callback_attempts_total", "status" => status.to_owned()).increment(1);
@@ -156,6 +177,7 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
             .map_or(0, |(_, n)| *n);
         metrics::gauge!("reward_callback_outbox", "status" => status).set(n as f64);
     }
+    callback_lag(&s).await;
     let queued = entity::postback_event::Entity::find()
         .filter(entity::postback_event::Column::Outcome.eq(app::domain::delivery::inbox::QUEUED))
         .count(&s.ctx.db)
@@ -167,4 +189,45 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
         handle().render(),
     )
         .into_response()
+}
+
+/// Callback lag at scrape time: the age of the oldest due delivery in all and for the 20
+/// placements that lag most (`reward_callback_lag_seconds{placement}`; a placement that
+/// caught up is set to 0, so its series does not keep its last value).
+async fn callback_lag(s: &AppState) {
+    use entity::callback_delivery::{Column, Entity};
+    static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let now = s.ctx.now();
+    let oldest: Vec<(String, chrono::DateTime<chrono::Utc>)> = Entity::find()
+        .select_only()
+        .column(Column::PlacementId)
+        .column_as(Column::NextAttemptAt.min(), "oldest")
+        .filter(Column::Status.is_in(["PENDING", "HELD"]))
+        .filter(Column::NextAttemptAt.lte(now))
+        .group_by(Column::PlacementId)
+        .order_by_asc(Column::NextAttemptAt.min())
+        .limit(20)
+        .into_tuple()
+        .all(&s.ctx.db)
+        .await
+        .unwrap_or_default();
+    let age = |t: &chrono::DateTime<chrono::Utc>| {
+        now.signed_duration_since(*t).num_milliseconds().max(0) as f64 / 1_000.0
+    };
+    metrics::gauge!("reward_callback_oldest_due_seconds")
+        .set(oldest.first().map_or(0.0, |(_, t)| age(t)));
+    let Ok(mut shown) = SHOWN.lock() else {
+        return;
+    };
+    for gone in shown
+        .iter()
+        .filter(|p| !oldest.iter().any(|(q, _)| q == *p))
+    {
+        metrics::gauge!("reward_callback_lag_seconds", "placement" => gone.clone()).set(0.0);
+    }
+    for (placement, t) in &oldest {
+        metrics::gauge!("reward_callback_lag_seconds", "placement" => placement.clone())
+            .set(age(t));
+    }
+    *shown = oldest.into_iter().map(|(p, _)| p).collect();
 }

@@ -148,6 +148,10 @@ pub fn with_error_body(res: Response) -> Response {
         ),
         413 => AppError::payload_too_large(MAX_BODY_BYTES),
         408 => AppError::new(408, "timeout", "the request took too long"),
+        503 => AppError::database_unavailable(),
+        500 if app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS) => {
+            AppError::database_unavailable()
+        }
         s if s >= 500 => AppError::internal(),
         s => AppError::new(
             s,
@@ -189,5 +193,75 @@ mod tests {
             resolve_client_ip(proxy, &h, &[proxy]).to_string(),
             "203.0.113.9"
         );
+    }
+}
+
+/// How long after a database failure a bare 500 (from a layer that cannot say why) is
+/// taken for the same outage and answered 503.
+const UNAVAILABLE_WINDOW_MS: i64 = 5_000;
+
+/// Dashboards: a 500 or 503 caused by an unreachable database becomes a plain "temporarily
+/// unavailable" page with `Retry-After`, instead of an error page or a bare status.
+pub async fn unavailable_page(req: Request, next: Next) -> Response {
+    let res = next.run(req).await;
+    let outage = match res.status().as_u16() {
+        503 => true,
+        500 => app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS),
+        _ => false,
+    };
+    if !outage || is_json(&res) {
+        return res;
+    }
+    let mut out = (
+        http::StatusCode::SERVICE_UNAVAILABLE,
+        axum::response::Html(UNAVAILABLE_HTML),
+    )
+        .into_response();
+    out.headers_mut()
+        .insert(header::RETRY_AFTER, http::HeaderValue::from_static("2"));
+    out.headers_mut().insert(
+        header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
+    out
+}
+
+fn is_json(res: &Response) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+const UNAVAILABLE_HTML: &str = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta http-equiv=\"refresh\" content=\"5\"><title>Temporarily unavailable</title>\
+<link rel=\"stylesheet\" href=\"/assets/app.css\"></head><body><main class=\"card\">\
+<h1>Temporarily unavailable</h1><p>The service cannot reach its database right now. \
+Nothing you did was lost; this page tries again by itself in a few seconds.</p></main></body></html>";
+
+/// The whole-request deadline of ordinary routes (reading the body included).
+pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+/// The deadline of uploads and exports (evidence files, CSV reports).
+pub const LONG_REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Bounds every request: reading its body and producing the answer must finish within the
+/// route class's deadline, or the request is answered and its connection's slot freed (a
+/// client that declares a body and never sends it holds nothing for long). The answer is
+/// 503 `service_unavailable` during a database outage (the wait was the database), else
+/// 408 `timeout`.
+pub async fn request_deadline(req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let long = path.ends_with("/evidence") || path.ends_with(".csv") || path.contains("/export");
+    let limit = if long {
+        LONG_REQUEST_DEADLINE
+    } else {
+        REQUEST_DEADLINE
+    };
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(res) => res,
+        Err(_) if app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS) => {
+            AppError::database_unavailable().into_response()
+        }
+        Err(_) => AppError::new(408, "timeout", "the request took too long").into_response(),
     }
 }

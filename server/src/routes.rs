@@ -27,8 +27,9 @@ pub fn router(state: AppState) -> Router {
     let ids = CountingRequestId::default();
     let full = full_stack(state.clone(), ids.clone());
     // The delivery routes answer through their own lean stack; everything else (and any
-    // method those routes do not take) falls through to the full one.
-    crate::delivery_lane::router(state, ids, full)
+    // method those routes do not take) falls through to the full one. Every request of
+    // both has a deadline.
+    crate::delivery_lane::router(state, ids, full).layer(from_fn(middleware::request_deadline))
 }
 
 /// Every route behind the general layers.

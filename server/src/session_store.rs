@@ -40,7 +40,11 @@ impl DbSessionStore {
     }
 }
 
-fn backend(e: impl std::fmt::Display) -> session_store::Error {
+fn backend(e: sea_orm::DbErr) -> session_store::Error {
+    // An outage is noted, so the page and server-function layers answer 503, not 500.
+    if app::domain::db::is_unavailable(&e) {
+        app::domain::db::note_unavailable();
+    }
     session_store::Error::Backend(e.to_string())
 }
 

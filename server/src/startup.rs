@@ -1,7 +1,6 @@
 //! Building and running the application. The binary and the tests both call
 //! [`Application::build`], so tests start exactly what production runs.
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,16 +32,22 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         }
     }
     let mut opts = ConnectOptions::new(url.clone());
+    // Short waits: a database that refuses, stalls or has no free connection answers 503
+    // within about two seconds (docs/operations.md, "When the database is down"). The pool
+    // pings an idle connection before lending it, so a connection whose packets stall is
+    // found by the same acquire timeout.
+    let wait = Duration::from_millis(settings.db_acquire_timeout_ms.clamp(100, 60_000));
     opts.sqlx_logging(false)
-        .connect_timeout(Duration::from_secs(10))
-        .acquire_timeout(Duration::from_secs(10));
+        .connect_timeout(wait)
+        .acquire_timeout(wait)
+        .test_before_acquire(true);
     if url.starts_with("sqlite:") {
         opts.max_connections(settings.db_max_connections.unwrap_or(SQLITE_CONNECTIONS))
-            .map_sqlx_sqlite_opts(|o| {
+            .map_sqlx_sqlite_opts(move |o| {
                 o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
                     .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
                     .foreign_keys(true)
-                    .busy_timeout(Duration::from_secs(10))
+                    .busy_timeout(wait)
                     // 1 MiB of page cache per connection instead of SQLite's 2 MiB: the delivery
                     // hot paths read memory, not the database, and the file stays in the OS page
                     // cache; eight connections otherwise hold 16 MiB (docs/operations.md, "Memory").
@@ -171,6 +176,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         delivery_configs: Arc::default(),
         hot: Arc::default(),
         inbox: Arc::default(),
+        deliveries: Arc::default(),
     })
 }
 
@@ -225,14 +231,14 @@ impl Application {
                 crate::metrics::handle().run_upkeep();
             }
         }));
-        axum::serve(
-            self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .context("serving HTTP")?;
+        let limits = crate::serve::Limits {
+            header_read_timeout: std::time::Duration::from_secs(10),
+            max_connections: self.state.settings.max_connections,
+            shutdown_grace: std::time::Duration::from_secs(
+                self.state.settings.shutdown_grace_seconds,
+            ),
+        };
+        crate::serve::serve(self.listener, self.router, limits, shutdown_signal()).await;
         for w in workers {
             w.abort();
         }
@@ -260,5 +266,4 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = term => {},
     }
-    tracing::info!("shutdown requested; finishing in-flight requests");
 }

@@ -61,6 +61,10 @@ pub fn router(state: AppState) -> Router {
             crate::middleware::same_origin_posts,
         ))
         .layer(sessions)
+        // Outside the session layer: its store failures are bare 500s.
+        .layer(axum::middleware::from_fn(
+            crate::middleware::unavailable_page,
+        ))
         .with_state(state)
 }
 
@@ -120,6 +124,11 @@ async fn render_page(state: &AppState, req: Request<Body>) -> Response {
         Some(session) => app::server_fns::web::visitor(&ctx, session).await,
         None => Err(app::error::AppError::internal()),
     };
+    if visitor.as_ref().is_err_and(|e| e.status == 503) {
+        // Rendering without knowing who signs in would show a signed-out page; the
+        // `unavailable_page` layer answers the plain "temporarily unavailable" page.
+        return http::StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
     let preloaded = app::server_fns::web::PreloadedVisitor(visitor);
     let handler = render_app_async_with_context(
         move || {

@@ -28,13 +28,14 @@ pub(crate) const DOMAIN: &str = "play.pixelquest.example";
 
 /// A verified, released website placement with one ready OFFERWALL slot (100 coins per USD).
 pub(crate) struct Publisher {
+    pub(crate) user: tests::TestUser,
     pub(crate) token: String,
     pub(crate) placement: String,
     pub(crate) slot: String,
 }
 
 pub(crate) async fn publisher(app: &TestApp, admin: &str) -> Publisher {
-    let (_, token) = app.signed_in(Role::Publisher).await;
+    let (user, token) = app.signed_in(Role::Publisher).await;
     let p = app.website_placement(&token, DOMAIN).await;
     let placement = p["placementId"].as_str().expect("id").to_owned();
     app.verify_placement(&token, admin, &placement, true).await;
@@ -48,6 +49,7 @@ pub(crate) async fn publisher(app: &TestApp, admin: &str) -> Publisher {
     assert_eq!(s, StatusCode::CREATED, "{slot}");
     assert_eq!(slot["state"], "READY", "{slot}");
     Publisher {
+        user,
         token,
         placement,
         slot: slot["adSlotId"].as_str().expect("slot").to_owned(),

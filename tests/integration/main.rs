@@ -3,6 +3,7 @@
 
 mod auth;
 mod billing;
+mod callback_delivery;
 mod callbacks;
 mod campaigns;
 mod delivery;
@@ -15,6 +16,7 @@ mod hosted_wall;
 mod hot_cache;
 mod inventory;
 mod operations;
+mod outage;
 mod placements;
 mod platform;
 mod postbacks;

@@ -2,6 +2,7 @@
 //! fresh database (a SQLite file in a temp folder, or a new PostgreSQL database that is
 //! dropped afterwards) and a [`TestClock`], and offers request helpers.
 
+pub mod proxy;
 pub mod receiver;
 
 use std::sync::Arc;
@@ -296,6 +297,24 @@ macro_rules! both_backends {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
                 $crate::bounded(super::$name($crate::TestApp::spawn($crate::Backend::Postgres).await)).await
+            }
+        }
+    )*};
+}
+
+/// Generates `name::sqlite` and `name::postgres` tests from `async fn name(backend: Backend)`
+/// (for tests that start the application themselves, with flags of their own).
+#[macro_export]
+macro_rules! each_backend {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                $crate::bounded(super::$name($crate::Backend::Sqlite)).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                $crate::bounded(super::$name($crate::Backend::Postgres)).await
             }
         }
     )*};

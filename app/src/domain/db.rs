@@ -1,7 +1,9 @@
 //! Database helpers shared by every domain module: one place that maps constraint
 //! violations to conflicts, so no caller leaks a 500 for a duplicate.
 
-use sea_orm::{DbErr, SqlErr};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use sea_orm::{DbErr, RuntimeErr, SqlErr};
 
 use crate::error::AppError;
 
@@ -58,4 +60,52 @@ where
         Err(e) if e.code == LOST_RACE => op().await,
         other => other,
     }
+}
+
+/// Whether a database error means the database cannot be reached or cannot take work now
+/// (refused or lost connections, a pool that stayed exhausted, a stalled network, a
+/// database shutting down, SQLite's write lock held past the busy timeout), as opposed to
+/// a fault in the statement. Such errors answer 503 with `Retry-After`, not 500.
+pub fn is_unavailable(err: &DbErr) -> bool {
+    use sea_orm::sqlx::Error as X;
+    let sqlx = match err {
+        DbErr::ConnectionAcquire(_) => return true,
+        DbErr::Conn(RuntimeErr::SqlxError(e))
+        | DbErr::Exec(RuntimeErr::SqlxError(e))
+        | DbErr::Query(RuntimeErr::SqlxError(e)) => e,
+        DbErr::Conn(_) => return true,
+        _ => return false,
+    };
+    match sqlx.as_ref() {
+        X::Io(_) | X::Tls(_) | X::PoolTimedOut | X::PoolClosed | X::WorkerCrashed => true,
+        X::Protocol(_) => true,
+        X::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            // PostgreSQL: class 08 connection exceptions, 57P01-57P03 shutdown and start-up,
+            // 53300 too many connections. SQLite: 5 BUSY, 6 LOCKED.
+            code.starts_with("08")
+                || matches!(
+                    code.as_ref(),
+                    "57P01" | "57P02" | "57P03" | "53300" | "5" | "6"
+                )
+        }
+        _ => false,
+    }
+}
+
+/// When the database was last found unavailable (milliseconds since the epoch; 0: never).
+static UNAVAILABLE_AT: AtomicI64 = AtomicI64::new(0);
+
+/// Notes that the database was just found unavailable.
+pub fn note_unavailable() {
+    UNAVAILABLE_AT.store(chrono::Utc::now().timestamp_millis(), Ordering::Relaxed);
+}
+
+/// Whether the database was found unavailable within the last `window_ms` milliseconds.
+/// Layers that see only a bare 500 (the session layer's store failures) use it to answer
+/// 503 instead; it reads the wall clock because it describes this process's connection
+/// health, not a business rule.
+pub fn recently_unavailable(window_ms: i64) -> bool {
+    let at = UNAVAILABLE_AT.load(Ordering::Relaxed);
+    at > 0 && chrono::Utc::now().timestamp_millis() - at <= window_ms
 }

@@ -87,6 +87,8 @@ pub struct Ctx {
     pub hot: Arc<hot_cache::HotCaches>,
     /// The conversion inbox's queue for bursts (delivery::inbox).
     pub inbox: Arc<delivery::inbox::Inbox>,
+    /// Wakes the reward-callback worker when deliveries become due (callback_delivery).
+    pub deliveries: Arc<callback_delivery::DueSignal>,
 }
 
 impl Ctx {

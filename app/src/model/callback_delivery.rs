@@ -171,6 +171,32 @@ pub struct DeliveryHealth {
     /// Rewards in their pending hold.
     pub held: u64,
     pub failed: u64,
+    /// Deliveries due now and not yet sent.
+    pub due: u64,
+    /// Since when every attempt to this receiver has failed (absent after a success).
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Set when delivery to the receiver was paused after 24 hours of failures: nothing is
+    /// sent until the publisher resumes it (`POST …/callback/resume`).
+    pub paused_at: Option<DateTime<Utc>>,
+}
+
+/// A placement whose receiver is paused (the deliveries console lists them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PausedReceiver {
+    pub placement_id: String,
+    pub placement_name: String,
+    pub paused_at: DateTime<Utc>,
+}
+
+/// `POST /publisher/v2/placements/{placementId}/callback/resume`: delivery resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiverResumed {
+    pub placement_id: String,
+    /// Pending deliveries of the placement, all due now.
+    pub pending: u64,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::error::AppError;
 use crate::model::callback_delivery::{
-    DeliveryDetail, DeliveryHealth, DeliveryList, DeliverySummary,
+    DeliveryDetail, DeliveryHealth, DeliveryList, DeliverySummary, PausedReceiver, ReceiverResumed,
 };
 
 /// The publisher's deliveries, newest first, optionally one status and a cursor.
@@ -64,6 +64,34 @@ pub async fn load_delivery_health(placement_id: String) -> Result<DeliveryHealth
         let session = super::web::session().await?;
         let p = super::web::require_principal(&ctx, &session).await?;
         crate::domain::callback_delivery::console::health(&ctx, &p, &placement_id).await
+    })
+    .await
+}
+
+/// Resumes a paused callback receiver (or retries its pending deliveries now).
+#[server(prefix = "/fn", endpoint = "publisher_receiver_resume")]
+pub async fn resume_receiver(
+    placement_id: String,
+    csrf: String,
+) -> Result<ReceiverResumed, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        super::web::check_csrf(&session, &csrf).await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::callback_delivery::receivers::resume(&ctx, &p, &placement_id).await
+    })
+    .await
+}
+
+/// The publisher's placements whose callback receiver is paused.
+#[server(prefix = "/fn", endpoint = "publisher_paused_receivers")]
+pub async fn paused_receivers() -> Result<Vec<PausedReceiver>, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::callback_delivery::receivers::paused(&ctx, &p).await
     })
     .await
 }

@@ -25,11 +25,17 @@ async fn healthz() -> impl IntoResponse {
 #[utoipa::path(get, path = "/readyz", tag = "health", responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
 async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     let backend = state.ctx.db.get_database_backend();
-    let ping = state
-        .ctx
-        .db
-        .execute_raw(sea_orm::Statement::from_string(backend, "SELECT 1"))
-        .await;
+    // Bounded: a database whose packets stall must not hold the probe (or the load
+    // balancer asking it) longer than the pool's own acquire timeout.
+    let ping = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        state
+            .ctx
+            .db
+            .execute_raw(sea_orm::Statement::from_string(backend, "SELECT 1")),
+    )
+    .await
+    .unwrap_or_else(|_| Err(sea_orm::DbErr::Custom("timed out".to_owned())));
     match ping {
         Ok(_) => (
             StatusCode::OK,

@@ -37,7 +37,8 @@ where
 pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let sweeper = state.clone();
     let settler = state.clone();
-    let deliverer = state;
+    let deliverer = state.clone();
+    let listener = state;
     vec![
         supervise("sweep", move || {
             let state = sweeper.clone();
@@ -51,7 +52,12 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
                 }
             }
         }),
-        supervise("callbacks", move || callbacks::run(deliverer.clone())),
+        supervise("callbacks", move || {
+            callbacks::dispatcher::run(deliverer.clone())
+        }),
+        supervise("callback-listener", move || {
+            callbacks::listener::run(listener.clone())
+        }),
         supervise("settler", move || settler::run(settler.clone())),
     ]
 }

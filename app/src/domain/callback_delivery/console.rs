@@ -190,7 +190,8 @@ pub async fn read(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliveryDeta
 
 /// `POST …/{deliveryId}/replay`: sends the same event again (same `Idempotency-Key`, fresh
 /// signature) at once. DELIVERED and FAILED deliveries only; 10 replays at once, then one
-/// every 6 seconds per publisher.
+/// every 6 seconds per publisher. Replaying a confirmation whose reversal was already sent
+/// (or failed) sends the reversal again after it, so the receiver ends on the reversal.
 pub async fn replay(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliverySummary, AppError> {
     let d = owned(&ctx.db, actor, id).await?;
     let status = DeliveryStatus::parse(&d.status).unwrap_or(DeliveryStatus::Pending);
@@ -204,27 +205,47 @@ pub async fn replay(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliverySu
     ctx.limits
         .check(Policy::CallbackReplay, &actor.account_id)?;
     let now = ctx.now();
-    let updated = callback_delivery::Entity::update_many()
-        .col_expr(
-            callback_delivery::Column::Status,
-            Expr::value(DeliveryStatus::Pending.as_str()),
-        )
-        .col_expr(callback_delivery::Column::NextAttemptAt, Expr::value(now))
-        .col_expr(
-            callback_delivery::Column::Replays,
-            Expr::col(callback_delivery::Column::Replays).add(1),
-        )
-        .col_expr(callback_delivery::Column::UpdatedAt, Expr::value(now))
-        .filter(callback_delivery::Column::Id.eq(d.id.clone()))
-        .filter(callback_delivery::Column::Status.eq(d.status.clone()))
-        .exec(&ctx.db)
-        .await?
-        .rows_affected;
+    let requeue = |filter: sea_orm::Condition| {
+        callback_delivery::Entity::update_many()
+            .col_expr(
+                callback_delivery::Column::Status,
+                Expr::value(DeliveryStatus::Pending.as_str()),
+            )
+            .col_expr(callback_delivery::Column::NextAttemptAt, Expr::value(now))
+            .col_expr(
+                callback_delivery::Column::Replays,
+                Expr::col(callback_delivery::Column::Replays).add(1),
+            )
+            .col_expr(callback_delivery::Column::UpdatedAt, Expr::value(now))
+            .filter(filter)
+    };
+    let txn = crate::domain::db::begin(&ctx.db).await?;
+    let updated = requeue(
+        sea_orm::Condition::all()
+            .add(callback_delivery::Column::Id.eq(d.id.clone()))
+            .add(callback_delivery::Column::Status.eq(d.status.clone())),
+    )
+    .exec(&txn)
+    .await?
+    .rows_affected;
     if updated == 0 {
         return Err(AppError::conflict(
             "the delivery changed meanwhile; try again",
         ));
     }
+    // The reversal waits for the replayed confirmation again (see dispatch::claim).
+    requeue(
+        sea_orm::Condition::all()
+            .add(callback_delivery::Column::DependsOn.eq(d.id.clone()))
+            .add(callback_delivery::Column::Status.is_in([
+                DeliveryStatus::Delivered.as_str(),
+                DeliveryStatus::Failed.as_str(),
+            ])),
+    )
+    .exec(&txn)
+    .await?;
+    txn.commit().await?;
+    super::announce(ctx).await;
     let d = owned(&ctx.db, actor, id).await?;
     Ok(summary(&d))
 }
@@ -248,6 +269,15 @@ pub async fn health(
             .count(&ctx.db)
     };
     let waiting_for_receiver = count(DeliveryStatus::WaitingReceiver).await?;
+    let due = of_placement()
+        .filter(callback_delivery::Column::Status.is_in([
+            DeliveryStatus::Pending.as_str(),
+            DeliveryStatus::Held.as_str(),
+        ]))
+        .filter(callback_delivery::Column::NextAttemptAt.lte(now))
+        .count(&ctx.db)
+        .await?;
+    let receiver = super::receivers::state(&ctx.db, &p.id).await?;
     let held = count(DeliveryStatus::Held).await?;
     let failed = count(DeliveryStatus::Failed).await?;
     let next_retry_at = of_placement()
@@ -296,6 +326,9 @@ pub async fn health(
         waiting_for_receiver,
         held,
         failed,
+        due,
+        failing_since: receiver.as_ref().and_then(|r| r.failing_since),
+        paused_at: receiver.and_then(|r| r.paused_at),
     })
 }
 

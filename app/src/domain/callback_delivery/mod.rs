@@ -3,6 +3,13 @@
 //! deliveries console ([`console`]) and the receiver address rules ([`address`]). The HTTP
 //! sending itself lives in the server crate's worker.
 //!
+//! Deliveries go out as fast as receivers take them: the worker claims due deliveries
+//! fairly across placements (one placement's backlog never delays another's next event by
+//! more than one round), sends up to a per-receiver limit concurrently over pooled
+//! connections (a conversion's confirmation always before its reversal) and records
+//! outcomes in batches. It wakes when a delivery becomes due ([`DueSignal`]: in process at
+//! once; other processes through PostgreSQL `NOTIFY`), and polls once a second otherwise.
+//!
 //! Delivery is at least once with a stable `Idempotency-Key` (the event id): a receiver that
 //! answers 2xx has it; anything else is retried on [`RETRY_DELAYS_SECONDS`] (the Standard
 //! Webhooks schedule, about three days) with ±10 % jitter, honouring `Retry-After` on 429
@@ -12,8 +19,13 @@ pub mod address;
 pub mod console;
 pub mod dispatch;
 pub mod outbox;
+pub mod receivers;
 
 use chrono::Duration;
+use sea_orm::{ConnectionTrait, DatabaseBackend};
+use tokio::sync::Notify;
+
+use crate::domain::Ctx;
 
 /// Delay before attempt n+1 after n failed attempts (n = 1..=9): 5 s, 5 min, 30 min, 2 h,
 /// 5 h, 10 h, 14 h, 20 h, 24 h. The first attempt is immediate.
@@ -26,9 +38,53 @@ pub const MAX_RETRY_AFTER_SECONDS: i64 = 86_400;
 /// How long a worker's claim on a delivery lasts; a worker that dies mid-send loses its
 /// claim after this and another worker (or the restarted one) sends again.
 pub const LEASE_SECONDS: i64 = 60;
-/// At most this many deliveries of one placement are claimed at once and sent in order, so
-/// one slow receiver occupies one sending slot and never delays other publishers.
-pub const PER_PLACEMENT_BATCH: usize = 3;
+/// The PostgreSQL channel on which a process announces due deliveries to the others.
+pub const DUE_CHANNEL: &str = "callback_deliveries_due";
+
+/// Wakes this process's delivery worker when a delivery becomes due. A permit is kept when
+/// the worker is busy, so an announcement is never lost.
+#[derive(Debug, Default)]
+pub struct DueSignal {
+    notify: Notify,
+}
+
+impl DueSignal {
+    /// Something became due (after the commit that made it so).
+    pub fn announce(&self) {
+        self.notify.notify_one();
+    }
+
+    /// Waits for the next announcement.
+    pub async fn due(&self) {
+        self.notify.notified().await;
+    }
+}
+
+/// Announces due deliveries after a commit: to this process's worker at once and, on
+/// PostgreSQL, to every other process's (a failed NOTIFY only costs them their poll delay).
+pub async fn announce(ctx: &Ctx) {
+    ctx.deliveries.announce();
+    if ctx.db.get_database_backend() == DatabaseBackend::Postgres {
+        if let Err(e) = ctx
+            .db
+            .execute_unprepared(&format!("NOTIFY {DUE_CHANNEL}"))
+            .await
+        {
+            tracing::debug!(error = %e, "announcing due callbacks to other processes failed");
+        }
+    }
+}
+
+/// Inside a settlement transaction: on PostgreSQL a `NOTIFY` that reaches every process's
+/// worker when (and only if) the transaction commits. This process's own worker is woken by
+/// [`DueSignal::announce`] after the commit.
+pub async fn notify_on_commit<C: ConnectionTrait>(db: &C) -> Result<(), sea_orm::DbErr> {
+    if db.get_database_backend() == DatabaseBackend::Postgres {
+        db.execute_unprepared(&format!("NOTIFY {DUE_CHANNEL}"))
+            .await?;
+    }
+    Ok(())
+}
 
 /// When the next attempt is due after `attempts` failed ones, or `None` when the delivery
 /// has failed for good. `jitter_permille` is in -100..=100 (±10 %); `retry_after` is the

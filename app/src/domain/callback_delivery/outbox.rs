@@ -91,6 +91,9 @@ async fn insert<C: ConnectionTrait>(
     callback_delivery::Entity::insert(row)
         .exec_without_returning(db)
         .await?;
+    if status == DeliveryStatus::Pending {
+        super::notify_on_commit(db).await?;
+    }
     Ok(id)
 }
 

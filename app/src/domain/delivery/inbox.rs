@@ -364,6 +364,7 @@ async fn settle_campaign(
             .await?;
     }
     txn.commit().await?;
+    ctx.deliveries.announce();
     for user in users {
         ctx.hot.completions.invalidate(&user);
     }

@@ -157,6 +157,7 @@ async fn settle_now(
         return inbox::first_receipt(ctx, &campaign.id, &hash).await;
     }
     txn.commit().await?;
+    ctx.deliveries.announce();
     if let Some(user) = settled.user {
         // The user's completions changed: offer lists must not hide or show by the old ones.
         ctx.hot.completions.invalidate(&user);

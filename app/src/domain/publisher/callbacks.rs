@@ -222,6 +222,7 @@ async fn configure_once(
     let ks = keys(&txn, &p.id).await?;
     txn.commit().await?;
     ctx.delivery_configs.changed();
+    crate::domain::callback_delivery::announce(ctx).await;
     settings_of(&p, &ks, secret)
 }
 

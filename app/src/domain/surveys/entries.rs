@@ -352,6 +352,7 @@ pub async fn report(
     )
     .await?;
     txn.commit().await?;
+    ctx.deliveries.announce();
     Ok(receipt(
         final_state,
         paid,

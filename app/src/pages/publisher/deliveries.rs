@@ -14,7 +14,9 @@ use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
 };
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_deliveries::{ReplayDelivery, list_deliveries, read_delivery};
+use crate::server_fns::publisher_deliveries::{
+    ReplayDelivery, ResumeReceiver, list_deliveries, paused_receivers, read_delivery,
+};
 
 fn when(t: Option<chrono::DateTime<chrono::Utc>>) -> String {
     t.map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
@@ -34,10 +36,27 @@ pub fn DeliveriesPage() -> impl IntoView {
         move || (status.get(), cursor.get()),
         |(s, c)| list_deliveries(Some(s), c),
     );
+    let paused = Resource::new(|| (), |()| paused_receivers());
     view! {
         <Title text="Reward callbacks"/>
         <RequireUser signed_in=move |_u: AccountView| view! {
             <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    paused.await.ok().filter(|p| !p.is_empty()).map(|list| view! {
+                        <section class="card notice" id="paused-receivers">
+                            <h2>"Paused receivers"</h2>
+                            <p>"Every attempt to these receivers failed for 24 hours, so their callbacks are paused (kept, not lost). Fix the receiver, then resume it on the placement page."</p>
+                            <ul>
+                                {list.into_iter().map(|r| view! {
+                                    <li><a href=format!("/publisher/placements/{}#delivery-health", r.placement_id) rel="external">{r.placement_name}</a>
+                                        {format!(" — paused {}", when(Some(r.paused_at)))}</li>
+                                }).collect_view()}
+                            </ul>
+                        </section>
+                    })
+                })}
+            </Transition>
             <section class="card">
                 <h1>"Reward callbacks"</h1>
                 <p class="muted">"Every signed callback sent to your receivers: confirmations when a user's reward is credited, reversals when it is taken back. Failed callbacks are retried for about three days; replay one after fixing your receiver."</p>
@@ -187,6 +206,7 @@ fn Detail(d: DeliveryDetail, replay: ServerAction<ReplayDelivery>) -> impl IntoV
 pub fn DeliveryHealthCard(
     health: Resource<Result<DeliveryHealth, crate::error::AppError>>,
 ) -> impl IntoView {
+    let resume = ServerAction::<ResumeReceiver>::new();
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
@@ -203,6 +223,20 @@ pub fn DeliveryHealthCard(
                             "Last failure: "{h.last_failure.clone().map(|f| format!("{f} at {}", when(h.last_failure_at))).unwrap_or_else(|| "none".to_owned())}
                             " · next retry: "{when(h.next_retry_at)}
                         </p>
+                        {h.paused_at.map(|at| view! {
+                            <div class="notice" id="receiver-paused">
+                                <p><strong>"Delivery is paused."</strong>{format!(" Every attempt failed since {}, so nothing has been sent since {}. {} callbacks are kept for you.", when(h.failing_since.or(Some(at))), when(Some(at)), h.due)}</p>
+                                <ActionForm action=resume>
+                                    <CsrfField/>
+                                    <input type="hidden" name="placement_id" value=h.placement_id.clone()/>
+                                    <button type="submit">"Resume delivery"</button>
+                                </ActionForm>
+                            </div>
+                        })}
+                        <ErrorNotice error=action_error(resume)/>
+                        {move || resume.value().get().and_then(Result::ok).map(|r| view! {
+                            <p class="success">{format!("Delivery resumed: {} pending callbacks are due now.", r.pending)}</p>
+                        })}
                         {(h.waiting_for_receiver > 0).then(|| view! {
                             <p class="notice">{format!("{} rewards are waiting: configure the callback URL to send them.", h.waiting_for_receiver)}</p>
                         })}

@@ -1,7 +1,7 @@
 //! The reward-callback delivery log: list with filters, one delivery with its attempts,
 //! replay, and the delivery health of a placement.
 
-use app::domain::callback_delivery::console;
+use app::domain::callback_delivery::{console, receivers};
 use app::error::AppError;
 use app::model::callback_delivery::*;
 use axum::extract::State;
@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, AppQuery, Authenticated};
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -18,6 +18,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(read_callback_delivery))
         .routes(routes!(replay_callback_delivery))
         .routes(routes!(read_callback_health))
+        .routes(routes!(resume_callback_receiver))
 }
 
 /// The reward callbacks sent (or to be sent) to the caller's receivers, newest first.
@@ -83,4 +84,21 @@ async fn read_callback_health(
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<DeliveryHealth>, AppError> {
     console::health(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Resumes delivery to the placement's receiver. A receiver whose every attempt failed for
+/// 24 hours is paused (the health read shows `pausedAt`); resuming clears the pause and
+/// makes every pending delivery due at once. On a receiver that is not paused it is a
+/// "retry now" for pending retries.
+#[utoipa::path(post, path = "/placements/{placementId}/callback/resume", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)),
+    responses((status = 200, description = "Delivery resumed", body = ReceiverResumed),
+        (status = 404, description = "No such placement of the caller", body = ErrorBody)))]
+async fn resume_callback_receiver(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<ReceiverResumed>, AppError> {
+    receivers::resume(&s.ctx, &p, &id).await.map(AppJson)
 }

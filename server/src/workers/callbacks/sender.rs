@@ -1,16 +1,12 @@
-//! The reward-callback delivery worker: claims due deliveries (see
-//! `app::domain::callback_delivery::dispatch`), POSTs each signed event to the publisher's
-//! HTTPS receiver and records the outcome. Sends to one placement go in order, at most one
-//! batch per placement at a time, so a slow or dead receiver holds one slot and never
-//! delays other publishers.
+//! The HTTP client of reward callbacks.
 //!
-//! The client: rustls with the built-in web roots plus `APP_CALLBACK_CA_FILE`; HTTPS only;
+//! rustls with the built-in web roots plus `APP_CALLBACK_CA_FILE`; HTTPS only; HTTP/2 where
+//! the receiver offers it (ALPN), otherwise pooled HTTP/1.1 keep-alive connections;
 //! redirects are never followed (a 3xx is a failed attempt); 5 s to connect and
 //! `APP_CALLBACK_TIMEOUT_SECONDS` (default 10 s) for the whole exchange; no proxy. Names are
 //! resolved by [`CheckedResolver`], which returns only addresses that pass the private and
 //! loopback rules, so the connection goes to the address that was checked.
 
-use std::collections::{HashMap, HashSet};
 use std::error::Error as StdError;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,16 +15,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use app::domain::Ctx;
 use app::domain::callback_delivery::address::{self, AddressRefused};
-use app::domain::callback_delivery::dispatch::{self, Attempt, Claimed, Outcome};
-use tokio::task::JoinSet;
+use app::domain::callback_delivery::dispatch::{Attempt, Outcome};
 
 use crate::config::Settings;
-use crate::state::AppState;
 
-/// Deliveries in flight at once in one process.
-const MAX_IN_FLIGHT: usize = 32;
-/// How often the loop looks for due deliveries.
-const POLL: Duration = Duration::from_millis(500);
 /// How much of a response body is kept with the attempt.
 const EXCERPT_BYTES: usize = 1024;
 
@@ -66,6 +56,10 @@ impl StdError for Refused {}
 pub struct Sender {
     client: reqwest::Client,
     allow_private: bool,
+    /// Requests in flight to one placement's receiver at most.
+    pub per_receiver: usize,
+    /// The longest one attempt can take (the whole-exchange timeout).
+    pub timeout: Duration,
 }
 
 impl Sender {
@@ -73,14 +67,17 @@ impl Sender {
     pub fn from_settings(settings: &Settings) -> anyhow::Result<Self> {
         let allow_private = settings.callback_allow_private
             && settings.environment != app::domain::Environment::Production;
+        let timeout = Duration::from_secs(settings.callback_timeout_seconds.clamp(1, 60));
+        let per_receiver = settings.callback_concurrency.clamp(1, 256);
         let mut b = reqwest::Client::builder()
             .use_rustls_tls()
             .https_only(true)
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
-            .timeout(Duration::from_secs(
-                settings.callback_timeout_seconds.clamp(1, 60),
-            ))
+            .timeout(timeout)
+            .pool_max_idle_per_host(per_receiver)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .tcp_nodelay(true)
             .no_proxy()
             .user_agent(concat!(
                 "marketplace-reward-callbacks/",
@@ -103,12 +100,14 @@ impl Sender {
         Ok(Self {
             client: b.build().context("building the callback HTTP client")?,
             allow_private,
+            per_receiver,
+            timeout,
         })
     }
 
     /// Sends one signed attempt and reports what happened (never an error: failures are
     /// outcomes to record).
-    async fn send(&self, ctx: &Ctx, url: &str, attempt: &Attempt) -> Outcome {
+    pub async fn send(&self, ctx: &Ctx, url: &str, attempt: &Attempt) -> Outcome {
         let started_at = ctx.now();
         let clock = Instant::now();
         let mut out = Outcome {
@@ -212,123 +211,6 @@ fn classify(e: &reqwest::Error) -> (&'static str, String) {
     let mut message = text;
     message.truncate(500);
     (class, message)
-}
-
-/// This process's claim owner: unique per start, so a restarted process does not mistake
-/// a dead process's claims for its own.
-fn owner_id() -> String {
-    format!("wrk_{}", uuid::Uuid::now_v7().simple())
-}
-
-/// Sends one placement's claimed batch in order.
-async fn deliver_batch(ctx: Ctx, sender: Arc<Sender>, owner: String, batch: Vec<Claimed>) {
-    for c in batch {
-        let result = if !c.sendable() {
-            dispatch::park(&ctx, &owner, &c).await.map(|()| None)
-        } else {
-            match c.sign(ctx.now()) {
-                Some(attempt) => {
-                    let url = c.url.clone().unwrap_or_default();
-                    let outcome = sender.send(&ctx, &url, &attempt).await;
-                    dispatch::record(&ctx, &owner, &c, &attempt, &outcome)
-                        .await
-                        .map(Some)
-                }
-                None => dispatch::park(&ctx, &owner, &c).await.map(|()| None),
-            }
-        };
-        match result {
-            Ok(Some(status)) => {
-                crate::metrics::callback_attempt(status.as_str());
-                tracing::info!(
-                    delivery = %c.delivery.id,
-                    placement = %c.delivery.placement_id,
-                    status = status.as_str(),
-                    "reward callback attempt"
-                )
-            }
-            Ok(None) => {
-                tracing::info!(delivery = %c.delivery.id, "reward callback waits for a receiver")
-            }
-            Err(e) => {
-                tracing::warn!(delivery = %c.delivery.id, error = %e, "recording a callback attempt failed")
-            }
-        }
-    }
-}
-
-fn by_placement(claimed: Vec<Claimed>) -> HashMap<String, Vec<Claimed>> {
-    let mut groups: HashMap<String, Vec<Claimed>> = HashMap::new();
-    for c in claimed {
-        groups
-            .entry(c.delivery.placement_id.clone())
-            .or_default()
-            .push(c);
-    }
-    groups
-}
-
-/// Delivers everything due now (tests drive this with the test clock): claims, sends and
-/// records until nothing due is left (a reversal whose confirmation was just delivered is
-/// picked up by the next round).
-pub async fn run_once(state: &AppState) -> anyhow::Result<usize> {
-    let owner = owner_id();
-    let mut sent = 0;
-    for _ in 0..20 {
-        let claimed = dispatch::claim(&state.ctx, &owner, MAX_IN_FLIGHT, &[]).await?;
-        if claimed.is_empty() {
-            break;
-        }
-        sent += claimed.len();
-        let mut set = JoinSet::new();
-        for (_, batch) in by_placement(claimed) {
-            set.spawn(deliver_batch(
-                state.ctx.clone(),
-                state.callbacks.clone(),
-                owner.clone(),
-                batch,
-            ));
-        }
-        while set.join_next().await.is_some() {}
-    }
-    Ok(sent)
-}
-
-/// The background loop of `server serve`.
-pub async fn run(state: AppState) {
-    let owner = owner_id();
-    let mut busy: HashSet<String> = HashSet::new();
-    let mut set: JoinSet<String> = JoinSet::new();
-    let mut tick = tokio::time::interval(POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        while let Some(done) = set.try_join_next() {
-            if let Ok(placement) = done {
-                busy.remove(&placement);
-            }
-        }
-        if set.is_empty() {
-            busy.clear();
-        }
-        let free = MAX_IN_FLIGHT.saturating_sub(busy.len());
-        let exclude: Vec<String> = busy.iter().cloned().collect();
-        let claimed = match dispatch::claim(&state.ctx, &owner, free, &exclude).await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(error = %e, "claiming reward callbacks failed");
-                continue;
-            }
-        };
-        for (placement, batch) in by_placement(claimed) {
-            busy.insert(placement.clone());
-            let (ctx, sender, owner) = (state.ctx.clone(), state.callbacks.clone(), owner.clone());
-            set.spawn(async move {
-                deliver_batch(ctx, sender, owner, batch).await;
-                placement
-            });
-        }
-    }
 }
 
 #[cfg(test)]

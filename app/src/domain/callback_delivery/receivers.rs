@@ -1,0 +1,157 @@
+//! The health of each placement's callback receiver: a failure streak (since when every
+//! attempt has failed) and a pause. A receiver that has failed for [`PAUSE_AFTER`] is
+//! paused, as webhook services do with dead endpoints: its deliveries stay PENDING, no
+//! attempt is made, the placement page and the deliveries console say so, and one click
+//! (or `POST …/callback/resume`) resumes it and makes its pending deliveries due at once.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
+    Value,
+};
+
+use crate::domain::publisher::owned_placement;
+use crate::domain::{Ctx, Principal, audit, db, sql};
+use crate::error::AppError;
+use crate::model::callback_delivery::{PausedReceiver, ReceiverResumed};
+use entity::{callback_delivery, callback_receiver, placement};
+
+/// How long a receiver may fail every attempt before delivery to it is paused.
+pub const PAUSE_AFTER: Duration = Duration::hours(24);
+
+/// Keeps the failure streaks after a batch of attempts: a success ends a placement's
+/// streak, a failure starts one (or keeps it), and a streak older than [`PAUSE_AFTER`]
+/// pauses the receiver.
+pub(crate) async fn note_outcomes(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    ok: &BTreeSet<&str>,
+    failing: &BTreeSet<&str>,
+) -> Result<(), AppError> {
+    let backend = txn.get_database_backend();
+    if !ok.is_empty() {
+        let mut values: Vec<Value> = vec![now.into()];
+        values.extend(ok.iter().map(|p| Value::from((*p).to_owned())));
+        txn.execute_raw(sql::statement(
+            backend,
+            &format!(
+                "UPDATE callback_receivers SET failing_since = NULL, updated_at = ? \
+                 WHERE placement_id IN ({}) AND failing_since IS NOT NULL",
+                vec!["?"; ok.len()].join(", ")
+            ),
+            values,
+        ))
+        .await?;
+    }
+    for p in failing {
+        txn.execute_raw(sql::statement(
+            backend,
+            "INSERT INTO callback_receivers (placement_id, failing_since, paused_at, updated_at) \
+             VALUES (?, ?, NULL, ?) ON CONFLICT (placement_id) DO UPDATE \
+             SET failing_since = COALESCE(callback_receivers.failing_since, excluded.failing_since), \
+                 updated_at = excluded.updated_at",
+            vec![(*p).to_owned().into(), now.into(), now.into()],
+        ))
+        .await?;
+        let paused = txn
+            .execute_raw(sql::statement(
+                backend,
+                "UPDATE callback_receivers SET paused_at = ? \
+                 WHERE placement_id = ? AND paused_at IS NULL AND failing_since <= ?",
+                vec![
+                    now.into(),
+                    (*p).to_owned().into(),
+                    (now - PAUSE_AFTER).into(),
+                ],
+            ))
+            .await?
+            .rows_affected();
+        if paused > 0 {
+            tracing::warn!(placement = %p, "callback receiver failed for 24 hours; delivery paused");
+        }
+    }
+    Ok(())
+}
+
+/// The receiver state of a placement (None: never failed).
+pub async fn state<C: ConnectionTrait>(
+    db: &C,
+    placement_id: &str,
+) -> Result<Option<callback_receiver::Model>, AppError> {
+    Ok(
+        callback_receiver::Entity::find_by_id(placement_id.to_owned())
+            .one(db)
+            .await?,
+    )
+}
+
+/// Resumes delivery to a placement's receiver (the owner's publisher account): clears the
+/// pause and the failure streak and makes every pending delivery due now. Resuming a
+/// receiver that is not paused only makes its pending retries due (a "retry now").
+pub async fn resume(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<ReceiverResumed, AppError> {
+    let p = owned_placement(&ctx.db, actor, placement_id).await?;
+    let now = ctx.now();
+    let backend = ctx.db.get_database_backend();
+    let txn = db::begin(&ctx.db).await?;
+    txn.execute_raw(sql::statement(
+        backend,
+        "UPDATE callback_receivers SET paused_at = NULL, failing_since = NULL, updated_at = ? \
+         WHERE placement_id = ?",
+        vec![now.into(), p.id.clone().into()],
+    ))
+    .await?;
+    txn.execute_raw(sql::statement(
+        backend,
+        "UPDATE callback_deliveries SET next_attempt_at = ?, updated_at = ? \
+         WHERE placement_id = ? AND status = 'PENDING' AND next_attempt_at > ?",
+        vec![now.into(), now.into(), p.id.clone().into(), now.into()],
+    ))
+    .await?;
+    let pending = callback_delivery::Entity::find()
+        .filter(callback_delivery::Column::PlacementId.eq(p.id.clone()))
+        .filter(callback_delivery::Column::Status.eq("PENDING"))
+        .count(&txn)
+        .await?;
+    audit::record(
+        &txn,
+        now,
+        Some(&actor.account_id),
+        "callback.resume",
+        ("placement", &p.id),
+        serde_json::json!({ "pending": pending }),
+    )
+    .await?;
+    txn.commit().await?;
+    super::announce(ctx).await;
+    Ok(ReceiverResumed {
+        placement_id: p.id,
+        pending,
+    })
+}
+
+/// The caller's placements whose receiver is paused (the deliveries console's notice).
+pub async fn paused(ctx: &Ctx, actor: &Principal) -> Result<Vec<PausedReceiver>, AppError> {
+    actor.require_publisher()?;
+    let rows = callback_receiver::Entity::find()
+        .filter(callback_receiver::Column::PausedAt.is_not_null())
+        .find_also_related(placement::Entity)
+        .filter(placement::Column::OwnerAccountId.eq(actor.account_id.clone()))
+        .all(&ctx.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(r, p)| {
+            Some(PausedReceiver {
+                placement_id: r.placement_id,
+                placement_name: p?.name,
+                paused_at: r.paused_at?,
+            })
+        })
+        .collect())
+}

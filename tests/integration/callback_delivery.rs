@@ -1,0 +1,403 @@
+//! Reward-callback delivery under real traffic: fair claims across placements, leases that
+//! are checked before an outcome is recorded, rewards settled while a receiver is being
+//! configured, reversals after a failed replay, unreadable keys, and dead receivers that
+//! are paused and resumed.
+
+use app::domain::callback_delivery::dispatch::{self, ClaimRequest, Finished, Outcome};
+use chrono::Duration;
+use entity::callback_delivery;
+use reqwest::StatusCode;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use serde_json::json;
+use tests::Backend;
+use tests::receiver::{Answer, Receiver};
+
+use crate::callbacks::{World, app_for, click, configure, world};
+use crate::campaigns::campaign_body;
+use crate::delivery::{USD, publisher};
+
+tests::each_backend!(
+    claims_take_every_placement_before_any_backlog,
+    an_outcome_is_recorded_only_under_a_held_lease,
+    a_reward_left_waiting_beside_a_configured_receiver_is_sent,
+    a_failed_replay_of_a_confirmation_does_not_strand_its_reversal,
+    an_unreadable_signing_key_stalls_no_other_placement,
+    a_receiver_failing_for_a_day_is_paused_until_resumed,
+);
+
+/// Queues `n` due confirmations for `placement` straight into the outbox.
+async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<String> {
+    let now = w.app.clock_now() - Duration::seconds(age_seconds);
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
+        callback_delivery::ActiveModel {
+            id: Set(id.clone()),
+            placement_id: Set(placement.to_owned()),
+            owner_account_id: Set("acc_test".to_owned()),
+            conversion_id: Set(format!("cnv_{placement}_{i}")),
+            event: Set("reward.confirmed".to_owned()),
+            payload: Set(json!({"eventId": id}).to_string()),
+            status: Set("PENDING".to_owned()),
+            attempts: Set(0),
+            next_attempt_at: Set(now + Duration::milliseconds(i as i64)),
+            last_response_status: Set(None),
+            last_error: Set(None),
+            key_id: Set(None),
+            created_at: Set(now),
+            updated_at: Set(now),
+            delivered_at: Set(None),
+            external_user_id: Set(Some("user".to_owned())),
+            campaign_id: Set(None),
+            depends_on: Set(None),
+            lease_owner: Set(None),
+            lease_until: Set(None),
+            replays: Set(0),
+            failed_at: Set(None),
+        }
+        .insert(&w.app.state.ctx.db)
+        .await
+        .expect("queue a delivery");
+        ids.push(id);
+    }
+    ids
+}
+
+fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimRequest<'a> {
+    ClaimRequest {
+        owner,
+        limit,
+        per_placement,
+        exclude: &[],
+        lease: Duration::seconds(60),
+    }
+}
+
+async fn row(w: &World, id: &str) -> callback_delivery::Model {
+    callback_delivery::Entity::find_by_id(id.to_owned())
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("read")
+        .expect("delivery exists")
+}
+
+async fn claims_take_every_placement_before_any_backlog(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    let admin = w.app.admin_token().await;
+    let other = publisher(&w.app, &admin).await;
+    // A backlog of 300 old deliveries for one placement, then one new for another.
+    queue(&w, &w.p.placement, 300, 600).await;
+    let fresh = queue(&w, &other.placement, 1, 0).await;
+    let first = dispatch::claim(&w.app.state.ctx, request("wrk_a", 10, 5))
+        .await
+        .expect("claim");
+    assert_eq!(
+        first.len(),
+        6,
+        "five of the backlog, one of the other placement"
+    );
+    assert!(
+        first.iter().any(|c| c.delivery.id == fresh[0]),
+        "the other placement's delivery is in the first round, not behind 300"
+    );
+    // The backlog's own rows come out oldest first and are leased to the claimer.
+    let mut backlog: Vec<_> = first
+        .iter()
+        .filter(|c| c.delivery.placement_id == w.p.placement)
+        .map(|c| c.delivery.next_attempt_at)
+        .collect();
+    let sorted = {
+        let mut s = backlog.clone();
+        s.sort();
+        s
+    };
+    assert_eq!(backlog, sorted);
+    backlog.clear();
+    assert_eq!(
+        row(&w, &fresh[0]).await.lease_owner.as_deref(),
+        Some("wrk_a")
+    );
+    // A second claimer gets none of the leased rows, and an excluded placement is skipped.
+    let exclude = [w.p.placement.clone()];
+    let second = dispatch::claim(
+        &w.app.state.ctx,
+        ClaimRequest {
+            exclude: &exclude,
+            ..request("wrk_b", 10, 5)
+        },
+    )
+    .await
+    .expect("claim");
+    assert!(second.is_empty(), "{second:?}");
+}
+
+async fn an_outcome_is_recorded_only_under_a_held_lease(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    let ctx = &w.app.state.ctx;
+    let mine = dispatch::claim(ctx, request("wrk_a", 1, 1))
+        .await
+        .expect("claim");
+    assert_eq!(mine.len(), 1);
+    // A's send outlives its lease; B claims the delivery again.
+    w.app.clock.advance(Duration::seconds(61));
+    let theirs = dispatch::claim(ctx, request("wrk_b", 1, 1))
+        .await
+        .expect("claim");
+    assert_eq!(theirs.len(), 1, "an expired lease is claimable");
+    let ok = Outcome {
+        started_at: w.app.clock_now(),
+        response_status: Some(200),
+        ..Outcome::default()
+    };
+    let late = Finished {
+        claimed: mine[0].clone(),
+        sent: Some(("key".into(), "nonce".into(), "ts".into())),
+        outcome: ok.clone(),
+    };
+    let recorded = dispatch::record_batch(ctx, "wrk_a", vec![late])
+        .await
+        .expect("record");
+    assert!(recorded.is_empty(), "A lost its lease: {recorded:?}");
+    let r = row(&w, &ids[0]).await;
+    assert_eq!((r.status.as_str(), r.attempts), ("PENDING", 0));
+    assert_eq!(r.lease_owner.as_deref(), Some("wrk_b"));
+    // A lease that ran out without a new claimer does not count either.
+    w.app.clock.advance(Duration::seconds(61));
+    let stale = Finished {
+        claimed: theirs[0].clone(),
+        sent: None,
+        outcome: ok.clone(),
+    };
+    assert!(
+        dispatch::record_batch(ctx, "wrk_b", vec![stale])
+            .await
+            .expect("record")
+            .is_empty()
+    );
+    // Renewal keeps only leases still held; the holder then records.
+    let fresh = dispatch::claim(ctx, request("wrk_c", 1, 1))
+        .await
+        .expect("claim");
+    let (kept, _) = dispatch::renew(ctx, "wrk_c", &ids, Duration::seconds(60))
+        .await
+        .expect("renew");
+    assert!(kept.contains(&ids[0]));
+    let (lost, _) = dispatch::renew(ctx, "wrk_a", &ids, Duration::seconds(60))
+        .await
+        .expect("renew");
+    assert!(lost.is_empty());
+    let done = Finished {
+        claimed: fresh[0].clone(),
+        sent: None,
+        outcome: ok,
+    };
+    let recorded = dispatch::record_batch(ctx, "wrk_c", vec![done])
+        .await
+        .expect("record");
+    assert_eq!(recorded.len(), 1);
+    let r = row(&w, &ids[0]).await;
+    assert_eq!((r.status.as_str(), r.attempts), ("DELIVERED", 1));
+}
+
+async fn a_reward_left_waiting_beside_a_configured_receiver_is_sent(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    configure(&w.app, &w.p, &rx.url).await;
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    // The settlement read the placement before the receiver was configured and committed
+    // after the configuration released the waiting rewards: its reward is left waiting.
+    callback_delivery::Entity::update_many()
+        .col_expr(callback_delivery::Column::Status, "WAITING_RECEIVER".into())
+        .filter(callback_delivery::Column::PlacementId.eq(w.p.placement.clone()))
+        .exec(&w.app.state.ctx.db)
+        .await
+        .expect("simulate the race");
+    w.app.run_workers_once().await;
+    assert_eq!(rx.accepted().len(), 1, "the worker releases and sends it");
+    assert_eq!(w.deliveries("?status=DELIVERED").await["count"], 1);
+}
+
+async fn a_failed_replay_of_a_confirmation_does_not_strand_its_reversal(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    configure(&w.app, &w.p, &rx.url).await;
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    w.app.run_workers_once().await;
+    let confirmation = w.deliveries("?status=DELIVERED").await["items"][0]["deliveryId"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    // Replaying the delivered confirmation sends it, then its reversal again, in order.
+    w.report(&clk, "order-1", "reversed").await;
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), 2);
+    let (s, _) = w
+        .app
+        .post(
+            &format!("/publisher/v2/callback-deliveries/{confirmation}/replay"),
+            Some(&w.p.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::ACCEPTED);
+    w.app.run_workers_once().await;
+    let events: Vec<String> = rx
+        .received()
+        .iter()
+        .map(|r| r.json()["eventType"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "reward.confirmed",
+            "reward.reversed",
+            "reward.confirmed",
+            "reward.reversed"
+        ]
+    );
+    // A replay that ends FAILED: the reversal queued behind it still goes.
+    let (_, clk2) = click(&w.app, &w.p, "user-2", &w.campaign).await;
+    w.report(&clk2, "order-2", "approved").await;
+    w.app.run_workers_once().await;
+    w.report(&clk2, "order-2", "reversed").await;
+    let second = w
+        .deliveries("?externalUserId=user-2&status=DELIVERED")
+        .await["items"][0]["deliveryId"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    callback_delivery::Entity::update_many()
+        .col_expr(callback_delivery::Column::Status, "FAILED".into())
+        .filter(callback_delivery::Column::Id.eq(second))
+        .exec(&w.app.state.ctx.db)
+        .await
+        .expect("the replay failed for good");
+    w.app.run_workers_once().await;
+    let last = rx.received().last().map(|r| r.json()).unwrap_or_default();
+    assert_eq!(last["eventType"], "reward.reversed", "{last}");
+    assert_eq!(last["externalUserId"], "user-2");
+}
+
+async fn an_unreadable_signing_key_stalls_no_other_placement(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    let admin = w.app.admin_token().await;
+    let other = publisher(&w.app, &admin).await;
+    configure(&w.app, &w.p, &rx.url).await;
+    configure(&w.app, &other, &rx.url).await;
+    let (_, a) = click(&w.app, &w.p, "user-a", &w.campaign).await;
+    let (_, b) = click(&w.app, &other, "user-b", &w.campaign).await;
+    w.report(&a, "order-a", "approved").await;
+    w.report(&b, "order-b", "approved").await;
+    // The first placement's key was sealed under a master key this process does not have.
+    entity::callback_key::Entity::update_many()
+        .col_expr(
+            entity::callback_key::Column::SecretCiphertext,
+            "v1:garbage".into(),
+        )
+        .filter(entity::callback_key::Column::PlacementId.eq(w.p.placement.clone()))
+        .exec(&w.app.state.ctx.db)
+        .await
+        .expect("spoil the key");
+    w.app.run_workers_once().await;
+    let got = rx.received();
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].json()["externalUserId"], "user-b");
+    let stuck = w.deliveries("?externalUserId=user-a").await;
+    assert_eq!(stuck["items"][0]["status"], "PENDING", "{stuck}");
+    assert_eq!(stuck["items"][0]["attemptCount"], 1, "{stuck}");
+    assert!(
+        stuck["items"][0]["lastError"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("signing_key"),
+        "{stuck}"
+    );
+}
+
+async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) {
+    let rx = Receiver::start().await;
+    let w = world(
+        app_for(backend, &rx, false).await,
+        campaign_body("CUSTOM_S2S", 100 * USD),
+    )
+    .await;
+    configure(&w.app, &w.p, &rx.url).await;
+    let health_path = format!("/publisher/v2/placements/{}/callback/health", w.p.placement);
+    // Five failures: the first, then retries 1, 3, 11 and 31 hours later (the last, over a
+    // day into the streak, pauses the receiver).
+    rx.answer(&[Answer::Status(500); 5]);
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    w.app.run_workers_once().await;
+    let (_, h) = w.app.get(&health_path, Some(&w.p.token)).await;
+    assert!(h["failingSince"].is_string(), "{h}");
+    assert!(h["pausedAt"].is_null(), "{h}");
+    // Retries keep failing; the first failure more than a day after the streak began pauses.
+    for hours in [1, 3, 8, 20, 26] {
+        w.app.clock.advance(Duration::hours(hours));
+        w.app.run_workers_once().await;
+    }
+    // A day later the dashboard token has expired: sign in again.
+    let token = w.app.token(&w.p.user).await;
+    let (_, h) = w.app.get(&health_path, Some(&token)).await;
+    assert!(
+        h["pausedAt"].is_string(),
+        "paused after a day of failures: {h}"
+    );
+    let sent = rx.received().len();
+    assert_eq!(sent, 5, "no attempt after the pause");
+    // While paused nothing is attempted, however long it waits.
+    let (_, clk2) = click(&w.app, &w.p, "user-2", &w.campaign).await;
+    w.report(&clk2, "order-2", "approved").await;
+    w.app.clock.advance(Duration::hours(30));
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), sent, "no attempt while paused");
+    // One call resumes: the pending deliveries are due at once and go to the fixed receiver.
+    let resume = format!("/publisher/v2/placements/{}/callback/resume", w.p.placement);
+    let (_, stranger) = w.app.signed_in(app::model::Role::Publisher).await;
+    assert_eq!(
+        w.app.post(&resume, Some(&stranger), &json!({})).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let token = w.app.token(&w.p.user).await;
+    let (s, r) = w.app.post(&resume, Some(&token), &json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert!(r["pending"].as_u64().unwrap_or(0) >= 1, "{r}");
+    w.app.run_workers_once().await;
+    assert_eq!(
+        rx.accepted().len(),
+        2,
+        "both rewards arrive after the resume"
+    );
+    let (_, h) = w.app.get(&health_path, Some(&token)).await;
+    assert!(
+        h["pausedAt"].is_null() && h["failingSince"].is_null(),
+        "{h}"
+    );
+}
