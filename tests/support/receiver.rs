@@ -168,36 +168,8 @@ impl Receiver {
 
     /// Starts a receiver on `port` (0: a free one).
     pub async fn start_on(port: u16) -> Receiver {
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let dir = tempfile::tempdir().expect("temp dir");
-        let ca_key = rcgen::KeyPair::generate().expect("CA key");
-        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "Callback test CA");
-        ca.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-        let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
-        let issuer = rcgen::Issuer::new(ca, ca_key);
-        let leaf_key = rcgen::KeyPair::generate().expect("leaf key");
-        let leaf =
-            rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-                .expect("leaf params")
-                .signed_by(&leaf_key, &issuer)
-                .expect("leaf cert");
-        let ca_file = dir.path().join("ca.pem");
-        std::fs::write(&ca_file, ca_cert.pem()).expect("write CA");
-        let config = rustls::ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![leaf.der().clone()],
-                pki_types::PrivateKeyDer::Pkcs8(pki_types::PrivatePkcs8KeyDer::from(
-                    leaf_key.serialize_der(),
-                )),
-            )
-            .expect("TLS config");
+        let (tls, ca_file) = tls_identity(dir.path());
         let tcp = TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("bind receiver");
@@ -206,8 +178,7 @@ impl Receiver {
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(hook))
             .with_state(script.clone());
-        let tls = TlsAcceptor::from(Arc::new(config));
-        let task = serve(tcp, tls.clone(), app.clone());
+        let task = serve_tls(tcp, tls.clone(), app.clone());
         Receiver {
             url: format!("https://127.0.0.1:{}/hook", addr.port()),
             ca_file,
@@ -225,7 +196,7 @@ impl Receiver {
         let tcp = TcpListener::bind(("127.0.0.1", self.port))
             .await
             .expect("rebind receiver");
-        let task = serve(tcp, self.tls.clone(), self.app.clone());
+        let task = serve_tls(tcp, self.tls.clone(), self.app.clone());
         if let Ok(mut t) = self.task.lock() {
             *t = Some(task);
         }
@@ -262,10 +233,49 @@ impl Receiver {
     }
 }
 
-fn serve(tcp: TcpListener, tls: TlsAcceptor, app: axum::Router) -> tokio::task::JoinHandle<()> {
+/// Serves `app` over TLS on `tcp` until the task is aborted.
+pub fn serve_tls(
+    tcp: TcpListener,
+    tls: TlsAcceptor,
+    app: axum::Router,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let _ = axum::serve(TlsListener { tcp, tls }, app).await;
     })
+}
+
+/// A throwaway CA (written to `dir/ca.pem`) and a TLS acceptor for 127.0.0.1 signed by it.
+pub fn tls_identity(dir: &std::path::Path) -> (TlsAcceptor, PathBuf) {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let ca_key = rcgen::KeyPair::generate().expect("CA key");
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "Callback test CA");
+        ca.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
+        let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
+        let issuer = rcgen::Issuer::new(ca, ca_key);
+        let leaf_key = rcgen::KeyPair::generate().expect("leaf key");
+        let leaf =
+            rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+                .expect("leaf params")
+                .signed_by(&leaf_key, &issuer)
+                .expect("leaf cert");
+        let ca_file = dir.join("ca.pem");
+        std::fs::write(&ca_file, ca_cert.pem()).expect("write CA");
+        let config = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![leaf.der().clone()],
+                pki_types::PrivateKeyDer::Pkcs8(pki_types::PrivatePkcs8KeyDer::from(
+                    leaf_key.serialize_der(),
+                )),
+            )
+            .expect("TLS config");
+        (TlsAcceptor::from(Arc::new(config)), ca_file)
 }
 
 impl Drop for Receiver {

@@ -8,9 +8,11 @@
 //! claimed in the next round. Outcomes go to one recorder task that writes them in batches.
 //!
 //! It claims when woken ([`app::domain::callback_delivery::DueSignal`]: a settlement in this
-//! process, a `NOTIFY` from another), while the last claim found work, and on a one-second
-//! tick; never more often than the last claim took (so claiming costs at most half of one
-//! database connection). The tick also releases rewards left waiting for a receiver.
+//! process, a `NOTIFY` from another), while the last claim found work, and every 100 ms
+//! (a plain indexed read while nothing is due; this bounds another process's settlement on
+//! SQLite, which has no `NOTIFY`); never more often than the last claim took, so claiming
+//! costs at most half of one database connection. A one-second tick releases rewards left
+//! waiting beside a configured receiver.
 //!
 //! Before each send the lease is checked: a delivery whose lease would run out before the
 //! send could finish has its placement's queue renewed first, and one whose lease was lost
@@ -31,7 +33,10 @@ const MAX_IN_FLIGHT: usize = 512;
 const MAX_WAITING: usize = 2_048;
 /// Deliveries of one placement one claim takes at most.
 const PER_PLACEMENT_CLAIM: usize = 256;
-/// The fallback tick: claims, releases waiting rewards.
+/// The fallback poll for work no signal announced (another process's settlement on SQLite,
+/// a hold that ended, a retry that came due): a plain indexed read while nothing is due.
+const POLL: Duration = Duration::from_millis(100);
+/// How often rewards left waiting beside a configured receiver are released.
 const TICK: Duration = Duration::from_secs(1);
 /// Outcomes recorded in one transaction at most.
 const RECORD_BATCH: usize = 256;
@@ -81,13 +86,17 @@ pub async fn run(state: AppState) {
         record_tx,
     };
     let mut next_tick = Instant::now();
+    let mut next_poll = Instant::now();
     loop {
         if Instant::now() >= next_tick {
             next_tick = Instant::now() + TICK;
-            d.want_claim = true;
             if let Err(e) = dispatch::release_orphans(&d.state.ctx).await {
                 tracing::warn!(error = %e, "releasing waiting reward callbacks failed");
             }
+        }
+        if Instant::now() >= next_poll {
+            next_poll = Instant::now() + POLL;
+            d.want_claim = true;
         }
         let gap = d.claim_cost.max(MIN_CLAIM_GAP);
         let claim_at = d.last_claim + gap;
@@ -97,9 +106,9 @@ pub async fn run(state: AppState) {
         d.dispatch().await;
         crate::metrics::callbacks_in_flight(d.in_flight);
         let wake_at = if d.want_claim && d.waiting < MAX_WAITING / 2 {
-            next_tick.min(claim_at.max(Instant::now()))
+            next_poll.min(claim_at.max(Instant::now()))
         } else {
-            next_tick
+            next_poll
         };
         tokio::select! {
             biased;

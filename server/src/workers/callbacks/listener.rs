@@ -1,8 +1,8 @@
 //! Wakes this process's delivery loop when another process makes deliveries due: settlement
 //! on PostgreSQL sends `NOTIFY callback_deliveries_due` inside its transaction, so the
 //! notification arrives exactly when the deliveries become visible. A lost connection is
-//! re-established (the one-second tick covers the gap); SQLite has no such channel, and
-//! there the tick is the bound for other processes' deliveries.
+//! re-established (the loop's 100 ms poll covers the gap); SQLite has no such channel, and
+//! there the poll is the bound for other processes' deliveries.
 
 use std::time::Duration;
 

@@ -59,12 +59,7 @@ pub async fn claim(ctx: &Ctx, req: ClaimRequest<'_>) -> Result<Vec<Claimed>, App
             vec!["?"; req.exclude.len()].join(", ")
         )
     };
-    let lock = if backend == DatabaseBackend::Postgres {
-        "FOR UPDATE SKIP LOCKED"
-    } else {
-        ""
-    };
-    let text = format!(
+    let select = |lock: &str| format!(
         "WITH RECURSIVE p(pid) AS ( \
            SELECT MIN(placement_id) FROM callback_deliveries WHERE status IN ('PENDING', 'HELD') \
            UNION ALL \
@@ -92,10 +87,23 @@ pub async fn claim(ctx: &Ctx, req: ClaimRequest<'_>) -> Result<Vec<Claimed>, App
     let mut values: Vec<Value> = vec![now.into(), now.into(), as_i64(req.per_placement)];
     values.extend(req.exclude.iter().map(|p| Value::from(p.clone())));
     values.extend([as_i64(req.limit), now.into()]);
-
+    // A plain read first: when nothing is due (the common case of an idle poll) no write
+    // lock is taken, which on SQLite would queue behind settlement's writes.
+    let peek = callback_delivery::Entity::find()
+        .from_raw_sql(sql::statement(backend, &select(""), values.clone()))
+        .all(&ctx.db)
+        .await?;
+    if peek.is_empty() {
+        return Ok(Vec::new());
+    }
+    let lock = if backend == DatabaseBackend::Postgres {
+        "FOR UPDATE SKIP LOCKED"
+    } else {
+        ""
+    };
     let txn = db::begin(&ctx.db).await?;
     let chosen = callback_delivery::Entity::find()
-        .from_raw_sql(sql::statement(backend, &text, values))
+        .from_raw_sql(sql::statement(backend, &select(lock), values))
         .all(&txn)
         .await?;
     if chosen.is_empty() {
