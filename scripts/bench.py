@@ -310,17 +310,28 @@ def fresh_launches(base, fx, count):
     return urls
 
 
-def bench_db(kind, args):
+def fresh_database(kind, label):
+    """A new database of `kind` and a data folder: (stamp, data_dir, db_url)."""
     stamp = time.strftime("%Y%m%d%H%M%S")
-    data_dir = os.path.join(WORK, f"{kind}-{stamp}")
+    data_dir = os.path.join(WORK, f"{label}{kind}-{stamp}")
     os.makedirs(data_dir, exist_ok=True)
     if kind == "sqlite":
-        db_url = f"sqlite://{data_dir}/app.db?mode=rwc"
-    else:
-        name = f"bench_{stamp}"
+        return stamp, data_dir, f"sqlite://{data_dir}/app.db?mode=rwc"
+    name = f"bench_{label.replace('-', '_')}{stamp}"
+    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
+                    f'CREATE DATABASE "{name}"'], check=True)
+    return stamp, data_dir, f"postgres://postgres@127.0.0.1:5432/{name}"
+
+
+def drop_database(db_url):
+    if db_url.startswith("postgres"):
+        name = db_url.rsplit("/", 1)[1]
         subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
-                        f'CREATE DATABASE "{name}"'], check=True)
-        db_url = f"postgres://postgres@127.0.0.1:5432/{name}"
+                        f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'])
+
+
+def bench_db(kind, args):
+    stamp, data_dir, db_url = fresh_database(kind, "")
     port = free_port()
     env = env_for(db_url, data_dir, port)
     base = f"http://127.0.0.1:{port}"
@@ -408,9 +419,8 @@ def bench_db(kind, args):
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
-        if kind == "postgres" and not args.keep:
-            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
-                            f'DROP DATABASE IF EXISTS "bench_{stamp}" WITH (FORCE)'])
+        if not args.keep:
+            drop_database(db_url)
         if not args.keep:
             shutil.rmtree(data_dir, ignore_errors=True)
     return {"kind": kind, "rows": rows, "peak": peak, "cold": cold, "seed": seed_seconds,

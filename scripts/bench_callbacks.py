@@ -24,6 +24,7 @@ BENCHMARKS.md.
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -32,7 +33,8 @@ import uuid
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import BIN, ROOT, WORK, env_for, free_port, http, wait_ready  # noqa: E402
+from bench import (BIN, ROOT, WORK, drop_database, env_for, free_port,  # noqa: E402
+                   fresh_database, http, wait_ready)
 
 RECEIVER = os.path.join(ROOT, "target", "release", "callback-receiver")
 PLACEMENTS = 101
@@ -104,16 +106,7 @@ def rate(s):
 
 
 def bench_db(kind, args, receiver):
-    stamp = time.strftime("%Y%m%d%H%M%S")
-    data_dir = os.path.join(WORK, f"callbacks-{kind}-{stamp}")
-    os.makedirs(data_dir, exist_ok=True)
-    if kind == "sqlite":
-        db_url = f"sqlite://{data_dir}/app.db?mode=rwc"
-    else:
-        name = f"bench_cb_{stamp}"
-        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
-                        f'CREATE DATABASE "{name}"'], check=True)
-        db_url = f"postgres://postgres@127.0.0.1:5432/{name}"
+    stamp, data_dir, db_url = fresh_database(kind, "callbacks-")
     port = free_port()
     env = env_for(db_url, data_dir, port)
     env.update({"APP_CALLBACK_ALLOW_PRIVATE": "true", "APP_CALLBACK_CA_FILE": receiver["caFile"],
@@ -122,7 +115,8 @@ def bench_db(kind, args, receiver):
     subprocess.run([BIN, "user", "create", "--email", "bench@callbacks.test", "--password",
                     "bench-password-2026", "--role", "publisher"], env=env, check=True,
                    stdout=subprocess.DEVNULL)
-    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL)
+    log = open(os.path.join(data_dir, "server.log"), "w")
+    server = subprocess.Popen([BIN, "serve"], env=env, stdout=log, stderr=log)
     out = {"kind": kind}
     outbox = None
     try:
@@ -191,9 +185,9 @@ def bench_db(kind, args, receiver):
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
-        if kind == "postgres":
-            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
-                            f'DROP DATABASE IF EXISTS "bench_cb_{stamp}" WITH (FORCE)'])
+        drop_database(db_url)
+        if not args.keep:
+            shutil.rmtree(data_dir, ignore_errors=True)
     return out
 
 
@@ -241,6 +235,7 @@ def main():
     ap.add_argument("--backlog", type=int, default=100_000)
     ap.add_argument("--probes", type=int, default=10)
     ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the data folder and server log")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)

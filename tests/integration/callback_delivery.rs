@@ -63,6 +63,21 @@ async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<St
     ids
 }
 
+/// A live campaign and a publisher whose placement's receiver is not configured yet.
+async fn unconfigured(backend: Backend) -> (Receiver, World) {
+    let rx = Receiver::start().await;
+    let app = app_for(backend, &rx, false).await;
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    (rx, w)
+}
+
+/// The same with the receiver configured on the placement.
+async fn receiving(backend: Backend) -> (Receiver, World) {
+    let (rx, w) = unconfigured(backend).await;
+    configure(&w.app, &w.p, &rx.url).await;
+    (rx, w)
+}
+
 fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimRequest<'a> {
     ClaimRequest {
         owner,
@@ -70,6 +85,7 @@ fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimReque
         per_placement,
         exclude: &[],
         lease: Duration::seconds(60),
+        after: None,
     }
 }
 
@@ -82,12 +98,7 @@ async fn row(w: &World, id: &str) -> callback_delivery::Model {
 }
 
 async fn claims_take_every_placement_before_any_backlog(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (_rx, w) = unconfigured(backend).await;
     let admin = w.app.admin_token().await;
     let other = publisher(&w.app, &admin).await;
     // A backlog of 300 old deliveries for one placement, then one new for another.
@@ -137,12 +148,7 @@ async fn claims_take_every_placement_before_any_backlog(backend: Backend) {
 }
 
 async fn an_outcome_is_recorded_only_under_a_held_lease(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (_rx, w) = unconfigured(backend).await;
     let ids = queue(&w, &w.p.placement, 1, 0).await;
     let ctx = &w.app.state.ctx;
     let mine = dispatch::claim(ctx, request("wrk_a", 1, 1))
@@ -211,13 +217,7 @@ async fn an_outcome_is_recorded_only_under_a_held_lease(backend: Backend) {
 }
 
 async fn a_reward_left_waiting_beside_a_configured_receiver_is_sent(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
-    configure(&w.app, &w.p, &rx.url).await;
+    let (rx, w) = receiving(backend).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
     // The settlement read the placement before the receiver was configured and committed
@@ -234,13 +234,7 @@ async fn a_reward_left_waiting_beside_a_configured_receiver_is_sent(backend: Bac
 }
 
 async fn a_failed_replay_of_a_confirmation_does_not_strand_its_reversal(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
-    configure(&w.app, &w.p, &rx.url).await;
+    let (rx, w) = receiving(backend).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
     w.app.run_workers_once().await;
@@ -300,12 +294,7 @@ async fn a_failed_replay_of_a_confirmation_does_not_strand_its_reversal(backend:
 }
 
 async fn an_unreadable_signing_key_stalls_no_other_placement(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = unconfigured(backend).await;
     let admin = w.app.admin_token().await;
     let other = publisher(&w.app, &admin).await;
     configure(&w.app, &w.p, &rx.url).await;
@@ -341,13 +330,7 @@ async fn an_unreadable_signing_key_stalls_no_other_placement(backend: Backend) {
 }
 
 async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
-    configure(&w.app, &w.p, &rx.url).await;
+    let (rx, w) = receiving(backend).await;
     let health_path = format!("/publisher/v2/placements/{}/callback/health", w.p.placement);
     // Five failures: the first, then retries 1, 3, 11 and 31 hours later (the last, over a
     // day into the streak, pauses the receiver).

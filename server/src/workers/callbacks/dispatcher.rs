@@ -21,6 +21,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+use app::domain::callback_delivery::dispatch::claim::WALK_LIMIT;
 use app::domain::callback_delivery::dispatch::{self, ClaimRequest, Claimed, Finished};
 use tokio::sync::mpsc;
 
@@ -47,6 +48,8 @@ const MIN_CLAIM_GAP: Duration = Duration::from_millis(2);
 struct Queue {
     waiting: VecDeque<Claimed>,
     in_flight: usize,
+    /// Whether the placement is in the rotation (at most once).
+    rotating: bool,
 }
 
 struct Dispatcher {
@@ -61,6 +64,8 @@ struct Dispatcher {
     want_claim: bool,
     last_claim: Instant,
     claim_cost: Duration,
+    /// Where the next claim's walk over placements starts (see `ClaimRequest::after`).
+    walk_from: Option<String>,
     done_tx: mpsc::UnboundedSender<String>,
     record_tx: mpsc::Sender<Finished>,
 }
@@ -82,6 +87,7 @@ pub async fn run(state: AppState) {
         want_claim: true,
         last_claim: Instant::now(),
         claim_cost: Duration::ZERO,
+        walk_from: None,
         done_tx,
         record_tx,
     };
@@ -142,6 +148,7 @@ impl Dispatcher {
                 per_placement: PER_PLACEMENT_CLAIM,
                 exclude: &exclude,
                 lease: lease(),
+                after: self.walk_from.as_deref(),
             },
         )
         .await;
@@ -150,6 +157,12 @@ impl Dispatcher {
         match claimed {
             Ok(claimed) => {
                 self.want_claim = !claimed.is_empty();
+                // With very many placements at work, the next claim walks on from here.
+                let placements: std::collections::BTreeSet<&str> =
+                    claimed.iter().map(|c| c.delivery.placement_id.as_str()).collect();
+                self.walk_from = (placements.len() >= WALK_LIMIT / 2)
+                    .then(|| placements.last().map(|p| (*p).to_owned()))
+                    .flatten();
                 for c in claimed {
                     self.enqueue(c);
                 }
@@ -164,7 +177,8 @@ impl Dispatcher {
     fn enqueue(&mut self, c: Claimed) {
         let placement = c.delivery.placement_id.clone();
         let q = self.queues.entry(placement.clone()).or_default();
-        if q.waiting.is_empty() && q.in_flight == 0 {
+        if !q.rotating {
+            q.rotating = true;
             self.rotation.push_back(placement);
         }
         q.waiting.push_back(c);
@@ -189,7 +203,7 @@ impl Dispatcher {
             } else {
                 idle_passes += 1;
             }
-            match self.queues.get(&placement) {
+            match self.queues.get_mut(&placement) {
                 Some(q) if !q.waiting.is_empty() || q.in_flight > 0 => {
                     self.rotation.push_back(placement)
                 }

@@ -98,6 +98,7 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<usize> {
                 per_placement: 512,
                 exclude: &[],
                 lease: lease(),
+                after: None,
             },
         )
         .await?;

@@ -75,7 +75,8 @@ impl Sender {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
             .timeout(timeout)
-            .pool_max_idle_per_host(per_receiver)
+            // Kept-alive connections per host: many placements may share one receiving host.
+            .pool_max_idle_per_host(256)
             .pool_idle_timeout(Duration::from_secs(60))
             .tcp_nodelay(true)
             .no_proxy()

@@ -3,21 +3,27 @@
 //! first, then every placement's second, …), so one placement's backlog of any size delays
 //! another placement's next delivery by at most one round.
 //!
-//! The query does not scan a backlog: a recursive walk over the partial index of unsent
-//! deliveries (`idx_callback_deliveries_unsent`: placement, due time) visits each placement
-//! with unsent work once, and a per-placement subquery reads only that placement's first
-//! due rows from the same index. Its cost grows with the number of placements that have
-//! work and the batch size, not with the number of waiting deliveries.
+//! No query scans a backlog: a recursive walk over the placements that have unsent
+//! deliveries (one index probe per placement) finds who has work, then one statement reads
+//! each placement's first due rows from the partial index of unsent deliveries
+//! (`idx_callback_deliveries_unsent`: placement, due time). The cost grows with the number
+//! of placements that have work and the batch size, not with the number of waiting
+//! deliveries. Only then are the chosen rows locked and leased.
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, Value};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QuerySelect, Value,
+};
 
 use super::{Claimed, KeyState, SigningKey};
 use crate::domain::{Ctx, db, sql};
 use crate::error::AppError;
-use entity::{callback_delivery, callback_key, placement};
+use entity::{callback_delivery, callback_key, callback_receiver, placement};
+
+/// Placements one claim considers at most (walked in id order from [`ClaimRequest::after`]).
+pub const WALK_LIMIT: usize = 512;
 
 /// What one claim may take.
 #[derive(Debug, Clone, Copy)]
@@ -32,14 +38,19 @@ pub struct ClaimRequest<'a> {
     pub exclude: &'a [String],
     /// How long the claim lasts.
     pub lease: Duration,
+    /// Start the walk after this placement id (the last one the previous claim reached,
+    /// when more than [`WALK_LIMIT`] placements have work), so every placement gets turns.
+    pub after: Option<&'a str>,
 }
 
 /// A reversal may go once its confirmation was delivered: DELIVERED, or delivered once and
 /// then FAILED on a replay (a failed replay must not strand the reversal). While a replay
 /// of the confirmation is pending, the reversal waits, so the receiver hears them in order.
-const DEPENDENCY_MET: &str = "(x.depends_on IS NULL OR EXISTS (SELECT 1 FROM callback_deliveries dep \
-     WHERE dep.id = x.depends_on AND (dep.status = 'DELIVERED' \
-     OR (dep.status = 'FAILED' AND dep.delivered_at IS NOT NULL))))";
+/// Written as a scalar subquery by primary key so that it is a lookup per row: as `EXISTS`
+/// PostgreSQL may hash every delivered delivery ever made to answer it.
+const DEPENDENCY_MET: &str = "(x.depends_on IS NULL OR (SELECT dep.status = 'DELIVERED' \
+     OR (dep.status = 'FAILED' AND dep.delivered_at IS NOT NULL) \
+     FROM callback_deliveries dep WHERE dep.id = x.depends_on))";
 
 /// Claims due deliveries for `req.owner` (see the module comment for the order). A delivery
 /// is due when it is PENDING (or HELD and its hold has ended), its time has come, no live
@@ -49,61 +60,35 @@ pub async fn claim(ctx: &Ctx, req: ClaimRequest<'_>) -> Result<Vec<Claimed>, App
     if req.limit == 0 || req.per_placement == 0 {
         return Ok(Vec::new());
     }
-    let now = ctx.now();
-    let backend = ctx.db.get_database_backend();
-    let excluded = if req.exclude.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "AND p.pid NOT IN ({})",
-            vec!["?"; req.exclude.len()].join(", ")
-        )
-    };
-    let select = |lock: &str| format!(
-        "WITH RECURSIVE p(pid) AS ( \
-           SELECT MIN(placement_id) FROM callback_deliveries WHERE status IN ('PENDING', 'HELD') \
-           UNION ALL \
-           SELECT (SELECT MIN(c.placement_id) FROM callback_deliveries c \
-                   WHERE c.status IN ('PENDING', 'HELD') AND c.placement_id > p.pid) \
-           FROM p WHERE p.pid IS NOT NULL \
-         ), ranked AS ( \
-           SELECT y.id, y.next_attempt_at, \
-                  ROW_NUMBER() OVER (PARTITION BY y.placement_id ORDER BY y.next_attempt_at, y.id) AS rn \
-           FROM p JOIN callback_deliveries y ON y.id IN ( \
-               SELECT x.id FROM callback_deliveries x \
-               WHERE x.placement_id = p.pid AND x.status IN ('PENDING', 'HELD') \
-                 AND x.next_attempt_at <= ? AND (x.lease_until IS NULL OR x.lease_until < ?) \
-                 AND {DEPENDENCY_MET} \
-               ORDER BY x.next_attempt_at, x.id LIMIT ?) \
-           WHERE p.pid IS NOT NULL {excluded} \
-             AND NOT EXISTS (SELECT 1 FROM callback_receivers r \
-                             WHERE r.placement_id = p.pid AND r.paused_at IS NOT NULL) \
-         ) \
-         SELECT d.* FROM callback_deliveries d \
-         WHERE d.id IN (SELECT id FROM ranked ORDER BY rn, next_attempt_at, id LIMIT ?) \
-           AND d.status IN ('PENDING', 'HELD') AND (d.lease_until IS NULL OR d.lease_until < ?) \
-         {lock}"
-    );
-    let mut values: Vec<Value> = vec![now.into(), now.into(), as_i64(req.per_placement)];
-    values.extend(req.exclude.iter().map(|p| Value::from(p.clone())));
-    values.extend([as_i64(req.limit), now.into()]);
-    // A plain read first: when nothing is due (the common case of an idle poll) no write
-    // lock is taken, which on SQLite would queue behind settlement's writes.
-    let peek = callback_delivery::Entity::find()
-        .from_raw_sql(sql::statement(backend, &select(""), values.clone()))
-        .all(&ctx.db)
-        .await?;
-    if peek.is_empty() {
+    let placements = with_work(ctx, &req).await?;
+    if placements.is_empty() {
         return Ok(Vec::new());
     }
+    let order = next_due(ctx, &placements, &req).await?;
+    if order.is_empty() {
+        return Ok(Vec::new());
+    }
+    let now = ctx.now();
+    let backend = ctx.db.get_database_backend();
     let lock = if backend == DatabaseBackend::Postgres {
         "FOR UPDATE SKIP LOCKED"
     } else {
         ""
     };
+    let list = vec!["?"; order.len()].join(", ");
+    let mut values: Vec<Value> = order.iter().map(|id| Value::from(id.clone())).collect();
+    values.push(now.into());
     let txn = db::begin(&ctx.db).await?;
+    // Locked and re-checked: another worker may have taken some since they were read.
     let chosen = callback_delivery::Entity::find()
-        .from_raw_sql(sql::statement(backend, &select(lock), values))
+        .from_raw_sql(sql::statement(
+            backend,
+            &format!(
+                "SELECT d.* FROM callback_deliveries d WHERE d.id IN ({list}) \
+                 AND d.status IN ('PENDING', 'HELD') AND (d.lease_until IS NULL OR d.lease_until < ?) {lock}"
+            ),
+            values,
+        ))
         .all(&txn)
         .await?;
     if chosen.is_empty() {
@@ -111,20 +96,134 @@ pub async fn claim(ctx: &Ctx, req: ClaimRequest<'_>) -> Result<Vec<Claimed>, App
         return Ok(Vec::new());
     }
     let until = now + req.lease;
-    let ids: Vec<String> = chosen.iter().map(|d| d.id.clone()).collect();
     let mut values: Vec<Value> = vec![req.owner.into(), until.into()];
-    values.extend(ids.iter().map(|id| Value::from(id.clone())));
+    values.extend(chosen.iter().map(|d| Value::from(d.id.clone())));
     txn.execute_raw(sql::statement(
         backend,
         &format!(
             "UPDATE callback_deliveries SET lease_owner = ?, lease_until = ? WHERE id IN ({})",
-            vec!["?"; ids.len()].join(", ")
+            vec!["?"; chosen.len()].join(", ")
         ),
         values,
     ))
     .await?;
     txn.commit().await?;
+    // Back into the round-robin order.
+    let rank: HashMap<&str, usize> = order.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let mut chosen = chosen;
+    chosen.sort_by_key(|d| rank.get(d.id.as_str()).copied().unwrap_or(usize::MAX));
     receivers_of(ctx, chosen, req.owner, until).await
+}
+
+/// The placements that have unsent deliveries, in id order from `req.after` (wrapping
+/// around), without excluded and paused ones.
+async fn with_work(ctx: &Ctx, req: &ClaimRequest<'_>) -> Result<Vec<String>, AppError> {
+    let mut found = walk(ctx, req.after, WALK_LIMIT).await?;
+    if let Some(after) = req.after.filter(|_| found.len() < WALK_LIMIT) {
+        let wrapped = walk(ctx, None, WALK_LIMIT - found.len()).await?;
+        found.extend(wrapped.into_iter().filter(|p| p.as_str() <= after));
+    }
+    found.retain(|p| !req.exclude.contains(p));
+    if found.is_empty() {
+        return Ok(found);
+    }
+    let paused: HashSet<String> = callback_receiver::Entity::find()
+        .select_only()
+        .column(callback_receiver::Column::PlacementId)
+        .filter(callback_receiver::Column::PlacementId.is_in(found.clone()))
+        .filter(callback_receiver::Column::PausedAt.is_not_null())
+        .into_tuple()
+        .all(&ctx.db)
+        .await?
+        .into_iter()
+        .collect();
+    found.retain(|p| !paused.contains(p));
+    Ok(found)
+}
+
+/// Up to `limit` placement ids with unsent deliveries, ascending, after `after`: one index
+/// probe per placement (a loose index scan).
+async fn walk(ctx: &Ctx, after: Option<&str>, limit: usize) -> Result<Vec<String>, AppError> {
+    let backend = ctx.db.get_database_backend();
+    let text = "WITH RECURSIVE p(pid, n) AS ( \
+           SELECT (SELECT MIN(placement_id) FROM callback_deliveries \
+                   WHERE status IN ('PENDING', 'HELD') AND placement_id > ?), 1 \
+           UNION ALL \
+           SELECT (SELECT MIN(c.placement_id) FROM callback_deliveries c \
+                   WHERE c.status IN ('PENDING', 'HELD') AND c.placement_id > p.pid), p.n + 1 \
+           FROM p WHERE p.pid IS NOT NULL AND p.n < ? \
+         ) SELECT pid FROM p WHERE pid IS NOT NULL";
+    let rows = ctx
+        .db
+        .query_all_raw(sql::statement(
+            backend,
+            text,
+            vec![after.unwrap_or("").into(), as_i64(limit)],
+        ))
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| r.try_get::<String>("", "pid").ok())
+        .collect())
+}
+
+/// The ids of each placement's next due deliveries, in round-robin order: every placement's
+/// first, then every placement's second, … up to `req.limit`.
+async fn next_due(
+    ctx: &Ctx,
+    placements: &[String],
+    req: &ClaimRequest<'_>,
+) -> Result<Vec<String>, AppError> {
+    let now = ctx.now();
+    let backend = ctx.db.get_database_backend();
+    let each = req
+        .per_placement
+        .min(req.limit.div_ceil(placements.len()).max(1));
+    let branch = format!(
+        "SELECT * FROM (SELECT x.id, x.placement_id, x.next_attempt_at FROM callback_deliveries x \
+         WHERE x.placement_id = ? AND x.status IN ('PENDING', 'HELD') AND x.next_attempt_at <= ? \
+           AND (x.lease_until IS NULL OR x.lease_until < ?) AND {DEPENDENCY_MET} \
+         ORDER BY x.next_attempt_at, x.id LIMIT ?) t"
+    );
+    let text = vec![branch; placements.len()].join(" UNION ALL ");
+    let mut values: Vec<Value> = Vec::with_capacity(placements.len() * 4);
+    for p in placements {
+        values.extend([p.clone().into(), now.into(), now.into(), as_i64(each)]);
+    }
+    let rows = ctx
+        .db
+        .query_all_raw(sql::statement(backend, &text, values))
+        .await?;
+    let mut per: HashMap<String, Vec<(DateTime<Utc>, String)>> = HashMap::new();
+    let mut seen: Vec<String> = Vec::new();
+    for r in rows {
+        let (Ok(id), Ok(p), Ok(due)) = (
+            r.try_get::<String>("", "id"),
+            r.try_get::<String>("", "placement_id"),
+            r.try_get::<DateTime<Utc>>("", "next_attempt_at"),
+        ) else {
+            continue;
+        };
+        if !per.contains_key(&p) {
+            seen.push(p.clone());
+        }
+        per.entry(p).or_default().push((due, id));
+    }
+    for rows in per.values_mut() {
+        rows.sort();
+    }
+    let mut order = Vec::new();
+    for round in 0..each {
+        for p in &seen {
+            if let Some((_, id)) = per.get(p).and_then(|ids| ids.get(round)) {
+                order.push(id.clone());
+                if order.len() == req.limit {
+                    return Ok(order);
+                }
+            }
+        }
+    }
+    Ok(order)
 }
 
 /// Adds each claimed delivery's receiver URL and signing key (two queries for the batch).
