@@ -54,7 +54,11 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
                     .pragma("cache_size", "-1024")
             });
     } else {
-        opts.max_connections(settings.db_max_connections.unwrap_or(POSTGRES_CONNECTIONS));
+        opts.max_connections(settings.db_max_connections.unwrap_or(POSTGRES_CONNECTIONS))
+            // No JIT: every statement here is short, and PostgreSQL compiled the callback
+            // claim (a plan whose cost estimate grows with the outbox) for hundreds of
+            // milliseconds per run once 100,000 callbacks waited (BENCHMARKS.md).
+            .map_sqlx_postgres_opts(|o| o.options([("jit", "off")]));
     }
     Database::connect(opts)
         .await

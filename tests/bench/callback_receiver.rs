@@ -62,7 +62,10 @@ fn percentile(sorted: &[u64], q: f64) -> u64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
-async fn report(State(stats): State<Stats>, Query(q): Query<HashMap<String, String>>) -> axum::Json<Value> {
+async fn report(
+    State(stats): State<Stats>,
+    Query(q): Query<HashMap<String, String>>,
+) -> axum::Json<Value> {
     let phase = q.get("phase").cloned().unwrap_or_default();
     let Ok(s) = stats.lock() else {
         return axum::Json(json!({}));

@@ -246,36 +246,35 @@ pub fn serve_tls(
 
 /// A throwaway CA (written to `dir/ca.pem`) and a TLS acceptor for 127.0.0.1 signed by it.
 pub fn tls_identity(dir: &std::path::Path) -> (TlsAcceptor, PathBuf) {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let ca_key = rcgen::KeyPair::generate().expect("CA key");
-        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "Callback test CA");
-        ca.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-        let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
-        let issuer = rcgen::Issuer::new(ca, ca_key);
-        let leaf_key = rcgen::KeyPair::generate().expect("leaf key");
-        let leaf =
-            rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-                .expect("leaf params")
-                .signed_by(&leaf_key, &issuer)
-                .expect("leaf cert");
-        let ca_file = dir.join("ca.pem");
-        std::fs::write(&ca_file, ca_cert.pem()).expect("write CA");
-        let config = rustls::ServerConfig::builder()
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![leaf.der().clone()],
-                pki_types::PrivateKeyDer::Pkcs8(pki_types::PrivatePkcs8KeyDer::from(
-                    leaf_key.serialize_der(),
-                )),
-            )
-            .expect("TLS config");
-        (TlsAcceptor::from(Arc::new(config)), ca_file)
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let ca_key = rcgen::KeyPair::generate().expect("CA key");
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, "Callback test CA");
+    ca.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+    ];
+    let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
+    let issuer = rcgen::Issuer::new(ca, ca_key);
+    let leaf_key = rcgen::KeyPair::generate().expect("leaf key");
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+        .expect("leaf params")
+        .signed_by(&leaf_key, &issuer)
+        .expect("leaf cert");
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca_cert.pem()).expect("write CA");
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![leaf.der().clone()],
+            pki_types::PrivateKeyDer::Pkcs8(pki_types::PrivatePkcs8KeyDer::from(
+                leaf_key.serialize_der(),
+            )),
+        )
+        .expect("TLS config");
+    (TlsAcceptor::from(Arc::new(config)), ca_file)
 }
 
 impl Drop for Receiver {

@@ -118,13 +118,15 @@ pub async fn run(state: AppState) {
         };
         tokio::select! {
             biased;
+            // First: under load finished sends never stop coming, and a new delivery must
+            // not wait behind them.
+            () = state.ctx.deliveries.due() => d.want_claim = true,
             Some(placement) = done_rx.recv() => {
                 d.finished(&placement);
                 while let Ok(p) = done_rx.try_recv() {
                     d.finished(&p);
                 }
             }
-            () = state.ctx.deliveries.due() => d.want_claim = true,
             () = tokio::time::sleep_until(wake_at.into()) => {}
         }
     }
@@ -158,8 +160,10 @@ impl Dispatcher {
             Ok(claimed) => {
                 self.want_claim = !claimed.is_empty();
                 // With very many placements at work, the next claim walks on from here.
-                let placements: std::collections::BTreeSet<&str> =
-                    claimed.iter().map(|c| c.delivery.placement_id.as_str()).collect();
+                let placements: std::collections::BTreeSet<&str> = claimed
+                    .iter()
+                    .map(|c| c.delivery.placement_id.as_str())
+                    .collect();
                 self.walk_from = (placements.len() >= WALK_LIMIT / 2)
                     .then(|| placements.last().map(|p| (*p).to_owned()))
                     .flatten();
@@ -259,6 +263,10 @@ impl Dispatcher {
         q.in_flight += 1;
         self.waiting -= 1;
         self.in_flight += 1;
+        if q.waiting.len() + 1 == PER_PLACEMENT_CLAIM / 2 {
+            // Its queue just fell below the refill mark: the next claim includes it again.
+            self.want_claim = true;
+        }
         let (state, owner) = (self.state.clone(), self.owner.clone());
         let (done, record) = (self.done_tx.clone(), self.record_tx.clone());
         let placement = placement.to_owned();

@@ -109,7 +109,11 @@ pub async fn claim(ctx: &Ctx, req: ClaimRequest<'_>) -> Result<Vec<Claimed>, App
     .await?;
     txn.commit().await?;
     // Back into the round-robin order.
-    let rank: HashMap<&str, usize> = order.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let rank: HashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
     let mut chosen = chosen;
     chosen.sort_by_key(|d| rank.get(d.id.as_str()).copied().unwrap_or(usize::MAX));
     receivers_of(ctx, chosen, req.owner, until).await
@@ -145,19 +149,27 @@ async fn with_work(ctx: &Ctx, req: &ClaimRequest<'_>) -> Result<Vec<String>, App
 /// probe per placement (a loose index scan).
 async fn walk(ctx: &Ctx, after: Option<&str>, limit: usize) -> Result<Vec<String>, AppError> {
     let backend = ctx.db.get_database_backend();
-    let text = "WITH RECURSIVE p(pid, n) AS ( \
-           SELECT (SELECT MIN(placement_id) FROM callback_deliveries \
-                   WHERE status IN ('PENDING', 'HELD') AND placement_id > ?), 1 \
+    // `ORDER BY placement_id, next_attempt_at LIMIT 1` rather than `MIN(placement_id)`: the
+    // order only the partial index of unsent rows gives, so PostgreSQL does not walk the
+    // (placement, status) index through every delivered row instead (measured: 40,000 heap
+    // fetches for one step behind 40,000 delivered callbacks).
+    let next = "SELECT c.placement_id FROM callback_deliveries c \
+                WHERE c.status IN ('PENDING', 'HELD') AND c.placement_id > {after} \
+                ORDER BY c.placement_id, c.next_attempt_at LIMIT 1";
+    let text = format!(
+        "WITH RECURSIVE p(pid, n) AS ( \
+           SELECT ({first}), 1 \
            UNION ALL \
-           SELECT (SELECT MIN(c.placement_id) FROM callback_deliveries c \
-                   WHERE c.status IN ('PENDING', 'HELD') AND c.placement_id > p.pid), p.n + 1 \
-           FROM p WHERE p.pid IS NOT NULL AND p.n < ? \
-         ) SELECT pid FROM p WHERE pid IS NOT NULL";
+           SELECT ({step}), p.n + 1 FROM p WHERE p.pid IS NOT NULL AND p.n < ? \
+         ) SELECT pid FROM p WHERE pid IS NOT NULL",
+        first = next.replace("{after}", "?"),
+        step = next.replace("{after}", "p.pid"),
+    );
     let rows = ctx
         .db
         .query_all_raw(sql::statement(
             backend,
-            text,
+            &text,
             vec![after.unwrap_or("").into(), as_i64(limit)],
         ))
         .await?;
