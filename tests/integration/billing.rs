@@ -569,7 +569,14 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
                 let campaign = format!("c{}", rng.random_range(0..4));
                 let amount = rng.random_range(1..=20i64) * 1_000_000;
                 let now = ctx.now();
-                let txn = app::domain::db::begin(&ctx.db).await.expect("begin");
+                // 32 tasks share a smaller pool and queue on one account's row: on a busy
+                // machine a task may wait past the 2 s acquire timeout and get 503, which a
+                // client retries; here the step is then simply not made.
+                let txn = match app::domain::db::begin(&ctx.db).await {
+                    Ok(txn) => txn,
+                    Err(e) if e.status == 503 => continue,
+                    Err(e) => panic!("begin: {e:?}"),
+                };
                 let (kind, legs) = match rng.random_range(0..4) {
                     0 => ("funding_credit", ledger::funding_legs(&adv, amount)),
                     1 => ("reserve", ledger::reserve_legs(&adv, &campaign, amount)),
