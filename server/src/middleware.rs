@@ -149,9 +149,7 @@ pub fn with_error_body(res: Response) -> Response {
         413 => AppError::payload_too_large(MAX_BODY_BYTES),
         408 => AppError::new(408, "timeout", "the request took too long"),
         503 => AppError::database_unavailable(),
-        500 if app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS) => {
-            AppError::database_unavailable()
-        }
+        500 if app::domain::db::recently_unavailable() => AppError::database_unavailable(),
         s if s >= 500 => AppError::internal(),
         s => AppError::new(
             s,
@@ -196,17 +194,13 @@ mod tests {
     }
 }
 
-/// How long after a database failure a bare 500 (from a layer that cannot say why) is
-/// taken for the same outage and answered 503.
-const UNAVAILABLE_WINDOW_MS: i64 = 5_000;
-
 /// Dashboards: a 500 or 503 caused by an unreachable database becomes a plain "temporarily
 /// unavailable" page with `Retry-After`, instead of an error page or a bare status.
 pub async fn unavailable_page(req: Request, next: Next) -> Response {
     let res = next.run(req).await;
     let outage = match res.status().as_u16() {
         503 => true,
-        500 => app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS),
+        500 => app::domain::db::recently_unavailable(),
         _ => false,
     };
     if !outage || is_json(&res) {
@@ -259,7 +253,7 @@ pub async fn request_deadline(req: Request, next: Next) -> Response {
     };
     match tokio::time::timeout(limit, next.run(req)).await {
         Ok(res) => res,
-        Err(_) if app::domain::db::recently_unavailable(UNAVAILABLE_WINDOW_MS) => {
+        Err(_) if app::domain::db::recently_unavailable() => {
             AppError::database_unavailable().into_response()
         }
         Err(_) => AppError::new(408, "timeout", "the request took too long").into_response(),

@@ -101,11 +101,15 @@ pub fn note_unavailable() {
     UNAVAILABLE_AT.store(chrono::Utc::now().timestamp_millis(), Ordering::Relaxed);
 }
 
-/// Whether the database was found unavailable within the last `window_ms` milliseconds.
-/// Layers that see only a bare 500 (the session layer's store failures) use it to answer
-/// 503 instead; it reads the wall clock because it describes this process's connection
-/// health, not a business rule.
-pub fn recently_unavailable(window_ms: i64) -> bool {
+/// How long after a database failure another failure that cannot say why (a bare 500 from
+/// a layer, a session-store error, a request past its deadline) is taken for the same
+/// outage and answered 503.
+const OUTAGE_WINDOW_MS: i64 = 5_000;
+
+/// Whether the database was found unavailable within the last [`OUTAGE_WINDOW_MS`]. It
+/// reads the wall clock because it describes this process's connection health, not a
+/// business rule.
+pub fn recently_unavailable() -> bool {
     let at = UNAVAILABLE_AT.load(Ordering::Relaxed);
-    at > 0 && chrono::Utc::now().timestamp_millis() - at <= window_ms
+    at > 0 && chrono::Utc::now().timestamp_millis() - at <= OUTAGE_WINDOW_MS
 }

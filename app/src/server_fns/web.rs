@@ -41,7 +41,7 @@ pub async fn client_ip() -> String {
 
 fn session_err(e: tower_sessions::session::Error) -> AppError {
     // The store notes a database outage before it fails (server::session_store).
-    if crate::domain::db::recently_unavailable(5_000) {
+    if crate::domain::db::recently_unavailable() {
         tracing::warn!(error = %e, "session store unavailable");
         return AppError::database_unavailable();
     }

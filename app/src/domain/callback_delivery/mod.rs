@@ -8,7 +8,7 @@
 //! more than one round), sends up to a per-receiver limit concurrently over pooled
 //! connections (a conversion's confirmation always before its reversal) and records
 //! outcomes in batches. It wakes when a delivery becomes due ([`DueSignal`]: in process at
-//! once; other processes through PostgreSQL `NOTIFY`), and polls once a second otherwise.
+//! once; other processes through PostgreSQL `NOTIFY`), and polls every 100 ms otherwise.
 //!
 //! Delivery is at least once with a stable `Idempotency-Key` (the event id): a receiver that
 //! answers 2xx has it; anything else is retried on [`RETRY_DELAYS_SECONDS`] (the Standard
