@@ -7,9 +7,8 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use sea_orm::sea_query::Expr;
@@ -51,24 +50,6 @@ pub fn handle() -> &'static PrometheusHandle {
     })
 }
 
-/// Counts every request and its latency by method, route template and status class.
-pub async fn track(req: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = method_label(req.method());
-    // The route template, never the raw path: paths carry ids and signed links.
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |m| m.as_str().to_owned());
-    let res = next.run(req).await;
-    let status = CLASSES[class_index(res.status())];
-    metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => status)
-        .increment(1);
-    metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route)
-        .record(started.elapsed().as_secs_f64());
-    res
-}
-
 /// The `status` label values, by [`class_index`].
 const CLASSES: [&str; 5] = ["1xx", "2xx", "3xx", "4xx", "5xx"];
 
@@ -76,18 +57,19 @@ fn class_index(status: StatusCode) -> usize {
     usize::from((status.as_u16() / 100).clamp(1, 5)) - 1
 }
 
-/// The request series of one route and method with their handles made once (the
-/// delivery lane; `track` builds the label set on every request).
+/// The request series of one route and method with their handles made once
+/// (`outer_layer.rs` keeps one per route).
 pub struct RouteSeries {
     requests: [metrics::Counter; 5],
     latency: metrics::Histogram,
 }
 
 impl RouteSeries {
-    pub fn new(method: &'static str, route: &'static str) -> Self {
+    pub fn new(method: metrics::SharedString, route: impl Into<metrics::SharedString>) -> Self {
+        let route = route.into();
         Self {
             requests: CLASSES.map(|c| {
-                metrics::counter!("http_requests_total", "method" => method, "route" => route, "status" => c)
+                metrics::counter!("http_requests_total", "method" => method.clone(), "route" => route.clone(), "status" => c)
             }),
             latency: metrics::histogram!("http_request_duration_seconds", "method" => method, "route" => route),
         }
@@ -96,21 +78,6 @@ impl RouteSeries {
     pub fn record(&self, status: StatusCode, started: Instant) {
         self.requests[class_index(status)].increment(1);
         self.latency.record(started.elapsed().as_secs_f64());
-    }
-}
-
-/// A static label for the method (no allocation per request for the usual ones).
-fn method_label(m: &axum::http::Method) -> metrics::SharedString {
-    use axum::http::Method;
-    match *m {
-        Method::GET => "GET".into(),
-        Method::POST => "POST".into(),
-        Method::PUT => "PUT".into(),
-        Method::PATCH => "PATCH".into(),
-        Method::DELETE => "DELETE".into(),
-        Method::HEAD => "HEAD".into(),
-        Method::OPTIONS => "OPTIONS".into(),
-        _ => m.as_str().to_owned().into(),
     }
 }
 

@@ -1,28 +1,20 @@
-//! Cross-cutting HTTP behaviour: client address, body limits, feature switches, CSRF for
-//! cookie-authenticated posts, and error bodies for bare statuses.
+//! Helpers of the HTTP stack (client address, body size, error bodies, panics) and the
+//! per-group middleware: feature switches, CSRF for cookie-authenticated posts, and the
+//! dashboards' "temporarily unavailable" page.
 
 use std::net::{IpAddr, SocketAddr};
 
 use app::error::AppError;
-use app::server_fns::web::ClientIp;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, Method, header};
 
 use crate::extract::MAX_BODY_BYTES;
-use crate::state::AppState;
 
-/// Resolves the client address: the socket peer, or the `X-Forwarded-For` hop in front of
-/// our trusted proxies when the peer is one of them.
-pub async fn client_ip(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let ip = client_ip_of(&req, &state.settings.trusted_proxies);
-    req.extensions_mut().insert(ClientIp(ip));
-    next.run(req).await
-}
-
-/// The client address of a request (see [`client_ip`]).
+/// The client address of a request: the socket peer, or the `X-Forwarded-For` hop in
+/// front of our trusted proxies when the peer is one of them.
 pub(crate) fn client_ip_of(req: &Request, trusted: &[IpAddr]) -> IpAddr {
     let peer = req
         .extensions()
@@ -49,26 +41,6 @@ fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> I
         .find(|ip| !trusted.contains(ip))
         .copied()
         .unwrap_or(peer)
-}
-
-/// Refuses a declared body above the limit before reading it; chunked bodies are cut by
-/// `DefaultBodyLimit` in the extractors.
-pub async fn body_limit(req: Request, next: Next) -> Response {
-    // Evidence uploads carry a file of up to 5 MiB; every other route takes 1 MiB.
-    let limit = if req.uri().path().ends_with("/evidence") && req.method() == Method::POST {
-        crate::api::sdk::EVIDENCE_BODY_BYTES
-    } else {
-        MAX_BODY_BYTES
-    };
-    if declares_more_than(req.headers(), limit) {
-        let shown = if limit == MAX_BODY_BYTES {
-            limit
-        } else {
-            app::domain::delivery::sdk_evidence::MAX_EVIDENCE_BYTES
-        };
-        return AppError::payload_too_large(shown).into_response();
-    }
-    next.run(req).await
 }
 
 /// Whether the request's `Content-Length` is above `limit`.
@@ -125,13 +97,9 @@ pub async fn same_origin_posts(req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-/// Gives bare error statuses produced below the handlers (405, 413, 404 from routing,
-/// timeouts) the error body of CONTRACT.md section 6.
-pub async fn error_bodies(req: Request, next: Next) -> Response {
-    with_error_body(next.run(req).await)
-}
-
-/// The answer with the JSON error body when it is a bare error status (no content type).
+/// The answer with the JSON error body when it is a bare error status (no content type):
+/// statuses produced below the handlers (405, 413, 404 from routing, timeouts) get the
+/// error body of CONTRACT.md section 6.
 pub fn with_error_body(res: Response) -> Response {
     let status = res.status();
     if !(status.is_client_error() || status.is_server_error())
@@ -232,30 +200,3 @@ const UNAVAILABLE_HTML: &str = "<!doctype html><html lang=\"en\"><head><meta cha
 <link rel=\"stylesheet\" href=\"/assets/app.css\"></head><body><main class=\"card\">\
 <h1>Temporarily unavailable</h1><p>The service cannot reach its database right now. \
 Nothing you did was lost; this page tries again by itself in a few seconds.</p></main></body></html>";
-
-/// The whole-request deadline of ordinary routes (reading the body included).
-pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
-/// The deadline of uploads and exports (evidence files, CSV reports).
-pub const LONG_REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Bounds every request: reading its body and producing the answer must finish within the
-/// route class's deadline, or the request is answered and its connection's slot freed (a
-/// client that declares a body and never sends it holds nothing for long). The answer is
-/// 503 `service_unavailable` during a database outage (the wait was the database), else
-/// 408 `timeout`.
-pub async fn request_deadline(req: Request, next: Next) -> Response {
-    let path = req.uri().path();
-    let long = path.ends_with("/evidence") || path.ends_with(".csv") || path.contains("/export");
-    let limit = if long {
-        LONG_REQUEST_DEADLINE
-    } else {
-        REQUEST_DEADLINE
-    };
-    match tokio::time::timeout(limit, next.run(req)).await {
-        Ok(res) => res,
-        Err(_) if app::domain::db::recently_unavailable() => {
-            AppError::database_unavailable().into_response()
-        }
-        Err(_) => AppError::new(408, "timeout", "the request took too long").into_response(),
-    }
-}

@@ -10,7 +10,7 @@
 //!   requests finish, and closes what is left after `APP_SHUTDOWN_GRACE_SECONDS`.
 //!
 //! Body-read and whole-request timeouts per route class are a layer of the router
-//! (`middleware::request_deadline`), so tests that call the router see them too.
+//! (`outer_layer.rs`), so tests that call the router see them too.
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -120,24 +120,15 @@ impl Modify for SecuritySchemes {
     }
 }
 
-/// Every JSON route with its documentation.
+/// Every JSON route with its documentation: the console group (trace span, compression)
+/// and the delivery group (`delivery_routes`), each behind its feature switch.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let foundation = state.settings.feature_foundation;
     let delivery = state.settings.feature_delivery;
-    let gate = move |on: bool| {
-        axum::middleware::from_fn(move |req, next| crate::middleware::feature_gate(on, req, next))
-    };
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let console = OpenApiRouter::new()
         .merge(health::router())
-        .merge(survey_fetch::router().layer(gate(delivery)))
-        .merge(crate::hosted_wall::router().layer(gate(delivery)))
-        .nest(
-            "/publisher/v2",
-            publisher::router().layer(axum::middleware::from_fn(move |req, next| {
-                crate::middleware::feature_gate(foundation, req, next)
-            })),
-        )
-        .nest("/sdk/v2", sdk::router().layer(gate(delivery)))
+        .merge(gated(crate::hosted_wall::router(), delivery))
+        .nest("/publisher/v2", gated(publisher::router(), foundation))
         .nest("/auth/v1", auth::router())
         .nest(
             "/api/v1/campaigns",
@@ -152,6 +143,42 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             survey_api::router()
                 .merge(billing::router())
                 .merge(campaigns::router())
-                .merge(postbacks::router().layer(gate(delivery))),
+                .merge(gated(postbacks::router(), delivery)),
         )
+        .layer(crate::routes::compression())
+        .layer(crate::routes::trace());
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(console)
+        .merge(delivery_routes(foundation, delivery))
+}
+
+/// The hot paths: what end users' devices, publishers' feed pulls, advertisers' postbacks
+/// and survey fetches call at volume. No trace span (the outer layer logs their failures
+/// with the request id); compression only on the routes that answer lists.
+fn delivery_routes(foundation: bool, delivery: bool) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(gated(survey_fetch::router(), delivery))
+        .nest("/sdk/v2", gated(sdk::router(), delivery))
+        .nest(
+            "/publisher/v2",
+            gated(publisher::static_feed::router(), foundation),
+        )
+        .nest(
+            "/performance-marketing/v2",
+            gated(postbacks::custom_s2s::router(), delivery),
+        )
+}
+
+/// A surface switched off by `APP_FEATURE_*` answers 404 `not_found` on all its routes
+/// (documented all the same); a surface switched on has no gate to pass.
+fn gated(r: OpenApiRouter<AppState>, on: bool) -> OpenApiRouter<AppState> {
+    if on {
+        r
+    } else {
+        r.layer(axum::middleware::from_fn(
+            |req: axum::extract::Request, next: axum::middleware::Next| {
+                crate::middleware::feature_gate(false, req, next)
+            },
+        ))
+    }
 }

@@ -43,10 +43,16 @@ pub(crate) fn cors() -> tower_http::cors::CorsLayer {
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
-    routes().layer(cors())
+    // The writes and the launch redirect answer a few bytes: no compression layer to pass.
+    OpenApiRouter::new()
+        .routes(routes!(record_impression))
+        .routes(routes!(launch))
+        .routes(routes!(open_launch))
+        .merge(compressed().layer(crate::routes::compression()))
+        .layer(cors())
 }
 
-fn routes() -> OpenApiRouter<AppState> {
+fn compressed() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_session))
         .routes(routes!(configuration))
@@ -54,9 +60,6 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(revoke))
         .routes(routes!(list_offers))
         .routes(routes!(get_offer))
-        .routes(routes!(record_impression))
-        .routes(routes!(launch))
-        .routes(routes!(open_launch))
         .routes(routes!(rewards))
         .routes(routes!(offer_rewards))
         .routes(routes!(support_cases, open_support_case))

@@ -17,11 +17,13 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::extract::{AppJson, AppPath};
 use crate::state::AppState;
 
+/// A delivery route group (`api::delivery_routes`): the list answers compressed when asked.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(get_all_surveys))
         .routes(routes!(open_entry, verify_entry))
         .routes(routes!(survey_return))
+        .layer(crate::routes::compression())
 }
 
 /// Surveys for one respondent, server to server. The envelope's `ErrorCode` is always

@@ -83,7 +83,8 @@ pub(crate) async fn custom_s2s_get(
         .map(AppJson)
 }
 
-pub(super) fn router() -> utoipa_axum::router::OpenApiRouter<AppState> {
+/// A delivery route (`api::delivery_routes`): no console extras.
+pub(crate) fn router() -> utoipa_axum::router::OpenApiRouter<AppState> {
     utoipa_axum::router::OpenApiRouter::new()
         .routes(utoipa_axum::routes!(custom_s2s_post, custom_s2s_get))
 }

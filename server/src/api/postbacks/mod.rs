@@ -21,7 +21,6 @@ use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     let mut r = OpenApiRouter::new()
-        .merge(custom_s2s::router())
         .merge(mmp::router())
         .merge(tokens::router())
         .merge(sandbox::router());

@@ -1,4 +1,6 @@
-//! The publisher console (`/publisher/v2`), behind the foundation feature switch.
+//! The publisher console (`/publisher/v2`), behind the foundation feature switch. The
+//! static feed is a delivery route (`api::delivery_routes`), served without the console's
+//! extras.
 
 pub mod callbacks;
 pub mod deliveries;
@@ -22,5 +24,4 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(operations::router())
         .merge(gallery::router())
         .merge(reports::router())
-        .merge(static_feed::router())
 }

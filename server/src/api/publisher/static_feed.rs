@@ -18,8 +18,11 @@ use crate::api::ErrorBody;
 use crate::extract::{AppPath, AppQuery};
 use crate::state::AppState;
 
+/// A delivery route (`api::delivery_routes`): compressed when asked, no other extras.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(static_offers))
+    OpenApiRouter::new()
+        .routes(routes!(static_offers))
+        .layer(crate::routes::compression())
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
