@@ -13,8 +13,10 @@ pub struct Model {
     pub payment_status: String,
     pub country_language_id: String,
     pub cpi_micros: Option<i64>,
-    pub length_of_interview: Option<i64>,
-    pub conversion: Option<i64>,
+    /// Expected minutes × 100 (the API's `length_of_interview`, a number).
+    pub loi_hundredths: Option<i64>,
+    /// Expected completion percent × 100 (the API's `conversion`, a number).
+    pub conversion_hundredths: Option<i64>,
     pub start_date: Option<Date>,
     pub end_date: Option<Date>,
     pub survey_live_link: String,

@@ -17,6 +17,7 @@ mod m0013_delivery_indexes;
 mod m0014_support_evidence;
 mod m0015_postback_inbox;
 mod m0016_callback_receivers;
+mod m0017_survey_numbers;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0014_support_evidence::Migration),
             Box::new(m0015_postback_inbox::Migration),
             Box::new(m0016_callback_receivers::Migration),
+            Box::new(m0017_survey_numbers::Migration),
         ]
     }
 }

@@ -47,8 +47,9 @@ pub fn router(state: AppState) -> Router {
 /// when the client asks; the browser bundle is served precompressed
 /// (scripts/precompress.mjs), never compressed per request.
 pub(crate) fn compression() -> CompressionLayer<And<DefaultPredicate, NotForContentType>> {
-    CompressionLayer::new()
-        .compress_when(DefaultPredicate::new().and(NotForContentType::const_new("application/wasm")))
+    CompressionLayer::new().compress_when(
+        DefaultPredicate::new().and(NotForContentType::const_new("application/wasm")),
+    )
 }
 
 /// The trace span of a console or dashboard request, so what its handler logs carries the

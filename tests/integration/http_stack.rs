@@ -149,7 +149,10 @@ async fn every_group_has_the_outer_layer_and_its_extras(app: TestApp) {
 
     // A declared body over the limit is refused before it is read, on both groups.
     let big = "x".repeat(1024 * 1024 + 1);
-    for path in ["/publisher/v2/placements".to_owned(), format!("/sdk/v2/offers/x/impressions")] {
+    for path in [
+        "/publisher/v2/placements".to_owned(),
+        format!("/sdk/v2/offers/x/impressions"),
+    ] {
         let res = app
             .client
             .post(app.url(&path))
@@ -180,8 +183,9 @@ async fn every_group_has_the_outer_layer_and_its_extras(app: TestApp) {
         "{metrics}"
     );
     assert!(
-        metrics.lines().any(|l| l.starts_with("http_requests_total")
-            && l.contains(r#"route="/sign-in""#)),
+        metrics
+            .lines()
+            .any(|l| l.starts_with("http_requests_total") && l.contains(r#"route="/sign-in""#)),
         "{metrics}"
     );
 }

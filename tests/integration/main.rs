@@ -23,6 +23,7 @@ mod postbacks;
 mod records;
 mod slots;
 mod survey_fetch;
+mod survey_payment;
 mod survey_review;
 mod survey_targeting;
 mod surveys;

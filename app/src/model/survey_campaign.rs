@@ -6,6 +6,57 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::money::parse_decimal;
 
+/// A number the specification gives as `number` that is never money (minutes of interview,
+/// a completion percentage), kept to two decimal places: stored and compared as whole
+/// hundredths, read and written as a JSON number (`7.5`, `40`). Inputs with more decimals
+/// are rounded to the nearest hundredth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hundredths(pub i64);
+
+impl Hundredths {
+    /// The value rounded to a whole number (for integer fields such as the fetch's
+    /// `MatchingPercentage`).
+    pub fn rounded(self) -> i64 {
+        (self.0 + 50).div_euclid(100)
+    }
+}
+
+impl Serialize for Hundredths {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 % 100 == 0 {
+            s.serialize_i64(self.0 / 100)
+        } else {
+            s.serialize_f64(self.0 as f64 / 100.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Hundredths {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        let h = (v * 100.0).round();
+        if !h.is_finite() || h.abs() > 1e15 {
+            return Err(serde::de::Error::custom("must be a finite number"));
+        }
+        Ok(Self(h as i64))
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for Hundredths {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Number)
+            .description(Some(
+                "A number with at most two decimal places (more are rounded).",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for Hundredths {}
+
 wire_enum!(
     /// Survey campaign status: created as DRAFT; PENDINGAPPROVAL once submitted; LIVE after an
     /// administrator approves a funded campaign; PAUSED and CLOSED afterwards.
@@ -50,10 +101,10 @@ pub struct SurveyCampaignInput {
     pub country_language_id: Option<String>,
     /// Cost per completed interview, USD.
     pub cpi: Option<UsdDecimal>,
-    /// Expected minutes.
-    pub length_of_interview: Option<i64>,
-    /// Expected completion percentage (1-100).
-    pub conversion: Option<i64>,
+    /// Expected minutes (a number above 0, at most 240; two decimals kept).
+    pub length_of_interview: Option<Hundredths>,
+    /// Expected completion percentage (above 0, at most 100; two decimals kept).
+    pub conversion: Option<Hundredths>,
     pub start_date: Option<NaiveDate>,
     pub end_date: Option<NaiveDate>,
     /// Must contain `{transaction_id}`.
@@ -61,7 +112,8 @@ pub struct SurveyCampaignInput {
     /// Must contain `{transaction_id}`.
     pub survey_test_link: Option<String>,
     pub max_daily_completes: Option<i64>,
-    /// Completes wanted in total; with `cpi` it gives the estimated cost that allocation reserves.
+    /// Extension: completes wanted in total. Without it the campaign plans the total of its
+    /// quotas' `num_respondents`; paying fixes the plan into this field.
     pub total_completes: Option<i64>,
     /// desktop, mobile, tablet.
     pub supported_devices: Option<Vec<String>>,
@@ -84,17 +136,19 @@ pub struct SurveyCampaign {
     pub country_language_id: String,
     pub cpi_micros: Option<i64>,
     pub cpi: Option<String>,
-    pub length_of_interview: Option<i64>,
-    pub conversion: Option<i64>,
+    pub length_of_interview: Option<Hundredths>,
+    pub conversion: Option<Hundredths>,
     pub start_date: Option<NaiveDate>,
     pub end_date: Option<NaiveDate>,
     pub survey_live_link: String,
     pub survey_test_link: String,
     pub max_daily_completes: Option<i64>,
     pub total_completes: Option<i64>,
+    /// Completes the cost is for: `total_completes` when set, else the quotas' total.
+    pub planned_completes: Option<i64>,
     /// Incremented by every edit; administrators approve a named revision.
     pub revision: i64,
-    /// cpi × total_completes.
+    /// cpi × planned_completes: what paying reserves.
     pub estimated_cost_micros: i64,
     pub estimated_cost: String,
     pub supported_devices: Vec<String>,

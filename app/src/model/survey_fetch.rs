@@ -52,7 +52,8 @@ pub struct SurveyFetchRequest {
 #[allow(non_snake_case)]
 pub struct SurveyMeta {
     pub SurveyName: String,
-    pub BidLengthOfInterview: i64,
+    #[cfg_attr(feature = "ssr", schema(value_type = f64))]
+    pub BidLengthOfInterview: super::survey_campaign::Hundredths,
     pub BidIncidence: Option<i64>,
     pub CountryLanguageCode: String,
     pub ResearchCategory: Option<String>,
@@ -69,7 +70,9 @@ pub struct SurveyItem {
     /// In the placement's virtual currency (its slot's currency and rounding).
     #[cfg_attr(feature = "ssr", schema(value_type = f64))]
     pub Reward: serde_json::Number,
-    pub LOI: i64,
+    /// Minutes (a number).
+    #[cfg_attr(feature = "ssr", schema(value_type = f64))]
+    pub LOI: super::survey_campaign::Hundredths,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub MatchingPercentage: Option<i64>,
     pub vc_name: String,

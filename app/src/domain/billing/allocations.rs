@@ -1,12 +1,14 @@
-//! Paying survey campaigns from the shared wallet: the estimated cost (cpi × total
-//! completes) moves from available to the campaign's reserve, once per campaign.
+//! Paying survey campaigns from the shared wallet: the estimated cost (cpi × planned
+//! completes, `surveys::cost`) moves from available to the campaign's reserve, once per
+//! campaign, and the plan is fixed.
 
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
 use super::{CURRENCY, acting_advertiser, ledger};
-use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility, estimated_cost};
+use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility};
+use crate::domain::surveys::cost;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::money::format_micros;
@@ -73,13 +75,14 @@ pub async fn allocate(
         )
         .with_code("paid_outside_wallet"));
     }
-    let cost = estimated_cost(&m);
-    if cost <= 0 {
-        return Err(AppError::conflict(
-            "the estimated cost (cpi × total_completes) must be positive; set both first",
-        )
-        .with_code("estimated_cost_not_positive"));
-    }
+    let quota_total = cost::quota_total(&txn, &m.id).await?;
+    let amount = cost::estimated_cost(&m, quota_total);
+    let planned = cost::planned_completes(&m, quota_total);
+    let Some(planned) = planned.filter(|_| amount > 0) else {
+        return Err(
+            AppError::conflict(cost::NOTHING_TO_PAY).with_code("estimated_cost_not_positive")
+        );
+    };
     let tx = ledger::post(
         &txn,
         now,
@@ -87,15 +90,16 @@ pub async fn allocate(
         &m.advertiser_id,
         (SUBJECT, &m.id),
         &format!("survey_allocation:{}", m.id),
-        &ledger::reserve_legs(&m.advertiser_id, &m.id, cost),
+        &ledger::reserve_legs(&m.advertiser_id, &m.id, amount),
     )
     .await?;
     surveys::mark_wallet_paid(&txn, &m, now).await?;
+    cost::fix_plan(&txn, &m, planned).await?;
     let row = allocation::ActiveModel {
         id: Set(new_id("alc")),
         advertiser_id: Set(m.advertiser_id.clone()),
         survey_campaign_id: Set(m.id.clone()),
-        amount_micros: Set(cost),
+        amount_micros: Set(amount),
         ledger_transaction_id: Set(tx),
         created_by: Set(actor.account_id.clone()),
         created_at: Set(now),
@@ -108,7 +112,7 @@ pub async fn allocate(
         Some(&actor.account_id),
         "survey_campaign.allocated",
         (SUBJECT, &m.id),
-        serde_json::json!({"amountMicros": cost}),
+        serde_json::json!({"amountMicros": amount}),
     )
     .await?;
     txn.commit().await?;

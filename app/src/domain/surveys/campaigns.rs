@@ -8,6 +8,7 @@ use sea_orm::{
     QueryOrder, QuerySelect, Set,
 };
 
+use super::cost;
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
@@ -32,14 +33,6 @@ fn link(raw: &str) -> Result<String, String> {
         return Err("must be an https URL".to_owned());
     }
     Ok(s.to_owned())
-}
-
-/// Estimated total cost: cpi × total completes (0 when either is missing).
-pub fn estimated_cost(m: &survey::Model) -> i64 {
-    match (m.cpi_micros, m.total_completes) {
-        (Some(c), Some(n)) => c.checked_mul(n).unwrap_or(i64::MAX),
-        _ => 0,
-    }
 }
 
 fn status_of(m: &survey::Model) -> SurveyStatus {
@@ -67,10 +60,32 @@ pub fn test_redirect_url(ctx: &Ctx, id: &str) -> String {
     )
 }
 
-/// The survey API view of a campaign.
-pub fn view(ctx: &Ctx, m: &survey::Model) -> SurveyCampaign {
+/// The survey API views of campaigns, their quota totals read in one query.
+pub async fn views<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    rows: &[survey::Model],
+) -> Result<Vec<SurveyCampaign>, AppError> {
+    let ids: Vec<String> = rows.iter().map(|m| m.id.clone()).collect();
+    let totals = cost::quota_totals(db, &ids).await?;
+    Ok(rows
+        .iter()
+        .map(|m| view(ctx, m, totals.get(&m.id).copied().unwrap_or(0)))
+        .collect())
+}
+
+/// The survey API view of one campaign.
+pub async fn view_of<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    m: &survey::Model,
+) -> Result<SurveyCampaign, AppError> {
+    Ok(view(ctx, m, cost::quota_total(db, &m.id).await?))
+}
+
+fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
     let meta: Metadata = serde_json::from_str(&m.metadata).unwrap_or_default();
-    let cost = estimated_cost(m);
+    let cost = cost::estimated_cost(m, quota_total);
     SurveyCampaign {
         _id: m.id.clone(),
         advertiser_id: m.advertiser_id.clone(),
@@ -80,14 +95,15 @@ pub fn view(ctx: &Ctx, m: &survey::Model) -> SurveyCampaign {
         country_language_id: m.country_language_id.clone(),
         cpi_micros: m.cpi_micros,
         cpi: m.cpi_micros.map(format_micros),
-        length_of_interview: m.length_of_interview,
-        conversion: m.conversion,
+        length_of_interview: m.loi_hundredths.map(Hundredths),
+        conversion: m.conversion_hundredths.map(Hundredths),
         start_date: m.start_date,
         end_date: m.end_date,
         survey_live_link: m.survey_live_link.clone(),
         survey_test_link: m.survey_test_link.clone(),
         max_daily_completes: m.max_daily_completes,
         total_completes: m.total_completes,
+        planned_completes: cost::planned_completes(m, quota_total),
         revision: m.revision,
         estimated_cost_micros: cost,
         estimated_cost: format_micros(cost),
@@ -151,22 +167,36 @@ fn apply(
         }
         a.cpi_micros = Set(Some(cpi.0));
     }
+    // Whole numbers from 1 to `max`; the two numbers of the specification are hundredths.
     let mut positive =
         |f: &str, v: Option<i64>, max: i64, col: &mut sea_orm::ActiveValue<Option<i64>>| {
             if let Some(v) = v {
                 if !(1..=max).contains(&v) {
-                    errs.add(f, format!("must be between 1 and {max}"));
+                    errs.add(
+                        f,
+                        match f {
+                            "length_of_interview" | "conversion" => {
+                                format!("must be a number above 0 and at most {}", max / 100)
+                            }
+                            _ => format!("must be between 1 and {max}"),
+                        },
+                    );
                 }
                 *col = Set(Some(v));
             }
         };
     positive(
         "length_of_interview",
-        input.length_of_interview,
-        240,
-        &mut a.length_of_interview,
+        input.length_of_interview.map(|h| h.0),
+        240_00,
+        &mut a.loi_hundredths,
     );
-    positive("conversion", input.conversion, 100, &mut a.conversion);
+    positive(
+        "conversion",
+        input.conversion.map(|h| h.0),
+        100_00,
+        &mut a.conversion_hundredths,
+    );
     positive(
         "max_daily_completes",
         input.max_daily_completes,
@@ -271,8 +301,8 @@ pub async fn create(
         status: Set(SurveyStatus::Draft.as_str().to_owned()),
         payment_status: Set(PaymentStatus::Unpaid.as_str().to_owned()),
         cpi_micros: Set(None),
-        length_of_interview: Set(None),
-        conversion: Set(None),
+        loi_hundredths: Set(None),
+        conversion_hundredths: Set(None),
         start_date: Set(None),
         end_date: Set(None),
         max_daily_completes: Set(None),
@@ -335,7 +365,7 @@ pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, Ap
         .limit(500)
         .all(&ctx.db)
         .await?;
-    let campaigns: Vec<SurveyCampaign> = rows.iter().map(|m| view(ctx, m)).collect();
+    let campaigns = views(ctx, &ctx.db, &rows).await?;
     Ok(SurveyCampaignList {
         count: campaigns.len(),
         campaigns,
@@ -344,7 +374,7 @@ pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, Ap
 
 /// `GET /{campaignId}`.
 pub async fn get(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyCampaign, AppError> {
-    Ok(view(ctx, &owned(&ctx.db, actor, id).await?))
+    view_of(ctx, &ctx.db, &owned(&ctx.db, actor, id).await?).await
 }
 
 /// Status moves an advertiser may make through `PUT` (`status`).
@@ -440,8 +470,9 @@ pub async fn update(
         serde_json::json!({"from": from.as_str(), "to": to.as_str()}),
     )
     .await?;
+    let out = view_of(ctx, &txn, &updated).await?;
     txn.commit().await?;
-    Ok(view(ctx, &updated))
+    Ok(out)
 }
 
 /// Returns what is left of a closed campaign's wallet reservation.
@@ -547,8 +578,9 @@ pub async fn approve(
         serde_json::json!({"payment": m.payment_status, "revision": m.revision}),
     )
     .await?;
+    let out = view_of(ctx, &txn, &m).await?;
     txn.commit().await?;
-    Ok(view(ctx, &m))
+    Ok(out)
 }
 
 /// Administrator: the campaign was paid outside the wallet (an invoice, a contract), so the
@@ -564,8 +596,9 @@ pub async fn record_external_payment(
     let m = owned(&txn, actor, id).await?;
     match payment_of(&m) {
         PaymentStatus::External => {
+            let out = view_of(ctx, &txn, &m).await?;
             txn.commit().await?;
-            return Ok(view(ctx, &m));
+            return Ok(out);
         }
         PaymentStatus::Wallet => {
             return Err(AppError::conflict("the wallet already paid this campaign")
@@ -586,8 +619,9 @@ pub async fn record_external_payment(
         serde_json::json!({}),
     )
     .await?;
+    let out = view_of(ctx, &txn, &m).await?;
     txn.commit().await?;
-    Ok(view(ctx, &m))
+    Ok(out)
 }
 
 /// Marks a campaign paid by the wallet (inside the allocation's transaction).

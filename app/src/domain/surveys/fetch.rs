@@ -28,7 +28,7 @@ use crate::error::AppError;
 use crate::model::money::format_micros;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher_rules::format_minor;
-use crate::model::survey_campaign::SurveyStatus;
+use crate::model::survey_campaign::{Hundredths, SurveyStatus};
 use crate::model::survey_fetch::*;
 use entity::{
     ad_slot, app_key, placement, survey_campaign as survey, survey_fetch as fetch_row,
@@ -39,6 +39,8 @@ use entity::{
 pub const PROVIDED_BY: &str = "MARKETPLACE-SURVEYS";
 /// At most this many surveys per answer.
 pub const MAX_ITEMS: usize = 50;
+/// The length assumed for a campaign that gives none (15 minutes).
+const DEFAULT_LOI: Hundredths = Hundredths(15_00);
 
 /// An answer: HTTP status and the envelope.
 pub type Answer = (u16, SurveyEnvelope);
@@ -348,8 +350,8 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
     }
     // Expected earnings per minute: reward × completion rate ÷ length.
     let value = |m: &survey::Model| {
-        let loi = m.length_of_interview.unwrap_or(15).max(1);
-        let conv = m.conversion.unwrap_or(50);
+        let loi = m.loi_hundredths.unwrap_or(DEFAULT_LOI.0).max(1);
+        let conv = m.conversion_hundredths.unwrap_or(50_00);
         m.cpi_micros.unwrap_or(0).saturating_mul(conv) / loi
     };
     let mut order: Vec<usize> = (0..found.len()).collect();
@@ -387,13 +389,15 @@ fn item(
     let cpi = m.cpi_micros.unwrap_or(0);
     let reward = reward_for(slot, cpi)?;
     let meta: serde_json::Value = serde_json::from_str(&m.metadata).unwrap_or_default();
-    let loi = m.length_of_interview.unwrap_or(15);
+    let loi = Hundredths(m.loi_hundredths.unwrap_or(DEFAULT_LOI.0));
+    // The fetch gives the completion percentage as an integer.
+    let incidence = m.conversion_hundredths.map(|c| Hundredths(c).rounded());
     Ok(SurveyItem {
         SurveyNumber: m.id.clone(),
         SurveyUrl: entries::entry_url(ctx, now, &m.id, &r.id, slot.map(|s| s.id.as_str()), verify),
         Reward: number(&reward.display),
         LOI: loi,
-        MatchingPercentage: m.conversion,
+        MatchingPercentage: incidence,
         vc_name: reward.currency.clone(),
         Link: format!("s-{}", m.id.trim_start_matches("svc_")),
         ProvidedBy: PROVIDED_BY.to_owned(),
@@ -405,7 +409,7 @@ fn item(
         Survey: SurveyMeta {
             SurveyName: m.name.clone(),
             BidLengthOfInterview: loi,
-            BidIncidence: m.conversion,
+            BidIncidence: incidence,
             CountryLanguageCode: m.country_language_id.clone(),
             ResearchCategory: meta
                 .get("research_category")

@@ -4,6 +4,7 @@
 //! survey entry and the settlement of completes.
 
 pub mod campaigns;
+pub mod cost;
 pub mod entries;
 pub mod fetch;
 pub mod fraud;

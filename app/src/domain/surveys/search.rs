@@ -6,7 +6,7 @@ use chrono::{NaiveTime, TimeZone, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::campaigns::{SUBJECT, owned, view};
+use super::campaigns::{SUBJECT, owned, views};
 use super::{questions, quotas, reference};
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
@@ -73,7 +73,7 @@ pub async fn search(
     }
     let rows = page.select(s, survey::Column::Id).all(&ctx.db).await?;
     let (rows, next_cursor) = page.finish(rows, |m| &m.id);
-    let campaigns: Vec<SurveyCampaign> = rows.iter().map(|m| view(ctx, m)).collect();
+    let campaigns = views(ctx, &ctx.db, &rows).await?;
     Ok(SurveySearchPage {
         count: campaigns.len(),
         campaigns,
@@ -114,8 +114,8 @@ pub async fn clone(
         payment_status: Set(PaymentStatus::Unpaid.as_str().to_owned()),
         country_language_id: Set(src.country_language_id.clone()),
         cpi_micros: Set(src.cpi_micros),
-        length_of_interview: Set(src.length_of_interview),
-        conversion: Set(src.conversion),
+        loi_hundredths: Set(src.loi_hundredths),
+        conversion_hundredths: Set(src.conversion_hundredths),
         start_date: Set(src.start_date),
         end_date: Set(src.end_date),
         survey_live_link: Set(src.survey_live_link.clone()),

@@ -94,8 +94,8 @@ fn Detail(d: SurveyEditorData, actions: Actions) -> impl IntoView {
             <dl class="facts">
                 <dt>"Market"</dt><dd>{c.country_language_id.clone()}</dd>
                 <dt>"CPI"</dt><dd>{c.cpi.clone().unwrap_or_else(|| "—".into())}" USD"</dd>
-                <dt>"Completes"</dt><dd>{c.total_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}" (at most "{c.max_daily_completes.map(|n| n.to_string()).unwrap_or_else(|| "∞".into())}" a day)"</dd>
-                <dt>"Length"</dt><dd>{c.length_of_interview.map(|n| format!("{n} minutes")).unwrap_or_default()}</dd>
+                <dt>"Completes"</dt><dd>{c.planned_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}" (at most "{c.max_daily_completes.map(|n| n.to_string()).unwrap_or_else(|| "∞".into())}" a day)"</dd>
+                <dt>"Length"</dt><dd>{c.length_of_interview.map(|n| format!("{} minutes", serde_json::json!(n))).unwrap_or_default()}</dd>
                 <dt>"Live link"</dt><dd><code>{c.survey_live_link.clone()}</code></dd>
             </dl>
         </section>

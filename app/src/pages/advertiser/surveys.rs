@@ -217,7 +217,7 @@ fn CampaignRow(
             <td>{badge(c.status)}<br/><span class="muted">{c.payment_status.as_str()}</span></td>
             <td>{c.country_language_id.clone()}</td>
             <td class="num">{c.cpi.clone().unwrap_or_else(|| "—".into())}</td>
-            <td class="num">{c.total_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}</td>
+            <td class="num">{c.planned_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}</td>
             <td class="num">{c.estimated_cost.clone()}" USD"</td>
             <td>{next}</td>
         </tr>

@@ -170,7 +170,8 @@ async fn invoice_list(
         .map(AppJson)
 }
 
-/// Pay a survey campaign from the wallet: its estimated cost (cpi × total_completes) is
+/// Pay a survey campaign from the wallet: its estimated cost (cpi × the quotas' num_respondents,
+/// or × total_completes when set; docs/surveys.md) is
 /// reserved. Owner only (administrators may name `advertiserId`); DRAFT or PENDINGAPPROVAL;
 /// idempotent per campaign (a repeat is 200 with the first allocation). 409:
 /// `insufficient_balance`, `campaign_not_eligible`, `estimated_cost_not_positive`,
