@@ -17,6 +17,7 @@ mod http_stack;
 mod inventory;
 mod operations;
 mod outage;
+mod placement_view;
 mod placements;
 mod platform;
 mod postbacks;

@@ -93,7 +93,7 @@ pub struct Placement {
 #[serde(rename_all = "camelCase")]
 pub struct PrivacySettings {
     pub require_consent: bool,
-    /// Sessions with consent DENIED are refused when consent is required.
+    /// The consent values session creation accepts: only GRANTED when consent is required.
     pub consent_values_accepted: Vec<String>,
 }
 
@@ -105,6 +105,8 @@ pub struct Capabilities {
     pub slot_types: Vec<SlotType>,
     pub sdk_sessions: bool,
     pub production_delivery: bool,
+    /// Survey fetch serves this placement's app key: always outside production, only
+    /// once released in production.
     pub survey_fetch: bool,
 }
 

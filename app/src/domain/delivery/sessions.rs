@@ -17,6 +17,16 @@ use entity::{ad_slot, placement, sdk_session};
 const ENVIRONMENTS: [&str; 3] = ["sandbox", "development", "production"];
 const CONSENTS: [&str; 4] = ["GRANTED", "DENIED", "UNKNOWN", "NOT_REQUIRED"];
 
+/// The consent values a session may be created with: only GRANTED when the placement
+/// requires consent (the placement's `privacySettings` shows this same list).
+pub fn accepted_consents(require_consent: bool) -> &'static [&'static str] {
+    if require_consent {
+        &CONSENTS[..1]
+    } else {
+        &CONSENTS
+    }
+}
+
 /// Whether a slot can serve SDK sessions now.
 pub fn deliverable_sdk_slot(s: &ad_slot::Model) -> bool {
     s.archived_at.is_none()
@@ -110,7 +120,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
             );
         }
     }
-    if p.require_consent && consent != "GRANTED" {
+    if !accepted_consents(p.require_consent).contains(&consent.as_str()) {
         errs.add("consent", "this placement requires consent GRANTED");
     }
     errs.finish()?;

@@ -102,7 +102,7 @@ pub async fn create(
     .await?;
     txn.commit().await?;
     ctx.delivery_configs.changed();
-    Ok(view(&row, &[], None))
+    Ok(view(ctx, &row, &[], None))
 }
 
 /// Validates the SDK version pair; the recommended version may not be below the minimum.
@@ -180,7 +180,7 @@ pub(crate) async fn list_of(
     rows: &[placement::Model],
 ) -> Result<PlacementList, AppError> {
     let keys = keys_for(ctx, rows.iter().map(|p| p.id.clone()).collect()).await?;
-    let items: Vec<Placement> = rows.iter().map(|p| view(p, &keys, None)).collect();
+    let items: Vec<Placement> = rows.iter().map(|p| view(ctx, p, &keys, None)).collect();
     Ok(PlacementList {
         count: items.len(),
         items,
@@ -198,7 +198,7 @@ pub async fn get(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement, Ap
         .all(&ctx.db)
         .await?;
     let slots = slot_rows.iter().map(|s| slots::view(s, &p)).collect();
-    Ok(view(&p, &keys, Some(slots)))
+    Ok(view(ctx, &p, &keys, Some(slots)))
 }
 
 /// Edits the mutable fields; `type` and `platformIdentity` are refused.
@@ -374,8 +374,10 @@ pub(crate) async fn keys_for(
         .await?)
 }
 
-/// The console view of a placement. Never contains a secret.
+/// The console view of a placement. Never contains a secret. Its privacy settings and
+/// capabilities come from the same rules the checks use (session creation, survey fetch).
 pub fn view(
+    ctx: &Ctx,
     p: &placement::Model,
     keys: &[callback_key::Model],
     slots: Option<Vec<AdSlot>>,
@@ -387,11 +389,7 @@ pub fn view(
             .find(|k| k.placement_id == p.id && k.state == state)
             .map(|k| k.id.clone())
     };
-    let consent = if p.require_consent {
-        vec!["GRANTED", "NOT_REQUIRED"]
-    } else {
-        vec!["GRANTED", "DENIED", "UNKNOWN", "NOT_REQUIRED"]
-    };
+    let consent = crate::domain::delivery::sessions::accepted_consents(p.require_consent);
     Placement {
         placement_id: p.id.clone(),
         placement_type: kind,
@@ -407,13 +405,13 @@ pub fn view(
         review_note: p.review_note.clone(),
         privacy_settings: PrivacySettings {
             require_consent: p.require_consent,
-            consent_values_accepted: consent.into_iter().map(str::to_owned).collect(),
+            consent_values_accepted: consent.iter().map(|c| (*c).to_owned()).collect(),
         },
         capabilities: Capabilities {
             slot_types: kind.allowed_slots().to_vec(),
             sdk_sessions: status == PlacementStatus::Verified,
             production_delivery: status == PlacementStatus::Verified && p.released,
-            survey_fetch: status == PlacementStatus::Verified,
+            survey_fetch: crate::domain::surveys::fetch::serves(ctx.config.environment, p),
         },
         callback: CallbackSummary {
             configured: p.callback_url.is_some(),

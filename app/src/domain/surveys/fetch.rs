@@ -39,6 +39,13 @@ use entity::{
 pub const PROVIDED_BY: &str = "MARKETPLACE-SURVEYS";
 /// At most this many surveys per answer.
 pub const MAX_ITEMS: usize = 50;
+/// Whether survey fetch serves a placement's app key: any placement outside production (so a
+/// publisher can integrate before review), only released ones in production. The
+/// placement's `capabilities.surveyFetch` is this same rule.
+pub fn serves(environment: crate::domain::Environment, p: &entity::placement::Model) -> bool {
+    environment != crate::domain::Environment::Production || p.released
+}
+
 /// The length assumed for a campaign that gives none (15 minutes).
 const DEFAULT_LOI: Hundredths = Hundredths(15_00);
 
@@ -284,7 +291,7 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
             f,
         ));
     }
-    if ctx.config.environment == crate::domain::Environment::Production && !p.released {
+    if !serves(ctx.config.environment, &p) {
         return Ok(refusal(
             403,
             "FORBIDDEN",
