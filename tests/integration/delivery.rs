@@ -893,6 +893,11 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(body["etag"], etag.as_str());
     assert_eq!(body["cache"]["maxAgeSeconds"], 60);
     assert!(body["items"][0].get("providerCode").is_none());
+    // The creative fields the specification lists for the static feed (not in SDK lists).
+    let first = &body["items"][0];
+    assert_eq!(first["headline"], first["title"], "{first}");
+    assert_eq!(first["callToAction"], "Install", "{first}");
+    assert!(first["artwork"].is_array(), "{first}");
     // The item's impression path works from an unbound session naming the feed slot.
     let mut unbound = session_body(&p, "feed-user");
     unbound["adSlotId"] = Value::Null;

@@ -128,11 +128,33 @@ pub struct OfferItem {
     pub attribution_window_hours: i64,
     pub creative_revision_id: String,
     pub availability: Availability,
+    /// Static feed only: the campaign's name as a headline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
+    /// Static feed only: the campaign's offer text (absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Static feed only: a button label from the task type (Install, Sign up, Buy, Play…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_to_action: Option<String>,
+    /// Static feed only: the campaign's creatives with their kind (icons, banners,
+    /// screenshots, videos). Goal windows are on each goal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artwork: Option<Vec<Artwork>>,
     /// Static feed only: where the SDK records an impression and launches.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub impression_endpoint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub launch_endpoint: Option<String>,
+}
+
+/// One creative of a static feed item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Artwork {
+    pub kind: crate::model::campaign::CreativeKind,
+    pub url: String,
 }
 
 /// Paging of the offer list.

@@ -388,6 +388,10 @@ pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
             status: "AVAILABLE".to_owned(),
             reservation_required: true,
         },
+        headline: None,
+        description: None,
+        call_to_action: None,
+        artwork: None,
         impression_endpoint: None,
         launch_endpoint: None,
     }

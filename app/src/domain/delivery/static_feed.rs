@@ -152,6 +152,7 @@ pub async fn feed(
         .iter()
         .map(|e| {
             let mut i = item(e, &view.currency);
+            creative_fields(&mut i, &e.offer.config);
             i.impression_endpoint = Some(format!("/sdk/v2/offers/{}/impressions", i.campaign_id));
             i.launch_endpoint = Some(format!("/sdk/v2/offers/{}/launch", i.campaign_id));
             i
@@ -180,4 +181,30 @@ pub async fn feed(
         },
     );
     Ok(Feed { body, etag })
+}
+
+/// The fields a publisher that renders its own wall needs (the specification's headline,
+/// description, call to action and artwork), from what the campaign already has.
+fn creative_fields(i: &mut OfferItem, c: &crate::model::campaign::CampaignConfig) {
+    i.headline = Some(c.name.clone());
+    i.description = c.description.clone().filter(|d| !d.trim().is_empty());
+    i.call_to_action = Some(call_to_action(&c.task_type).to_owned());
+    i.artwork = Some(
+        c.creatives
+            .iter()
+            .filter_map(|cr| cr.url.clone().map(|url| Artwork { kind: cr.kind, url }))
+            .collect(),
+    );
+}
+
+/// A button label for a task type; unknown types get a neutral one.
+fn call_to_action(task_type: &str) -> &'static str {
+    match task_type {
+        "INSTALL" => "Install",
+        "SIGNUP" | "REGISTER" | "REGISTRATION" => "Sign up",
+        "PURCHASE" | "DEPOSIT" | "SUBSCRIBE" => "Buy",
+        "LEVEL" | "PLAY" => "Play",
+        "SURVEY" | "QUIZ" => "Answer",
+        _ => "Start",
+    }
 }
