@@ -26,7 +26,7 @@ tests::each_backend!(
 );
 
 /// Queues `n` due confirmations for `placement` straight into the outbox.
-async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<String> {
+pub(crate) async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<String> {
     let now = w.app.clock_now() - Duration::seconds(age_seconds);
     let mut ids = Vec::new();
     for i in 0..n {
@@ -64,7 +64,7 @@ async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<St
 }
 
 /// A live campaign and a publisher whose placement's receiver is not configured yet.
-async fn unconfigured(backend: Backend) -> (Receiver, World) {
+pub(crate) async fn unconfigured(backend: Backend) -> (Receiver, World) {
     let rx = Receiver::start().await;
     let app = app_for(backend, &rx, false).await;
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
@@ -89,7 +89,7 @@ fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimReque
     }
 }
 
-async fn row(w: &World, id: &str) -> callback_delivery::Model {
+pub(crate) async fn row(w: &World, id: &str) -> callback_delivery::Model {
     callback_delivery::Entity::find_by_id(id.to_owned())
         .one(&w.app.state.ctx.db)
         .await

@@ -22,6 +22,7 @@ mod placements;
 mod platform;
 mod postbacks;
 mod records;
+mod retire;
 mod slots;
 mod survey_fetch;
 mod survey_payment;

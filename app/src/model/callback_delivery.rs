@@ -199,6 +199,17 @@ pub struct ReceiverResumed {
     pub pending: u64,
 }
 
+/// `DELETE /publisher/v2/placements/{placementId}/callback`: the receiver is removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CallbackRemoved {
+    pub placement_id: String,
+    /// Unsent reward callbacks now kept as WAITING_RECEIVER: they go out when a receiver is
+    /// configured again (with a new signing key).
+    pub waiting: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

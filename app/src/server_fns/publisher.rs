@@ -454,6 +454,22 @@ pub async fn set_slot_state(
     .await
 }
 
+/// Archives a slot that is not active and returns to its placement.
+#[server(prefix = "/fn", endpoint = "publisher_archive_slot")]
+pub async fn archive_slot(
+    placement_id: String,
+    slot_id: String,
+    csrf: String,
+) -> Result<(), AppError> {
+    super::web::run(async move {
+        let (ctx, _, p) = support::writer(&csrf).await?;
+        crate::domain::publisher::retire::archive_slot(&ctx, &p, &placement_id, &slot_id).await?;
+        leptos_axum::redirect(&format!("/publisher/placements/{placement_id}"));
+        Ok(())
+    })
+    .await
+}
+
 /// Converts `usd` (dollars, e.g. `1.50`) with the slot's stored currency.
 #[server(prefix = "/fn", endpoint = "publisher_reward_preview")]
 pub async fn preview_reward(

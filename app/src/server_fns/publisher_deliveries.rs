@@ -84,6 +84,22 @@ pub async fn resume_receiver(
     .await
 }
 
+/// Removes a placement's callback receiver (its unsent rewards wait for the next one).
+#[server(prefix = "/fn", endpoint = "publisher_callback_remove")]
+pub async fn remove_callback(
+    placement_id: String,
+    csrf: String,
+) -> Result<crate::model::callback_delivery::CallbackRemoved, AppError> {
+    super::web::run(async move {
+        let ctx = super::web::ctx()?;
+        let session = super::web::session().await?;
+        super::web::check_csrf(&session, &csrf).await?;
+        let p = super::web::require_principal(&ctx, &session).await?;
+        crate::domain::publisher::retire::remove_callback(&ctx, &p, &placement_id).await
+    })
+    .await
+}
+
 /// The publisher's placements whose callback receiver is paused.
 #[server(prefix = "/fn", endpoint = "publisher_paused_receivers")]
 pub async fn paused_receivers() -> Result<Vec<PausedReceiver>, AppError> {

@@ -191,3 +191,26 @@ pub async fn release_waiting<C: ConnectionTrait>(
     }
     Ok(released)
 }
+
+/// The inverse of [`release_waiting`]: a placement's unsent callbacks wait again (its
+/// receiver was removed). Rows a worker holds keep their lease: its outcome still records.
+pub async fn hold_for_receiver<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    placement_id: &str,
+) -> Result<u64, AppError> {
+    Ok(callback_delivery::Entity::update_many()
+        .col_expr(
+            callback_delivery::Column::Status,
+            Expr::value(DeliveryStatus::WaitingReceiver.as_str()),
+        )
+        .col_expr(callback_delivery::Column::UpdatedAt, Expr::value(now))
+        .filter(callback_delivery::Column::PlacementId.eq(placement_id.to_owned()))
+        .filter(callback_delivery::Column::Status.is_in([
+            DeliveryStatus::Pending.as_str(),
+            DeliveryStatus::Held.as_str(),
+        ]))
+        .exec(db)
+        .await?
+        .rows_affected)
+}

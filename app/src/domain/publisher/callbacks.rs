@@ -21,9 +21,9 @@ use crate::error::AppError;
 use crate::model::publisher::*;
 use entity::{callback_key, placement};
 
-const CURRENT: &str = "CURRENT";
-const NEXT: &str = "NEXT";
-const RETIRED: &str = "RETIRED";
+pub(crate) const CURRENT: &str = "CURRENT";
+pub(crate) const NEXT: &str = "NEXT";
+pub(crate) const RETIRED: &str = "RETIRED";
 
 /// Prefix of callback signing secrets.
 pub const SECRET_PREFIX: &str = "mkt_cbs";

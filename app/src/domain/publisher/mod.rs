@@ -7,6 +7,7 @@ pub mod callbacks;
 pub mod delivery_config;
 pub mod gallery;
 pub mod placements;
+pub mod retire;
 pub mod review;
 pub mod slots;
 pub mod static_keys;

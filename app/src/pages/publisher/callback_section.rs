@@ -27,7 +27,13 @@ pub(super) fn CallbackSection(
     };
     let hidden =
         |id: &String| view! { <input type="hidden" name="placement_id" value=id.clone()/> };
-    let (h0, h1, h2, h3) = (hidden(&pid), hidden(&pid), hidden(&pid), hidden(&pid));
+    let (h0, h1, h2, h3, h4) = (
+        hidden(&pid),
+        hidden(&pid),
+        hidden(&pid),
+        hidden(&pid),
+        hidden(&pid),
+    );
     view! {
         <section class="card" id="callback">
             <h2>"Reward callback"</h2>
@@ -54,6 +60,7 @@ pub(super) fn CallbackSection(
             <ErrorNotice error=action_error(actions.rotate)/>
             <ErrorNotice error=action_error(actions.promote)/>
             <ErrorNotice error=action_error(actions.test)/>
+            <ErrorNotice error=action_error(actions.remove_callback)/>
             {configured.then(|| {
                 view! {
                 <div class="actions">
@@ -73,6 +80,12 @@ pub(super) fn CallbackSection(
                         <CsrfField/>
                         {h3}
                         <button type="submit" class="secondary">"Send test"</button>
+                    </ActionForm>
+                    // Unsent rewards wait for the next receiver; its keys are retired.
+                    <ActionForm action=actions.remove_callback attr:class="inline">
+                        <CsrfField/>
+                        {h4}
+                        <button type="submit" class="danger">"Remove receiver"</button>
                     </ActionForm>
                 </div>
                 }

@@ -27,6 +27,7 @@ pub(super) struct DetailActions {
     pub rotate: ServerAction<RotateCallback>,
     pub promote: ServerAction<PromoteCallback>,
     pub test: ServerAction<TestCallback>,
+    pub remove_callback: ServerAction<crate::server_fns::publisher_deliveries::RemoveCallback>,
 }
 
 impl DetailActions {
@@ -41,6 +42,7 @@ impl DetailActions {
             rotate: ServerAction::new(),
             promote: ServerAction::new(),
             test: ServerAction::new(),
+            remove_callback: ServerAction::new(),
         }
     }
 
@@ -52,6 +54,7 @@ impl DetailActions {
             + self.configure.version().get()
             + self.rotate.version().get()
             + self.promote.version().get()
+            + self.remove_callback.version().get()
     }
 
     /// Secrets returned to a scripted page.

@@ -10,7 +10,7 @@ use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::publisher::{AdSlot, Currency, RewardPreview, Rounding, SlotState, Snippets};
 use crate::model::publisher_rules::{convert, format_minor};
-use crate::server_fns::publisher::{IssueStaticKey, SetSlotState, usd_to_micros};
+use crate::server_fns::publisher::{ArchiveSlot, IssueStaticKey, SetSlotState, usd_to_micros};
 
 /// The currency fields as typed in the form, for the preview computed in the browser.
 #[derive(Clone, Copy)]
@@ -136,6 +136,7 @@ pub(super) fn PreviewPanel(
 #[component]
 pub(super) fn StateForm(ad_slot: AdSlot, action: ServerAction<SetSlotState>) -> impl IntoView {
     let slot = ad_slot;
+    let slot_for_archive = slot.clone();
     let can_activate = matches!(slot.state, SlotState::Ready | SlotState::Disabled);
     let can_disable = matches!(slot.state, SlotState::Ready | SlotState::Active);
     view! {
@@ -150,6 +151,26 @@ pub(super) fn StateForm(ad_slot: AdSlot, action: ServerAction<SetSlotState>) -> 
                 <span class="muted">"The slot can be activated once it is ready and the placement is released."</span>
             })}
         </ActionForm>
+        <ArchiveForm ad_slot=slot_for_archive/>
+    }
+}
+
+/// Archiving a slot that is not active (an active one is disabled first).
+#[component]
+fn ArchiveForm(ad_slot: AdSlot) -> impl IntoView {
+    let action = ServerAction::<ArchiveSlot>::new();
+    let active = ad_slot.state == SlotState::Active;
+    view! {
+        <ErrorNotice error=action_error(action)/>
+        {(!active).then(|| view! {
+            <ActionForm action attr:class="actions">
+                <CsrfField/>
+                <input type="hidden" name="placement_id" value=ad_slot.placement_id.clone()/>
+                <input type="hidden" name="slot_id" value=ad_slot.ad_slot_id.clone()/>
+                <button type="submit" class="danger">"Archive slot"</button>
+                <span class="muted">"It leaves delivery and lists; its static keys stop working. History is kept."</span>
+            </ActionForm>
+        })}
     }
 }
 

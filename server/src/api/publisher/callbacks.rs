@@ -1,4 +1,4 @@
-//! Reward callback settings: configure, read, rotate, promote, test.
+//! Reward callback settings: configure, read, remove, rotate, promote, test.
 
 use app::domain::publisher::callbacks;
 use app::error::AppError;
@@ -13,7 +13,7 @@ use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(read, configure))
+        .routes(routes!(read, configure, remove))
         .routes(routes!(rotate))
         .routes(routes!(promote))
         .routes(routes!(test))
@@ -42,6 +42,23 @@ async fn configure(
     AppJson(b): AppJson<CallbackRequest>,
 ) -> Result<AppJson<CallbackSettings>, AppError> {
     callbacks::configure(&s.ctx, &p, &id, &b.url)
+        .await
+        .map(AppJson)
+}
+
+/// Remove the receiver. Its signing keys are retired (configuring a receiver again creates a
+/// new key, shown once); unsent reward callbacks wait as WAITING_RECEIVER until a receiver
+/// is configured again. A placement without a receiver can be deleted (if nothing else
+/// holds it). 404 when no receiver is configured.
+#[utoipa::path(delete, path = "/placements/{placementId}/callback", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)),
+    responses((status = 200, body = app::model::callback_delivery::CallbackRemoved), (status = 404, body = ErrorBody)))]
+async fn remove(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<app::model::callback_delivery::CallbackRemoved>, AppError> {
+    app::domain::publisher::retire::remove_callback(&s.ctx, &p, &id)
         .await
         .map(AppJson)
 }

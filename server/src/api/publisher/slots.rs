@@ -14,7 +14,7 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
-        .routes(routes!(read, patch))
+        .routes(routes!(read, patch, archive))
         .routes(routes!(activate))
         .routes(routes!(disable))
         .routes(routes!(reward_preview))
@@ -91,6 +91,21 @@ async fn patch(
     AppJson(b): AppJson<SlotInput>,
 ) -> Result<AppJson<AdSlot>, AppError> {
     slots::patch(&s.ctx, &p, &pid, &sid, b).await.map(AppJson)
+}
+
+/// Archive a slot that is not ACTIVE (disable an active slot first: 409 `slot_active`). It
+/// leaves lists and delivery, its static keys stop opening the feed, and it no longer holds
+/// the placement's deletion; history keeps naming it. 204.
+#[utoipa::path(delete, path = "/placements/{placementId}/ad-slots/{adSlotId}", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path), ("adSlotId" = String, Path)),
+    responses((status = 204, description = "archived"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn archive(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath((pid, sid)): SlotPath,
+) -> Result<axum::http::StatusCode, AppError> {
+    app::domain::publisher::retire::archive_slot(&s.ctx, &p, &pid, &sid).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
 }
 
 /// READY (or DISABLED) → ACTIVE; needs a ready slot on a released placement.
