@@ -25,6 +25,7 @@ mod records;
 mod retire;
 mod slots;
 mod survey_fetch;
+mod survey_limits;
 mod survey_payment;
 mod survey_review;
 mod survey_targeting;

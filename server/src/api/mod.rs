@@ -39,7 +39,7 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),
         (name = "survey-api", description = "Survey campaign API credentials"),
-        (name = "survey-campaigns", description = "Signed survey campaign API (X-Api-Key + enc signature)"),
+        (name = "survey-campaigns", description = "Signed survey campaign API (X-Api-Key + enc signature); 600 requests per minute per API key, then 429 `rate_limited` with Retry-After"),
         (name = "billing", description = "Advertiser wallet: profile, balance, fundings"),
         (name = "campaigns", description = "Offer campaigns: lifecycle, revisions, readiness, reports, provider capabilities"),
         (name = "tracking", description = "Offer campaign tracking: S2S keys, partner tokens, allowlist, web pixel"),

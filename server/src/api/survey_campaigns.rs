@@ -53,6 +53,13 @@ impl FromRequest<AppState> for Signed {
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, AppError> {
         let headers = req.headers().clone();
+        // 600 requests per minute per presented API key, counted before the body is read
+        // or the signature checked: 429 with Retry-After (docs/surveys.md).
+        let presented = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+        state.ctx.limits.check(
+            app::domain::Policy::SurveyApi,
+            presented.unwrap_or_default(),
+        )?;
         // `nest` strips the mount prefix from the URI; the signature covers the full path.
         let uri = req
             .extensions()

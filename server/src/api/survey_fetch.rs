@@ -31,11 +31,13 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// `fieldErrors`); UNAUTHORIZED 401; FORBIDDEN 403 (AppId is not the key's placement);
 /// FRAUD_BLOCKED 403 (do not retry or send the user to a supplier); NOT_FOUND 404 (nothing
 /// fits now, retry later). Redirect the respondent to `SurveyUrl` exactly as returned.
+/// Limited to 3,000 requests per minute per app key: 429 `rate_limited` (the JSON error
+/// body) with `Retry-After`.
 #[utoipa::path(post, path = "/getallsurveys-api", tag = "survey-fetch",
     security(("surveyAppKey" = [])), request_body = SurveyFetchRequest,
     responses((status = 200, body = SurveyEnvelope), (status = 400, body = SurveyEnvelope),
         (status = 401, body = SurveyEnvelope), (status = 403, body = SurveyEnvelope),
-        (status = 404, body = SurveyEnvelope)))]
+        (status = 404, body = SurveyEnvelope), (status = 429, body = crate::api::ErrorBody)))]
 pub(crate) async fn get_all_surveys(
     State(s): State<AppState>,
     headers: HeaderMap,
@@ -45,6 +47,10 @@ pub(crate) async fn get_all_surveys(
         .get("x-service-api-key")
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
+    // Per presented key, before any work: 429 with Retry-After (docs/surveys.md).
+    s.ctx
+        .limits
+        .check(app::domain::Policy::SurveyFetch, key.unwrap_or_default())?;
     let (status, envelope) = fetch::fetch(&s.ctx, key, &body).await?;
     Ok((
         StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),

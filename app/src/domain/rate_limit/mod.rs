@@ -29,6 +29,11 @@ pub enum Policy {
     StaticFeed,
     /// Provider callbacks (postbacks): 120 per minute per source IP.
     ProviderCallback,
+    /// Survey fetch: 3,000 per minute per presented app key (a publisher's server asks for
+    /// each of its users).
+    SurveyFetch,
+    /// The signed survey campaign API: 600 per minute per presented API key.
+    SurveyApi,
     /// Sign-in attempts: 10 at once, then one every 30 s, per e-mail and source IP.
     SignIn,
     /// Registrations: 20 at once, then one every 3 minutes, per source IP.
@@ -59,12 +64,14 @@ pub fn client_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
-const POLICIES: [Policy; 9] = [
+const POLICIES: [Policy; 11] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
     Policy::StaticFeed,
     Policy::ProviderCallback,
+    Policy::SurveyFetch,
+    Policy::SurveyApi,
     Policy::SignIn,
     Policy::Register,
     Policy::CallbackReplay,
@@ -79,6 +86,8 @@ impl Policy {
                 Quota::per_minute(n(120))
             }
             Policy::SdkWrite | Policy::SessionCreate => Quota::per_minute(n(60)),
+            Policy::SurveyFetch => Quota::per_minute(n(3_000)),
+            Policy::SurveyApi => Quota::per_minute(n(600)),
             Policy::SignIn => Quota::with_period(Duration::from_secs(30))
                 .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(10))),
             Policy::Register => Quota::with_period(Duration::from_secs(180))
@@ -105,7 +114,9 @@ impl Policy {
             | Policy::SdkWrite
             | Policy::SessionCreate
             | Policy::StaticFeed
-            | Policy::ProviderCallback => Limiter::Bounded(RateLimiter::new(
+            | Policy::ProviderCallback
+            | Policy::SurveyFetch
+            | Policy::SurveyApi => Limiter::Bounded(RateLimiter::new(
                 self.quota(),
                 BoundedStore::new(14),
                 DefaultClock::default(),
