@@ -375,6 +375,25 @@ async fn snippets_are_credential_free(app: TestApp) {
             "{platform} snippet carries no credential"
         );
     }
+    // No package that does not exist: app platforms show the REST integration, the web the
+    // web SDK the service serves.
+    for platform in ["android", "ios"] {
+        let code = sn[platform].as_str().unwrap_or_default();
+        assert!(
+            code.contains("/sdk/v2/sessions") && code.contains("/launch"),
+            "{code}"
+        );
+        assert!(
+            !code.contains("implementation(") && !code.contains("Swift Package"),
+            "{code}"
+        );
+    }
+    assert!(
+        sn["web"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/sdk/v2/offers.js")
+    );
 }
 
 async fn static_keys_rules(app: TestApp) {

@@ -30,7 +30,10 @@ async fn survey_routes_are_rate_limited_per_key(app: TestApp) {
     .await
     .expect("limited");
     // The allowance refills at 10 a second while the test runs.
-    assert!((600..660).contains(&i), "600 calls pass first, then the limit: {i}");
+    assert!(
+        (600..660).contains(&i),
+        "600 calls pass first, then the limit: {i}"
+    );
     assert!(res.headers().contains_key("retry-after"));
     let body: serde_json::Value = res.json().await.unwrap_or_default();
     assert_eq!(error_code(&body), "rate_limited", "{body}");
