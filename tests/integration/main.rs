@@ -33,3 +33,4 @@ mod surveys;
 mod targeting;
 mod tracking;
 mod web;
+mod web_pixel;

@@ -20,6 +20,7 @@ pub mod sessions;
 pub mod settlement;
 pub mod static_feed;
 pub mod token_postbacks;
+pub mod web_pixel;
 
 use chrono::Duration;
 

@@ -2,7 +2,7 @@
 //! tokens, the IP allowlist, the tracking summary and the web pixel.
 
 use app::domain::campaigns::providers::ProviderKind;
-use app::domain::campaigns::{public_web_campaign, tracking};
+use app::domain::campaigns::tracking;
 use app::error::AppError;
 use app::model::campaign::*;
 use axum::extract::State;
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, Authenticated, EmptyObject, OptionalJson};
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, OptionalJson};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -174,14 +174,26 @@ const GIF: &[u8] = &[
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
-/// Web pixel `pixels/web/{campaignId}.gif`: a 1×1 transparent GIF, never cached, for a web
-/// campaign that exists and has not ended (404 otherwise).
+/// Web pixel `pixels/web/{campaignId}.gif?click_id=…&goal_id=…&transaction_id=…`: records an
+/// approved conversion for the click (settled like every other report: attribution by click,
+/// duplicates and conflicts) and answers a 1×1 transparent GIF, never cached. A browser
+/// cannot sign, so see docs/decisions.md ("Web pixel") for what limits a pixel: web campaigns only, a real
+/// click id, the page's host must be the destination's site when the browser names it
+/// (403 `pixel_origin_mismatch`), unfilled macros 400, 120 per minute per address.
 #[utoipa::path(get, path = "/pixels/web/{pixel}", tag = "tracking",
-    params(("pixel" = String, Path, description = "`{campaignId}.gif`")),
-    responses((status = 200, content_type = "image/gif", description = "1×1 GIF"), (status = 404, body = ErrorBody)))]
+    params(("pixel" = String, Path, description = "`{campaignId}.gif`"),
+        ("click_id" = String, Query), ("goal_id" = String, Query), ("transaction_id" = String, Query)),
+    responses((status = 200, content_type = "image/gif", description = "1×1 GIF: the conversion is recorded (or was already)"),
+        (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
 async fn pixel_gif(
     State(s): State<AppState>,
     AppPath(pixel): AppPath<String>,
+    axum::Extension(app::server_fns::web::ClientIp(ip)): axum::Extension<
+        app::server_fns::web::ClientIp,
+    >,
+    headers: http::HeaderMap,
+    AppQuery(q): AppQuery<std::collections::HashMap<String, String>>,
 ) -> Result<Response, AppError> {
     if !s.settings.feature_delivery {
         return Err(AppError::not_found("route"));
@@ -189,7 +201,24 @@ async fn pixel_gif(
     let id = pixel
         .strip_suffix(".gif")
         .ok_or_else(|| AppError::not_found("pixel"))?;
-    public_web_campaign(&s.ctx, id).await?;
+    s.ctx.limits.check(
+        app::domain::Policy::ProviderCallback,
+        &app::domain::rate_limit::client_bucket(ip),
+    )?;
+    let page = ["origin", "referer"].iter().find_map(|h| {
+        headers
+            .get(*h)
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty() && *v != "null")
+            .map(str::to_owned)
+    });
+    let hit = app::domain::delivery::web_pixel::PixelHit {
+        click_id: q.get("click_id").cloned(),
+        goal_id: q.get("goal_id").cloned(),
+        transaction_id: q.get("transaction_id").cloned(),
+        page,
+    };
+    app::domain::delivery::web_pixel::record(&s.ctx, id, hit).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "image/gif"),

@@ -196,7 +196,8 @@ pub(super) fn PixelPanel(setup: TrackingSetup) -> impl IntoView {
             <h2>"Web pixel"</h2>
             {if px.supported {
                 view! {
-                    <p class="muted">"For web campaigns: place this image on the conversion page and fill the macros."</p>
+                    <p class="muted">"For web campaigns: place this image on the conversion page and fill the macros (the click id your destination URL received, the goal reached, your order id). Each load records an approved conversion for that click, once."</p>
+                    <p class="muted">"A browser cannot sign: the page must be on your destination's site, and reversals or pending states need Custom S2S, which is also the tamper-proof choice."</p>
                     <pre class="copyable snippet-pixel">{px.html_snippet}</pre>
                 }.into_any()
             } else {
