@@ -18,6 +18,7 @@ mod m0014_support_evidence;
 mod m0015_postback_inbox;
 mod m0016_callback_receivers;
 mod m0017_survey_numbers;
+mod m0018_one_survey_entry;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0015_postback_inbox::Migration),
             Box::new(m0016_callback_receivers::Migration),
             Box::new(m0017_survey_numbers::Migration),
+            Box::new(m0018_one_survey_entry::Migration),
         ]
     }
 }

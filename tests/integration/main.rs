@@ -27,6 +27,7 @@ mod slots;
 mod survey_fetch;
 mod survey_limits;
 mod survey_payment;
+mod survey_races;
 mod survey_review;
 mod survey_targeting;
 mod surveys;

@@ -126,8 +126,14 @@ pub enum Entry {
     Unavailable(&'static str),
 }
 
-/// Opens a SurveyUrl. `answer` is the verification answer when the form was posted.
+/// Opens a SurveyUrl. `answer` is the verification answer when the form was posted. A
+/// respondent has one real transaction per campaign (a unique index): parallel opens of one
+/// link that lose the race are answered with the winner's transaction.
 pub async fn enter(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entry, AppError> {
+    db::retry_on_race(|| enter_once(ctx, token, answer)).await
+}
+
+async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entry, AppError> {
     let now = ctx.now();
     let g = read_grant(ctx, now, token)?;
     if g.verify {
@@ -144,22 +150,8 @@ pub async fn enter(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entry
         return Err(AppError::not_found("survey link"));
     };
     // An entry already made through this link is sent to the same transaction again.
-    if let Some(e) = entry::Entity::find()
-        .filter(entry::Column::CampaignId.eq(g.campaign_id.clone()))
-        .filter(entry::Column::RespondentId.eq(r.id.clone()))
-        .one(&txn)
-        .await?
-    {
-        let m = survey::Entity::find_by_id(g.campaign_id.clone())
-            .one(&txn)
-            .await?;
-        return Ok(match (e.status.as_str(), m) {
-            (status::ENTERED, Some(m)) if matching::live(&m, now.date_naive()) => Entry::Redirect(
-                m.survey_live_link
-                    .replace(super::campaigns::TRANSACTION_MACRO, &e.id),
-            ),
-            _ => Entry::Unavailable("You have already taken this survey."),
-        });
+    if let Some(done) = existing_entry(&txn, now, &g.campaign_id, &r.id).await? {
+        return Ok(done);
     }
     let Some(m) = survey::Entity::find_by_id(g.campaign_id.clone())
         .one(&txn)
@@ -191,6 +183,11 @@ pub async fn enter(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entry
         .await?
         .pop()
     else {
+        // A parallel open of the same link may have committed its entry meanwhile (matching
+        // leaves out surveys the respondent entered): send this one to it too.
+        if let Some(done) = existing_entry(&txn, now, &g.campaign_id, &r.id).await? {
+            return Ok(done);
+        }
         return Ok(Entry::Unavailable(
             "This survey is full or closed now. Please choose another one.",
         ));
@@ -220,12 +217,42 @@ pub async fn enter(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entry
         finished_at: Set(None),
     }
     .insert(&txn)
-    .await?;
+    .await
+    .map_err(db::race_on_unique)?;
     txn.commit().await?;
     Ok(Entry::Redirect(
         m.survey_live_link
             .replace(super::campaigns::TRANSACTION_MACRO, &id),
     ))
+}
+
+/// Where a respondent who already entered the campaign goes: back to the open transaction,
+/// or a page saying the survey was taken.
+async fn existing_entry<C: sea_orm::ConnectionTrait>(
+    txn: &C,
+    now: chrono::DateTime<chrono::Utc>,
+    campaign_id: &str,
+    respondent_id: &str,
+) -> Result<Option<Entry>, AppError> {
+    let Some(e) = entry::Entity::find()
+        .filter(entry::Column::CampaignId.eq(campaign_id.to_owned()))
+        .filter(entry::Column::RespondentId.eq(respondent_id.to_owned()))
+        .filter(entry::Column::Test.eq(false))
+        .one(txn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let m = survey::Entity::find_by_id(campaign_id.to_owned())
+        .one(txn)
+        .await?;
+    Ok(Some(match (e.status.as_str(), m) {
+        (status::ENTERED, Some(m)) if matching::live(&m, now.date_naive()) => Entry::Redirect(
+            m.survey_live_link
+                .replace(super::campaigns::TRANSACTION_MACRO, &e.id),
+        ),
+        _ => Entry::Unavailable("You have already taken this survey."),
+    }))
 }
 
 /// Outcome statuses an advertiser reports.
@@ -484,37 +511,25 @@ async fn pay(
     Ok(conversion_id)
 }
 
-/// The respondent's browser coming back from the survey (`/surveys/v1/return`). Only
-/// outcomes that move no money are recorded from here; a complete waits for the
-/// advertiser's signed report.
+/// The respondent's browser coming back from the survey (`/surveys/v1/return`): the page
+/// thanks them for what they report and changes nothing. It is an unauthenticated GET anyone
+/// can make, so only the advertiser's signed report decides a transaction's outcome and its
+/// payment (a forged "overquota" return must not turn a later complete into an unpaid
+/// duplicate).
 pub async fn browser_return(
-    ctx: &Ctx,
-    transaction_id: &str,
+    _ctx: &Ctx,
+    _transaction_id: &str,
     reported: &str,
 ) -> Result<&'static str, AppError> {
-    let Some(state) = outcome_state(reported) else {
-        return Ok("Thank you. You can close this page.");
-    };
-    if state == status::COMPLETE {
-        return Ok(
-            "Thank you for completing the survey. Your reward is credited as soon as the survey owner confirms it.",
-        );
-    }
-    let now = ctx.now();
-    entry::Entity::update_many()
-        .col_expr(
-            entry::Column::Status,
-            sea_orm::sea_query::Expr::value(state),
-        )
-        .col_expr(
-            entry::Column::FinishedAt,
-            sea_orm::sea_query::Expr::value(Some(now)),
-        )
-        .filter(entry::Column::Id.eq(transaction_id.to_owned()))
-        .filter(entry::Column::Status.eq(status::ENTERED))
-        .exec(&ctx.db)
-        .await?;
-    Ok("Thank you. This survey was not a match this time; other surveys are waiting for you.")
+    Ok(match outcome_state(reported) {
+        None => "Thank you. You can close this page.",
+        Some(status::COMPLETE) => {
+            "Thank you for completing the survey. Your reward is credited as soon as the survey owner confirms it."
+        }
+        Some(_) => {
+            "Thank you. This survey was not a match this time; other surveys are waiting for you."
+        }
+    })
 }
 
 /// A test transaction: `{transaction_id, test_url}`.
