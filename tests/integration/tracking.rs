@@ -386,8 +386,8 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
             .expect("url")
             .contains(&format!("/pixels/web/{id}.gif"))
     );
-    // The pixel is a conversion route (tests/integration/web_pixel.rs): without its
-    // transaction and goal it records nothing and says which field is missing.
+    // The pixel is a conversion route (tests/integration/web_pixel.rs): a draft campaign
+    // takes no conversions.
     let res = app
         .client
         .get(app.url(&format!(
@@ -396,7 +396,7 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
         .send()
         .await
         .expect("pixel");
-    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
     let res = app
         .client
         .get(app.url("/performance-marketing/v2/pixels/web/cmp_missing.gif"))
