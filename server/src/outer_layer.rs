@@ -23,8 +23,8 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use crate::extract::ClientIp;
 use app::error::AppError;
-use app::server_fns::web::ClientIp;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::response::{IntoResponse, Response};
 use futures::FutureExt;

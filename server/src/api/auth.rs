@@ -1,10 +1,10 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2).
 
+use crate::extract::ClientIp;
 use app::domain::rate_limit::client_bucket;
 use app::domain::{Policy, accounts, tokens};
 use app::error::AppError;
 use app::model::{AccountView, RegisterRequest, RegisterResponse, TokenRequest, TokenResponse};
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::StatusCode;

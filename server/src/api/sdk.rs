@@ -3,6 +3,7 @@
 //! limited to 120 and writes to 60 per minute per session; creation to 60 per minute per
 //! placement and source address.
 
+use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::{
     check_idempotency_key, impressions, launches, offer_list, offers, reward_status, sdk_evidence,
@@ -12,7 +13,6 @@ use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::*;
 use app::model::publisher_ops::{SupportCase, SupportCaseList, SupportEvidence};
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Multipart, State};

@@ -189,9 +189,7 @@ const GIF: &[u8] = &[
 async fn pixel_gif(
     State(s): State<AppState>,
     AppPath(pixel): AppPath<String>,
-    axum::Extension(app::server_fns::web::ClientIp(ip)): axum::Extension<
-        app::server_fns::web::ClientIp,
-    >,
+    axum::Extension(crate::extract::ClientIp(ip)): axum::Extension<crate::extract::ClientIp>,
     headers: http::HeaderMap,
     AppQuery(q): AppQuery<std::collections::HashMap<String, String>>,
 ) -> Result<Response, AppError> {

@@ -1,11 +1,11 @@
 //! Custom S2S: `/postbacks/custom-s2s/{campaignId}`, signed with the campaign's HMAC key.
 
+use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::postbacks::{self, S2sHeaders};
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::{CallbackReceipt, ConversionEvent};
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::HeaderMap;

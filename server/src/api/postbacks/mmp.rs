@@ -1,13 +1,13 @@
 //! Manual measurement-partner callbacks: `/postbacks/mmp/{campaignId}/{provider}`,
 //! authenticated with the campaign token (`CAMPAIGN_TOKEN`).
 
+use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::token_postbacks;
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;
 use app::model::postbacks::TokenConversion;
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};

@@ -1,11 +1,11 @@
 //! The callback sandbox: `POST /sandbox/callbacks` (development only; 404 in production).
 
+use crate::extract::ClientIp;
 use app::domain::delivery::sandbox;
 use app::domain::rate_limit::client_bucket;
 use app::domain::{Environment, Policy, tokens};
 use app::error::AppError;
 use app::model::postbacks::{IdempotencyKey, SandboxFixture, SandboxReceipt};
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::{Request, State};
 use http::StatusCode;

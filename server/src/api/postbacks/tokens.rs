@@ -1,6 +1,7 @@
 //! Direct (older) and managed callbacks: `/postbacks/direct` and `/postbacks/managed`. The
 //! token names the campaign; a token of one kind never authenticates another route.
 
+use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::campaigns::providers::ProviderKind;
 use app::domain::delivery::token_postbacks;
@@ -8,7 +9,6 @@ use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;
 use app::model::postbacks::TokenConversion;
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};

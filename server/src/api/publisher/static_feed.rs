@@ -1,12 +1,12 @@
 //! The static offer feed, pulled by the publisher's server with the slot key (a delivery
 //! surface: off with the delivery switch). 120 requests per minute per slot, key and source.
 
+use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::static_feed;
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::StaticFeed;
-use app::server_fns::web::ClientIp;
 use axum::Extension;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
