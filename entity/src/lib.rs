@@ -44,5 +44,6 @@ pub mod survey_quota;
 pub mod survey_reference;
 pub mod survey_respondent;
 pub mod survey_respondent_answer;
+pub mod survey_signature_use;
 pub mod user_ban;
 pub mod web_session;

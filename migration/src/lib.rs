@@ -19,6 +19,7 @@ mod m0015_postback_inbox;
 mod m0016_callback_receivers;
 mod m0017_survey_numbers;
 mod m0018_one_survey_entry;
+mod m0019_survey_signature_uses;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -45,6 +46,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0016_callback_receivers::Migration),
             Box::new(m0017_survey_numbers::Migration),
             Box::new(m0018_one_survey_entry::Migration),
+            Box::new(m0019_survey_signature_uses::Migration),
         ]
     }
 }

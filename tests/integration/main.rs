@@ -29,6 +29,7 @@ mod survey_limits;
 mod survey_payment;
 mod survey_races;
 mod survey_review;
+mod survey_signatures;
 mod survey_targeting;
 mod surveys;
 mod targeting;

@@ -113,8 +113,12 @@ impl Modify for SecuritySchemes {
                 "X-Api-Key",
                 "Survey API key; every request also carries `enc`, the hex digest (the key's \
                  algorithm: SHA256 or SHA3-256; SHA1 is deprecated) of URL without query + body \
-                 + secret. Stronger mode: send `X-Request-Timestamp` (Unix seconds) and sign URL \
-                 + body + timestamp + secret; timestamps more than 5 minutes off are refused.",
+                 + secret. Recommended: version 2 (`X-Signature-Version: 2` and \
+                 `X-Request-Timestamp`, Unix seconds) signs `v2\\n<METHOD>\\n<URL>\\n<timestamp>\\n\
+                 <sha256 hex of body>\\n<secret>`; the older timestamped mode signs URL + body + \
+                 timestamp + secret. Timestamps more than 5 minutes off are refused and a \
+                 timestamped `enc` works once (401 `replayed_signature`). GET and DELETE carry no \
+                 body (docs/surveys.md).",
             ))),
         );
     }

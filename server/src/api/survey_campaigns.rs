@@ -66,6 +66,7 @@ impl FromRequest<AppState> for Signed {
             .get::<OriginalUri>()
             .map(|OriginalUri(u)| u.clone())
             .unwrap_or_else(|| req.uri().clone());
+        let method = req.method().clone();
         let peer = req
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
@@ -106,9 +107,22 @@ impl FromRequest<AppState> for Signed {
         let timestamp = headers
             .get("x-request-timestamp")
             .and_then(|v| v.to_str().ok());
-        let principal =
-            signature::authenticate(&state.ctx, api_key, &url, &body, enc.as_deref(), timestamp)
-                .await?;
+        let version = headers
+            .get("x-signature-version")
+            .and_then(|v| v.to_str().ok());
+        let principal = signature::authenticate(
+            &state.ctx,
+            signature::SignedRequest {
+                api_key,
+                method: method.as_str(),
+                url: &url,
+                body: &body,
+                enc: enc.as_deref(),
+                timestamp,
+                version,
+            },
+        )
+        .await?;
         Ok(Signed { principal, body })
     }
 }
