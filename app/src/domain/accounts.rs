@@ -105,20 +105,30 @@ async fn insert(
 }
 
 /// The account whose e-mail and password match, or `401` (same answer for both failures).
+/// `client` is the caller's rate-limit bucket (`rate_limit::client_bucket`).
+///
+/// Account protection without a lockout anyone can trigger (docs/decisions.md, "Sign-in
+/// protection"): one address gets a budget of attempts whatever e-mails it tries (no free
+/// Argon2 work), each address and account pair a smaller one (429 with `Retry-After`);
+/// failures from many addresses against one account slow every attempt on it down (a pause
+/// before the check, recorded in the audit log) but never refuse its correct password.
 pub async fn authenticate(
     ctx: &Ctx,
     email: &str,
     password_plain: &str,
+    client: &str,
 ) -> Result<account::Model, AppError> {
+    use crate::domain::Policy;
     let email = email.trim().to_ascii_lowercase();
+    ctx.limits.check(Policy::SignInAddress, client)?;
+    ctx.limits
+        .check(Policy::SignIn, &format!("{client}|{email}"))?;
     let refused = || {
         AppError::unauthorized("e-mail or password is incorrect").with_code("invalid_credentials")
     };
-    // Per-account budget, whatever the address: a locked account answers like a wrong
-    // password (the guesser learns nothing) and the lock is in the audit log for the owner
-    // and the operators.
-    if ctx.limits.is_locked(&email) {
-        return Err(refused());
+    let slowed = ctx.limits.is_slowed(&email);
+    if slowed {
+        tokio::time::sleep(crate::domain::rate_limit::SLOWDOWN).await;
     }
     let found = account::Entity::find()
         .filter(account::Column::Email.eq(email.clone()))
@@ -128,15 +138,16 @@ pub async fn authenticate(
         password_plain.to_owned(),
         found.as_ref().map(|a| a.password_hash.clone()),
     )
-    .await;
-    if !ok && ctx.limits.sign_in_failed(&email) {
+    .await?;
+    // Counted while not slowed: the slowdown starts (and is audited) once per spent budget.
+    if !ok && !slowed && ctx.limits.sign_in_failed(&email) {
         if let Some(a) = &found {
-            tracing::warn!(account = %a.id, "sign-in locked after repeated failures");
+            tracing::warn!(account = %a.id, "sign-ins slowed down after repeated failures");
             crate::domain::audit::record(
                 &ctx.db,
                 ctx.now(),
                 None,
-                "account.sign_in_locked",
+                "account.sign_in_slowed",
                 ("account", &a.id),
                 serde_json::json!({"minutes": crate::domain::rate_limit::ACCOUNT_LOCK.as_secs() / 60}),
             )

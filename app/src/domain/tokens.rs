@@ -10,9 +10,15 @@ use entity::api_token;
 /// Prefix of dashboard bearer tokens, so a leaked one is recognisable (secret scanning).
 pub const TOKEN_PREFIX: &str = "mkt_dash";
 
-/// Signs in with e-mail and password and issues a new bearer token.
-pub async fn issue(ctx: &Ctx, email: &str, password: &str) -> Result<TokenResponse, AppError> {
-    let acc = accounts::authenticate(ctx, email, password).await?;
+/// Signs in with e-mail and password and issues a new bearer token; `client` is the caller's
+/// rate-limit bucket.
+pub async fn issue(
+    ctx: &Ctx,
+    email: &str,
+    password: &str,
+    client: &str,
+) -> Result<TokenResponse, AppError> {
+    let acc = accounts::authenticate(ctx, email, password, client).await?;
     let now = ctx.now();
     let token = crypto::random_token(TOKEN_PREFIX);
     let expires_at = now + ctx.config.dashboard_token_ttl;

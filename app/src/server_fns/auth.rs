@@ -34,17 +34,12 @@ pub async fn session_info() -> Result<Visitor, AppError> {
 pub async fn sign_in(email: String, password: String, csrf: String) -> Result<(), AppError> {
     super::web::run(async move {
         use super::web;
-        use crate::domain::{Policy, accounts};
+        use crate::domain::accounts;
         let ctx = web::ctx()?;
         let session = web::session().await?;
         web::check_csrf(&session, &csrf).await?;
-        let key = format!(
-            "{}|{}",
-            web::client_ip().await,
-            email.trim().to_ascii_lowercase()
-        );
-        ctx.limits.check(Policy::SignIn, &key)?;
-        let acc = accounts::authenticate(&ctx, &email, &password).await?;
+        let client = web::client_ip().await;
+        let acc = accounts::authenticate(&ctx, &email, &password, &client).await?;
         web::sign_in(&session, &acc.id).await?;
         leptos_axum::redirect(accounts::principal(&acc).role.home_path());
         Ok(())

@@ -36,17 +36,23 @@ pub enum Policy {
     SurveyApi,
     /// Sign-in attempts: 10 at once, then one every 30 s, per e-mail and source IP.
     SignIn,
+    /// Sign-in attempts of one source address, whatever the e-mail: 30 at once, then one
+    /// every 2 s.
+    SignInAddress,
     /// Registrations: 20 at once, then one every 3 minutes, per source IP.
     Register,
     /// Reward-callback replays: 10 at once, then one every 6 s, per publisher account.
     CallbackReplay,
     /// Failed sign-ins of one account, from any address: 20 at once, then one every 3
-    /// minutes. Spent up, the account is locked for [`ACCOUNT_LOCK`].
+    /// minutes. Spent up, every attempt on the account is slowed by [`SLOWDOWN`] for
+    /// [`ACCOUNT_LOCK`] (never refused: a lock anyone can trigger locks the owner out).
     AccountSignInFailure,
 }
 
-/// How long an account stays locked after its failed sign-in budget is spent.
+/// How long an account's sign-ins stay slowed after its failed sign-in budget is spent.
 pub const ACCOUNT_LOCK: Duration = Duration::from_secs(15 * 60);
+/// The pause before each sign-in check of a slowed account.
+pub const SLOWDOWN: Duration = Duration::from_secs(2);
 
 /// The rate-limit bucket of a client address: IPv4 as is, IPv6 by its /64 prefix (one
 /// subscriber usually holds a whole /64, so per-address limits would otherwise be free to
@@ -64,7 +70,7 @@ pub fn client_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
-const POLICIES: [Policy; 11] = [
+const POLICIES: [Policy; 12] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -73,6 +79,7 @@ const POLICIES: [Policy; 11] = [
     Policy::SurveyFetch,
     Policy::SurveyApi,
     Policy::SignIn,
+    Policy::SignInAddress,
     Policy::Register,
     Policy::CallbackReplay,
     Policy::AccountSignInFailure,
@@ -90,6 +97,8 @@ impl Policy {
             Policy::SurveyApi => Quota::per_minute(n(600)),
             Policy::SignIn => Quota::with_period(Duration::from_secs(30))
                 .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(10))),
+            Policy::SignInAddress => Quota::with_period(Duration::from_secs(2))
+                .map_or_else(|| Quota::per_minute(n(30)), |q| q.allow_burst(n(30))),
             Policy::Register => Quota::with_period(Duration::from_secs(180))
                 .map_or_else(|| Quota::per_hour(n(20)), |q| q.allow_burst(n(20))),
             Policy::AccountSignInFailure => Quota::with_period(Duration::from_secs(180))
@@ -116,7 +125,8 @@ impl Policy {
             | Policy::StaticFeed
             | Policy::ProviderCallback
             | Policy::SurveyFetch
-            | Policy::SurveyApi => Limiter::Bounded(RateLimiter::new(
+            | Policy::SurveyApi
+            | Policy::SignInAddress => Limiter::Bounded(RateLimiter::new(
                 self.quota(),
                 BoundedStore::new(14),
                 DefaultClock::default(),
@@ -154,7 +164,7 @@ pub struct RateLimits {
     limiters: Vec<Limiter>,
     hasher: std::hash::RandomState,
     clock: DefaultClock,
-    /// Accounts locked after too many failed sign-ins, until the instant given.
+    /// Accounts slowed after too many failed sign-ins, until the instant given.
     locks: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
 }
 
@@ -174,8 +184,8 @@ impl RateLimits {
         }
     }
 
-    /// Whether `key` (an account) is locked now.
-    pub fn is_locked(&self, key: &str) -> bool {
+    /// Whether `key` (an account) is slowed now.
+    pub fn is_slowed(&self, key: &str) -> bool {
         let now = std::time::Instant::now();
         self.locks
             .lock()
@@ -186,7 +196,8 @@ impl RateLimits {
             .unwrap_or(false)
     }
 
-    /// Counts one failed sign-in of `key`; returns true when this failure locked it.
+    /// Counts one failed sign-in of `key`; returns true when this failure started its
+    /// slowdown.
     pub fn sign_in_failed(&self, key: &str) -> bool {
         if self.check(Policy::AccountSignInFailure, key).is_ok() {
             return false;
