@@ -151,7 +151,7 @@ async fn every_group_has_the_outer_layer_and_its_extras(app: TestApp) {
     let big = "x".repeat(1024 * 1024 + 1);
     for path in [
         "/publisher/v2/placements".to_owned(),
-        format!("/sdk/v2/offers/x/impressions"),
+        "/sdk/v2/offers/x/impressions".to_owned(),
     ] {
         let res = app
             .client

@@ -273,15 +273,15 @@ mod tests {
     }
 
     #[test]
-    fn twenty_failures_lock_an_account_from_any_address() {
+    fn twenty_failures_slow_an_account_from_any_address() {
         let limits = RateLimits::new();
         for _ in 0..20 {
             assert!(!limits.sign_in_failed("acc@example.com"));
         }
-        assert!(!limits.is_locked("acc@example.com"));
+        assert!(!limits.is_slowed("acc@example.com"));
         assert!(limits.sign_in_failed("acc@example.com"));
-        assert!(limits.is_locked("acc@example.com"));
-        assert!(!limits.is_locked("other@example.com"));
+        assert!(limits.is_slowed("acc@example.com"));
+        assert!(!limits.is_slowed("other@example.com"));
     }
 
     #[test]

@@ -188,13 +188,13 @@ fn apply(
     positive(
         "length_of_interview",
         input.length_of_interview.map(|h| h.0),
-        240_00,
+        24_000, // 240 minutes in hundredths
         &mut a.loi_hundredths,
     );
     positive(
         "conversion",
         input.conversion.map(|h| h.0),
-        100_00,
+        10_000, // 100 percent in hundredths
         &mut a.conversion_hundredths,
     );
     positive(

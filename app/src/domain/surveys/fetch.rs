@@ -47,7 +47,7 @@ pub fn serves(environment: crate::domain::Environment, p: &entity::placement::Mo
 }
 
 /// The length assumed for a campaign that gives none (15 minutes).
-const DEFAULT_LOI: Hundredths = Hundredths(15_00);
+const DEFAULT_LOI: Hundredths = Hundredths(1_500);
 
 /// An answer: HTTP status and the envelope.
 pub type Answer = (u16, SurveyEnvelope);
@@ -358,7 +358,7 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
     // Expected earnings per minute: reward × completion rate ÷ length.
     let value = |m: &survey::Model| {
         let loi = m.loi_hundredths.unwrap_or(DEFAULT_LOI.0).max(1);
-        let conv = m.conversion_hundredths.unwrap_or(50_00);
+        let conv = m.conversion_hundredths.unwrap_or(5_000); // 50 %
         m.cpi_micros.unwrap_or(0).saturating_mul(conv) / loi
     };
     let mut order: Vec<usize> = (0..found.len()).collect();

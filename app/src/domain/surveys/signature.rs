@@ -9,6 +9,7 @@
 //!   method nor the body can change and no field can pass for another;
 //! - the older timestamped mode (`X-Request-Timestamp` alone, URL + body + timestamp +
 //!   secret), kept for callers that use it.
+//!
 //! In both, the timestamp must be within five minutes of the server clock and each `enc`
 //! works once (kept in the database for the window, so every process refuses a replay).
 //! In every mode a GET or DELETE carries no body (a body there could stand in for a
