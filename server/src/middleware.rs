@@ -52,13 +52,9 @@ pub(crate) fn declares_more_than(headers: &HeaderMap, limit: usize) -> bool {
         .is_some_and(|n| n > limit)
 }
 
-/// A surface switched off by `APP_FEATURE_*` answers 404 `not_found`.
-pub async fn feature_gate(enabled: bool, req: Request, next: Next) -> Response {
-    if enabled {
-        next.run(req).await
-    } else {
-        AppError::not_found("resource").into_response()
-    }
+/// Every route of a surface switched off by `APP_FEATURE_*` answers 404 `not_found`.
+pub async fn switched_off(_req: Request, _next: Next) -> Response {
+    AppError::not_found("resource").into_response()
 }
 
 /// Cross-site request forgery guard for cookie-authenticated posts (the dashboards). Forms

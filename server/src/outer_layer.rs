@@ -38,9 +38,9 @@ use crate::middleware::{client_ip_of, declares_more_than, panic_response, with_e
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The whole-request deadline of ordinary routes (reading the body included).
-pub const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
+const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 /// The deadline of uploads and exports (evidence files, CSV reports).
-pub const LONG_REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+const LONG_REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 
 /// The layer; one per router, cloned onto every route.
 #[derive(Clone)]

@@ -179,10 +179,6 @@ fn gated(r: OpenApiRouter<AppState>, on: bool) -> OpenApiRouter<AppState> {
     if on {
         r
     } else {
-        r.layer(axum::middleware::from_fn(
-            |req: axum::extract::Request, next: axum::middleware::Next| {
-                crate::middleware::feature_gate(false, req, next)
-            },
-        ))
+        r.layer(axum::middleware::from_fn(crate::middleware::switched_off))
     }
 }

@@ -170,20 +170,12 @@ pub struct ReturnQuery {
 }
 
 /// Where a survey sends the respondent at the end (`?transaction_id=…&status=complete|
-/// terminate|overquota|quality_fail`). Records outcomes that move no money; completes wait
-/// for the advertiser's signed report.
+/// terminate|overquota|quality_fail`). A thank-you page that changes nothing: only the
+/// advertiser's signed report decides a transaction's outcome and payment.
 #[utoipa::path(get, path = "/surveys/v1/return", tag = "survey-fetch", params(ReturnQuery),
     responses((status = 200, description = "Thank-you page", content_type = "text/html", body = String)))]
-async fn survey_return(State(s): State<AppState>, Query(q): Query<ReturnQuery>) -> Response {
-    let tx: String = q
-        .transaction_id
-        .unwrap_or_default()
-        .chars()
-        .take(64)
-        .collect();
-    let msg = entries::browser_return(&s.ctx, &tx, q.status.as_deref().unwrap_or(""))
-        .await
-        .unwrap_or("Thank you. You can close this page.");
+async fn survey_return(Query(q): Query<ReturnQuery>) -> Response {
+    let msg = entries::browser_return(q.status.as_deref().unwrap_or(""));
     page(
         StatusCode::OK,
         "Thank you",

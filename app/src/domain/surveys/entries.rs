@@ -516,12 +516,8 @@ async fn pay(
 /// can make, so only the advertiser's signed report decides a transaction's outcome and its
 /// payment (a forged "overquota" return must not turn a later complete into an unpaid
 /// duplicate).
-pub async fn browser_return(
-    _ctx: &Ctx,
-    _transaction_id: &str,
-    reported: &str,
-) -> Result<&'static str, AppError> {
-    Ok(match outcome_state(reported) {
+pub fn browser_return(reported: &str) -> &'static str {
+    match outcome_state(reported) {
         None => "Thank you. You can close this page.",
         Some(status::COMPLETE) => {
             "Thank you for completing the survey. Your reward is credited as soon as the survey owner confirms it."
@@ -529,7 +525,7 @@ pub async fn browser_return(
         Some(_) => {
             "Thank you. This survey was not a match this time; other surveys are waiting for you."
         }
-    })
+    }
 }
 
 /// A test transaction: `{transaction_id, test_url}`.
