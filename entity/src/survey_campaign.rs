@@ -29,6 +29,8 @@ pub struct Model {
     pub metadata: String,
     /// Incremented by every edit; an approval may name the revision it reviewed.
     pub revision: i64,
+    /// When the campaign closed; open entries stay payable for a grace period after it.
+    pub closed_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

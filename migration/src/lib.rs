@@ -20,6 +20,7 @@ mod m0016_callback_receivers;
 mod m0017_survey_numbers;
 mod m0018_one_survey_entry;
 mod m0019_survey_signature_uses;
+mod m0020_survey_grace_one_feed_key;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0017_survey_numbers::Migration),
             Box::new(m0018_one_survey_entry::Migration),
             Box::new(m0019_survey_signature_uses::Migration),
+            Box::new(m0020_survey_grace_one_feed_key::Migration),
         ]
     }
 }

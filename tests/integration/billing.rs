@@ -17,11 +17,11 @@ both_backends!(
 );
 
 const PROFILE: &str = "/performance-marketing/v2/billing/profile";
-const WIRE: &str = "/performance-marketing/v2/billing/funding/wire";
+pub(crate) const WIRE: &str = "/performance-marketing/v2/billing/funding/wire";
 const BALANCE: &str = "/performance-marketing/v2/billing/balance";
-const ORDER: &str = "/performance-marketing/v2/billing/funding/payprovider/order";
+pub(crate) const ORDER: &str = "/performance-marketing/v2/billing/funding/payprovider/order";
 
-async fn funded_ready(app: &TestApp) -> (String, String) {
+pub(crate) async fn funded_ready(app: &TestApp) -> (String, String) {
     let (user, t) = app.signed_in(Role::Advertiser).await;
     let (s, p) = app.put(PROFILE, Some(&t), &json!({"accountType": "BUSINESS", "legalName": "Northwind Apps GmbH", "country": "de", "billingEmails": ["ap@northwind.example"]})).await;
     assert_eq!(s, StatusCode::OK, "{p}");
@@ -634,7 +634,7 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
 }
 
 /// The checkout action path (`approve` or `decline`) of an order, from its signed link.
-fn signed_action(order: &Value, action: &str) -> String {
+pub(crate) fn signed_action(order: &Value, action: &str) -> String {
     let url = order["approveUrl"].as_str().unwrap_or_default();
     let path = &url[url.find("/dev/").unwrap_or(0)..];
     path.replacen("?sig=", &format!("/{action}?sig="), 1)

@@ -15,6 +15,7 @@ mod hosted_wall;
 mod hot_cache;
 mod http_stack;
 mod inventory;
+mod money_races;
 mod operations;
 mod outage;
 mod placement_view;

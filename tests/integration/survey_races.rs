@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
-use tests::{TestApp, both_backends};
+use tests::{TestApp, both_backends, error_code};
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -14,7 +14,8 @@ use crate::surveys::call;
 
 both_backends!(
     parallel_opens_of_one_survey_link_make_one_transaction,
-    a_browser_return_never_decides_payment
+    a_browser_return_never_decides_payment,
+    a_closed_survey_pays_the_completes_in_the_field
 );
 
 async fn parallel_opens_of_one_survey_link_make_one_transaction(app: TestApp) {
@@ -86,4 +87,69 @@ async fn a_browser_return_never_decides_payment(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["paid"], true, "{r}");
     assert_eq!(r["duplicate"], false, "{r}");
+}
+
+/// Closing keeps `open entries × cpi` reserved for the grace period (three lengths of
+/// interview, at least an hour): an honest complete reported right after the close is paid,
+/// one reported after the grace period is refused, and the sweep then returns the hold.
+async fn a_closed_survey_pays_the_completes_in_the_field(app: TestApp) {
+    const CPI: i64 = 2_500_000;
+    let m = market_with(&app, "SHA256", 10).await;
+    let early = enter(&app, &m, "in-field-a").await.expect("entered");
+    let late = enter(&app, &m, "in-field-b").await.expect("entered");
+    let (avail, reserved, spent) = app.balance(&m.adv).await;
+    assert!(
+        reserved > 2 * CPI,
+        "the campaign holds its plan: {reserved}"
+    );
+    let base = format!("/api/v1/campaigns/{}", m.campaign);
+    let (s, c) = call(
+        &app,
+        &m.key,
+        Method::PUT,
+        &base,
+        Some(&json!({"status": "CLOSED"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(
+        app.balance(&m.adv).await,
+        (avail + reserved - 2 * CPI, 2 * CPI, spent),
+        "two open entries stay reserved"
+    );
+    let report = |tx: String| {
+        let (app, m, path) = (&app, &m, format!("{base}/respondent-status"));
+        async move {
+            call(
+                app,
+                &m.key,
+                Method::POST,
+                &path,
+                Some(&json!({"transaction_id": tx, "status": "complete"})),
+            )
+            .await
+        }
+    };
+    let (s, r) = report(early).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(
+        (r["paid"].as_bool(), r["cost_micros"].as_i64()),
+        (Some(true), Some(CPI)),
+        "{r}"
+    );
+    // Twelve-minute interviews: the grace period is the one-hour minimum.
+    app.clock.advance(chrono::Duration::minutes(61));
+    let (s, r) = report(late).await;
+    assert_eq!(
+        (s, error_code(&r)),
+        (StatusCode::CONFLICT, "survey_closed"),
+        "{r}"
+    );
+    assert_eq!(app.balance(&m.adv).await.1, CPI, "held until the sweep");
+    app.run_workers_once().await;
+    assert_eq!(
+        app.balance(&m.adv).await,
+        (avail + reserved - CPI, 0, spent + CPI),
+        "one complete paid, the rest returned"
+    );
 }

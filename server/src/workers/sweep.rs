@@ -1,4 +1,5 @@
-//! Housekeeping: expired browser sessions and idle rate-limit keys.
+//! Housekeeping: expired browser sessions, closed surveys' grace holds past their period
+//! and idle rate-limit keys.
 
 use crate::session_store::DbSessionStore;
 use crate::state::AppState;
@@ -9,6 +10,10 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
         .await?;
     if removed > 0 {
         tracing::info!(removed, "expired browser sessions deleted");
+    }
+    let released = app::domain::surveys::grace::release_expired(&state.ctx).await?;
+    if released > 0 {
+        tracing::info!(released, "closed surveys' grace holds released");
     }
     state.ctx.limits.sweep();
     Ok(())

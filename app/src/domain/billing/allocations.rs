@@ -53,7 +53,7 @@ pub async fn allocate(
     };
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = surveys::owned(&txn, actor, campaign_id).await?;
+    let m = surveys::locked(&txn, actor, campaign_id).await?;
     if advertiser.is_some_and(|a| a != m.advertiser_id) {
         return Err(AppError::not_found("survey campaign"));
     }

@@ -8,7 +8,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel
 
 use super::providers::{ProviderKind, kind_of};
 use super::store::SUBJECT;
-use super::{live_config, owned_campaign, spent_for, status_of, tracking, view};
+use super::{live_config, locked_campaign, spent_for, status_of, tracking, view};
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
@@ -135,7 +135,7 @@ pub async fn transition(
     use CampaignStatus::*;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     let from = status_of(&m);
     let to = req.to;
     if !advertiser_moves(from).contains(&to) {
@@ -231,7 +231,7 @@ pub async fn approve(
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     if let Some(r) = reviewed.filter(|r| *r != m.revision) {
         return Err(AppError::conflict(format!(
             "revision {r} was reviewed, but the campaign is at revision {} now; review it again",
@@ -301,7 +301,7 @@ pub async fn reject(
     }
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     let from = status_of(&m);
     if from != CampaignStatus::InReview {
         return Err(AppError::conflict(format!(
@@ -345,7 +345,7 @@ pub async fn verify_mmp(
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     if kind_of(&m.tracking_provider) != ProviderKind::Mmp {
         return Err(AppError::conflict(
             "only measurement-partner campaigns are live-test verified",

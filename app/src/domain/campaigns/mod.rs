@@ -13,7 +13,7 @@ pub mod snapshot;
 pub mod store;
 pub mod tracking;
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use crate::domain::Principal;
 use crate::domain::billing::ledger;
@@ -66,6 +66,25 @@ pub async fn owned_campaign<C: ConnectionTrait>(
     actor.require_approved_advertiser()?;
     let m = offer_campaign::Entity::find_by_id(id.to_owned())
         .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("campaign"))?;
+    actor.require_owner(&m.advertiser_id, "campaign")?;
+    Ok(m)
+}
+
+/// [`owned_campaign`] for a write: the row stays locked until `txn` ends (PostgreSQL; SQLite
+/// writers are serialised anyway), so an approval and an edit of one campaign, or two
+/// transitions, run one after the other instead of each acting on what it read before the
+/// other wrote.
+pub async fn locked_campaign(
+    txn: &sea_orm::DatabaseTransaction,
+    actor: &Principal,
+    id: &str,
+) -> Result<offer_campaign::Model, AppError> {
+    actor.require_approved_advertiser()?;
+    let m = offer_campaign::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(txn)
         .await?
         .ok_or_else(|| AppError::not_found("campaign"))?;
     actor.require_owner(&m.advertiser_id, "campaign")?;

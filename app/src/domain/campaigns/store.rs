@@ -8,7 +8,7 @@ use sea_orm::{
     QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
-use super::{assets, config_of, owned_campaign, providers, status_of, view};
+use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
@@ -208,7 +208,7 @@ pub async fn update(
 ) -> Result<Campaign, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     let status = status_of(&m);
     if matches!(status, CampaignStatus::Ended | CampaignStatus::Archived) {
         return Err(
@@ -300,7 +300,7 @@ pub async fn clone(
 ) -> Result<Campaign, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     let mut config = config_of(&m)?;
     let name = req
         .name

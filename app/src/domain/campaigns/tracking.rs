@@ -13,7 +13,7 @@ use sea_orm::{
 
 use super::providers::{ProviderKind, kind_of, mmp_code};
 use super::store::SUBJECT;
-use super::{config_of, owned_campaign, status_of};
+use super::{config_of, locked_campaign, owned_campaign, status_of};
 use crate::domain::{Ctx, Principal, audit, crypto, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;
@@ -221,7 +221,7 @@ async fn create_s2s_once(
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, ProviderKind::CustomS2s)?;
     require_open(&m)?;
     if has_active(&txn, &m.id, ProviderKind::CustomS2s).await? {
@@ -252,7 +252,7 @@ async fn rotate_s2s_once(
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, ProviderKind::CustomS2s)?;
     require_open(&m)?;
     if retire(&txn, &m.id, ProviderKind::CustomS2s, now).await? == 0 {
@@ -286,7 +286,7 @@ async fn token_once(
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, kind)?;
     if let Some(c) = active(&txn, &m.id, kind).await? {
         return Ok(CredentialIssued {
@@ -316,7 +316,7 @@ pub async fn rotate_mmp(
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, ProviderKind::Mmp)?;
     let status = status_of(&m);
     if !matches!(status, CampaignStatus::Draft | CampaignStatus::InReview) {
@@ -464,7 +464,7 @@ pub async fn set_allowlist(
     let entries = allowlist_entries(&req.entries)?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned_campaign(&txn, actor, id).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
     require_open(&m)?;
     let mut a = m.into_active_model();
     a.ip_allowlist = Set(serde_json::to_string(&entries).unwrap_or_else(|_| "[]".into()));

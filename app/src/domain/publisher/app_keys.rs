@@ -1,7 +1,7 @@
 //! Survey-fetch app keys (CONTRACT.md section 4): one per placement, shown once, stored as SHA-256.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::owned_placement;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
@@ -18,9 +18,22 @@ pub async fn issue(
     actor: &Principal,
     placement_id: &str,
 ) -> Result<AppKeyIssued, AppError> {
+    crate::domain::db::retry_on_race(|| issue_once(ctx, actor, placement_id)).await
+}
+
+async fn issue_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+) -> Result<AppKeyIssued, AppError> {
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
+    // Issuers of one placement take turns (the row lock), so each revokes the key before it.
+    entity::placement::Entity::find_by_id(p.id.clone())
+        .lock_exclusive()
+        .one(&txn)
+        .await?;
     app_key::Entity::update_many()
         .col_expr(app_key::Column::RevokedAt, Expr::value(Some(now)))
         .filter(app_key::Column::PlacementId.eq(p.id.clone()))
@@ -37,7 +50,9 @@ pub async fn issue(
         revoked_at: Set(None),
     }
     .insert(&txn)
-    .await?;
+    .await
+    // Two issuers at once: the database keeps one active key; the loser runs again.
+    .map_err(crate::domain::db::race_on_unique)?;
     audit::record(
         &txn,
         now,

@@ -3,7 +3,7 @@
 
 use chrono::Months;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::owned_slot;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
@@ -16,6 +16,17 @@ pub const PREFIX: &str = "mkt_sfk";
 
 /// Issues a key for a STATIC_API slot and deactivates the slot's earlier keys.
 pub async fn issue(
+    ctx: &Ctx,
+    actor: &Principal,
+    placement_id: &str,
+    slot_id: &str,
+    req: StaticKeyRequest,
+) -> Result<StaticKeyIssued, AppError> {
+    crate::domain::db::retry_on_race(|| issue_once(ctx, actor, placement_id, slot_id, req.clone()))
+        .await
+}
+
+async fn issue_once(
     ctx: &Ctx,
     actor: &Principal,
     placement_id: &str,
@@ -39,6 +50,11 @@ pub async fn issue(
     }
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let (_, slot) = owned_slot(&txn, actor, placement_id, slot_id).await?;
+    // Issuers of one slot take turns (the row lock), so each revokes the key before it.
+    entity::ad_slot::Entity::find_by_id(slot.id.clone())
+        .lock_exclusive()
+        .one(&txn)
+        .await?;
     if slot.r#type != SlotType::StaticApi.as_str() {
         return Err(AppError::conflict(format!(
             "static keys are issued for STATIC_API slots; this slot is {}",
@@ -64,7 +80,9 @@ pub async fn issue(
         deactivated_at: Set(None),
     }
     .insert(&txn)
-    .await?;
+    .await
+    // Two issuers at once: the database keeps one active key; the loser runs again.
+    .map_err(crate::domain::db::race_on_unique)?;
     audit::record(
         &txn,
         now,

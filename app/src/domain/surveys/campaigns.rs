@@ -9,7 +9,6 @@ use sea_orm::{
 };
 
 use super::cost;
-use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::money::format_micros;
@@ -302,6 +301,7 @@ pub async fn create(
         payment_status: Set(PaymentStatus::Unpaid.as_str().to_owned()),
         cpi_micros: Set(None),
         loi_hundredths: Set(None),
+        closed_at: Set(None),
         conversion_hundredths: Set(None),
         start_date: Set(None),
         end_date: Set(None),
@@ -355,6 +355,24 @@ pub async fn owned<C: ConnectionTrait>(
     Ok(m)
 }
 
+/// [`owned`] for a write: the row stays locked until `txn` ends (PostgreSQL; SQLite writers
+/// are serialised anyway), so two payments, two status changes or a payment and an edit of
+/// one campaign run one after the other.
+pub async fn locked(
+    txn: &sea_orm::DatabaseTransaction,
+    actor: &Principal,
+    id: &str,
+) -> Result<survey::Model, AppError> {
+    actor.require_approved_advertiser()?;
+    let m = survey::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("survey campaign"))?;
+    actor.require_owner(&m.advertiser_id, "survey campaign")?;
+    Ok(m)
+}
+
 /// `GET /getcampaigns`: the caller's campaigns, newest first (up to 500).
 pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, AppError> {
     actor.require_approved_advertiser()?;
@@ -401,7 +419,7 @@ pub async fn update(
 ) -> Result<SurveyCampaign, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned(&txn, actor, id).await?;
+    let m = locked(&txn, actor, id).await?;
     let from = status_of(&m);
     let requested = input.status;
     let to = requested.unwrap_or(from);
@@ -457,9 +475,13 @@ pub async fn update(
     }
     a.status = Set(to.as_str().to_owned());
     a.updated_at = Set(now);
+    let closing = to == SurveyStatus::Closed && from != SurveyStatus::Closed;
+    if closing {
+        a.closed_at = Set(Some(now));
+    }
     let updated = a.update(&txn).await?;
-    if to == SurveyStatus::Closed && from != SurveyStatus::Closed {
-        release_reserve(&txn, now, &updated).await?;
+    if closing {
+        super::grace::hold_on_close(&txn, now, &updated).await?;
     }
     audit::record(
         &txn,
@@ -475,33 +497,11 @@ pub async fn update(
     Ok(out)
 }
 
-/// Returns what is left of a closed campaign's wallet reservation.
-async fn release_reserve<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-    m: &survey::Model,
-) -> Result<(), AppError> {
-    let held = ledger::reserved_for(db, &m.advertiser_id, &m.id).await?;
-    if held > 0 {
-        ledger::post(
-            db,
-            now,
-            "survey_release",
-            &m.advertiser_id,
-            (SUBJECT, &m.id),
-            &format!("survey_release:{}", m.id),
-            &ledger::release_legs(&m.advertiser_id, &m.id, held),
-        )
-        .await?;
-    }
-    Ok(())
-}
-
 /// `DELETE /{campaignId}`: only unpaid drafts and pending campaigns.
 pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMessage, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned(&txn, actor, id).await?;
+    let m = locked(&txn, actor, id).await?;
     if !matches!(
         status_of(&m),
         SurveyStatus::Draft | SurveyStatus::PendingApproval
@@ -541,7 +541,7 @@ pub async fn approve(
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned(&txn, actor, id).await?;
+    let m = locked(&txn, actor, id).await?;
     if let Some(r) = reviewed.filter(|r| *r != m.revision) {
         return Err(AppError::conflict(format!(
             "revision {r} was reviewed, but the campaign is at revision {} now; review it again",
@@ -593,7 +593,7 @@ pub async fn record_external_payment(
     actor.require_admin()?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let m = owned(&txn, actor, id).await?;
+    let m = locked(&txn, actor, id).await?;
     match payment_of(&m) {
         PaymentStatus::External => {
             let out = view_of(ctx, &txn, &m).await?;

@@ -15,8 +15,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter,
-    QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, Set,
 };
 
 use super::campaigns::{SUBJECT, owned};
@@ -313,13 +312,8 @@ pub async fn report(
         })?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    owned(&txn, actor, campaign_id).await?;
     // Settlement of one campaign's completes runs one at a time (caps and the reserve).
-    let m = survey::Entity::find_by_id(campaign_id.to_owned())
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("survey campaign"))?;
+    let m = super::campaigns::locked(&txn, actor, campaign_id).await?;
     let e = entry::Entity::find_by_id(tx_id.trim().to_owned())
         .filter(entry::Column::CampaignId.eq(m.id.clone()))
         .one(&txn)
@@ -356,6 +350,17 @@ pub async fn report(
     let mut conversion_id = None;
     // Test transactions (from `test-entry`) record their outcome and never move money.
     if wanted == status::COMPLETE && !e.test {
+        if status_is_closed(&m) && !super::grace::pays_late(&m, &e, now) {
+            return Err(AppError::conflict(format!(
+                "the survey closed{}; completes of transactions opened before the close are paid \
+                 only within its grace period ({} minutes)",
+                m.closed_at
+                    .map(|c| format!(" at {}", c.to_rfc3339()))
+                    .unwrap_or_default(),
+                super::grace::period(&m).num_minutes()
+            ))
+            .with_code("survey_closed"));
+        }
         let room = room_for_complete(&txn, now, &m, &e).await?;
         if room {
             conversion_id = Some(pay(&txn, now, &m, &e).await?);
@@ -386,6 +391,11 @@ pub async fn report(
         false,
         if paid { e.cpi_micros } else { 0 },
     ))
+}
+
+fn status_is_closed(m: &survey::Model) -> bool {
+    crate::model::survey_campaign::SurveyStatus::parse(&m.status)
+        == Some(crate::model::survey_campaign::SurveyStatus::Closed)
 }
 
 /// Whether the campaign, the day and the entry's quota still take a complete.

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod entries;
 pub mod fetch;
 pub mod fraud;
+pub mod grace;
 pub mod matching;
 pub mod profile;
 pub mod questions;

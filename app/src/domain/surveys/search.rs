@@ -125,6 +125,7 @@ pub async fn clone(
         supported_devices: Set(src.supported_devices.clone()),
         metadata: Set(src.metadata.clone()),
         revision: Set(1),
+        closed_at: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }
