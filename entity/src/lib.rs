@@ -26,6 +26,7 @@ pub mod offer_campaign;
 pub mod offer_campaign_revision;
 pub mod payprovider_order;
 pub mod placement;
+pub mod placement_user_identity;
 pub mod postback_event;
 pub mod sandbox_callback;
 pub mod sdk_impression;

@@ -23,6 +23,8 @@ pub struct Model {
     pub refresh_key: Option<String>,
     pub sealed_token: Option<String>,
     pub revoke_key: Option<String>,
+    /// The publisher's server signed this user (see `placement_user_identity`).
+    pub user_verified: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

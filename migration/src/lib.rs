@@ -21,6 +21,7 @@ mod m0017_survey_numbers;
 mod m0018_one_survey_entry;
 mod m0019_survey_signature_uses;
 mod m0020_survey_grace_one_feed_key;
+mod m0021_signed_user_identity;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0018_one_survey_entry::Migration),
             Box::new(m0019_survey_signature_uses::Migration),
             Box::new(m0020_survey_grace_one_feed_key::Migration),
+            Box::new(m0021_signed_user_identity::Migration),
         ]
     }
 }

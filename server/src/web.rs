@@ -1,6 +1,7 @@
 //! The server-rendered dashboards: Leptos pages, server functions, static assets and the
 //! cookie session that signs browsers in.
 
+use app::server_fns::{flash::RenderFlashes, web::PreloadedVisitor, web::visitor};
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
@@ -86,16 +87,18 @@ async fn pages(State(state): State<AppState>, req: Request<Body>) -> Response {
     // Page requests are GETs (forms post to `/fn/…`), whose parts can simply be sent again.
     let again = (parts.method == http::Method::GET || parts.method == http::Method::HEAD)
         .then(|| parts.clone());
+    // What the first attempt takes from the session (a secret shown once) the retry shows.
+    let flashes = RenderFlashes::default();
     let Some(again) = again else {
-        return render_page(&state, Request::from_parts(parts, body)).await;
+        return render_page(&state, Request::from_parts(parts, body), flashes).await;
     };
-    let first = rendered_whole(&state, Request::from_parts(parts, body));
+    let first = rendered_whole(&state, Request::from_parts(parts, body), flashes.clone());
     match tokio::time::timeout(RENDER_RETRY_AFTER, first).await {
         Ok(res) => res,
         Err(_) => {
             tracing::warn!(path = %again.uri.path(), "page render stalled; rendering it again");
             metrics::counter!("page_render_retries_total").increment(1);
-            rendered_whole(&state, Request::from_parts(again, Body::empty())).await
+            rendered_whole(&state, Request::from_parts(again, Body::empty()), flashes).await
         }
     }
 }
@@ -104,8 +107,8 @@ async fn pages(State(state): State<AppState>, req: Request<Body>) -> Response {
 /// its resources hand to hydration, and a stall can come in either part. Pages are tens of
 /// kilobytes and complete before the first byte anyway, so nothing streams that would be
 /// lost.
-async fn rendered_whole(state: &AppState, req: Request<Body>) -> Response {
-    let (parts, body) = render_page(state, req).await.into_parts();
+async fn rendered_whole(state: &AppState, req: Request<Body>, flashes: RenderFlashes) -> Response {
+    let (parts, body) = render_page(state, req, flashes).await.into_parts();
     match axum::body::to_bytes(body, usize::MAX).await {
         Ok(bytes) => Response::from_parts(parts, Body::from(bytes)),
         Err(e) => {
@@ -115,13 +118,13 @@ async fn rendered_whole(state: &AppState, req: Request<Body>) -> Response {
     }
 }
 
-async fn render_page(state: &AppState, req: Request<Body>) -> Response {
+async fn render_page(state: &AppState, req: Request<Body>, flashes: RenderFlashes) -> Response {
     let options = state.leptos_options.clone();
     let ctx = state.ctx.clone();
     // The visitor is resolved here, once, so the page's session resource is ready when the
     // render starts (see `server_fns::auth::session_info`).
     let visitor = match req.extensions().get::<tower_sessions::Session>() {
-        Some(session) => app::server_fns::web::visitor(&ctx, session).await,
+        Some(session) => visitor(&ctx, session).await,
         None => Err(app::error::AppError::internal()),
     };
     if visitor.as_ref().is_err_and(|e| e.status == 503) {
@@ -129,11 +132,12 @@ async fn render_page(state: &AppState, req: Request<Body>) -> Response {
         // `unavailable_page` layer answers the plain "temporarily unavailable" page.
         return http::StatusCode::SERVICE_UNAVAILABLE.into_response();
     }
-    let preloaded = app::server_fns::web::PreloadedVisitor(visitor);
+    let preloaded = PreloadedVisitor(visitor);
     let handler = render_app_async_with_context(
         move || {
             provide_context(ctx.clone());
             provide_context(preloaded.clone());
+            provide_context(flashes.clone());
         },
         move || shell(options.clone()),
     );

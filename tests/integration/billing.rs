@@ -14,6 +14,7 @@ both_backends!(
     payment_provider_order_and_capture,
     ledger_holds_under_concurrent_movements,
     ledger_holds_under_random_interleavings,
+    the_development_checkout_answers_only_this_machine,
 );
 
 const PROFILE: &str = "/performance-marketing/v2/billing/profile";
@@ -638,4 +639,48 @@ pub(crate) fn signed_action(order: &Value, action: &str) -> String {
     let url = order["approveUrl"].as_str().unwrap_or_default();
     let path = &url[url.find("/dev/").unwrap_or(0)..];
     path.replacen("?sig=", &format!("/{action}?sig="), 1)
+}
+
+/// A development server bound to loopback behind a local reverse proxy must not hand free
+/// credit to whoever the proxy serves: forwarded requests get 404 like a remote bind.
+async fn the_development_checkout_answers_only_this_machine(first: TestApp) {
+    let app = TestApp::spawn_with(first.backend, &["--trusted-proxies", "127.0.0.1"]).await;
+    let (_, t) = funded_ready(&app).await;
+    let (s, order) = app
+        .post(
+            ORDER,
+            Some(&t),
+            &json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": "order:proxy:0001"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{order}");
+    let url = order["approveUrl"].as_str().expect("approveUrl");
+    let checkout = app.url(&url[url.find("/dev/").expect("path")..]);
+    let approve = app.url(&signed_action(&order, "approve"));
+    for forwarded in [
+        ("x-forwarded-for", "203.0.113.9"),
+        ("forwarded", "for=203.0.113.9"),
+    ] {
+        let page = app
+            .client
+            .get(&checkout)
+            .header(forwarded.0, forwarded.1)
+            .send()
+            .await
+            .expect("page");
+        assert_eq!(page.status(), StatusCode::NOT_FOUND, "{forwarded:?}");
+        let res = app
+            .client
+            .post(&approve)
+            .header(forwarded.0, forwarded.1)
+            .send()
+            .await
+            .expect("approve");
+        assert_eq!(res.status(), StatusCode::NOT_FOUND, "{forwarded:?}");
+    }
+    // The payer at this machine still approves.
+    let page = app.client.get(&checkout).send().await.expect("page");
+    assert_eq!(page.status(), StatusCode::OK);
+    let res = app.client.post(&approve).send().await.expect("approve");
+    assert!(res.status().is_redirection(), "{}", res.status());
 }

@@ -338,7 +338,9 @@ async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) 
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
     w.app.run_workers_once().await;
-    let (_, h) = w.app.get(&health_path, Some(&w.p.token)).await;
+    let (s, h) = w.app.get(&health_path, Some(&w.p.token)).await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    assert_eq!(h["placementId"], w.p.placement.as_str(), "{h}");
     assert!(h["failingSince"].is_string(), "{h}");
     assert!(h["pausedAt"].is_null(), "{h}");
     // Retries keep failing; the first failure more than a day after the streak began pauses.
@@ -348,7 +350,9 @@ async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) 
     }
     // A day later the dashboard token has expired: sign in again.
     let token = w.app.token(&w.p.user).await;
-    let (_, h) = w.app.get(&health_path, Some(&token)).await;
+    let (s, h) = w.app.get(&health_path, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    assert_eq!(h["placementId"], w.p.placement.as_str(), "{h}");
     assert!(
         h["pausedAt"].is_string(),
         "paused after a day of failures: {h}"
@@ -371,14 +375,19 @@ async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) 
     let token = w.app.token(&w.p.user).await;
     let (s, r) = w.app.post(&resume, Some(&token), &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{r}");
-    assert!(r["pending"].as_u64().unwrap_or(0) >= 1, "{r}");
+    assert_eq!(
+        r["pending"], 2,
+        "the failed reward and the one queued while paused: {r}"
+    );
     w.app.run_workers_once().await;
     assert_eq!(
         rx.accepted().len(),
         2,
         "both rewards arrive after the resume"
     );
-    let (_, h) = w.app.get(&health_path, Some(&token)).await;
+    let (s, h) = w.app.get(&health_path, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    assert_eq!(h["placementId"], w.p.placement.as_str(), "{h}");
     assert!(
         h["pausedAt"].is_null() && h["failingSince"].is_null(),
         "{h}"

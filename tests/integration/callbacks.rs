@@ -400,8 +400,10 @@ async fn failing_receivers_are_retried_with_the_same_key(backend: Backend) {
     );
     // Every request carried the same Idempotency-Key and a valid fresh signature; exactly one
     // was accepted.
+    // The 500, the 503 and the accepted one; the timed-out one too when the receiver
+    // recorded it before the connection closed (the refused one never arrives).
     let got = rx.received();
-    assert!(got.len() >= 3, "{got:?}");
+    assert!((3..=4).contains(&got.len()), "{got:?}");
     assert!(
         got.iter()
             .all(|r| r.header("idempotency-key") == id && r.verifies(&secret))

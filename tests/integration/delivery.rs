@@ -285,6 +285,7 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     assert_eq!(again["token"], next["token"]);
     let (s, e) = keyed(&app, &refresh, &token, "refresh-0002", &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(error_code(&e), "session_already_refreshed");
     let (s, e) = app.get(&config, Some(&token)).await;
     assert_eq!(
         s,

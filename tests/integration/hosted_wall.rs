@@ -81,7 +81,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     let token = session["token"].as_str().expect("token");
     assert!(url.contains(token), "the URL carries the token");
     // The configuration read has no token, so no URL either.
-    let (_, conf) = app
+    let (s, conf) = app
         .get(
             &format!(
                 "/sdk/v2/sessions/{}/configuration",
@@ -90,6 +90,8 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
             Some(token),
         )
         .await;
+    assert_eq!(s, StatusCode::OK, "{conf}");
+    assert_eq!(conf["sessionId"], session["sessionId"], "{conf}");
     assert!(
         conf.get("hostedOfferwallUrl").is_none_or(|v| v.is_null()),
         "{conf}"
@@ -101,6 +103,17 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()["cache-control"], "no-store");
     assert_eq!(res.headers()["referrer-policy"], "no-referrer");
+    // Only the session's site may frame the wall (no clickjacking by other sites).
+    let csp = res.headers()["content-security-policy"]
+        .to_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        csp.ends_with(
+            "frame-ancestors https://play.pixelquest.example https://*.play.pixelquest.example"
+        ),
+        "{csp}"
+    );
     let page = res.text().await.expect("page");
     assert!(page.contains(&format!("data-offer=\"{game}\"")), "{page}");
     assert!(page.contains("+105 Coins"), "{page}");
@@ -126,6 +139,12 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
             && detail
                 .find("Before you start")
                 .is_some_and(|d| d < button_at)
+    );
+    // Embedded, the advertiser opens in a new tab without a handle on the wall's window.
+    let embedded = page_text(&app, &format!("/offerwall/offers/{game}?{qs}&embed=1")).await;
+    assert!(
+        embedded.contains(r#"target="_blank" rel="noopener noreferrer""#),
+        "{embedded}"
     );
     let impression = hidden(&detail, "impression_id");
     assert!(impression.starts_with("imp"), "{detail}");

@@ -98,7 +98,9 @@ async fn a_completed_offer_leaves_a_warm_list(app: TestApp) {
     };
     let (s, r) = postback(&app, &game, &key_id, &secret, &conversion, now_ts(&app)).await;
     assert_eq!(s, StatusCode::OK, "{r}");
-    let (_, list) = offers(&app, &p, &token).await;
+    let (s, list) = offers(&app, &p, &token).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(list["items"].is_array(), "{list}");
     assert!(
         !listed(&list),
         "a completed offer is not listed again: {list}"

@@ -371,12 +371,9 @@ async fn caps_and_budget_hold(app: TestApp, queued: bool) {
             &json!({"impressionId": imp}),
         )
         .await;
-        assert!(
-            s == StatusCode::NOT_FOUND || s == StatusCode::CONFLICT,
-            "{s} {r}"
-        );
-        assert!(
-            ["offer_unavailable", "budget_exhausted"].contains(&error_code(&r)),
+        assert_eq!(
+            (s, error_code(&r)),
+            (StatusCode::NOT_FOUND, "offer_unavailable"),
             "{r}"
         );
     }

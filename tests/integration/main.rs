@@ -35,5 +35,6 @@ mod survey_targeting;
 mod surveys;
 mod targeting;
 mod tracking;
+mod user_identity;
 mod web;
 mod web_pixel;

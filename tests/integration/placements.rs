@@ -426,13 +426,14 @@ async fn app_key_is_shown_once_and_replaced(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED);
     assert_eq!(first["placementId"], id);
     let key1 = first["appKey"].as_str().expect("key").to_owned();
-    let (_, second) = app
+    let (s, second) = app
         .post(
             &format!("/publisher/v2/placements/{id}/app-key"),
             Some(&t),
             &json!({}),
         )
         .await;
+    assert_eq!(s, StatusCode::CREATED, "{second}");
     assert_ne!(second["appKey"].as_str().expect("key"), key1);
     use sea_orm::EntityTrait;
     let rows = entity::app_key::Entity::find()
@@ -446,9 +447,11 @@ async fn app_key_is_shown_once_and_replaced(app: TestApp) {
         "the new key replaces the old one"
     );
     assert!(rows.iter().all(|r| r.key_hash != key1));
-    let (_, read) = app
+    let (s, read) = app
         .get(&format!("/publisher/v2/placements/{id}"), Some(&t))
         .await;
+    assert_eq!(s, StatusCode::OK, "{read}");
+    assert_eq!(read["placementId"], id);
     assert!(!read.to_string().contains(&key1));
 }
 

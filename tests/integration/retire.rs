@@ -35,7 +35,12 @@ async fn a_removed_receiver_keeps_its_rewards_waiting(backend: Backend) {
     for id in &ids {
         assert_eq!(row(&w, id).await.status, "WAITING_RECEIVER");
     }
-    let (_, settings) = w.app.get(&cb, Some(&w.p.token)).await;
+    let (s, settings) = w.app.get(&cb, Some(&w.p.token)).await;
+    assert_eq!(
+        (s, error_code(&settings)),
+        (StatusCode::NOT_FOUND, "not_found"),
+        "{settings}"
+    );
     assert!(settings["url"].is_null(), "{settings}");
     // Nothing left to remove.
     let res = w

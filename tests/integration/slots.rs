@@ -636,35 +636,39 @@ async fn no_read_ever_returns_a_secret(app: TestApp) {
     )
     .await;
     let sid = feed["adSlotId"].as_str().expect("id");
-    let (_, cb) = app
+    let (s, cb) = app
         .put(
             &format!("/publisher/v2/placements/{pid}/callback"),
             Some(&t),
             &json!({"url": "https://hooks.example.org/cb"}),
         )
         .await;
-    let (_, next) = app
+    assert_eq!(s, StatusCode::OK, "{cb}");
+    let (s, next) = app
         .post(
             &format!("/publisher/v2/placements/{pid}/callback/rotate"),
             Some(&t),
             &json!({}),
         )
         .await;
+    assert_eq!(s, StatusCode::CREATED, "{next}");
     let expires = (tests::start_time() + chrono::Duration::days(10)).to_rfc3339();
-    let (_, sk) = app
+    let (s, sk) = app
         .post(
             &format!("/publisher/v2/placements/{pid}/ad-slots/{sid}/static-key"),
             Some(&t),
             &json!({"expiresAt": expires, "reason": "feed"}),
         )
         .await;
-    let (_, ak) = app
+    assert_eq!(s, StatusCode::CREATED, "{sk}");
+    let (s, ak) = app
         .post(
             &format!("/publisher/v2/placements/{pid}/app-key"),
             Some(&t),
             &json!({}),
         )
         .await;
+    assert_eq!(s, StatusCode::CREATED, "{ak}");
     let secrets = [
         cb["secret"].as_str(),
         next["secret"].as_str(),
@@ -674,36 +678,33 @@ async fn no_read_ever_returns_a_secret(app: TestApp) {
     assert!(secrets.iter().all(Option::is_some));
     let reads = [
         app.get(&format!("/publisher/v2/placements/{pid}"), Some(&t))
-            .await
-            .1,
-        app.get("/publisher/v2/placements", Some(&t)).await.1,
+            .await,
+        app.get("/publisher/v2/placements", Some(&t)).await,
         app.get(
             &format!("/publisher/v2/placements/{pid}/callback"),
             Some(&t),
         )
-        .await
-        .1,
+        .await,
         app.get(
             &format!("/publisher/v2/placements/{pid}/ad-slots/{sid}"),
             Some(&t),
         )
-        .await
-        .1,
+        .await,
         app.get(
             &format!("/publisher/v2/placements/{pid}/ad-slots/{sid}/snippets"),
             Some(&t),
         )
-        .await
-        .1,
+        .await,
         app.post(
             &format!("/publisher/v2/placements/{pid}/callback/test"),
             Some(&t),
             &json!({}),
         )
-        .await
-        .1,
+        .await,
     ];
-    for r in reads {
+    for (status, r) in reads {
+        assert_eq!(status, StatusCode::OK, "{r}");
+        assert!(r.as_object().is_some_and(|o| !o.is_empty()), "{r}");
         let text = r.to_string();
         for s in secrets.iter().flatten() {
             assert!(!text.contains(s), "a read returned a secret: {text}");

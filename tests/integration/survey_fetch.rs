@@ -6,7 +6,7 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use tests::{TestApp, both_backends};
+use tests::{TestApp, both_backends, error_code};
 
 use crate::delivery::{USD, publisher};
 use crate::surveys::{Key, call, create, issue_key, survey};
@@ -253,7 +253,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         (s, again["duplicate"].as_bool()),
         (StatusCode::OK, Some(true))
     );
-    let (s, _) = call(
+    let (s, e) = call(
         &app,
         &m.key,
         Method::POST,
@@ -261,7 +261,11 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         Some(&json!({"transaction_id": tx, "status": "terminate"})),
     )
     .await;
-    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "transaction_finished"),
+        "{e}"
+    );
     let (_, reserved_after, spent) = app.balance(&m.adv).await;
     assert_eq!(
         reserved_before - reserved_after,
@@ -449,9 +453,13 @@ async fn fraud_blocks_shared_devices_and_verifies_medium_risk(app: TestApp) {
         .unwrap();
     let page = no_redirect.get(&url).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);
-    assert!(page.text().await.unwrap().contains("What is"));
     let token = url.rsplit('/').next().unwrap();
-    let (a, b) = app::domain::surveys::entries::challenge(token);
+    let question = app::domain::surveys::verification::challenge(token).prompt;
+    let text = page.text().await.unwrap();
+    assert!(
+        text.contains(&question.replace('"', "&quot;")),
+        "{question}: {text}"
+    );
     let wrong = no_redirect
         .post(&url)
         .form(&[("answer", "999")])
@@ -461,11 +469,48 @@ async fn fraud_blocks_shared_devices_and_verifies_medium_risk(app: TestApp) {
     assert_eq!(wrong.status(), StatusCode::OK, "asked again");
     let right = no_redirect
         .post(&url)
-        .form(&[("answer", (a + b).to_string())])
+        .form(&[(
+            "answer",
+            app::domain::surveys::verification::answer_of(token),
+        )])
         .send()
         .await
         .unwrap();
     assert!(right.status().is_redirection(), "{}", right.status());
+
+    // Answers are limited per respondent (5 at once, then one a minute): trying the few
+    // possible answers in turn stops at the sixth, even when it is the right one.
+    let mut guesser = respondent(&m, "guesser");
+    // Its own address: the shared one above carries enough respondents to be blocked.
+    guesser["IpAddress"] = json!("198.51.100.23");
+    guesser["Gender"] = json!("M");
+    for _ in 0..31 {
+        fetch(&app, Some(&m.app_key), &guesser).await;
+    }
+    guesser["Gender"] = json!("F");
+    let (s, e) = fetch(&app, Some(&m.app_key), &guesser).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    let url = local(&app, e["Data"][0]["SurveyUrl"].as_str().unwrap());
+    let token = url.rsplit('/').next().unwrap().to_owned();
+    for guess in 0..5 {
+        let res = no_redirect
+            .post(&url)
+            .form(&[("answer", format!("wrong-{guess}"))])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "guess {guess} asked again");
+    }
+    let blocked = no_redirect
+        .post(&url)
+        .form(&[(
+            "answer",
+            app::domain::surveys::verification::answer_of(&token),
+        )])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(blocked.status(), StatusCode::TOO_MANY_REQUESTS);
 }
 
 async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
@@ -553,7 +598,7 @@ async fn every_algorithm_pays_once_and_a_full_quota_stops_the_survey(app: TestAp
             .await
             .expect("still open");
         let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
-        for _ in 0..2 {
+        for duplicate in [false, true] {
             let (s, r) = call(
                 &app,
                 &m.key,
@@ -563,6 +608,11 @@ async fn every_algorithm_pays_once_and_a_full_quota_stops_the_survey(app: TestAp
             )
             .await;
             assert_eq!(s, StatusCode::OK, "{alg}: {r}");
+            assert_eq!(
+                (r["status"].as_str(), r["duplicate"].as_bool()),
+                (Some("COMPLETE"), Some(duplicate)),
+                "{alg}: {r}"
+            );
         }
         assert_eq!(
             reserved - app.balance(&m.adv).await.1,
@@ -570,9 +620,15 @@ async fn every_algorithm_pays_once_and_a_full_quota_stops_the_survey(app: TestAp
             "{alg}: paid exactly once"
         );
         // The quota is full: nobody else is offered the survey, and a late complete is not paid.
-        assert!(
-            enter(&app, &m, &format!("{alg}-c")).await.is_none(),
-            "{alg}"
+        let (s, env) = fetch(&app, Some(&m.app_key), &respondent(&m, &format!("{alg}-c"))).await;
+        assert_eq!(
+            (
+                s,
+                env["ErrorCode"].as_str(),
+                env["Data"].as_array().map(Vec::len)
+            ),
+            (StatusCode::NOT_FOUND, Some("NOT_FOUND"), Some(0)),
+            "{alg}: {env}"
         );
         let (s, r) = call(
             &app,

@@ -153,7 +153,11 @@ async fn paid_survey_cost_is_frozen_and_live_never_returns_to_draft(app: TestApp
         Some(&json!({"name": "Renamed live"})),
     )
     .await;
-    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "campaign_not_editable"),
+        "{e}"
+    );
     let (_, c) = call(&app, &key, Method::GET, &path, None).await;
     assert_eq!(c["status"], "LIVE");
 }

@@ -4,7 +4,7 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-use tests::{TestApp, both_backends};
+use tests::{TestApp, both_backends, error_code};
 
 use crate::surveys::{call, create, issue_key, survey};
 
@@ -176,17 +176,37 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::CREATED, "{a}");
-    for bad in [
-        json!({"question_id": "NOPE", "answer_ids": ["1"]}),
-        json!({"question_id": "EDUCATION", "answer_ids": ["99"]}),
-        json!({"question_id": "ZIP", "values": []}),
-        json!({"question_id": "GENDER", "answer_ids": ["1"]}),
+    for (bad, status, code, field) in [
+        (
+            json!({"question_id": "NOPE", "answer_ids": ["1"]}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+            Some("question_id"),
+        ),
+        (
+            json!({"question_id": "EDUCATION", "answer_ids": ["99"]}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+            Some("answer_ids[0]"),
+        ),
+        (
+            json!({"question_id": "ZIP", "values": []}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+            Some("values"),
+        ),
+        (
+            json!({"question_id": "GENDER", "answer_ids": ["1"]}),
+            StatusCode::CONFLICT,
+            "duplicate_qualification",
+            None,
+        ),
     ] {
         let (s, e) = call(&app, &key, Method::POST, &quals, Some(&bad)).await;
-        assert!(
-            s == StatusCode::BAD_REQUEST || s == StatusCode::CONFLICT,
-            "{bad}: {s} {e}"
-        );
+        assert_eq!((s, error_code(&e)), (status, code), "{bad}: {e}");
+        if let Some(f) = field {
+            assert!(e["error"]["fieldErrors"][f].is_string(), "{bad}: {e}");
+        }
     }
     let (s, u) = call(
         &app,
@@ -371,7 +391,7 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::OK);
-    let (s, _) = call(
+    let (s, e) = call(
         &app,
         &key,
         Method::PUT,
@@ -379,8 +399,12 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         Some(&json!({"name": "Renamed"})),
     )
     .await;
-    assert_eq!(s, StatusCode::CONFLICT);
-    let (s, _) = call(
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "campaign_not_editable"),
+        "{e}"
+    );
+    let (s, e) = call(
         &app,
         &key,
         Method::POST,
@@ -388,8 +412,12 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         Some(&json!({"question_id": "EDUCATION", "answer_ids": ["5"]})),
     )
     .await;
-    assert_eq!(s, StatusCode::CONFLICT);
-    let (s, _) = call(
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "campaign_not_editable"),
+        "{e}"
+    );
+    let (s, e) = call(
         &app,
         &key,
         Method::POST,
@@ -397,7 +425,11 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         None,
     )
     .await;
-    assert_eq!(s, StatusCode::CONFLICT);
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "campaign_not_editable"),
+        "{e}"
+    );
 }
 
 async fn search_and_clone_survey_campaigns(app: TestApp) {

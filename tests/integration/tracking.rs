@@ -294,7 +294,8 @@ async fn mmp_campaigns_need_token_and_verification(app: TestApp) {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{rotated}");
     assert_ne!(rotated["token"].as_str(), Some(token.as_str()));
-    let (_, setup) = app.get(&base, Some(&t)).await;
+    let (s, setup) = app.get(&base, Some(&t)).await;
+    assert_eq!(s, StatusCode::OK, "{setup}");
     assert!(setup["mmpVerification"].is_null(), "{setup}");
     assert!(
         !setup
@@ -310,7 +311,8 @@ async fn mmp_campaigns_need_token_and_verification(app: TestApp) {
         app.post(&verify, Some(&admin), &json!({})).await.0,
         StatusCode::OK
     );
-    let (_, setup) = app.get(&base, Some(&t)).await;
+    let (s, setup) = app.get(&base, Some(&t)).await;
+    assert_eq!(s, StatusCode::OK, "{setup}");
     assert_eq!(setup["mmpVerification"]["current"], true);
     let (s, c) = approve(&app, &admin, &id).await;
     assert_eq!(s, StatusCode::OK, "{c}");

@@ -53,6 +53,11 @@ async fn a_pixel_settles_a_clicked_conversion_once(backend: Backend) {
     assert_eq!(error_code(&e), "pixel_origin_mismatch");
     let (s, _, e) = pixel(&clk, "{transaction_id}", thanks).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert_eq!(error_code(&e), "invalid_input", "{e}");
+    assert!(
+        e["error"]["fieldErrors"]["transaction_id"].is_string(),
+        "{e}"
+    );
     assert_eq!(app.balance(&w.adv).await.2, 0, "nothing spent yet");
 
     // The thank-you page's pixel settles the conversion: the advertiser pays once.
@@ -60,7 +65,7 @@ async fn a_pixel_settles_a_clicked_conversion_once(backend: Backend) {
     assert_eq!(s, StatusCode::OK, "{e}");
     assert_eq!(kind, "image/gif");
     let spent = app.balance(&w.adv).await.2;
-    assert!(spent > 0, "the conversion was paid");
+    assert_eq!(spent, 1_500_000, "the conversion's payout was paid");
     // A reload of the page is a duplicate; the same order for another click a conflict.
     let (s, _, _) = pixel(&clk, "order-1", thanks).await;
     assert_eq!(s, StatusCode::OK);
@@ -71,6 +76,7 @@ async fn a_pixel_settles_a_clicked_conversion_once(backend: Backend) {
     );
     let (s, _, e) = pixel("clk_someone_else", "order-1", thanks).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert_eq!(error_code(&e), "transaction_conflict", "{e}");
     // A click that does not exist is received (as on every conversion route) but pays
     // nothing.
     let _ = pixel("clk_made_up", "order-2", None).await;

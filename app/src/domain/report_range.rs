@@ -67,21 +67,56 @@ mod tests {
         assert_eq!(r, Some((d(2026, 3, 2), d(2026, 3, 31))));
     }
 
+    const OUTSIDE: &str = "must be between 1970-01-01 and 9999-12-30";
+
+    /// The field errors of a refused range (none when the range was accepted).
+    fn refusal(r: Result<(NaiveDate, NaiveDate), AppError>) -> Vec<(String, String)> {
+        r.err()
+            .map(|e| e.field_errors.into_iter().collect())
+            .unwrap_or_default()
+    }
+
+    fn only(field: &str, why: &str) -> Vec<(String, String)> {
+        vec![(field.to_owned(), why.to_owned())]
+    }
+
     #[test]
     fn extreme_dates_are_refused_not_overflowed() {
-        assert!(resolve(None, Some(NaiveDate::MAX), d(2026, 1, 1), 366).is_err());
-        assert!(resolve(None, Some(NaiveDate::MIN), d(2026, 1, 1), 366).is_err());
-        assert!(
-            resolve(
+        assert_eq!(
+            refusal(resolve(None, Some(NaiveDate::MAX), d(2026, 1, 1), 366)),
+            only("to", OUTSIDE)
+        );
+        assert_eq!(
+            refusal(resolve(None, Some(NaiveDate::MIN), d(2026, 1, 1), 366)),
+            only("to", OUTSIDE)
+        );
+        assert_eq!(
+            refusal(resolve(
                 Some(NaiveDate::MIN),
                 Some(d(2026, 1, 1)),
                 d(2026, 1, 1),
                 366
-            )
-            .is_err()
+            )),
+            only("from", OUTSIDE)
         );
-        assert!(resolve(Some(d(2026, 2, 1)), Some(d(2026, 1, 1)), d(2026, 1, 1), 366).is_err());
-        assert!(resolve(Some(d(2024, 1, 1)), Some(d(2026, 1, 1)), d(2026, 1, 1), 366).is_err());
+        assert_eq!(
+            refusal(resolve(
+                Some(d(2026, 2, 1)),
+                Some(d(2026, 1, 1)),
+                d(2026, 1, 1),
+                366
+            )),
+            only("from", "must not be after to")
+        );
+        assert_eq!(
+            refusal(resolve(
+                Some(d(2024, 1, 1)),
+                Some(d(2026, 1, 1)),
+                d(2026, 1, 1),
+                366
+            )),
+            only("to", "the range is at most 366 days")
+        );
         assert_eq!(
             resolve(None, Some(d(1970, 1, 5)), d(2026, 1, 1), 366).ok(),
             Some((d(1970, 1, 1), d(1970, 1, 5)))

@@ -7,10 +7,10 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, Query
 
 use crate::domain::Ctx;
 use crate::domain::campaigns::tracking;
-use crate::domain::publisher::callbacks;
+use crate::domain::publisher::{callbacks, user_identity};
 use crate::domain::survey_api_keys;
 use crate::error::AppError;
-use entity::{callback_key, campaign_credential, survey_api_credential};
+use entity::{callback_key, campaign_credential, placement_user_identity, survey_api_credential};
 
 /// How many secrets were moved to the current key, per table.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +18,7 @@ pub struct Resealed {
     pub callback_keys: u64,
     pub campaign_credentials: u64,
     pub survey_api_credentials: u64,
+    pub user_identity_secrets: u64,
 }
 
 /// Re-seals every stored secret not yet under the current key.
@@ -67,6 +68,24 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         a.secret_ciphertext = Set(sealed);
         out.survey_api_credentials +=
             guarded(ctx, a, survey_api_credential::Column::SecretCiphertext, old).await?;
+    }
+    for r in placement_user_identity::Entity::find()
+        .filter(placement_user_identity::Column::SecretSealed.is_not_null())
+        .all(&ctx.db)
+        .await?
+    {
+        let Some(old) = r.secret_sealed.clone() else {
+            continue;
+        };
+        if ctx.keys.is_current(&old) {
+            continue;
+        }
+        let binding = user_identity::seal_binding(&r.placement_id);
+        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let mut a = r.into_active_model();
+        a.secret_sealed = Set(Some(sealed));
+        out.user_identity_secrets +=
+            guarded(ctx, a, placement_user_identity::Column::SecretSealed, old).await?;
     }
     Ok(out)
 }

@@ -27,6 +27,11 @@ pub struct CreateSession {
     /// GRANTED, DENIED, UNKNOWN or NOT_REQUIRED.
     pub consent: Option<String>,
     pub att_status: Option<String>,
+    /// The publisher server's signature of `externalUserId` (hex HMAC-SHA256 with the
+    /// placement's user identity secret; see docs/web-sdk.md, "Signed user identity").
+    pub user_signature: Option<String>,
+    /// When `userSignature` expires (Unix seconds, at most 30 days ahead).
+    pub user_signature_expires_at: Option<i64>,
 }
 
 /// A slot a session may use.

@@ -46,6 +46,7 @@ pub mod survey_api;
 pub mod survey_campaign;
 pub mod survey_fetch;
 pub mod survey_targeting;
+pub mod user_identity;
 pub mod validate;
 pub mod wall_design;
 

@@ -63,7 +63,16 @@ pub async fn review_offer_campaign(
         let (ctx, _, p) = support::writer(&csrf).await?;
         let id = campaign_id.trim();
         match decision.trim() {
-            "APPROVE" => lifecycle::approve(&ctx, &p, id, revision).await,
+            // The review page always names the revision it showed; an approval without it
+            // could approve content nobody looked at. (The JSON route keeps CONTRACT.md's
+            // optional body.)
+            "APPROVE" => match revision {
+                Some(r) => lifecycle::approve(&ctx, &p, id, Some(r)).await,
+                None => Err(AppError::field(
+                    "revision",
+                    "name the revision you reviewed (reload the review page)",
+                )),
+            },
             "REJECT" => {
                 let req = RejectCampaignRequest {
                     reason: reason.unwrap_or_default(),

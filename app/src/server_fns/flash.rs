@@ -1,7 +1,12 @@
 //! One-time values a plain (no-JavaScript) form post leaves in the session for the page it
 //! redirects to: a secret shown once (sealed with the service key) or a test result. Each is
 //! tied to a scope (placement, slot or campaign id), so another page never shows it, and is
-//! removed when read.
+//! removed when read. A page render that stalls is started again (`server::web`); what the
+//! first attempt took is kept for the request ([`RenderFlashes`]), so the retry shows the
+//! secret the user has not seen yet instead of an empty page.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -19,6 +24,23 @@ const SECRET: &str = "flash_secret";
 struct Scoped<T> {
     scope: String,
     value: T,
+}
+
+/// The flashes one page request has taken, shared by its render attempts (provided as
+/// context by the page handler; absent for server-function calls).
+#[derive(Clone, Default)]
+pub struct RenderFlashes(Arc<Mutex<HashMap<String, serde_json::Value>>>);
+
+impl RenderFlashes {
+    fn recall(&self, key: &str) -> Option<serde_json::Value> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn keep(&self, key: String, value: serde_json::Value) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, value);
+        }
+    }
 }
 
 fn session_err(e: tower_sessions::session::Error) -> AppError {
@@ -44,20 +66,42 @@ pub async fn put<T: Serialize>(
     session.insert(slot, stored).await.map_err(session_err)
 }
 
-/// Takes the value left in `slot` for `scope`; a value of another scope stays.
+/// Takes the value left in `slot` for `scope`; a value of another scope stays. Within one
+/// page request every render attempt gets what the first one took.
 pub async fn take<T: DeserializeOwned>(
     session: &Session,
     slot: &str,
     scope: &str,
 ) -> Result<Option<T>, AppError> {
-    let stored: Option<Scoped<T>> = session.get(slot).await.map_err(session_err)?;
-    match stored.filter(|s| s.scope == scope) {
-        Some(s) => {
+    let render = leptos::prelude::use_context::<RenderFlashes>();
+    take_for(session, slot, scope, render.as_ref()).await
+}
+
+async fn take_for<T: DeserializeOwned>(
+    session: &Session,
+    slot: &str,
+    scope: &str,
+    render: Option<&RenderFlashes>,
+) -> Result<Option<T>, AppError> {
+    let key = format!("{slot}|{scope}");
+    let value = match render.and_then(|r| r.recall(&key)) {
+        Some(v) => v,
+        None => {
+            let stored: Option<Scoped<serde_json::Value>> =
+                session.get(slot).await.map_err(session_err)?;
+            let Some(s) = stored.filter(|s| s.scope == scope) else {
+                return Ok(None);
+            };
             session.remove_value(slot).await.map_err(session_err)?;
-            Ok(Some(s.value))
+            if let Some(r) = render {
+                r.keep(key, s.value.clone());
+            }
+            s.value
         }
-        None => Ok(None),
-    }
+    };
+    serde_json::from_value(value)
+        .map(Some)
+        .map_err(|_| AppError::internal())
 }
 
 /// Leaves a one-time secret, sealed, for the page of `scope`.
@@ -95,5 +139,43 @@ pub async fn take_secret(
             value: ctx.keys.open(&format!("flash:{scope}"), &sealed)?,
         })),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tower_sessions::{MemoryStore, Session};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_render_retry_shows_what_the_first_attempt_took() {
+        let session = Session::new(None, Arc::new(MemoryStore::default()), None);
+        let stored = Scoped {
+            scope: "plc_1".to_owned(),
+            value: "the secret".to_owned(),
+        };
+        session.insert(SECRET, &stored).await.expect("insert");
+        let render = RenderFlashes::default();
+        for attempt in 0..2 {
+            let got: Option<String> = take_for(&session, SECRET, "plc_1", Some(&render))
+                .await
+                .expect("take");
+            assert_eq!(got.as_deref(), Some("the secret"), "attempt {attempt}");
+        }
+        // Gone from the session: the next page request (a reload) shows nothing.
+        let later: Option<String> =
+            take_for(&session, SECRET, "plc_1", Some(&RenderFlashes::default()))
+                .await
+                .expect("take");
+        assert_eq!(later, None);
+        // Another scope's page never shows it.
+        session.insert(SECRET, &stored).await.expect("insert");
+        let other: Option<String> = take_for(&session, SECRET, "plc_2", None)
+            .await
+            .expect("take");
+        assert_eq!(other, None);
     }
 }

@@ -15,6 +15,7 @@ pub mod publisher_reports;
 pub mod publisher_support;
 pub mod publisher_wall;
 pub mod surveys;
+pub mod user_identity;
 
 #[cfg(feature = "ssr")]
 pub mod flash;

@@ -75,7 +75,7 @@ pub async fn preview_wall(
                 package_bundle_or_domain: Some(placement.platform_identity.clone()),
                 environment: Some("development".to_owned()),
                 consent: Some("GRANTED".to_owned()),
-                att_status: None,
+                ..Default::default()
             },
         )
         .await?;

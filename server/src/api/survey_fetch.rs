@@ -101,15 +101,17 @@ fn entry_answer(token: &str, e: Result<entries::Entry, AppError>) -> Response {
                 "<p>The survey's address is not valid.</p>",
             ),
         },
-        Ok(entries::Entry::Verify { a, b }) => page(
+        Ok(entries::Entry::Verify { prompt, numeric }) => page(
             StatusCode::OK,
             "One quick check",
             &format!(
                 "<p>Before the survey starts, please answer this question.</p>\
-                 <form method=\"post\" action=\"/surveys/v1/entry/{}\"><label>What is {a} + {b}? \
-                 <input name=\"answer\" inputmode=\"numeric\" autocomplete=\"off\" required></label> \
+                 <form method=\"post\" action=\"/surveys/v1/entry/{}\"><label>{} \
+                 <input name=\"answer\" inputmode=\"{}\" autocomplete=\"off\" required></label> \
                  <button type=\"submit\">Continue</button></form>",
-                escape(token)
+                escape(token),
+                escape(&prompt),
+                if numeric { "numeric" } else { "text" }
             ),
         ),
         Ok(entries::Entry::Unavailable(why)) => page(
@@ -119,7 +121,9 @@ fn entry_answer(token: &str, e: Result<entries::Entry, AppError>) -> Response {
         ),
         Err(err) => {
             let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::BAD_REQUEST);
-            let msg = if status == StatusCode::GONE {
+            let msg = if status == StatusCode::TOO_MANY_REQUESTS {
+                "Too many answers in a short time. Please wait a minute and try again."
+            } else if status == StatusCode::GONE {
                 "This survey link has expired. Please go back and choose a survey again."
             } else if status.is_server_error() {
                 "Something went wrong. Please try again in a moment."

@@ -245,7 +245,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
                 package_bundle_or_domain: Some(DEMO_DOMAIN.into()),
                 environment: Some("production".into()),
                 consent: Some("GRANTED".into()),
-                att_status: None,
+                ..Default::default()
             },
         )
         .await

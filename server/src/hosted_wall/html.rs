@@ -224,7 +224,12 @@ pub fn offer_detail(
         r#"<p class="done">You have completed this offer.</p>"#.to_owned()
     } else {
         // In an embedded wall the advertiser opens in a new tab, not inside the iframe.
-        let target = if f.embed { r#" target="_blank""# } else { "" };
+        // `noopener`: the advertiser's page gets no handle on the wall's window.
+        let target = if f.embed {
+            r#" target="_blank" rel="noopener noreferrer""#
+        } else {
+            ""
+        };
         format!(
             r#"<form method="post" action="/offerwall/offers/{id}/launch" class="launch"{target}>{launch_form_fields}<button type="submit" id="launch">Start offer</button></form>"#,
             id = q(&o.campaign_id)

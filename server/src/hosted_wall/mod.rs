@@ -94,7 +94,11 @@ impl Wall {
     }
 
     fn page(&self, title: &str, body: &str) -> Response {
-        respond(StatusCode::OK, html::page(&self.frame(), title, body))
+        let mut r = respond(StatusCode::OK, html::page(&self.frame(), title, body));
+        if let Ok(v) = HeaderValue::from_str(&wall_policy(&self.s)) {
+            r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
+        }
+        r
     }
 }
 
@@ -110,12 +114,31 @@ fn respond(status: StatusCode, body: String) -> Response {
     h.insert("x-robots-tag", HeaderValue::from_static("noindex"));
     h.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'self'; img-src https: data: 'self'; style-src 'self' 'unsafe-inline'; \
-             script-src 'self'; object-src 'none'; base-uri 'none'",
-        ),
+        HeaderValue::from_static(WALL_CSP),
     );
     r
+}
+
+/// The base policy of every wall page.
+const WALL_CSP: &str = "default-src 'self'; img-src https: data: 'self'; style-src 'self' 'unsafe-inline'; \
+     script-src 'self'; object-src 'none'; base-uri 'none'";
+
+/// A wall page with offers may be framed only by the site the session was opened for (and
+/// its subdomains), so no other site can overlay it and trick a user into launching offers
+/// (clickjacking). App sessions open the wall as a top-level page of their WebView: nobody
+/// frames it. Refusal pages carry no action and keep the base policy.
+fn wall_policy(s: &sdk_session::Model) -> String {
+    let domain = s.package_bundle_or_domain.to_ascii_lowercase();
+    let safe = !domain.is_empty()
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+    let ancestors = if s.platform == "web" && safe {
+        format!("https://{domain} https://*.{domain}")
+    } else {
+        "'none'".to_owned()
+    };
+    format!("{WALL_CSP}; frame-ancestors {ancestors}")
 }
 
 /// An error as a page the user understands.

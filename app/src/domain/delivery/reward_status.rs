@@ -76,6 +76,7 @@ pub async fn status(
     s: &sdk_session::Model,
     offer_id: Option<&str>,
 ) -> Result<RewardStatus, AppError> {
+    crate::domain::publisher::user_identity::require_verified(ctx, s).await?;
     let mut q = conversion::Entity::find()
         .filter(conversion::Column::PlacementId.eq(s.placement_id.clone()))
         .filter(conversion::Column::ExternalUserId.eq(s.external_user_id.clone()));

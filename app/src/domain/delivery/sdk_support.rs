@@ -136,6 +136,7 @@ pub async fn list(
     s: &sdk_session::Model,
     page: &crate::domain::paging::Page,
 ) -> Result<SupportCaseList, AppError> {
+    crate::domain::publisher::user_identity::require_verified(ctx, s).await?;
     let q = support_case::Entity::find()
         .filter(support_case::Column::PlacementId.eq(s.placement_id.clone()))
         .filter(support_case::Column::ExternalUserId.eq(s.external_user_id.clone()));

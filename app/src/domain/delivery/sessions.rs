@@ -144,6 +144,15 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         }
     }
     refuse_banned(&ctx.db, &p.id, &user, now).await?;
+    let user_verified = crate::domain::publisher::user_identity::verify(
+        ctx,
+        now,
+        &p.id,
+        &user,
+        input.user_signature.as_deref(),
+        input.user_signature_expires_at,
+    )
+    .await?;
 
     let token = crypto::random_token("sdk");
     let row = sdk_session::ActiveModel {
@@ -165,6 +174,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         refresh_key: Set(None),
         sealed_token: Set(None),
         revoke_key: Set(None),
+        user_verified: Set(user_verified),
     }
     .insert(&ctx.db)
     .await?;
@@ -331,6 +341,8 @@ pub async fn refresh(
         refresh_key: Set(None),
         sealed_token: Set(Some(ctx.keys.seal(&seal_binding(&next_id), &token)?)),
         revoke_key: Set(None),
+        // A refresh keeps the user the publisher signed.
+        user_verified: Set(old.user_verified),
     }
     .insert(&txn)
     .await?;

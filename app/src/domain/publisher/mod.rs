@@ -13,6 +13,7 @@ pub mod slots;
 pub mod static_keys;
 pub mod support;
 pub mod user_bans;
+pub mod user_identity;
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 

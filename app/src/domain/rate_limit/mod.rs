@@ -47,6 +47,9 @@ pub enum Policy {
     /// minutes. Spent up, every attempt on the account is slowed by [`SLOWDOWN`] for
     /// [`ACCOUNT_LOCK`] (never refused: a lock anyone can trigger locks the owner out).
     AccountSignInFailure,
+    /// Answers to the survey entry's verification question: 5 at once, then one a minute,
+    /// per respondent (so the few possible answers cannot simply be tried in turn).
+    SurveyVerify,
 }
 
 /// How long an account's sign-ins stay slowed after its failed sign-in budget is spent.
@@ -70,7 +73,7 @@ pub fn client_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
-const POLICIES: [Policy; 12] = [
+const POLICIES: [Policy; 13] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -83,6 +86,7 @@ const POLICIES: [Policy; 12] = [
     Policy::Register,
     Policy::CallbackReplay,
     Policy::AccountSignInFailure,
+    Policy::SurveyVerify,
 ];
 
 impl Policy {
@@ -105,6 +109,7 @@ impl Policy {
                 .map_or_else(|| Quota::per_hour(n(20)), |q| q.allow_burst(n(20))),
             Policy::CallbackReplay => Quota::with_period(Duration::from_secs(6))
                 .map_or_else(|| Quota::per_minute(n(10)), |q| q.allow_burst(n(10))),
+            Policy::SurveyVerify => Quota::per_minute(n(1)).allow_burst(n(5)),
         }
     }
 
@@ -134,7 +139,8 @@ impl Policy {
             Policy::SignIn
             | Policy::Register
             | Policy::CallbackReplay
-            | Policy::AccountSignInFailure => Limiter::Exact(RateLimiter::keyed(self.quota())),
+            | Policy::AccountSignInFailure
+            | Policy::SurveyVerify => Limiter::Exact(RateLimiter::keyed(self.quota())),
         }
     }
 }
@@ -295,7 +301,11 @@ mod tests {
             .err()
             .unwrap_or_else(AppError::internal);
         assert_eq!(err.status, 429);
-        assert!(err.retry_after.unwrap_or(0) >= 1);
+        // The next request is allowed within a second (60 a minute): rounded up to 1.
+        assert_eq!(
+            (err.code.as_str(), err.retry_after),
+            ("rate_limited", Some(1))
+        );
         // Keys are independent.
         assert!(limits.check(Policy::SdkWrite, "other").is_ok());
         // Policies are independent.

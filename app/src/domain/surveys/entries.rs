@@ -106,21 +106,13 @@ pub fn read_grant(ctx: &Ctx, now: DateTime<Utc>, token: &str) -> Result<EntryGra
     Ok(g)
 }
 
-/// The verification challenge of a medium-risk entry: two small numbers derived from the
-/// link, so the page needs no state.
-pub fn challenge(token: &str) -> (u32, u32) {
-    let h = crate::domain::crypto::sha256_hex(token);
-    let n = u32::from_str_radix(&h[..4], 16).unwrap_or(0);
-    (n % 9 + 1, (n / 9) % 9 + 1)
-}
-
 /// Where an entry goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
     /// Redirect to the advertiser's live link.
     Redirect(String),
-    /// Show the verification step first.
-    Verify { a: u32, b: u32 },
+    /// Show the verification question first (`super::verification`).
+    Verify { prompt: String, numeric: bool },
     /// The survey no longer fits (closed, full or already taken): a page says so.
     Unavailable(&'static str),
 }
@@ -136,9 +128,20 @@ async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entr
     let now = ctx.now();
     let g = read_grant(ctx, now, token)?;
     if g.verify {
-        let (a, b) = challenge(token);
-        if answer.map(str::trim) != Some((a + b).to_string().as_str()) {
-            return Ok(Entry::Verify { a, b });
+        let c = super::verification::challenge(token);
+        // Every posted answer spends the respondent's budget, right or wrong: otherwise a
+        // script could try the few possible answers in turn.
+        if answer.is_some() {
+            ctx.limits.check(
+                crate::domain::rate_limit::Policy::SurveyVerify,
+                &g.respondent_id,
+            )?;
+        }
+        if !answer.is_some_and(|a| c.accepts(a)) {
+            return Ok(Entry::Verify {
+                prompt: c.prompt,
+                numeric: c.numeric,
+            });
         }
     }
     let txn = db::begin(&ctx.db).await?;

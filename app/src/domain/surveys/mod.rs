@@ -18,3 +18,4 @@ pub mod responses;
 pub mod search;
 pub mod signature;
 pub mod stats;
+pub mod verification;

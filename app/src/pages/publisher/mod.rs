@@ -12,6 +12,7 @@ mod slot_panels;
 mod slots_section;
 mod support;
 mod surveys;
+mod user_identity_section;
 mod wall_section;
 
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};

@@ -7,12 +7,16 @@ use leptos_router::hooks::use_params_map;
 use super::callback_section::CallbackSection;
 use super::deliveries::DeliveryHealthCard;
 use super::slots_section::SlotsSection;
+use super::user_identity_section::UserIdentitySection;
 use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementStatus};
 use crate::pages::RequireUser;
 use crate::server_fns::publisher::*;
+use crate::server_fns::user_identity::{
+    IssueUserIdentitySecret, SetUserIdentityRequired, load_user_identity,
+};
 
 /// Every action of the page, created once so that their answers (and the secrets in them)
 /// survive the reload of the placement they trigger.
@@ -28,6 +32,8 @@ pub(super) struct DetailActions {
     pub promote: ServerAction<PromoteCallback>,
     pub test: ServerAction<TestCallback>,
     pub remove_callback: ServerAction<crate::server_fns::publisher_deliveries::RemoveCallback>,
+    pub user_secret: ServerAction<IssueUserIdentitySecret>,
+    pub user_required: ServerAction<SetUserIdentityRequired>,
 }
 
 impl DetailActions {
@@ -43,6 +49,8 @@ impl DetailActions {
             promote: ServerAction::new(),
             test: ServerAction::new(),
             remove_callback: ServerAction::new(),
+            user_secret: ServerAction::new(),
+            user_required: ServerAction::new(),
         }
     }
 
@@ -74,6 +82,12 @@ impl DetailActions {
                 value: k.secret,
             });
         }
+        if let Some(Ok(k)) = self.user_secret.value().get() {
+            out.push(OneTimeSecret {
+                label: "User identity secret".to_owned(),
+                value: k.secret,
+            });
+        }
         if let Some(Ok(k)) = self.app_key.value().get() {
             out.push(OneTimeSecret {
                 label: "Survey app key".to_owned(),
@@ -98,6 +112,7 @@ struct DetailData {
     /// Created with the page (not inside a Suspense) so hydration finds it in order.
     health:
         Resource<Result<crate::model::callback_delivery::DeliveryHealth, crate::error::AppError>>,
+    identity: Loaded<crate::model::user_identity::UserIdentitySettings>,
 }
 
 #[component]
@@ -116,6 +131,15 @@ pub fn PlacementDetailPage() -> impl IntoView {
             move || id.get(),
             crate::server_fns::publisher_deliveries::load_delivery_health,
         ),
+        identity: Resource::new(
+            move || {
+                (
+                    id.get(),
+                    actions.user_secret.version().get() + actions.user_required.version().get(),
+                )
+            },
+            |(id, _)| load_user_identity(id),
+        ),
     };
     view! {
         <Title text="Placement"/>
@@ -130,6 +154,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
         placement,
         flash,
         health,
+        identity,
     } = data;
     view! {
         <p class="crumbs"><a href="/publisher/placements">"← Placements"</a></p>
@@ -148,6 +173,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
         <Transition fallback=|| view! { <p>"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let flashed = flash.await.ok().unwrap_or_default();
+                let settings = identity.await;
                 match placement.await {
                     Err(error) => view! { <LoadError error/> }.into_any(),
                     Ok(p) => view! {
@@ -155,6 +181,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
                         <EditForm p=p.clone() actions/>
                         <SlotsSection p=p.clone() create=actions.create_slot/>
                         <DeliveryHealthCard health/>
+                        <UserIdentitySection placement_id=p.placement_id.clone() settings actions/>
                         <CallbackSection p actions flashed_test=flashed.callback_test/>
                     }
                     .into_any(),

@@ -96,7 +96,7 @@ fn CaseCard(case: SupportCase, update: ServerAction<UpdateSupportCase>) -> impl 
                             e.content_type,
                             (e.byte_size + 1023) / 1024
                         );
-                        view! { <a href=href rel="external" target="_blank">{label}</a>" " }
+                        view! { <a href=href rel="external noopener noreferrer" target="_blank">{label}</a>" " }
                     }).collect_view()}
                 </p>
             })}

@@ -21,7 +21,42 @@ pub fn router(state: AppState) -> Router {
         .route("/dev/payprovider/checkout/{order}", get(page))
         .route("/dev/payprovider/checkout/{order}/approve", post(approve))
         .route("/dev/payprovider/checkout/{order}/decline", post(decline))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            only_from_this_machine,
+        ))
         .with_state(state)
+}
+
+/// The simulated provider approves payments on a page of this service, so it answers only
+/// people at this machine: a request that came through a proxy (the socket peer is one of
+/// `APP_TRUSTED_PROXIES` and it forwarded the request for someone, or the resolved client is
+/// not a loopback address) is answered 404,
+/// as on a non-loopback bind, unless `--allow-remote-development` asked for it. A server
+/// bound to 127.0.0.1 behind a local reverse proxy would otherwise hand out free credit to
+/// anyone the proxy serves.
+async fn only_from_this_machine(
+    State(state): State<AppState>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip());
+    let client = req
+        .extensions()
+        .get::<crate::extract::ClientIp>()
+        .map(|c| c.0);
+    let forwarded = ["x-forwarded-for", "forwarded"]
+        .iter()
+        .any(|h| req.headers().contains_key(*h));
+    let proxied = (forwarded && peer.is_some_and(|p| state.settings.trusted_proxies.contains(&p)))
+        || client.is_some_and(|c| !c.is_loopback());
+    if proxied && !state.settings.allow_remote_development {
+        return AppError::not_found("resource").into_response();
+    }
+    next.run(req).await
 }
 
 /// `?sig=` of a checkout URL.

@@ -10,6 +10,7 @@ pub mod placements;
 pub mod reports;
 pub mod slots;
 pub mod static_feed;
+pub mod user_identity;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -24,4 +25,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(operations::router())
         .merge(gallery::router())
         .merge(reports::router())
+        .merge(user_identity::router())
 }

@@ -19,8 +19,11 @@ use app::domain::callback_delivery::dispatch::{Attempt, Outcome};
 
 use crate::config::Settings;
 
-/// How much of a response body is kept with the attempt.
-const EXCERPT_BYTES: usize = 1024;
+/// How much of a response body is kept with the attempt: enough for a receiver's error
+/// message, too little to make the console (replay) a way to read what some HTTPS service
+/// answers. Sends go only to the placement's configured receiver, replays are rate-limited
+/// per publisher, and private addresses are refused at send time.
+const EXCERPT_BYTES: usize = 256;
 
 /// Resolves receiver names to checked addresses only; fails closed.
 struct CheckedResolver {
