@@ -4,17 +4,31 @@
 #   scripts/fuzz-api.sh [path/to/server-binary]    (default ${CARGO_TARGET_DIR:-target}/debug/server)
 #
 # For SQLite and then PostgreSQL: a fresh database seeded with `server demo`, `server serve` on a
-# free port, one bearer token each for the demo administrator, publisher and advertiser, then one
-# schemathesis run per token against /openapi.json with the single check `not_a_server_error`.
-# Exits non-zero when any run found a server error (or could not run); the server log of a failed
-# backend is kept in its temp dir and its tail printed.
+# free port (trusting 127.0.0.1 as a proxy, so requests can name their client address), one
+# bearer token each for the demo administrator, publisher and advertiser, then schemathesis
+# against /openapi.json with the checks `not_a_server_error` and `not_rate_limited`:
+# - first the `integrations` run: the SDK, the survey API, the static feed, survey fetch and the
+#   Custom S2S postbacks, each signed in with its own credentials (scripts/fuzz_setup.py issues
+#   them through the API; scripts/fuzz_hooks.py applies them per request, signs, and paces every
+#   request below the server's limits). It comes first because the dashboard runs fuzz the
+#   routes that revoke those credentials (app key, static key, survey API key, S2S rotation);
+# - then one run per dashboard role with its bearer token.
+# Every answer is recorded (scripts/fuzz_hooks.py); the per-surface counts go to FUZZ_SUMMARY
+# (backend, surface or role, cases, 2xx, 3xx, 401, other 4xx, 429, 5xx) and are printed.
+# Exits non-zero when any run found a server error, could not run, ran no case, or got a 429
+# (the pacing failed), or when an integration surface got no case, only 401/429 answers, or
+# (SDK, survey API, static feed) no 2xx. The server log of a failed backend is kept in its
+# temp dir and its tail printed.
 #
 # Environment:
 #   FUZZ_SEED          seed for every run (default: a random one, printed; rerun with it to replay)
 #   FUZZ_EXAMPLES      examples per operation in the fuzzing phase (default 10)
 #   FUZZ_BACKENDS      backends to run (default "sqlite postgres")
-#   FUZZ_ROLES         roles to run (default "admin publisher advertiser")
-#   FUZZ_RUN_TIMEOUT   hard limit in seconds for one schemathesis run (default 120)
+#   FUZZ_ROLES         dashboard roles to run (default "admin publisher advertiser")
+#   FUZZ_INTEGRATIONS  1 (default) runs the integrations run first on each backend, 0 skips it
+#   FUZZ_RUN_TIMEOUT   hard limit in seconds for one role run (default 120)
+#   FUZZ_INTEGRATION_TIMEOUT  hard limit in seconds for the integrations run (default 240)
+#   FUZZ_SUMMARY       summary file (default target/fuzz-summary.tsv, rewritten by each call)
 #   TEST_POSTGRES_URL  PostgreSQL maintenance URL (default postgres://postgres@127.0.0.1:5432/postgres)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +41,18 @@ SEED=${FUZZ_SEED:-$(python3 -c 'import secrets; print(secrets.randbelow(2**31))'
 EXAMPLES=${FUZZ_EXAMPLES:-10}
 BACKENDS=${FUZZ_BACKENDS:-sqlite postgres}
 ROLES=${FUZZ_ROLES:-admin publisher advertiser}
+INTEGRATIONS=${FUZZ_INTEGRATIONS:-1}
 RUN_TIMEOUT=${FUZZ_RUN_TIMEOUT:-120}
+INTEGRATION_TIMEOUT=${FUZZ_INTEGRATION_TIMEOUT:-240}
+SUMMARY=${FUZZ_SUMMARY:-target/fuzz-summary.tsv}
+# The hooks (credentials, pacing, statistics) are imported by schemathesis from scripts/.
+HOOKS_DIR=$PWD/scripts
+LIB_TRUSTED_PROXIES=127.0.0.1
+mkdir -p "$(dirname "$SUMMARY")"
+printf 'backend\tsurface\tcases\t2xx\t3xx\t401\t4xx\t429\t5xx\n' >"$SUMMARY"
 
 command -v schemathesis >/dev/null || { lib_log "schemathesis is not installed (scripts/setup.sh --test installs it)"; exit 2; }
+INTEGRATION_PATHS=$(python3 scripts/fuzz_hooks.py)
 lib_server_init "$BIN"
 lib_log "seed $SEED, $EXAMPLES examples per operation (rerun with: FUZZ_SEED=$SEED FUZZ_EXAMPLES=$EXAMPLES scripts/fuzz-api.sh)"
 
@@ -142,20 +165,79 @@ print("\n".join(loose[:20]), end="")
 '
 }
 
+# Counts the answers a run recorded (scripts/fuzz_hooks.py: run, surface, operation, status per
+# line), appends them to the summary (one line per integration surface, one per role run) and
+# prints why the run fails, if it does: no case at all, a 429, or for the integrations run a
+# surface with no case, only 401/429 answers, or (SDK, survey API, static feed) no 2xx.
+summarize_run() {
+  # $1 stats file, $2 backend, $3 run
+  python3 - "$1" "$2" "$3" "$SUMMARY" <<'PY'
+import collections, sys
+
+stats, backend, run, summary = sys.argv[1:5]
+SURFACES = ["sdk", "survey-api", "static-feed", "survey-fetch", "custom-s2s"]
+MUST_SUCCEED = {"sdk", "survey-api", "static-feed"}
+counts = collections.defaultdict(collections.Counter)
+try:
+    with open(stats) as f:
+        for line in f:
+            _run, surface, _op, status = line.rstrip("\n").split("\t")
+            key = surface if run == "integrations" else run
+            s = int(status)
+            c = counts[key]
+            c["cases"] += 1
+            if s == 401 or s == 429:
+                c[str(s)] += 1
+            else:
+                c[f"{s // 100}xx"] += 1
+except FileNotFoundError:
+    pass
+rows = SURFACES if run == "integrations" else [run]
+problems = []
+with open(summary, "a") as out:
+    for key in rows:
+        c = counts[key]
+        out.write("\t".join([backend, key] + [str(c[k]) for k in
+                  ("cases", "2xx", "3xx", "401", "4xx", "429", "5xx")]) + "\n")
+        if run != "integrations":
+            continue
+        if c["cases"] == 0:
+            problems.append(f"{key}: no case")
+        elif c["401"] + c["429"] == c["cases"]:
+            problems.append(f"{key}: only 401/429 answers, nothing got past authentication")
+        elif key in MUST_SUCCEED and c["2xx"] == 0:
+            problems.append(f"{key}: no 2xx answer")
+total = sum(c["cases"] for c in counts.values())
+limited = sum(c["429"] for c in counts.values())
+if total == 0:
+    problems.insert(0, "ran no case")
+if limited:
+    problems.append(f"{limited} answers were 429: the pacing failed")
+print("; ".join(problems))
+PY
+}
+
 fuzz_one() {
-  # $1 backend, $2 role, $3 token; returns non-zero when the run failed.
-  local backend=$1 role=$2 token=$3 report rc=0 log_start
-  report=$SRV_DIR/schemathesis-$role.json
+  # $1 backend, $2 run (integrations or a role), $3 timeout, then extra schemathesis arguments;
+  # returns non-zero when the run failed.
+  local backend=$1 run=$2 timeout_s=$3 report stats rc=0 log_start
+  shift 3
+  report=$SRV_DIR/schemathesis-$run.json
+  stats=$SRV_DIR/stats-$run.tsv
   log_start=$(wc -l <"$SRV_LOG")
-  lib_log "$backend/$role: schemathesis (seed $SEED)"
+  lib_log "$backend/$run: schemathesis (seed $SEED)"
   # --request-timeout: a request the server does not answer within 30 s counts as an error,
   #   not as a hung run. --generation-database none: no example database left behind in .hypothesis.
   # timeout: a hard stop for the whole run (SIGINT first so schemathesis still writes its report).
   # Run from the temp dir: schemathesis and Hypothesis leave caches (.schemathesis, .hypothesis)
   # in the working directory.
-  (cd "$SRV_DIR" && timeout --signal=INT --kill-after=15 "$RUN_TIMEOUT" \
+  # The integrations run signs in with the credentials scripts/fuzz_setup.py wrote.
+  (cd "$SRV_DIR" && if [ "$run" = integrations ]; then export FUZZ_CREDENTIALS=$SRV_DIR/credentials.json; fi \
+    && PYTHONPATH="$HOOKS_DIR${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=fuzz_hooks \
+    FUZZ_RUN=$run FUZZ_STATS=$stats FUZZ_SEED=$SEED FUZZ_BASE_URL=$SRV_URL \
+    timeout --signal=INT --kill-after=15 "$timeout_s" \
     schemathesis --config-file "$SRV_DIR/schemathesis.toml" run "$SRV_URL/openapi.json" \
-      --checks not_a_server_error \
+      --checks not_a_server_error,not_rate_limited \
       --phases "$PHASES" \
       --seed "$SEED" \
       --max-examples "$EXAMPLES" \
@@ -164,8 +246,7 @@ fuzz_one() {
       --generation-database none \
       --suppress-health-check all \
       --no-color \
-      "${EXCLUDES[@]}" \
-      -H "Authorization: Bearer $token" \
+      "$@" \
       --report json --report-json-path "$report") \
     || rc=$?
   local cases failures
@@ -185,45 +266,74 @@ PY
   local logged
   logged=$(server_errors_since "$log_start")
   local outcome=ok
-  if [ "$rc" -eq 124 ] || [ "$rc" -eq 130 ]; then outcome="timed out after ${RUN_TIMEOUT}s"; rc=1
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 130 ]; then outcome="timed out after ${timeout_s}s"; rc=1
   elif [ "$rc" -ne 0 ]; then outcome="FAILED (exit $rc, $failures failing cases)"; fi
   if [ -n "$logged" ]; then
-    lib_log "$backend/$role: the server logged 5xx answers or panics during this run:"
+    lib_log "$backend/$run: the server logged 5xx answers or panics during this run:"
     printf '%s\n' "$logged" >&2
     [ "$rc" -ne 0 ] || { outcome="FAILED (5xx in the server log)"; rc=1; }
   fi
-  summary_lines+=("$(printf '%-9s %-11s seed %-11s %6s cases  %s' "$backend" "$role" "$SEED" "$cases" "$outcome")")
+  local problems
+  problems=$(summarize_run "$stats" "$backend" "$run")
+  if [ -n "$problems" ]; then
+    lib_log "$backend/$run: $problems"
+    [ "$rc" -ne 0 ] || outcome="FAILED ($problems)"
+    rc=1
+  fi
+  summary_lines+=("$(printf '%-9s %-12s seed %-11s %6s cases  %s' "$backend" "$run" "$SEED" "$cases" "$outcome")")
   return "$rc"
 }
 
 for backend in $BACKENDS; do
   backend_status=0
   if ! lib_server_up "$backend"; then
-    summary_lines+=("$(printf '%-9s %-11s could not start the server' "$backend" -)")
+    summary_lines+=("$(printf '%-9s %-12s could not start the server' "$backend" -)")
     overall=1
     lib_server_down 1
     continue
   fi
-  # Sign-in is rate limited per e-mail and address: one token per account, taken up front.
+  # Sign-in is rate limited per e-mail and address: one token per account, taken up front
+  # (all three: the integrations' credentials are issued with them whatever FUZZ_ROLES says).
   declare -A TOKEN=()
-  for role in $ROLES; do
+  for role in admin publisher advertiser; do
     if ! TOKEN[$role]=$(lib_server_sign_in "${DEMO_EMAIL[$role]}"); then
       lib_log "$backend: sign-in as ${DEMO_EMAIL[$role]} failed"
       backend_status=1
     fi
   done
+  prepared=0
   if [ "$backend_status" -eq 0 ]; then
-    ids=$(write_id_config "$SRV_DIR/schemathesis.toml" "${TOKEN[@]}") \
-      || { lib_log "$backend: could not collect the demo identifiers"; backend_status=1; }
-    lib_log "$backend: demo identifiers for path parameters: $ids"
+    if ids=$(write_id_config "$SRV_DIR/schemathesis.toml" "${TOKEN[@]}"); then
+      lib_log "$backend: demo identifiers for path parameters: $ids"
+      prepared=1
+    else
+      lib_log "$backend: could not collect the demo identifiers"; backend_status=1
+    fi
   fi
-  if [ "$backend_status" -eq 0 ]; then
+  if [ "$prepared" -eq 1 ] && [ "$INTEGRATIONS" = 1 ]; then
+    # First, while the integration credentials are valid (the role runs revoke them).
+    if issued=$(python3 scripts/fuzz_setup.py "$SRV_URL" "$SRV_DIR/credentials.json" \
+        "${TOKEN[admin]}" "${TOKEN[publisher]}" "${TOKEN[advertiser]}"); then
+      lib_log "$backend: integration credentials: $issued"
+      fuzz_one "$backend" integrations "$INTEGRATION_TIMEOUT" \
+        --include-path-regex "$INTEGRATION_PATHS" || backend_status=1
+    else
+      lib_log "$backend: could not issue the integration credentials"
+      summary_lines+=("$(printf '%-9s %-12s could not issue the credentials' "$backend" integrations)")
+      backend_status=1
+    fi
+  fi
+  if [ "$prepared" -eq 1 ]; then
     for role in $ROLES; do
-      fuzz_one "$backend" "$role" "${TOKEN[$role]}" || backend_status=1
       if ! kill -0 "$SRV_PID" 2>/dev/null; then
         lib_log "$backend: the server process died"; backend_status=1; break
       fi
+      fuzz_one "$backend" "$role" "$RUN_TIMEOUT" "${EXCLUDES[@]}" \
+        -H "Authorization: Bearer ${TOKEN[$role]}" || backend_status=1
     done
+    if ! kill -0 "$SRV_PID" 2>/dev/null; then
+      lib_log "$backend: the server process died"; backend_status=1
+    fi
   fi
   if [ "$backend_status" -ne 0 ]; then
     overall=1
@@ -234,6 +344,8 @@ done
 
 lib_log "summary (seed $SEED):"
 printf '  %s\n' "${summary_lines[@]}" >&2
+lib_log "answers per surface and role ($SUMMARY):"
+column -t -s $'\t' "$SUMMARY" | sed 's/^/  /' >&2
 if [ "$overall" -ne 0 ]; then
   lib_log "FAILED: see the schemathesis output above (each failure has a curl reproduction) and the server log tail"
   exit 1

@@ -5,8 +5,9 @@
 #   lib_server_init BIN          once: checks the binary, registers the clean-up trap
 #   lib_server_up sqlite|postgres
 #                                fresh temp dir + database, `server demo`, `server serve` on a free
-#                                port; sets SRV_DIR, SRV_LOG, SRV_URL, SRV_PORT, SRV_PID,
-#                                DEMO_PASSWORD and DEMO_EMAIL[admin|publisher|advertiser]
+#                                port (APP_TRUSTED_PROXIES from LIB_TRUSTED_PROXIES); sets SRV_DIR,
+#                                SRV_LOG, SRV_URL, SRV_PORT, SRV_PID, DEMO_PASSWORD and
+#                                DEMO_EMAIL[admin|publisher|advertiser]
 #   lib_server_sign_in EMAIL     prints a dashboard bearer token (POST /auth/v1/tokens)
 #   lib_server_down              stops the server, drops the database, removes the temp dir
 #   lib_server_log_tail [N]      prints the last N lines of the server log
@@ -18,6 +19,10 @@
 # A fixed, throwaway master key (64 hex characters) so the run never writes one to disk.
 LIB_SECRET_KEY=${LIB_SECRET_KEY:-00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff}
 LIB_PG_URL=${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+# APP_TRUSTED_PROXIES of the server: empty (every address is the client's own) unless the
+# caller sets it. scripts/fuzz-api.sh sets 127.0.0.1 so its requests can name their client
+# address in X-Forwarded-For and share out the per-address limits.
+LIB_TRUSTED_PROXIES=${LIB_TRUSTED_PROXIES:-}
 
 SRV_BIN=""
 SRV_DIR=""
@@ -75,7 +80,8 @@ lib_server_up() {
   SRV_URL=http://127.0.0.1:$SRV_PORT
   export APP_BIND=127.0.0.1:$SRV_PORT APP_BASE_URL=$SRV_URL APP_SECRET_KEY=$LIB_SECRET_KEY \
     APP_DATA_DIR=$SRV_DIR/data APP_RUN_WORKERS=false APP_ENVIRONMENT=development
-  unset APP_SECRET_KEY_PREVIOUS
+  unset APP_SECRET_KEY_PREVIOUS APP_TRUSTED_PROXIES
+  if [ -n "$LIB_TRUSTED_PROXIES" ]; then export APP_TRUSTED_PROXIES=$LIB_TRUSTED_PROXIES; fi
   export RUST_LOG=${RUST_LOG:-info}
 
   lib_log "$backend: seeding demo data ($APP_DATABASE_URL)"

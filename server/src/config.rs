@@ -101,6 +101,12 @@ pub struct Settings {
     #[arg(long, env = "APP_RUN_WORKERS", default_value = "true", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub run_workers: bool,
 
+    /// Conversion reports settled in the request at once before further reports are queued
+    /// for the settler (PostgreSQL with workers only: SQLite always settles in the request);
+    /// 0 queues every report.
+    #[arg(long, env = "APP_SETTLEMENT_INLINE_SLOTS", default_value = "2", value_parser = clap::value_parser!(u16).range(0..=64), global = true)]
+    pub settlement_inline_slots: u16,
+
     /// Whole-exchange timeout of one reward-callback attempt, in seconds (1-60).
     #[arg(
         long,

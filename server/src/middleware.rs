@@ -53,6 +53,27 @@ pub(crate) fn declares_more_than(headers: &HeaderMap, limit: usize) -> bool {
 }
 
 /// Every route of a surface switched off by `APP_FEATURE_*` answers 404 `not_found`.
+/// The administrator routes answer only administrators: a publisher's or advertiser's
+/// token is refused (403) before the request body or the path's resource is looked at, so
+/// a malformed body cannot turn the refusal into a 400 and nothing about the resource shows.
+pub async fn admins_only(
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let (parts, body) = req.into_parts();
+    let Some(token) = crate::extract::bearer(&parts).map(str::to_owned) else {
+        return AppError::unauthorized("a dashboard bearer token is required").into_response();
+    };
+    match app::domain::tokens::resolve(&state.ctx, &token).await {
+        Ok(p) => match p.require_admin() {
+            Ok(()) => next.run(Request::from_parts(parts, body)).await,
+            Err(e) => e.into_response(),
+        },
+        Err(e) => e.into_response(),
+    }
+}
+
 pub async fn switched_off(_req: Request, _next: Next) -> Response {
     AppError::not_found("resource").into_response()
 }

@@ -161,6 +161,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
     } else {
         Arc::new(app::domain::billing::payprovider::NoProvider)
     };
+    let limits = Arc::new(RateLimits::new(clock.clone()));
     Ok(Ctx {
         db,
         clock,
@@ -175,11 +176,13 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             mmp_manual_enabled: settings.feature_mmp_manual,
             survey_blocked_ranges: settings.survey_blocked_ranges.clone(),
         }),
-        limits: Arc::new(RateLimits::new()),
+        limits,
         inventory: Arc::default(),
         delivery_configs: Arc::default(),
         hot: Arc::default(),
-        inbox: Arc::default(),
+        inbox: Arc::new(app::domain::delivery::inbox::Inbox::new(usize::from(
+            settings.settlement_inline_slots,
+        ))),
         deliveries: Arc::default(),
     })
 }

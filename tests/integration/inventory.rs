@@ -242,15 +242,18 @@ async fn caps_and_budget_hold_under_concurrent_postbacks(app: TestApp) {
 }
 
 /// The same burst accepted into the inbox queue and settled afterwards by the settler.
-async fn caps_and_budget_hold_when_a_burst_is_queued(app: TestApp) {
-    queue_every_report(&app);
+async fn caps_and_budget_hold_when_a_burst_is_queued(first: TestApp) {
+    let app = queueing(&first).await;
     caps_and_budget_hold(app, true).await;
 }
 
-/// From now on every report of this app is queued for the settler, as during a burst.
-fn queue_every_report(app: &TestApp) {
+/// An app whose reports are all queued for the settler, as during a burst: no inline
+/// settlement (`--settlement-inline-slots 0`) and queueing on, as the settler turns it on
+/// when it starts (on SQLite too, so both databases run the queued path).
+async fn queueing(first: &TestApp) -> TestApp {
+    let app = TestApp::spawn_with(first.backend, &["--settlement-inline-slots", "0"]).await;
     app.state.ctx.inbox.settler_started();
-    app.state.ctx.inbox.set_inline_slots(0);
+    app
 }
 
 async fn caps_and_budget_hold(app: TestApp, queued: bool) {
@@ -381,14 +384,14 @@ async fn caps_and_budget_hold(app: TestApp, queued: bool) {
 
 /// Queued reports answer exact retries with the first receipt and refuse a conflicting
 /// reuse of the transaction id at once; the settler then applies them in arrival order.
-async fn queued_reports_keep_retry_and_conflict_rules(app: TestApp) {
+async fn queued_reports_keep_retry_and_conflict_rules(first: TestApp) {
+    let app = queueing(&first).await;
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
     let (_, adv) = app.funded_advertiser(100 * USD).await;
     let (id, key, secret) = live_campaign(&app, &adv, &admin, named("Queued", 10 * USD)).await;
     let (_, token) = session(&app, &p, "user-q").await;
     let click_id = click(&app, &token, &id, 0).await;
-    queue_every_report(&app);
     let ts = now_ts(&app);
     let report = |txn: &'static str, goal: &'static str, status: &'static str| {
         let (app, id, key, secret, click_id) = (&app, &id, &key, &secret, &click_id);

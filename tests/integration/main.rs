@@ -1,6 +1,7 @@
 //! The integration suite: every test runs against SQLite and PostgreSQL through the real
 //! HTTP server (see `tests/support`).
 
+mod access;
 mod auth;
 mod billing;
 mod callback_delivery;
@@ -16,12 +17,14 @@ mod hot_cache;
 mod http_stack;
 mod inventory;
 mod money_races;
+mod money_rules;
 mod operations;
 mod outage;
 mod placement_view;
 mod placements;
 mod platform;
 mod postbacks;
+mod rate_limits;
 mod records;
 mod retire;
 mod slots;

@@ -140,7 +140,9 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest(
             "/admin/v1",
-            admin::router().merge(admin_campaigns::router()),
+            admin::router().merge(admin_campaigns::router()).layer(
+                axum::middleware::from_fn_with_state(state.clone(), crate::middleware::admins_only),
+            ),
         )
         .nest(
             "/performance-marketing/v2",

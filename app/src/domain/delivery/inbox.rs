@@ -60,7 +60,7 @@ pub struct Inbox {
     settling: AtomicBool,
     /// Inline settlements in flight.
     inline: AtomicUsize,
-    inline_slots: AtomicUsize,
+    inline_slots: usize,
     wake: Notify,
     /// Failed settlement attempts per receipt (forgotten on success or give-up).
     failures: Mutex<HashMap<String, u32>>,
@@ -68,15 +68,7 @@ pub struct Inbox {
 
 impl Default for Inbox {
     fn default() -> Self {
-        Self {
-            settler: AtomicBool::new(false),
-            waiting: AtomicUsize::new(0),
-            settling: AtomicBool::new(false),
-            inline: AtomicUsize::new(0),
-            inline_slots: AtomicUsize::new(INLINE_SLOTS),
-            wake: Notify::new(),
-            failures: Mutex::default(),
-        }
+        Self::new(INLINE_SLOTS)
     }
 }
 
@@ -103,10 +95,18 @@ impl Inbox {
         self.settler.store(true, Ordering::Release);
     }
 
-    /// How many inline settlements may run at once before reports are queued (tests set 0
-    /// to queue every report).
-    pub fn set_inline_slots(&self, n: usize) {
-        self.inline_slots.store(n, Ordering::Release);
+    /// An inbox that settles up to `inline_slots` reports in their requests at once before
+    /// it queues further ones (`APP_SETTLEMENT_INLINE_SLOTS`; 0 queues every report).
+    pub fn new(inline_slots: usize) -> Self {
+        Self {
+            settler: AtomicBool::new(false),
+            waiting: AtomicUsize::new(0),
+            settling: AtomicBool::new(false),
+            inline: AtomicUsize::new(0),
+            inline_slots,
+            wake: Notify::new(),
+            failures: Mutex::default(),
+        }
     }
 
     /// Reports this process queued and has not settled yet.
@@ -128,7 +128,7 @@ impl Inbox {
             return Route::Queue;
         }
         let busy = self.inline.fetch_add(1, Ordering::AcqRel);
-        if queueing && busy >= self.inline_slots.load(Ordering::Acquire) {
+        if queueing && busy >= self.inline_slots {
             self.inline.fetch_sub(1, Ordering::AcqRel);
             return Route::Queue;
         }

@@ -1,20 +1,48 @@
 //! Keyed rate limits of the specifications' Limits tables, in one place. Every surface
 //! asks [`RateLimits::check`] with its policy and key; the server adds middleware adapters
-//! for the cases keyed by token or address. Limits are per process (GCRA, `governor`).
+//! for the cases keyed by token or address. Limits are per process (GCRA, `governor`) and
+//! read the service's injectable clock, so tests move time instead of sleeping.
 //! The delivery limits keep their state in fixed-size tables ([`bounded`]), so a flood of
 //! distinct callers cannot grow the process; the account limits keep exact maps.
 
 mod bounded;
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::time::Duration;
 
-use governor::clock::{Clock as _, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::clock::Clock as _;
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 
 use bounded::BoundedStore;
 
+use crate::domain::clock::{Clock, SystemClock};
 use crate::error::AppError;
+
+/// The service clock as `governor` sees it: nanoseconds since the Unix epoch. A wall clock
+/// set back makes buckets refill later, never earlier (governor saturates), so no caller
+/// gains allowance from it.
+#[derive(Clone)]
+pub struct LimitClock(Arc<dyn Clock>);
+
+impl governor::clock::Clock for LimitClock {
+    type Instant = Nanos;
+
+    fn now(&self) -> Nanos {
+        let t = self.0.now();
+        let nanos = t
+            .timestamp_nanos_opt()
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0);
+        Nanos::from(nanos)
+    }
+}
+
+type Bounded = RateLimiter<u64, BoundedStore, LimitClock, NoOpMiddleware<Nanos>>;
+type Exact = RateLimiter<u64, DefaultKeyedStateStore<u64>, LimitClock, NoOpMiddleware<Nanos>>;
 
 /// A limit from the specifications (or our own, for sign-in and registration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +150,7 @@ impl Policy {
     /// 1.2 MB), sized for 50,000 new callers a second (each is held about half a second
     /// before its allowance refills). Account limits stay exact: a flood must never reset
     /// a sign-in lock.
-    fn limiter(self) -> Limiter {
+    fn limiter(self, clock: &LimitClock) -> Limiter {
         match self {
             Policy::SdkRead
             | Policy::SdkWrite
@@ -134,27 +162,28 @@ impl Policy {
             | Policy::SignInAddress => Limiter::Bounded(RateLimiter::new(
                 self.quota(),
                 BoundedStore::new(14),
-                DefaultClock::default(),
+                clock.clone(),
             )),
             Policy::SignIn
             | Policy::Register
             | Policy::CallbackReplay
             | Policy::AccountSignInFailure
-            | Policy::SurveyVerify => Limiter::Exact(RateLimiter::keyed(self.quota())),
+            | Policy::SurveyVerify => Limiter::Exact(RateLimiter::new(
+                self.quota(),
+                DefaultKeyedStateStore::default(),
+                clock.clone(),
+            )),
         }
     }
 }
 
 enum Limiter {
-    Bounded(RateLimiter<u64, BoundedStore, DefaultClock>),
-    Exact(DefaultKeyedRateLimiter<u64>),
+    Bounded(Bounded),
+    Exact(Exact),
 }
 
 impl Limiter {
-    fn check(
-        &self,
-        key: u64,
-    ) -> Result<(), governor::NotUntil<<DefaultClock as governor::clock::Clock>::Instant>> {
+    fn check(&self, key: u64) -> Result<(), governor::NotUntil<Nanos>> {
         match self {
             Limiter::Bounded(l) => l.check_key(&key),
             Limiter::Exact(l) => l.check_key(&key),
@@ -169,30 +198,32 @@ impl Limiter {
 pub struct RateLimits {
     limiters: Vec<Limiter>,
     hasher: std::hash::RandomState,
-    clock: DefaultClock,
-    /// Accounts slowed after too many failed sign-ins, until the instant given.
-    locks: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
+    clock: LimitClock,
+    /// Accounts slowed after too many failed sign-ins, until the time given.
+    locks: std::sync::Mutex<std::collections::HashMap<String, chrono::DateTime<chrono::Utc>>>,
 }
 
 impl Default for RateLimits {
     fn default() -> Self {
-        Self::new()
+        Self::new(Arc::new(SystemClock))
     }
 }
 
 impl RateLimits {
-    pub fn new() -> Self {
+    /// Limits on `clock` (the service's clock; a test clock in tests).
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        let clock = LimitClock(clock);
         Self {
-            limiters: POLICIES.iter().map(|p| p.limiter()).collect(),
+            limiters: POLICIES.iter().map(|p| p.limiter(&clock)).collect(),
             hasher: std::hash::RandomState::new(),
-            clock: DefaultClock::default(),
+            clock,
             locks: std::sync::Mutex::default(),
         }
     }
 
     /// Whether `key` (an account) is slowed now.
     pub fn is_slowed(&self, key: &str) -> bool {
-        let now = std::time::Instant::now();
+        let now = self.clock.0.now();
         self.locks
             .lock()
             .map(|mut m| {
@@ -209,7 +240,9 @@ impl RateLimits {
             return false;
         }
         if let Ok(mut m) = self.locks.lock() {
-            m.insert(key.to_owned(), std::time::Instant::now() + ACCOUNT_LOCK);
+            let until = self.clock.0.now()
+                + chrono::Duration::from_std(ACCOUNT_LOCK).unwrap_or(chrono::Duration::zero());
+            m.insert(key.to_owned(), until);
         }
         true
     }
@@ -280,7 +313,7 @@ mod tests {
 
     #[test]
     fn twenty_failures_slow_an_account_from_any_address() {
-        let limits = RateLimits::new();
+        let limits = RateLimits::default();
         for _ in 0..20 {
             assert!(!limits.sign_in_failed("acc@example.com"));
         }
@@ -292,7 +325,7 @@ mod tests {
 
     #[test]
     fn sdk_writes_allow_sixty_then_refuse_with_retry_after() {
-        let limits = RateLimits::new();
+        let limits = RateLimits::default();
         for _ in 0..60 {
             assert!(limits.check(Policy::SdkWrite, "tok").is_ok());
         }
@@ -310,5 +343,78 @@ mod tests {
         assert!(limits.check(Policy::SdkWrite, "other").is_ok());
         // Policies are independent.
         assert!(limits.check(Policy::SdkRead, "tok").is_ok());
+    }
+
+    /// Every policy's allowance and refill period on a test clock; the HTTP tests cover the
+    /// routes, this covers the policies whose routes need much set-up.
+    #[test]
+    fn each_policy_spends_its_allowance_and_refills_on_the_clock() {
+        use crate::domain::clock::TestClock;
+        let clock = Arc::new(TestClock::new(
+            chrono::DateTime::UNIX_EPOCH + chrono::Duration::days(20_000),
+        ));
+        let limits = RateLimits::new(clock.clone());
+        let table = [
+            (Policy::SdkRead, 120, chrono::Duration::milliseconds(500)),
+            (Policy::SdkWrite, 60, chrono::Duration::seconds(1)),
+            (Policy::SessionCreate, 60, chrono::Duration::seconds(1)),
+            (Policy::StaticFeed, 120, chrono::Duration::milliseconds(500)),
+            (
+                Policy::ProviderCallback,
+                120,
+                chrono::Duration::milliseconds(500),
+            ),
+            (
+                Policy::SurveyFetch,
+                3_000,
+                chrono::Duration::milliseconds(20),
+            ),
+            (Policy::SurveyApi, 600, chrono::Duration::milliseconds(100)),
+            (Policy::SignIn, 10, chrono::Duration::seconds(30)),
+            (Policy::SignInAddress, 30, chrono::Duration::seconds(2)),
+            (Policy::Register, 20, chrono::Duration::minutes(3)),
+            (Policy::CallbackReplay, 10, chrono::Duration::seconds(6)),
+            (
+                Policy::AccountSignInFailure,
+                20,
+                chrono::Duration::minutes(3),
+            ),
+            (Policy::SurveyVerify, 5, chrono::Duration::minutes(1)),
+        ];
+        assert_eq!(table.len(), POLICIES.len(), "every policy is in the table");
+        for (policy, allowance, refill) in table {
+            let key = format!("{policy:?}");
+            for i in 0..allowance {
+                assert!(
+                    limits.check(policy, &key).is_ok(),
+                    "{policy:?}: {i} of {allowance}"
+                );
+            }
+            let err = limits
+                .check(policy, &key)
+                .expect_err("one past the allowance");
+            assert_eq!(err.code, "rate_limited", "{policy:?}");
+            assert!(
+                limits.check(policy, "another caller").is_ok(),
+                "{policy:?} is per key"
+            );
+            clock.advance(refill);
+            assert!(
+                limits.check(policy, &key).is_ok(),
+                "{policy:?} refilled by one"
+            );
+            assert!(
+                limits.check(policy, &key).is_err(),
+                "{policy:?} only by one"
+            );
+        }
+        // A slowed account stays slowed for ACCOUNT_LOCK on the clock, then is not.
+        for _ in 0..21 {
+            limits.sign_in_failed("slow@example.com");
+        }
+        assert!(limits.is_slowed("slow@example.com"));
+        clock.advance(chrono::Duration::from_std(ACCOUNT_LOCK).unwrap_or_default());
+        clock.advance(chrono::Duration::seconds(1));
+        assert!(!limits.is_slowed("slow@example.com"));
     }
 }

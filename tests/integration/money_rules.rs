@@ -1,0 +1,229 @@
+//! Money rules that decide what is paid (issue 28, item 11): an offer's per-user, daily and
+//! daily-budget caps, the attribution window and unknown goals; a survey's outcomes other
+//! than complete and its own limits. Each case checks the conversion's settlement state and
+//! the advertiser's spend to the micro.
+
+use chrono::Duration;
+use reqwest::{Method, StatusCode};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::json;
+use tests::{TestApp, both_backends};
+
+use crate::callbacks::click;
+use crate::campaigns::campaign_body;
+use crate::delivery::{Conversion, USD, live_campaign, now_ts, postback, publisher};
+use crate::survey_fetch::{enter, market_with};
+use crate::surveys::call;
+
+both_backends!(
+    offer_caps_window_and_goals_decide_what_is_paid,
+    survey_outcomes_and_limits_decide_what_is_paid,
+);
+
+const PAYOUT: i64 = 1_500_000;
+
+/// A live Custom S2S campaign (1.50 USD install goal) with `caps`: (id, key id, secret).
+async fn capped(
+    app: &TestApp,
+    adv: &str,
+    admin: &str,
+    caps: serde_json::Value,
+) -> (String, String, String) {
+    let mut body = campaign_body("CUSTOM_S2S", 100 * USD);
+    body["caps"] = caps;
+    live_campaign(app, adv, admin, body).await
+}
+
+/// The settlement state of the conversion reported as `txn`.
+async fn settled(app: &TestApp, campaign: &str, txn: &str) -> String {
+    entity::conversion::Entity::find()
+        .filter(entity::conversion::Column::CampaignId.eq(campaign.to_owned()))
+        .filter(entity::conversion::Column::TransactionId.eq(txn.to_owned()))
+        .one(&app.state.ctx.db)
+        .await
+        .expect("query")
+        .map(|c| c.settlement)
+        .unwrap_or_else(|| format!("no conversion {txn}"))
+}
+
+async fn offer_caps_window_and_goals_decide_what_is_paid(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (adv_user, adv) = app.funded_advertiser(1_000 * USD).await;
+    let per_user = capped(&app, &adv, &admin, json!({"perUser": 1})).await;
+    let daily = capped(&app, &adv, &admin, json!({"dailyConversions": 2})).await;
+    let budget = capped(&app, &adv, &admin, json!({"dailyBudgetMicros": 3_000_000})).await;
+    // Clicks first: sessions last fifteen minutes, the clock moves below.
+    let (_, u1) = click(&app, &p, "u1", &per_user.0).await;
+    let (_, stray) = click(&app, &p, "stray", &per_user.0).await;
+    let (_, late) = click(&app, &p, "late", &per_user.0).await;
+    let mut daily_clicks = Vec::new();
+    for i in 0..4 {
+        daily_clicks.push(click(&app, &p, &format!("d{i}"), &daily.0).await.1);
+    }
+    let mut budget_clicks = Vec::new();
+    for i in 0..3 {
+        budget_clicks.push(click(&app, &p, &format!("b{i}"), &budget.0).await.1);
+    }
+    let (_, _, spent_before) = app.balance(&adv).await;
+    let report = |c: &(String, String, String), click: String, txn: String, goal: &'static str| {
+        let (app, c) = (&app, c.clone());
+        async move {
+            let conv = Conversion {
+                click: &click,
+                txn: &txn,
+                goal,
+                status: "approved",
+            };
+            let (s, r) = postback(app, &c.0, &c.1, &c.2, &conv, now_ts(app)).await;
+            assert_eq!(s, StatusCode::OK, "{r}");
+        }
+    };
+
+    // One conversion per user and goal: a second transaction of the same click is capped.
+    report(&per_user, u1.clone(), "u1-a".into(), "install").await;
+    report(&per_user, u1, "u1-b".into(), "install").await;
+    // A goal the campaign does not have pays nothing.
+    report(&per_user, stray, "stray-a".into(), "level99").await;
+    // Two conversions a day: the third of the day is capped, the next day pays again.
+    for (i, c) in daily_clicks.iter().take(3).enumerate() {
+        report(&daily, c.clone(), format!("d{i}"), "install").await;
+    }
+    // Three USD a day at 1.50 a conversion: the third is capped.
+    for (i, c) in budget_clicks.iter().enumerate() {
+        report(&budget, c.clone(), format!("b{i}"), "install").await;
+    }
+    app.clock.advance(Duration::days(1));
+    report(&daily, daily_clicks[3].clone(), "d3".into(), "install").await;
+    // Reported after the 30-day attribution window of its launch: not paid.
+    app.clock.advance(Duration::hours(721));
+    report(&per_user, late, "late-a".into(), "install").await;
+    app.run_workers_once().await;
+
+    let expected = [
+        (&per_user.0, "u1-a", "APPROVED"),
+        (&per_user.0, "u1-b", "CAP_REACHED"),
+        (&per_user.0, "stray-a", "UNKNOWN_GOAL"),
+        (&per_user.0, "late-a", "OUT_OF_WINDOW"),
+        (&daily.0, "d0", "APPROVED"),
+        (&daily.0, "d1", "APPROVED"),
+        (&daily.0, "d2", "CAP_REACHED"),
+        (&daily.0, "d3", "APPROVED"),
+        (&budget.0, "b0", "APPROVED"),
+        (&budget.0, "b1", "APPROVED"),
+        (&budget.0, "b2", "CAP_REACHED"),
+    ];
+    for (campaign, txn, state) in expected {
+        assert_eq!(settled(&app, campaign, txn).await, state, "{txn}");
+    }
+    // The dashboard token expired while the clock moved on.
+    let adv = app.token(&adv_user).await;
+    let (_, _, spent) = app.balance(&adv).await;
+    assert_eq!(
+        spent - spent_before,
+        6 * PAYOUT,
+        "six approved conversions, nothing else"
+    );
+}
+
+async fn survey_outcomes_and_limits_decide_what_is_paid(app: TestApp) {
+    const CPI: i64 = 2_500_000;
+    let m = market_with(&app, "SHA256", 10).await;
+    let base = format!("/api/v1/campaigns/{}", m.campaign);
+    // The survey's own daily limit: two completes a day (the test survey allows 50).
+    let (s, c) = call(
+        &app,
+        &m.key,
+        Method::PUT,
+        &base,
+        Some(&json!({"status": "PAUSED"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let mut txs = Vec::new();
+    for i in 0..6 {
+        txs.push(enter(&app, &m, &format!("outcome-{i}")).await);
+    }
+    let (avail, reserved, spent) = app.balance(&m.adv).await;
+    let report = |tx: Option<String>, status: &'static str| {
+        let (app, m, path) = (&app, &m, format!("{base}/respondent-status"));
+        async move {
+            let (s, r) = call(
+                app,
+                &m.key,
+                Method::POST,
+                &path,
+                Some(&json!({"transaction_id": tx, "status": status})),
+            )
+            .await;
+            assert_eq!(s, StatusCode::OK, "{r}");
+            (
+                r["status"].as_str().unwrap_or_default().to_owned(),
+                r["paid"].as_bool(),
+            )
+        }
+    };
+    // A paused survey sends nobody in.
+    assert!(txs.iter().all(Option::is_none), "{txs:?}");
+    let (s, c) = call(
+        &app,
+        &m.key,
+        Method::PUT,
+        &base,
+        Some(&json!({"status": "LIVE"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let mut txs = Vec::new();
+    for i in 0..6 {
+        txs.push(
+            enter(&app, &m, &format!("outcome-{i}"))
+                .await
+                .expect("entered"),
+        );
+    }
+    assert_eq!(
+        report(Some(txs[0].clone()), "terminate").await,
+        ("TERMINATED".to_owned(), Some(false))
+    );
+    assert_eq!(
+        report(Some(txs[1].clone()), "quality_fail").await,
+        ("QUALITY_FAIL".to_owned(), Some(false))
+    );
+    assert_eq!(
+        report(Some(txs[2].clone()), "overquota").await,
+        ("OVERQUOTA".to_owned(), Some(false))
+    );
+    assert_eq!(
+        report(Some(txs[3].clone()), "complete").await,
+        ("COMPLETE".to_owned(), Some(true))
+    );
+    assert_eq!(
+        app.balance(&m.adv).await,
+        (avail, reserved - CPI, spent + CPI),
+        "only the complete moved money"
+    );
+    // The survey's daily limit: the market's survey takes 50 a day; lower it to one.
+    let entity_id = m.campaign.clone();
+    {
+        use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
+        let row = entity::survey_campaign::Entity::find_by_id(entity_id)
+            .one(&app.state.ctx.db)
+            .await
+            .expect("q")
+            .expect("row");
+        let mut a = row.into_active_model();
+        a.max_daily_completes = Set(Some(1));
+        a.update(&app.state.ctx.db).await.expect("limit");
+    }
+    assert_eq!(
+        report(Some(txs[4].clone()), "complete").await,
+        ("OVERQUOTA".to_owned(), Some(false))
+    );
+    // The daily limit's refusal moved nothing (the day rollover is the offers' test above).
+    assert_eq!(
+        app.balance(&m.adv).await,
+        (avail, reserved - CPI, spent + CPI),
+        "one complete paid"
+    );
+}
