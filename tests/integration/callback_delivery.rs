@@ -72,13 +72,13 @@ pub(crate) async fn unconfigured(backend: Backend) -> (Receiver, World) {
 }
 
 /// The same with the receiver configured on the placement.
-async fn receiving(backend: Backend) -> (Receiver, World) {
+pub(crate) async fn receiving(backend: Backend) -> (Receiver, World) {
     let (rx, w) = unconfigured(backend).await;
     configure(&w.app, &w.p, &rx.url).await;
     (rx, w)
 }
 
-fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimRequest<'a> {
+pub(crate) fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimRequest<'a> {
     ClaimRequest {
         owner,
         limit,

@@ -5,6 +5,7 @@ mod access;
 mod auth;
 mod billing;
 mod callback_delivery;
+mod callback_rules;
 mod callbacks;
 mod campaigns;
 mod delivery;

@@ -1,0 +1,110 @@
+//! Reward-callback rules that decide whether a publisher hears of a reward (issue 28,
+//! item 11): a delivery is FAILED after its last attempt and never sent again; a send whose
+//! worker died is sent again once its lease has run out, and only once; and the address is
+//! checked again at send time, so a receiver that points at a private address by then gets
+//! nothing.
+
+use chrono::Duration;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, Set,
+};
+use tests::Backend;
+use tests::receiver::{Answer, Receiver};
+
+use app::domain::callback_delivery::{LEASE_SECONDS, MAX_ATTEMPTS, dispatch};
+
+use crate::callback_delivery::{queue, receiving, request, row};
+use crate::callbacks::{configure, world};
+use crate::campaigns::campaign_body;
+use crate::delivery::USD;
+
+tests::each_backend!(
+    the_last_failed_attempt_fails_the_delivery_for_good,
+    a_dead_workers_send_goes_again_once_after_its_lease,
+    a_receiver_that_turned_private_gets_nothing,
+);
+
+async fn the_last_failed_attempt_fails_the_delivery_for_good(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    // Nine attempts have failed already: the next one is the last.
+    let mut a = row(&w, &ids[0]).await.into_active_model();
+    a.attempts = Set(MAX_ATTEMPTS - 1);
+    a.update(&w.app.state.ctx.db).await.expect("attempts");
+    rx.answer(&[Answer::Status(500)]);
+    w.app.run_workers_once().await;
+    let r = row(&w, &ids[0]).await;
+    assert_eq!((r.status.as_str(), r.attempts), ("FAILED", MAX_ATTEMPTS));
+    assert!(r.failed_at.is_some(), "{r:?}");
+    assert_eq!(rx.received().len(), 1);
+    // However long it waits, a failed delivery is not sent again (only a replay sends it).
+    for _ in 0..3 {
+        w.app.clock.advance(Duration::days(2));
+        w.app.run_workers_once().await;
+    }
+    assert_eq!(rx.received().len(), 1);
+    assert_eq!(row(&w, &ids[0]).await.status, "FAILED");
+}
+
+async fn a_dead_workers_send_goes_again_once_after_its_lease(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    // A worker claimed the delivery and died before it sent or recorded anything.
+    let claimed = dispatch::claim(&w.app.state.ctx, request("wrk_dead", 1, 1))
+        .await
+        .expect("claim");
+    assert_eq!(claimed.len(), 1);
+    w.app.run_workers_once().await;
+    assert!(rx.received().is_empty(), "the lease is still held");
+    w.app.clock.advance(Duration::seconds(LEASE_SECONDS + 1));
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), 1, "sent once the lease ran out");
+    w.app.clock.advance(Duration::seconds(2 * LEASE_SECONDS));
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), 1, "and only once");
+    let r = row(&w, &ids[0]).await;
+    assert_eq!((r.status.as_str(), r.attempts), ("DELIVERED", 1));
+}
+
+async fn a_receiver_that_turned_private_gets_nothing(backend: Backend) {
+    let rx = Receiver::start().await;
+    let ca = rx.ca_file.display().to_string();
+    // Private receivers not allowed (the production setting).
+    let app = tests::TestApp::spawn_with(
+        backend,
+        &["--callback-ca-file", &ca, "--callback-timeout-seconds", "1"],
+    )
+    .await;
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    // Configured with a public address, which later points at this machine (as a name
+    // whose DNS answer changed would).
+    configure(&w.app, &w.p, "https://93.184.216.34/rewards").await;
+    let p = entity::placement::Entity::find_by_id(w.p.placement.clone())
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("placement");
+    let mut a = p.into_active_model();
+    a.callback_url = Set(Some(rx.url.clone()));
+    a.update(&w.app.state.ctx.db).await.expect("url");
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    w.app.run_workers_once().await;
+    assert!(
+        rx.received().is_empty(),
+        "nothing reaches a private address"
+    );
+    let attempt = entity::callback_delivery_attempt::Entity::find()
+        .filter(entity::callback_delivery_attempt::Column::DeliveryId.eq(ids[0].clone()))
+        .order_by_desc(entity::callback_delivery_attempt::Column::StartedAt)
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("an attempt is recorded");
+    assert_eq!(attempt.error_class.as_deref(), Some("address_refused"));
+    let r = row(&w, &ids[0]).await;
+    assert_eq!(
+        (r.status.as_str(), r.attempts),
+        ("PENDING", 1),
+        "retried later"
+    );
+}
