@@ -22,6 +22,7 @@ tests::each_backend!(
     the_last_failed_attempt_fails_the_delivery_for_good,
     a_dead_workers_send_goes_again_once_after_its_lease,
     a_receiver_that_turned_private_gets_nothing,
+    an_attempt_keeps_only_a_short_excerpt_of_the_answer,
 );
 
 async fn the_last_failed_attempt_fails_the_delivery_for_good(backend: Backend) {
@@ -64,6 +65,23 @@ async fn a_dead_workers_send_goes_again_once_after_its_lease(backend: Backend) {
     assert_eq!(rx.received().len(), 1, "and only once");
     let r = row(&w, &ids[0]).await;
     assert_eq!((r.status.as_str(), r.attempts), ("DELIVERED", 1));
+}
+
+/// The console shows what a receiver answered, but only 256 bytes of it: replays go only to
+/// the configured receiver, so the console cannot be used to read arbitrary services.
+async fn an_attempt_keeps_only_a_short_excerpt_of_the_answer(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    rx.answer(&[Answer::Long(500)]);
+    w.app.run_workers_once().await;
+    let attempt = entity::callback_delivery_attempt::Entity::find()
+        .filter(entity::callback_delivery_attempt::Column::DeliveryId.eq(ids[0].clone()))
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("an attempt is recorded");
+    assert_eq!(attempt.response_status, Some(500));
+    assert_eq!(attempt.response_excerpt.map(|e| e.len()), Some(256));
 }
 
 async fn a_receiver_that_turned_private_gets_nothing(backend: Backend) {

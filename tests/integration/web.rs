@@ -8,7 +8,8 @@ use tests::{TestApp, both_backends};
 both_backends!(
     sign_in_page_renders_a_complete_form,
     form_sign_in_and_out_without_javascript,
-    cross_site_and_tokenless_posts_are_refused
+    cross_site_and_tokenless_posts_are_refused,
+    dashboard_approvals_name_the_reviewed_revision
 );
 
 /// The CSRF token inside a rendered page.
@@ -198,4 +199,81 @@ async fn cross_site_and_tokenless_posts_are_refused(app: TestApp) {
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let body: serde_json::Value = res.json().await.unwrap_or_default();
     assert_eq!(body["code"], "csrf_failed", "{body}");
+}
+
+/// The review page always names the revision it showed; an approval posted without one is
+/// refused, so nothing is approved that the administrator did not see (issue 28).
+async fn dashboard_approvals_name_the_reviewed_revision(app: TestApp) {
+    use crate::campaigns::{campaign_body, create, transition};
+    let (_, adv) = app.funded_advertiser(500 * 1_000_000).await;
+    let id = create(&app, &adv, &campaign_body("CUSTOM_S2S", 100 * 1_000_000)).await;
+    let path = format!("/performance-marketing/v2/campaigns/{id}");
+    let (s, k) = app
+        .post(
+            &format!("{path}/tracking/custom-s2s/credentials"),
+            Some(&adv),
+            &serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{k}");
+    let (s, c) = transition(&app, &adv, &id, "IN_REVIEW").await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let revision = c["revision"].as_i64().expect("revision").to_string();
+
+    let admin = app.create_user(Role::Admin).await;
+    let (_, html) = page(&app, "/sign-in").await;
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .header("accept", "text/html")
+        .header("referer", app.url("/sign-in"))
+        .form(&[
+            ("email", admin.email.as_str()),
+            ("password", admin.password.as_str()),
+            ("csrf", csrf_of(&html).as_str()),
+        ])
+        .send()
+        .await
+        .expect("sign in");
+    assert!(res.status().is_redirection(), "{}", res.status());
+    let (_, html) = page(&app, "/admin").await;
+    let csrf = csrf_of(&html);
+    let review = |fields: Vec<(&'static str, String)>| {
+        let (app, csrf) = (&app, csrf.clone());
+        async move {
+            let mut form = fields;
+            form.push(("csrf", csrf));
+            app.client
+                .post(app.url("/fn/admin_review_campaign"))
+                .header("referer", app.url("/admin"))
+                .form(&form)
+                .send()
+                .await
+                .expect("post")
+                .status()
+        }
+    };
+    let status = || {
+        let (app, adv, path) = (&app, adv.clone(), path.clone());
+        async move { app.get(&path, Some(&adv)).await.1["status"].clone() }
+    };
+    let s = review(vec![
+        ("campaign_id", id.clone()),
+        ("decision", "APPROVE".into()),
+    ])
+    .await;
+    assert!(!s.is_success(), "{s}");
+    assert_eq!(
+        status().await,
+        "IN_REVIEW",
+        "not approved without a revision"
+    );
+    let s = review(vec![
+        ("campaign_id", id.clone()),
+        ("decision", "APPROVE".into()),
+        ("revision", revision),
+    ])
+    .await;
+    assert!(s.is_success() || s.is_redirection(), "{s}");
+    assert_eq!(status().await, "LIVE");
 }

@@ -26,6 +26,8 @@ pub enum Answer {
     Status(u16),
     /// Answers after this long (longer than the service's timeout: a timeout).
     Hang(Duration),
+    /// Answers this status with a 4 KiB body.
+    Long(u16),
 }
 
 /// One request as received.
@@ -128,8 +130,13 @@ async fn hook(
     }
     let status = match answer {
         Answer::Ok => 200,
-        Answer::Status(s) => s,
+        Answer::Status(s) | Answer::Long(s) => s,
         Answer::Hang(_) => 200,
+    };
+    let text = if matches!(answer, Answer::Long(_)) {
+        "x".repeat(4096)
+    } else {
+        "ok".to_owned()
     };
     let headers: BTreeMap<String, String> = headers
         .iter()
@@ -152,7 +159,7 @@ async fn hook(
             answered: status,
         });
     }
-    let mut res = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), "ok").into_response();
+    let mut res = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), text).into_response();
     if status == 503 || status == 429 {
         res.headers_mut()
             .insert("retry-after", axum::http::HeaderValue::from_static("120"));
