@@ -640,7 +640,10 @@ async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backe
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    // A duplicate from two processes claiming one row would come at once; one from a
+    // delivery wrongly retried would come with the first retry, 5 s later. (A re-send after
+    // a lost lease, 60 s later, is `callback_rules.rs`, on the test clock.)
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
     let got = rx.received();
     assert_eq!(rx.accepted().len(), USERS, "{got:?}");
     assert_eq!(got.len(), USERS, "each callback sent exactly once: {got:?}");
