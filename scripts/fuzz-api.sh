@@ -12,7 +12,7 @@
 #   them through the API; scripts/fuzz_hooks.py applies them per request, signs, and paces every
 #   request below the server's limits). It comes first because the dashboard runs fuzz the
 #   routes that revoke those credentials (app key, static key, survey API key, S2S rotation);
-# - then one run per dashboard role with its bearer token.
+# - then one run per dashboard role with its bearer token, on every other route.
 # Every answer is recorded (scripts/fuzz_hooks.py); the per-surface counts go to FUZZ_SUMMARY
 # (backend, surface or role, cases, 2xx, 3xx, 401, other 4xx, 429, 5xx) and are printed.
 # Exits non-zero when any run found a server error, could not run, ran no case, or got a 429
@@ -68,10 +68,12 @@ lib_log "seed $SEED, $EXAMPLES examples per operation (rerun with: FUZZ_SEED=$SE
 # state-dependent code, so it stays in.
 PHASES=examples,coverage,fuzzing,stateful
 
-# Exclusions, each with its reason:
+# Exclusions of the role runs, each with its reason:
 # - DELETE /auth/v1/tokens/current revokes the bearer token the run is using; every later
 #   request of the run would be a 401 and test nothing past authentication.
 #   (That path has no other method.)
+# - the integration surfaces (INTEGRATION_PATHS): a dashboard bearer gets nothing but 401 there;
+#   the integrations run fuzzes them with their own credentials.
 EXCLUDES=(--exclude-path /auth/v1/tokens/current)
 
 overall=0
@@ -329,6 +331,7 @@ for backend in $BACKENDS; do
         lib_log "$backend: the server process died"; backend_status=1; break
       fi
       fuzz_one "$backend" "$role" "$RUN_TIMEOUT" "${EXCLUDES[@]}" \
+        --exclude-path-regex "$INTEGRATION_PATHS" \
         -H "Authorization: Bearer ${TOKEN[$role]}" || backend_status=1
     done
     if ! kill -0 "$SRV_PID" 2>/dev/null; then

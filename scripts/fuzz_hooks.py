@@ -112,6 +112,7 @@ PACER = Pacer()
 ADDRESSES = [f"198.51.100.{i}" for i in range(1, 33)] + [f"192.0.2.{i}" for i in range(1, 33)]
 _address_turn = itertools.count()
 _create_turn = itertools.count()
+_turn = itertools.count()  # unique user, click and transaction ids
 
 
 def next_address():
@@ -222,15 +223,19 @@ def before_call(context, case, kwargs):
         if body is not None:
             if chance(0.7):
                 body["AppId"] = CREDS["placementId"]
-            if chance(0.5):
-                body["CountryLanguageCode"] = "en-US"
+            if chance(0.4):  # a valid respondent; the other generated fields stay as they are
+                body.update(UserId=f"fuzz-respondent-{next(_turn)}", IpAddress="203.0.113.77",
+                            City="Austin", CountryLanguageCode="en-US")
     elif surface == "custom-s2s":
         if chance(0.8):
             params["campaignId"] = CREDS["s2sCampaignId"]
         fields = body if body is not None else (case.query if isinstance(case.query, dict) else None)
-        if fields is not None and chance(0.5):
+        if fields is not None and chance(0.6):
             fields["status"] = pick(["pending", "approved", "rejected", "reversed"])
             fields["occurred_at"] = now_rfc3339(-60)
+            if chance(0.6):  # all five fields valid: the report reaches the inbox
+                fields.update(click_id=f"clk_fuzz{next(_turn)}", transaction_id=f"fuzz-tx-{next(_turn)}",
+                              goal_id=pick(["install", "level10"]))
 
 
 # --- credentials, on the request as it goes out ----------------------------------------------

@@ -26,13 +26,13 @@ both_backends!(a_second_account_reaches_nothing_of_the_first);
 const NOT_MADE: [&str; 2] = ["evidenceId", "creativeId"];
 
 /// The first account's resources.
-struct Owned {
-    publisher: String,
-    advertiser: String,
+pub(crate) struct Owned {
+    pub(crate) publisher: String,
+    pub(crate) advertiser: String,
     key: Key,
     /// Path parameter → id (offer campaign for `campaignId`; see [`id_for`]).
-    ids: BTreeMap<&'static str, String>,
-    survey: String,
+    pub(crate) ids: BTreeMap<&'static str, String>,
+    pub(crate) survey: String,
 }
 
 fn id_of(v: &Value, field: &str) -> String {
@@ -42,7 +42,7 @@ fn id_of(v: &Value, field: &str) -> String {
         .to_owned()
 }
 
-async fn make(app: &TestApp, admin: &str) -> Owned {
+pub(crate) async fn make(app: &TestApp, admin: &str) -> Owned {
     let mut ids = BTreeMap::new();
     let p = publisher(app, admin).await;
     let (s, slot) = app

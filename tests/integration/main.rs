@@ -2,6 +2,7 @@
 //! HTTP server (see `tests/support`).
 
 mod access;
+mod access_dashboard;
 mod auth;
 mod billing;
 mod callback_delivery;
