@@ -153,14 +153,16 @@ pub struct Settings {
     )]
     pub callback_concurrency: usize,
 
-    /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (comma-separated IPs).
+    /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
+    /// (comma-separated addresses or CIDR ranges, e.g. `10.0.0.0/8,127.0.0.1`).
     #[arg(
         long,
         env = "APP_TRUSTED_PROXIES",
         value_delimiter = ',',
+        value_parser = parse_proxy,
         global = true
     )]
-    pub trusted_proxies: Vec<IpAddr>,
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 
     /// Folder for the development secret key and other local state.
     #[arg(long, env = "APP_DATA_DIR", default_value = "data", global = true)]
@@ -219,5 +221,57 @@ impl Settings {
     /// Whether the public address is HTTPS (cookies are then marked Secure).
     pub fn https(&self) -> bool {
         self.base_url.starts_with("https://")
+    }
+}
+
+/// A trusted proxy: a CIDR range, or one address (a range of one).
+fn parse_proxy(raw: &str) -> Result<ipnet::IpNet, String> {
+    let raw = raw.trim();
+    if raw.contains('/') {
+        return raw
+            .parse::<ipnet::IpNet>()
+            .map(|n| n.trunc())
+            .map_err(|_| format!("`{raw}` is not an address or a CIDR range"));
+    }
+    raw.parse::<IpAddr>()
+        .map(ipnet::IpNet::from)
+        .map_err(|_| format!("`{raw}` is not an address or a CIDR range"))
+}
+
+impl Settings {
+    /// Why these settings must not run in production (empty when they may): each a
+    /// one-line reason an operator can act on.
+    pub fn production_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match url::Url::parse(&self.base_url) {
+            Ok(u) if u.scheme() != "https" => out.push(format!(
+                "APP_BASE_URL must be the public https:// address (it is {}): signed links and secure cookies depend on it",
+                self.base_url
+            )),
+            Ok(u) => {
+                let host = u.host_str().unwrap_or_default().trim_matches(['[', ']']);
+                let loopback = host.eq_ignore_ascii_case("localhost")
+                    || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+                if loopback {
+                    out.push(format!(
+                        "APP_BASE_URL must be the public address, not a loopback one ({})",
+                        self.base_url
+                    ));
+                }
+            }
+            Err(_) => out.push("APP_BASE_URL is not a URL".to_owned()),
+        }
+        if self.secret_key.is_none() {
+            out.push("APP_SECRET_KEY is required (64 hexadecimal characters)".to_owned());
+        }
+        if self.allow_remote_development {
+            out.push(
+                "APP_ALLOW_REMOTE_DEVELOPMENT is a development switch: turn it off".to_owned(),
+            );
+        }
+        if self.callback_allow_private {
+            out.push("APP_CALLBACK_ALLOW_PRIVATE is a development switch: turn it off".to_owned());
+        }
+        out
     }
 }

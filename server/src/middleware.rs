@@ -4,6 +4,8 @@
 
 use std::net::{IpAddr, SocketAddr};
 
+use ipnet::IpNet;
+
 use app::error::AppError;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
@@ -15,7 +17,7 @@ use crate::extract::MAX_BODY_BYTES;
 
 /// The client address of a request: the socket peer, or the `X-Forwarded-For` hop in
 /// front of our trusted proxies when the peer is one of them.
-pub(crate) fn client_ip_of(req: &Request, trusted: &[IpAddr]) -> IpAddr {
+pub(crate) fn client_ip_of(req: &Request, trusted: &[IpNet]) -> IpAddr {
     let peer = req
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -24,8 +26,13 @@ pub(crate) fn client_ip_of(req: &Request, trusted: &[IpAddr]) -> IpAddr {
     resolve_client_ip(peer, req.headers(), trusted)
 }
 
-fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> IpAddr {
-    if !trusted.contains(&peer) {
+/// Whether `ip` is one of the trusted proxies (an address or a range).
+pub(crate) fn is_trusted(trusted: &[IpNet], ip: &IpAddr) -> bool {
+    trusted.iter().any(|n| n.contains(ip))
+}
+
+fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
+    if !is_trusted(trusted, &peer) {
         return peer;
     }
     let hops: Vec<IpAddr> = headers
@@ -38,7 +45,7 @@ fn resolve_client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> I
     // Walk from the nearest hop outwards; the first untrusted address is the client.
     hops.iter()
         .rev()
-        .find(|ip| !trusted.contains(ip))
+        .find(|ip| !is_trusted(trusted, ip))
         .copied()
         .unwrap_or(peer)
 }
@@ -167,15 +174,25 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(
             "x-forwarded-for",
-            "203.0.113.9, 10.0.0.1"
+            "203.0.113.9, 10.0.4.2"
                 .parse()
                 .unwrap_or(http::HeaderValue::from_static("")),
         );
         assert_eq!(resolve_client_ip(proxy, &h, &[]), proxy);
+        let single: IpNet = IpNet::from(proxy);
+        // Only the peer is trusted: the hop in front of it (10.0.4.2) is the client.
         assert_eq!(
-            resolve_client_ip(proxy, &h, &[proxy]).to_string(),
+            resolve_client_ip(proxy, &h, &[single]).to_string(),
+            "10.0.4.2"
+        );
+        // A range trusts every proxy in it: the first address outside is the client.
+        let range: IpNet = "10.0.0.0/8".parse().unwrap_or(single);
+        assert_eq!(
+            resolve_client_ip(proxy, &h, &[range]).to_string(),
             "203.0.113.9"
         );
+        let outside: IpAddr = "192.0.2.1".parse().unwrap_or(proxy);
+        assert_eq!(resolve_client_ip(outside, &h, &[range]), outside);
     }
 }
 

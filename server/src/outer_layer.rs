@@ -15,7 +15,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,12 +44,12 @@ const LONG_REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 /// The layer; one per router, cloned onto every route.
 #[derive(Clone)]
 pub struct OuterLayer {
-    trusted_proxies: Arc<[IpAddr]>,
+    trusted_proxies: Arc<[ipnet::IpNet]>,
     ids: RequestIds,
 }
 
 impl OuterLayer {
-    pub fn new(trusted_proxies: &[IpAddr]) -> Self {
+    pub fn new(trusted_proxies: &[ipnet::IpNet]) -> Self {
         Self {
             trusted_proxies: Arc::from(trusted_proxies),
             ids: RequestIds::default(),

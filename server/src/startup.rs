@@ -65,9 +65,33 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         .with_context(|| format!("connecting to the database ({})", redact(url)))
 }
 
-/// Applies pending migrations.
+/// Key of the advisory lock that migrations hold on PostgreSQL ("mktmigr" in ASCII).
+const MIGRATION_LOCK: i64 = 0x006d_6b74_6d69_6772;
+
+/// Applies pending migrations. On PostgreSQL they run under an advisory lock held by one
+/// connection for the whole run, so processes that start together apply them once: the
+/// others wait, then find nothing left to apply. (SQLite serialises writers by itself.)
 pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
-    Migrator::up(db, None).await.context("applying migrations")
+    if db.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
+        return Migrator::up(db, None).await.context("applying migrations");
+    }
+    use sea_orm::sqlx::Executor as _;
+    let mut held = db
+        .get_postgres_connection_pool()
+        .acquire()
+        .await
+        .context("a connection for the migration lock")?;
+    held.execute(sea_orm::sqlx::query("SELECT pg_advisory_lock($1)").bind(MIGRATION_LOCK))
+        .await
+        .context("taking the migration lock")?;
+    let applied = Migrator::up(db, None).await.context("applying migrations");
+    // Released also when the connection closes (a process that dies mid-migration).
+    let released = held
+        .execute(sea_orm::sqlx::query("SELECT pg_advisory_unlock($1)").bind(MIGRATION_LOCK))
+        .await;
+    applied?;
+    released.context("releasing the migration lock")?;
+    Ok(())
 }
 
 /// The file behind a `sqlite://` URL, if it is one (not `:memory:`).
@@ -132,6 +156,14 @@ fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
 
 /// Connects, migrates and assembles the domain context (used by the CLI commands too).
 pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Ctx> {
+    if settings.environment == Environment::Production {
+        let problems = settings.production_problems();
+        anyhow::ensure!(
+            problems.is_empty(),
+            "refusing to start in production:\n- {}",
+            problems.join("\n- ")
+        );
+    }
     let db = connect(settings).await?;
     migrate(&db).await?;
     let previous = settings

@@ -208,8 +208,16 @@ async fn approval_names_the_reviewed_revision_and_edits_withdraw_a_review(app: T
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn production_cookies_are_secure_and_the_demo_is_refused() {
     tests::bounded(async {
-        let app =
-            TestApp::spawn_with(tests::Backend::Sqlite, &["--environment", "production"]).await;
+        let app = TestApp::spawn_with(
+            tests::Backend::Sqlite,
+            &[
+                "--environment",
+                "production",
+                "--base-url",
+                "https://market.example",
+            ],
+        )
+        .await;
         let res = app
             .client
             .get(app.url("/sign-in"))
@@ -232,6 +240,7 @@ async fn production_cookies_are_secure_and_the_demo_is_refused() {
         let out = std::process::Command::new(crate::callbacks::server_binary())
             .arg("demo")
             .env("APP_ENVIRONMENT", "production")
+            .env("APP_BASE_URL", "https://market.example")
             .env("APP_SECRET_KEY", "5e".repeat(32))
             .env(
                 "APP_DATABASE_URL",
@@ -242,6 +251,90 @@ async fn production_cookies_are_secure_and_the_demo_is_refused() {
             .expect("run server demo");
         assert!(!out.status.success());
         assert!(String::from_utf8_lossy(&out.stderr).contains("refused in production"));
+    })
+    .await
+}
+
+/// Production refuses to start on settings that only make sense on a developer's machine,
+/// each with a one-line reason (issue 29).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn production_refuses_development_settings() {
+    tests::bounded(async {
+        let dir = tempfile::tempdir().expect("dir");
+        let run = |extra: &[(&str, &str)]| {
+            let mut cmd = std::process::Command::new(crate::callbacks::server_binary());
+            // `user create` builds the service's context, as `serve` does, then exits.
+            cmd.args([
+                "user",
+                "create",
+                "--email",
+                "ops@market.example",
+                "--password",
+                "a-long-operator-password",
+                "--role",
+                "admin",
+            ])
+            .env("APP_ENVIRONMENT", "production")
+            .env(
+                "APP_DATABASE_URL",
+                format!("sqlite://{}/app.db?mode=rwc", dir.path().display()),
+            )
+            .env("APP_DATA_DIR", dir.path())
+            .env_remove("APP_SECRET_KEY")
+            .env_remove("APP_BASE_URL");
+            for (k, v) in extra {
+                cmd.env(k, v);
+            }
+            let out = cmd.output().expect("run server");
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        let key = "5e".repeat(32);
+        let cases: [(Vec<(&str, &str)>, &str); 5] = [
+            (
+                vec![("APP_SECRET_KEY", &key)],
+                "APP_BASE_URL must be the public https:// address",
+            ),
+            (
+                vec![
+                    ("APP_SECRET_KEY", &key),
+                    ("APP_BASE_URL", "https://127.0.0.1:3000"),
+                ],
+                "not a loopback one",
+            ),
+            (
+                vec![("APP_BASE_URL", "https://market.example")],
+                "APP_SECRET_KEY is required",
+            ),
+            (
+                vec![
+                    ("APP_SECRET_KEY", &key),
+                    ("APP_BASE_URL", "https://market.example"),
+                    ("APP_ALLOW_REMOTE_DEVELOPMENT", "true"),
+                ],
+                "APP_ALLOW_REMOTE_DEVELOPMENT is a development switch",
+            ),
+            (
+                vec![
+                    ("APP_SECRET_KEY", &key),
+                    ("APP_BASE_URL", "https://market.example"),
+                    ("APP_CALLBACK_ALLOW_PRIVATE", "true"),
+                ],
+                "APP_CALLBACK_ALLOW_PRIVATE is a development switch",
+            ),
+        ];
+        for (env, reason) in cases {
+            let (ok, stderr) = run(&env);
+            assert!(!ok, "{env:?} started");
+            assert!(stderr.contains(reason), "{env:?}: {stderr}");
+        }
+        let (ok, stderr) = run(&[
+            ("APP_SECRET_KEY", &key),
+            ("APP_BASE_URL", "https://market.example"),
+        ]);
+        assert!(ok, "{stderr}");
     })
     .await
 }

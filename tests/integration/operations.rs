@@ -291,3 +291,59 @@ async fn support_cases_are_handled_by_the_owner(app: TestApp) {
         .await;
     assert_eq!(open["count"], 0);
 }
+
+/// Two processes that start together on a new PostgreSQL database apply the migrations once:
+/// the advisory lock makes the second wait, then find nothing left to do (issue 29).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn processes_starting_together_migrate_once() {
+    use sea_orm::{ConnectionTrait, Database};
+    use sea_orm_migration::MigratorTrait;
+    tests::bounded(async {
+        let name = format!("mig_{}", uuid::Uuid::new_v4().simple());
+        let admin = Database::connect(tests::postgres_admin_url())
+            .await
+            .expect("PostgreSQL");
+        admin
+            .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+            .await
+            .expect("create");
+        let base = tests::postgres_admin_url();
+        let url = format!(
+            "{}/{name}",
+            base.rsplit_once('/').map_or(base.as_str(), |(s, _)| s)
+        );
+        let run = || {
+            tokio::process::Command::new(crate::callbacks::server_binary())
+                .arg("migrate")
+                .env("APP_DATABASE_URL", &url)
+                .env("APP_DATA_DIR", std::env::temp_dir())
+                .output()
+        };
+        let (a, b) = tokio::join!(run(), run());
+        for out in [a.expect("first"), b.expect("second")] {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let db = Database::connect(&url).await.expect("connect");
+        let applied = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                "SELECT COUNT(*) AS n FROM seaql_migrations",
+            ))
+            .await
+            .expect("count")
+            .and_then(|r| r.try_get::<i64>("", "n").ok());
+        assert_eq!(
+            applied,
+            i64::try_from(migration::Migrator::migrations().len()).ok()
+        );
+        let _ = db.close().await;
+        let _ = admin
+            .execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .await;
+    })
+    .await
+}

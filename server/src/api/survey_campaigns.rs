@@ -89,7 +89,7 @@ impl FromRequest<AppState> for Signed {
         let forwarded = headers
             .get("x-forwarded-proto")
             .and_then(|v| v.to_str().ok())
-            .filter(|_| state.settings.trusted_proxies.contains(&peer))
+            .filter(|_| crate::middleware::is_trusted(&state.settings.trusted_proxies, &peer))
             .map(|v| {
                 v.split(',')
                     .next()

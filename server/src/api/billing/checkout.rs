@@ -51,7 +51,9 @@ async fn only_from_this_machine(
     let forwarded = ["x-forwarded-for", "forwarded"]
         .iter()
         .any(|h| req.headers().contains_key(*h));
-    let proxied = (forwarded && peer.is_some_and(|p| state.settings.trusted_proxies.contains(&p)))
+    let proxied = (forwarded
+        && peer
+            .is_some_and(|p| crate::middleware::is_trusted(&state.settings.trusted_proxies, &p)))
         || client.is_some_and(|c| !c.is_loopback());
     if proxied && !state.settings.allow_remote_development {
         return AppError::not_found("resource").into_response();
