@@ -1,9 +1,9 @@
 // The reward-callback deliveries console: the publisher finds a FAILED callback, opens it,
 // reads its attempt and replays it, once hydrated and once without JavaScript. The failed
-// delivery is seeded in the database the way the worker leaves one after its last attempt.
+// delivery is seeded in the database (SQLite or PostgreSQL, harness.mjs) the way the worker
+// leaves one after its last attempt.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startServer, launchBrowser, watchPage } from './harness.mjs';
 
 let server; let browser;
@@ -22,23 +22,20 @@ before(async () => {
   };
   const { token, account } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
   const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
-  execFileSync('python3', ['-c', `
-import sqlite3, sys, json
-c = sqlite3.connect(sys.argv[1])
-for i in (1, 2):
-    d = f"dlv_0000000000000000000000000000000{i}"
-    payload = json.dumps({"eventId": d, "eventType": "reward.confirmed", "externalUserId": f"user-{i}", "transactionId": f"cnv_{i}"})
-    c.execute("""insert into callback_deliveries (id, placement_id, owner_account_id, conversion_id, event, payload,
+  for (const i of [1, 2]) {
+    const d = `dlv_0000000000000000000000000000000${i}`;
+    const payload = JSON.stringify({ eventId: d, eventType: 'reward.confirmed', externalUserId: `user-${i}`, transactionId: `cnv_${i}` });
+    server.sql(`insert into callback_deliveries (id, placement_id, owner_account_id, conversion_id, event, payload,
       status, attempts, next_attempt_at, last_response_status, last_error, key_id, created_at, updated_at,
       delivered_at, external_user_id, campaign_id, depends_on, lease_owner, lease_until, replays, failed_at)
       values (?, ?, ?, ?, 'reward.confirmed', ?, 'FAILED', 10, '2026-11-21 09:00:00+00:00', 500, 'http_status', 'cbk_1',
       '2026-11-21 09:00:00+00:00', '2026-11-21 09:00:00+00:00', null, ?, 'cmp_1', null, null, null, 0,
-      '2026-11-21 09:00:00+00:00')""", (d, sys.argv[2], sys.argv[3], f"cnv_{i}", payload, f"user-{i}"))
-    c.execute("""insert into callback_delivery_attempts (id, delivery_id, attempt, url, key_id, nonce, signed_timestamp,
+      '2026-11-21 09:00:00+00:00')`, [d, p.placementId, account.accountId, `cnv_${i}`, payload, `user-${i}`]);
+    server.sql(`insert into callback_delivery_attempts (id, delivery_id, attempt, url, key_id, nonce, signed_timestamp,
       started_at, latency_ms, response_status, error_class, error_message, response_excerpt, replay)
       values (?, ?, 10, 'https://hooks.pq.example.com/reward', 'cbk_1', 'n', '2026-11-21T09:00:00Z',
-      '2026-11-21 09:00:00+00:00', 42, 500, 'http_status', null, 'receiver down for maintenance', 0)""", (f"dat_{i}", d))
-c.commit()`, server.dbPath, p.placementId, account.accountId]);
+      '2026-11-21 09:00:00+00:00', 42, 500, 'http_status', null, 'receiver down for maintenance', false)`, [`dat_${i}`, d]);
+  }
 });
 
 after(async () => {

@@ -1,6 +1,13 @@
-// Starts the real `server` binary on a free port with a fresh SQLite database, and a
-// headless Chromium, for one test file. Everything is removed afterwards.
+// Starts the real `server` binary on a free port with a fresh database, and a headless
+// Chromium, for one test file. Everything is removed afterwards.
+//
+// The database is SQLite unless BROWSER_DB=postgres: then a database `browser_<random>` is
+// created on the PostgreSQL server of TEST_POSTGRES_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres, trust auth, reached with psql) and dropped at
+// stop. Tests that seed rows directly use `server.sql(statement, params)`, which runs on
+// either database (`?` placeholders; write booleans as true/false, not 1/0).
 import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +17,57 @@ import { chromium } from 'playwright-core';
 const BIN = resolve(process.env.APP_SERVER_BIN ?? 'target/debug/server');
 const SITE = resolve(process.env.APP_SITE_ROOT ?? 'target/site');
 export const SHOTS = resolve('target/screenshots');
+export const DB = process.env.BROWSER_DB ?? 'sqlite';
+if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`BROWSER_DB must be sqlite or postgres, not ${DB}`);
+const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const psql = (url, args, input) => execFileSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-qtA', ...args],
+  { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'inherit'] });
+
+// `?` placeholders (outside quoted literals) become psql variables :'pN', which psql quotes.
+function pgStatement(statement, params) {
+  const vars = [];
+  let out = ''; let quoted = false; let n = 0;
+  for (const ch of statement) {
+    if (ch === "'") quoted = !quoted;
+    if (ch === '?' && !quoted) {
+      const v = params[n]; n += 1;
+      if (v === null || v === undefined) out += 'NULL';
+      else { vars.push('-v', `p${n}=${v}`); out += `:'p${n}'`; }
+    } else out += ch;
+  }
+  if (n !== params.length) throw new Error(`sql: ${params.length} parameters for ${n} placeholders`);
+  return { text: `${out};\n`, vars };
+}
+
+async function createDatabase(dir) {
+  if (DB === 'sqlite') {
+    const path = join(dir, 'app.db');
+    return {
+      url: `sqlite://${path}?mode=rwc`,
+      dbPath: path,
+      sql: (statement, params = []) => execFileSync('python3', ['-c', `
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute(sys.argv[2], json.loads(sys.argv[3]))
+c.commit()`, path, statement, JSON.stringify(params)]),
+      drop: () => {},
+    };
+  }
+  const name = `browser_${randomBytes(6).toString('hex')}`;
+  psql(PG_URL, ['-c', `CREATE DATABASE ${name}`]);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dbPath: null,
+    sql: (statement, params = []) => {
+      const { text, vars } = pgStatement(statement, params);
+      psql(url.toString(), vars, text);
+    },
+    drop: () => psql(PG_URL, ['-c', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]),
+  };
+}
 
 function freePort() {
   return new Promise((ok, fail) => {
@@ -24,11 +82,12 @@ function freePort() {
 
 export async function startServer() {
   const dir = mkdtempSync(join(tmpdir(), 'mkt-browser-'));
+  const db = await createDatabase(dir);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = {
     ...process.env,
-    APP_DATABASE_URL: `sqlite://${join(dir, 'app.db')}?mode=rwc`,
+    APP_DATABASE_URL: db.url,
     APP_BIND: `127.0.0.1:${port}`,
     APP_BASE_URL: base,
     APP_DATA_DIR: join(dir, 'data'),
@@ -45,11 +104,14 @@ export async function startServer() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const stop = async () => {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    db.drop();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { base, cli, stop, dbPath: join(dir, 'app.db') };
+  return { base, cli, stop, db: DB, dbPath: db.dbPath, sql: db.sql };
 }
 
 export async function launchBrowser() {

@@ -3,7 +3,6 @@
 // through the page, once hydrated and once without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { startServer, launchBrowser, watchPage } from './harness.mjs';
 
 let server; let browser;
@@ -22,15 +21,11 @@ before(async () => {
   };
   const { token } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
   const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
-  execFileSync('python3', ['-c', `
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-c.execute("""insert into support_cases (id, placement_id, ad_slot_id, session_id, external_user_id, offer_id,
-  reason_code, message, status, publisher_note, idempotency_key, created_at, updated_at)
-  values ('sup_1', ?, null, 'ses_1', 'user-7', 'cmp_1', 'MISSING_REWARD',
-  'I finished level 10 and got nothing.', 'OPEN', null, null,
-  '2026-11-21 09:00:00+00:00', '2026-11-21 09:00:00+00:00')""", (sys.argv[2],))
-c.commit()`, server.dbPath, p.placementId]);
+  server.sql(`insert into support_cases (id, placement_id, ad_slot_id, session_id, external_user_id, offer_id,
+    reason_code, message, status, publisher_note, idempotency_key, created_at, updated_at)
+    values ('sup_1', ?, null, 'ses_1', 'user-7', 'cmp_1', 'MISSING_REWARD',
+    'I finished level 10 and got nothing.', 'OPEN', null, null,
+    '2026-11-21 09:00:00+00:00', '2026-11-21 09:00:00+00:00')`, [p.placementId]);
 });
 
 after(async () => {

@@ -10,13 +10,12 @@
 use std::collections::BTreeMap;
 
 use reqwest::{Method, StatusCode};
-use sea_orm::{ActiveModelTrait, Set};
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends};
 
 use crate::billing::ORDER;
 use crate::campaigns::{campaign_body, create as create_campaign};
-use crate::delivery::{USD, keyed, publisher, session};
+use crate::delivery::{USD, keyed, publisher, session, static_slot};
 use crate::surveys::{Key, call, create as create_survey, issue_key, survey};
 
 both_backends!(a_second_account_reaches_nothing_of_the_first);
@@ -45,14 +44,7 @@ fn id_of(v: &Value, field: &str) -> String {
 pub(crate) async fn make(app: &TestApp, admin: &str) -> Owned {
     let mut ids = BTreeMap::new();
     let p = publisher(app, admin).await;
-    let (s, slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
-            Some(&p.token),
-            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    static_slot(app, &p).await;
     let (s, cb) = app
         .put(
             &format!("/publisher/v2/placements/{}/callback", p.placement),
@@ -88,7 +80,15 @@ pub(crate) async fn make(app: &TestApp, admin: &str) -> Owned {
     ids.insert("supportCaseId", id_of(&case, "supportCaseId"));
     ids.insert(
         "deliveryId",
-        delivered_callback(app, &p.user.account_id, &p.placement).await,
+        crate::callback_delivery::insert(
+            app,
+            &p.placement,
+            &p.user.account_id,
+            &format!("cnv_access_{}", p.placement),
+            "DELIVERED",
+            app.clock_now(),
+        )
+        .await,
     );
 
     let (adv_user, adv) = app.funded_advertiser(500 * USD).await;
@@ -182,40 +182,6 @@ pub(crate) async fn make(app: &TestApp, admin: &str) -> Owned {
         ids,
         survey: survey_id,
     }
-}
-
-/// A delivered reward callback of the placement (replayable), written as the worker would.
-async fn delivered_callback(app: &TestApp, owner: &str, placement: &str) -> String {
-    let now = app.clock_now();
-    let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
-    entity::callback_delivery::ActiveModel {
-        id: Set(id.clone()),
-        placement_id: Set(placement.to_owned()),
-        owner_account_id: Set(owner.to_owned()),
-        conversion_id: Set(format!("cnv_access_{placement}")),
-        event: Set("reward.confirmed".to_owned()),
-        payload: Set(json!({"eventId": id}).to_string()),
-        status: Set("DELIVERED".to_owned()),
-        attempts: Set(1),
-        next_attempt_at: Set(now),
-        last_response_status: Set(Some(200)),
-        last_error: Set(None),
-        key_id: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        delivered_at: Set(Some(now)),
-        external_user_id: Set(Some("user-1".to_owned())),
-        campaign_id: Set(None),
-        depends_on: Set(None),
-        lease_owner: Set(None),
-        lease_until: Set(None),
-        replays: Set(0),
-        failed_at: Set(None),
-    }
-    .insert(&app.state.ctx.db)
-    .await
-    .expect("delivery");
-    id
 }
 
 /// The id for a path parameter: `campaignId` is the survey on survey routes.

@@ -68,50 +68,15 @@ fn id_for<'a>(o: &'a Owned, endpoint: &str, arg: &str) -> Option<&'a str> {
     o.ids.get(key).map(String::as_str)
 }
 
-/// A browser signed in as `user`, with its CSRF token.
+/// A browser of its own signed in as `user`, with its CSRF token.
 async fn browser(app: &TestApp, user: &TestUser) -> (reqwest::Client, String) {
     let client = reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("client");
-    let csrf = |html: String| {
-        let marker = "name=\"csrf\" value=\"";
-        html.split(marker)
-            .nth(1)
-            .and_then(|r| r.split('"').next())
-            .expect("csrf field")
-            .to_owned()
-    };
-    let page = |path: &str| {
-        let (client, url) = (client.clone(), app.url(path));
-        async move {
-            client
-                .get(url)
-                .send()
-                .await
-                .expect("page")
-                .text()
-                .await
-                .unwrap_or_default()
-        }
-    };
-    let token = csrf(page("/sign-in").await);
-    let res = client
-        .post(app.url("/fn/sign_in"))
-        .header("accept", "text/html")
-        .header("referer", app.url("/sign-in"))
-        .form(&[
-            ("email", user.email.as_str()),
-            ("password", user.password.as_str()),
-            ("csrf", &token),
-        ])
-        .send()
-        .await
-        .expect("sign in");
-    assert!(res.status().is_redirection(), "{}", res.status());
-    let token = csrf(page("/").await);
-    (client, token)
+    let csrf = app.browser_sign_in(&client, user).await;
+    (client, csrf)
 }
 
 async fn post(

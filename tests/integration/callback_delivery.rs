@@ -30,37 +30,61 @@ pub(crate) async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64
     let now = w.app.clock_now() - Duration::seconds(age_seconds);
     let mut ids = Vec::new();
     for i in 0..n {
-        let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
-        callback_delivery::ActiveModel {
-            id: Set(id.clone()),
-            placement_id: Set(placement.to_owned()),
-            owner_account_id: Set("acc_test".to_owned()),
-            conversion_id: Set(format!("cnv_{placement}_{i}")),
-            event: Set("reward.confirmed".to_owned()),
-            payload: Set(json!({"eventId": id}).to_string()),
-            status: Set("PENDING".to_owned()),
-            attempts: Set(0),
-            next_attempt_at: Set(now + Duration::milliseconds(i as i64)),
-            last_response_status: Set(None),
-            last_error: Set(None),
-            key_id: Set(None),
-            created_at: Set(now),
-            updated_at: Set(now),
-            delivered_at: Set(None),
-            external_user_id: Set(Some("user".to_owned())),
-            campaign_id: Set(None),
-            depends_on: Set(None),
-            lease_owner: Set(None),
-            lease_until: Set(None),
-            replays: Set(0),
-            failed_at: Set(None),
-        }
-        .insert(&w.app.state.ctx.db)
-        .await
-        .expect("queue a delivery");
+        let at = now + Duration::milliseconds(i as i64);
+        let id = insert(
+            &w.app,
+            placement,
+            "acc_test",
+            &format!("cnv_{placement}_{i}"),
+            "PENDING",
+            at,
+        )
+        .await;
         ids.push(id);
     }
     ids
+}
+
+/// One confirmation row in the outbox, due at `at`, as settlement (`PENDING`) or the
+/// worker (`DELIVERED`) leaves it.
+pub(crate) async fn insert(
+    app: &tests::TestApp,
+    placement: &str,
+    owner: &str,
+    conversion: &str,
+    status: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> String {
+    let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
+    let delivered = status == "DELIVERED";
+    callback_delivery::ActiveModel {
+        id: Set(id.clone()),
+        placement_id: Set(placement.to_owned()),
+        owner_account_id: Set(owner.to_owned()),
+        conversion_id: Set(conversion.to_owned()),
+        event: Set("reward.confirmed".to_owned()),
+        payload: Set(json!({"eventId": id}).to_string()),
+        status: Set(status.to_owned()),
+        attempts: Set(i32::from(delivered)),
+        next_attempt_at: Set(at),
+        last_response_status: Set(delivered.then_some(200)),
+        last_error: Set(None),
+        key_id: Set(None),
+        created_at: Set(at),
+        updated_at: Set(at),
+        delivered_at: Set(delivered.then_some(at)),
+        external_user_id: Set(Some("user".to_owned())),
+        campaign_id: Set(None),
+        depends_on: Set(None),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        replays: Set(0),
+        failed_at: Set(None),
+    }
+    .insert(&app.state.ctx.db)
+    .await
+    .expect("queue a delivery");
+    id
 }
 
 /// A live campaign and a publisher whose placement's receiver is not configured yet.

@@ -56,6 +56,19 @@ pub(crate) async fn publisher(app: &TestApp, admin: &str) -> Publisher {
     }
 }
 
+/// A STATIC_API slot (100 coins per USD) on the publisher's placement; its id.
+pub(crate) async fn static_slot(app: &TestApp, p: &Publisher) -> String {
+    let (s, slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
+            Some(&p.token),
+            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    slot["adSlotId"].as_str().expect("slot").to_owned()
+}
+
 pub(crate) fn session_body(p: &Publisher, user: &str) -> Value {
     json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
         "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
@@ -836,15 +849,8 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     let p = publisher(&app, &admin).await;
     let (game, _, _) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
-    let (s, feed_slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
-            Some(&p.token),
-            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{feed_slot}");
-    let slot = feed_slot["adSlotId"].as_str().expect("slot");
+    let feed_slot = static_slot(&app, &p).await;
+    let slot = feed_slot.as_str();
     let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
     let (s, key) = app
         .post(

@@ -10,6 +10,7 @@ use tests::{TestApp, both_backends, error_code};
 use crate::campaigns::campaign_body;
 use crate::delivery::{
     Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
+    static_slot,
 };
 
 both_backends!(
@@ -113,15 +114,7 @@ async fn a_completed_offer_leaves_a_warm_list(app: TestApp) {
 async fn a_replaced_static_key_stops_at_once(app: TestApp) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
-    let (s, slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
-            Some(&p.token),
-            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{slot}");
-    let slot = slot["adSlotId"].as_str().expect("slot").to_owned();
+    let slot = static_slot(&app, &p).await;
     let issue = || async {
         let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
         let (s, key) = app

@@ -10,7 +10,7 @@ use tests::{TestApp, both_backends, error_code};
 use crate::billing::{ORDER, WIRE, funded_ready, signed_action};
 use crate::campaigns::{campaign_body, create as create_campaign, transition};
 use crate::delivery::{
-    Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
+    Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session, static_slot,
 };
 use crate::survey_fetch::{enter, market_with};
 use crate::surveys::{call, create as create_survey, issue_key, survey};
@@ -329,15 +329,7 @@ async fn key_issues_at_once_leave_one_active_key(app: TestApp) {
         .expect("count");
     assert_eq!(active, 1);
 
-    let (s, slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
-            Some(&p.token),
-            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{slot}");
-    let slot = slot["adSlotId"].as_str().expect("slot").to_owned();
+    let slot = static_slot(&app, &p).await;
     let issue = format!(
         "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
         p.placement

@@ -896,44 +896,11 @@ async fn openapi_documents_the_callback_routes(app: TestApp) {
 }
 
 /// Signs the browser client in with the cookie session (the form, without JavaScript).
-async fn browser_sign_in(app: &TestApp, user: &tests::TestUser) {
-    let html = app
-        .client
-        .get(app.url("/sign-in"))
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .unwrap_or_default();
-    let marker = "name=\"csrf\" value=\"";
-    let csrf = html
-        .find(marker)
-        .map(|i| &html[i + marker.len()..])
-        .and_then(|rest| rest.split('"').next())
-        .expect("csrf field")
-        .to_owned();
-    let res = app
-        .client
-        .post(app.url("/fn/sign_in"))
-        .header("accept", "text/html")
-        .header("referer", app.url("/sign-in"))
-        .form(&[
-            ("email", user.email.as_str()),
-            ("password", user.password.as_str()),
-            ("csrf", csrf.as_str()),
-        ])
-        .send()
-        .await
-        .expect("post");
-    assert!(res.status().is_redirection(), "{}", res.status());
-}
-
 async fn tracking_page_explains_token_and_partner_names(app: TestApp) {
     let (user, adv) = app.funded_advertiser(0).await;
     let mmp = create(&app, &adv, &campaign_body("MMP:ADJUST", 10 * USD)).await;
     let direct = create(&app, &adv, &campaign_body("DIRECT", 10 * USD)).await;
-    browser_sign_in(&app, &user).await;
+    app.browser_sign_in(&app.client, &user).await;
     let page = |id: String| {
         let app = &app;
         async move {

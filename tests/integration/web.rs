@@ -221,23 +221,7 @@ async fn dashboard_approvals_name_the_reviewed_revision(app: TestApp) {
     let revision = c["revision"].as_i64().expect("revision").to_string();
 
     let admin = app.create_user(Role::Admin).await;
-    let (_, html) = page(&app, "/sign-in").await;
-    let res = app
-        .client
-        .post(app.url("/fn/sign_in"))
-        .header("accept", "text/html")
-        .header("referer", app.url("/sign-in"))
-        .form(&[
-            ("email", admin.email.as_str()),
-            ("password", admin.password.as_str()),
-            ("csrf", csrf_of(&html).as_str()),
-        ])
-        .send()
-        .await
-        .expect("sign in");
-    assert!(res.status().is_redirection(), "{}", res.status());
-    let (_, html) = page(&app, "/admin").await;
-    let csrf = csrf_of(&html);
+    let csrf = app.browser_sign_in(&app.client, &admin).await;
     let review = |fields: Vec<(&'static str, String)>| {
         let (app, csrf) = (&app, csrf.clone());
         async move {

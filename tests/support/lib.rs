@@ -424,6 +424,34 @@ impl TestApp {
         (user, t)
     }
 
+    /// Signs `user` in on the dashboard with `client` (a cookie-keeping client, such as
+    /// `self.client`) as a browser does: the sign-in form's CSRF token, then the form post.
+    /// Returns the CSRF token of the signed-in session (for the dashboard's forms).
+    pub async fn browser_sign_in(&self, client: &reqwest::Client, user: &TestUser) -> String {
+        let page = |path: &str| {
+            let (client, url) = (client.clone(), self.url(path));
+            async move {
+                let res = client.get(url).send().await.expect("page");
+                res.text().await.unwrap_or_default()
+            }
+        };
+        let token = csrf_of(&page("/sign-in").await);
+        let res = client
+            .post(self.url("/fn/sign_in"))
+            .header("accept", "text/html")
+            .header("referer", self.url("/sign-in"))
+            .form(&[
+                ("email", user.email.as_str()),
+                ("password", user.password.as_str()),
+                ("csrf", token.as_str()),
+            ])
+            .send()
+            .await
+            .expect("sign in");
+        assert!(res.status().is_redirection(), "{}", res.status());
+        csrf_of(&page("/").await)
+    }
+
     /// The advertiser's balance as (available, reserved, spent) micros.
     pub async fn balance(&self, bearer: &str) -> (i64, i64, i64) {
         let (s, b) = self
@@ -433,4 +461,14 @@ impl TestApp {
         let m = |k: &str| b[k].as_i64().unwrap_or_else(|| panic!("{k} in {b}"));
         (m("availableMicros"), m("reservedMicros"), m("spentMicros"))
     }
+}
+
+/// The CSRF token of a rendered dashboard page.
+pub fn csrf_of(html: &str) -> String {
+    let marker = "name=\"csrf\" value=\"";
+    html.split(marker)
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("csrf field in page")
+        .to_owned()
 }
