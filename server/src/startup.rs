@@ -75,10 +75,11 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     if db.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
         return Migrator::up(db, None).await.context("applying migrations");
     }
-    use sea_orm::sqlx::Executor as _;
-    let mut held = db
-        .get_postgres_connection_pool()
-        .acquire()
+    use sea_orm::sqlx::{Connection as _, Executor as _};
+    // A connection of its own, outside the pool: the migrations need the pool's (a pool of
+    // one must not wait for the lock holder).
+    let options = db.get_postgres_connection_pool().connect_options();
+    let mut held = sea_orm::sqlx::postgres::PgConnection::connect_with(&options)
         .await
         .context("a connection for the migration lock")?;
     held.execute(sea_orm::sqlx::query("SELECT pg_advisory_lock($1)").bind(MIGRATION_LOCK))
@@ -89,6 +90,7 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     let released = held
         .execute(sea_orm::sqlx::query("SELECT pg_advisory_unlock($1)").bind(MIGRATION_LOCK))
         .await;
+    let _ = held.close().await;
     applied?;
     released.context("releasing the migration lock")?;
     Ok(())
@@ -256,6 +258,7 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        tokio::spawn(warm_up(self.state.clone()));
         let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
         } else {
@@ -304,5 +307,32 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = term => {},
+    }
+}
+
+/// Builds the offer inventory before `/readyz` says ready, so the first users of a new or
+/// restarted process do not wait for it (or stall behind it). Retried every second while
+/// the database cannot be read; how long it took is logged and kept as the gauge
+/// `startup_warm_up_seconds`.
+pub async fn warm_up(state: AppState) {
+    let started = std::time::Instant::now();
+    loop {
+        match app::domain::campaigns::snapshot::snapshot(&state.ctx).await {
+            Ok(snap) => {
+                let seconds = started.elapsed().as_secs_f64();
+                metrics::gauge!("startup_warm_up_seconds").set(seconds);
+                tracing::info!(
+                    offers = snap.len(),
+                    ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "inventory built; ready"
+                );
+                state.warm.store(true, std::sync::atomic::Ordering::Release);
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e.message, "warm-up failed; retrying");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+        }
     }
 }

@@ -26,6 +26,9 @@ pub struct Shared {
     pub bundle_version: Option<String>,
     /// The HTTP client of the reward-callback worker.
     pub callbacks: Arc<crate::workers::callbacks::Sender>,
+    /// Set once start-up has built what the hot paths read (`startup::warm_up`); until
+    /// then `/readyz` answers 503, so a load balancer sends no user to a cold process.
+    pub warm: std::sync::atomic::AtomicBool,
 }
 
 impl std::ops::Deref for AppState {
@@ -55,6 +58,7 @@ impl AppState {
             leptos_options,
             bundle_version,
             callbacks: Arc::new(callbacks),
+            warm: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 }

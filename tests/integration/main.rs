@@ -27,6 +27,7 @@ mod placements;
 mod platform;
 mod postbacks;
 mod rate_limits;
+mod readiness;
 mod records;
 mod retire;
 mod slots;

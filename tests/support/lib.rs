@@ -146,6 +146,15 @@ impl TestApp {
         let base = format!("http://127.0.0.1:{}", app.port());
         let state = app.state().clone();
         tokio::spawn(app.run_until_stopped());
+        // Ready once start-up has built the inventory (`/readyz`), as a load balancer waits.
+        let probe = reqwest::Client::new();
+        for _ in 0..200 {
+            let ready = probe.get(format!("{base}/readyz")).send().await;
+            if ready.is_ok_and(|r| r.status().is_success()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .cookie_store(true)

@@ -21,9 +21,15 @@ async fn healthz() -> impl IntoResponse {
     axum::Json(json!({"status": "ok"}))
 }
 
-/// The database answers.
-#[utoipa::path(get, path = "/readyz", tag = "health", responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
+/// Start-up has built the offer inventory, and the database answers.
+#[utoipa::path(get, path = "/readyz", tag = "health", responses((status = 200, description = "ready"), (status = 503, description = "still warming up, or the database is unreachable")))]
 async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+    if !state.warm.load(std::sync::atomic::Ordering::Acquire) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(json!({"status": "warming"})),
+        );
+    }
     let backend = state.ctx.db.get_database_backend();
     // Bounded: a database whose packets stall must not hold the probe (or the load
     // balancer asking it) longer than the pool's own acquire timeout.
