@@ -1,8 +1,8 @@
 """Schemathesis hooks of the API fuzzer (scripts/fuzz-api.sh loads them with SCHEMATHESIS_HOOKS).
 
 Every run:
-- records each answer (surface, operation, status) to FUZZ_STATS, one tab-separated line per
-  response, for the per-surface summary and the "ran no case" check of fuzz-api.sh;
+- records each answer (run, surface, operation, status) to FUZZ_STATS, one tab-separated line
+  per response, for the per-surface summary and the "ran no case" check of fuzz-api.sh;
 - sends each request from one of 64 documentation addresses (X-Forwarded-For; the fuzz server
   trusts 127.0.0.1 as a proxy), so the per-address limits (postbacks, static feed, session
   creation, sign-in) are shared out instead of spent by 127.0.0.1.
@@ -13,7 +13,8 @@ with their own credentials, chosen per request by its path:
   that session's own token; a refreshed or revoked pool session is replaced;
 - survey API (/api/v1/campaigns/...): X-Api-Key, and `enc` as the only query parameter, signed
   over `http://{Host}{raw path}` and the body as sent, in turn v1, v2 and the older timestamped
-  mode (app/src/domain/surveys/signature.rs);
+  mode (app/src/domain/surveys/signature.rs); two advertisers' keys in turn, the demo
+  advertiser's for paths naming one of its campaigns;
 - static feed: X-Service-Static-Key; survey fetch: X-Service-Api-Key;
 - Custom S2S postbacks: X-Service-Key-Id, X-Service-Timestamp and the HMAC-SHA256 signature of
   the five fields as sent (query or JSON body). A request the fuzzer generated without one of
@@ -28,10 +29,10 @@ session creation 60/min per placement and address), at 90 % of the limit and wit
 so a 429 means the pacing is wrong, never that the server was busy. The custom check
 `not_rate_limited` turns any 429 into a failure.
 
-Path parameters: in the integration run a share of the generated identifiers is replaced by
-real ones (the session, slot, offer and campaign of the demo), and a share of survey fetch and
-postback bodies gets a valid app id, status and date, so cases get past 404 and 400 into the
-handlers. FUZZ_SEED seeds these choices.
+Real values: in the integration run a share of the generated identifiers is replaced by real
+ones (the session, slot, offer and campaign of the demo), a share of Idempotency-Keys, session,
+launch, survey fetch and postback bodies gets valid values, so cases get past 404 and 400 into
+the handlers. FUZZ_SEED seeds these choices (the order of two workers still varies).
 """
 
 import datetime
@@ -44,7 +45,6 @@ import random
 import re
 import threading
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -58,7 +58,8 @@ SURFACES = [
     ("survey-fetch", re.compile(r"^/getallsurveys-api$")),
     ("custom-s2s", re.compile(r"^/performance-marketing/v2/postbacks/custom-s2s/")),
 ]
-# The same surfaces for `--include-path-regex` (fuzz-api.sh reads it with --print-paths).
+# The same surfaces as one regular expression (printed when this file is run: fuzz-api.sh
+# passes it to --include-path-regex and --exclude-path-regex).
 INTEGRATION_PATHS = "|".join(p.pattern for _, p in SURFACES)
 OTHER_POSTBACKS = re.compile(r"^/performance-marketing/v2/(postbacks|pixels)/")
 SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts)$")
@@ -162,6 +163,7 @@ class SessionPool:
 
 
 POOL = SessionPool(CREDS["sessions"]) if CREDS else None
+IMPRESSIONS = []  # impression ids the run recorded, for launches
 _local = threading.local()
 
 
@@ -216,6 +218,12 @@ def before_call(context, case, kwargs):
             params["adSlotId"] = CREDS["offerwallSlotId"]
         if "offerId" in params and chance(0.6):
             params["offerId"] = CREDS["s2sCampaignId"]
+        if "Idempotency-Key" in case.headers and chance(0.5):
+            case.headers["Idempotency-Key"] = f"fuzz-idempotency-{next(_turn)}"
+        if body is not None and path == "/sdk/v2/sessions" and chance(0.3):
+            body.update(CREDS["sdkSessionTemplate"], externalUserId=f"fuzz-user-{next(_turn)}")
+        if body is not None and path.endswith("/launch") and IMPRESSIONS and chance(0.5):
+            body["impressionId"] = pick(IMPRESSIONS)
     elif surface == "static-feed":
         if chance(0.8):
             params["adSlotId"] = CREDS["staticSlotId"]
@@ -358,10 +366,14 @@ def after_call(context, case, response):
     if _stats_file is not None:
         with _stats_lock:
             _stats_file.write(f"{RUN}\t{surface_of(path)}\t{case.method.upper()} {path}\t{status}\n")
-    if CREDS is None or not path.startswith("/sdk/v2/sessions"):
+    if CREDS is None or not path.startswith("/sdk/v2/"):
         return
     try:
-        if path == "/sdk/v2/sessions" and status == 201:
+        if path.endswith("/impressions") and 200 <= status < 300:
+            impression = response.json().get("impressionId")
+            if impression and len(IMPRESSIONS) < 100:
+                IMPRESSIONS.append(impression)
+        elif path == "/sdk/v2/sessions" and status == 201:
             POOL.learn(response.json())
         elif path.endswith("/refresh") and status == 200:
             new = response.json()
@@ -372,7 +384,7 @@ def after_call(context, case, response):
                 POOL.replace(sid, create_session(os.environ["FUZZ_BASE_URL"]))
             else:
                 POOL.forget(sid)
-    except (KeyError, ValueError, OSError):
+    except (KeyError, ValueError, AttributeError, OSError):
         pass  # keep fuzzing with the pool as it is
 
 

@@ -45,10 +45,11 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \
       || python3 -m pip install --quiet --break-system-packages openapi-spec-validator
   fi
-  if ! python3 -c 'import schemathesis' 2>/dev/null; then
-    log "installing schemathesis (PyPI) for the API fuzzer"
-    python3 -m pip install --quiet schemathesis 2>/dev/null \
-      || python3 -m pip install --quiet --break-system-packages schemathesis
+  # Pinned: scripts/fuzz_hooks.py uses its hook, auth and check interfaces (checked on 4.32.5).
+  if [ "$(python3 -c 'import schemathesis; print(schemathesis.__version__)' 2>/dev/null)" != 4.32.5 ]; then
+    log "installing schemathesis 4.32.5 (PyPI) for the API fuzzer"
+    python3 -m pip install --quiet schemathesis==4.32.5 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages schemathesis==4.32.5
   fi
   if ! command -v openapi-python-client >/dev/null 2>&1; then
     log "installing openapi-python-client (PyPI) for the generated-client check"

@@ -28,8 +28,14 @@ python3 scripts/check-openapi.py "${CARGO_TARGET_DIR:-target}/debug/server"
 BIN="${CARGO_TARGET_DIR:-target}/debug/server"
 echo "[test] generated Python client (openapi-python-client): builds, signs in, reads"
 scripts/check-client.sh "$BIN"
-echo "[test] API fuzzing (schemathesis, no 5xx from any input; SQLite and PostgreSQL)"
+echo "[test] API fuzzing (schemathesis: dashboard roles and every integration surface with its own credentials, no 5xx, no 429; SQLite and PostgreSQL)"
 scripts/fuzz-api.sh "$BIN"
 
-echo "[test] browser tests (headless Chromium)"
-APP_SERVER_BIN="${CARGO_TARGET_DIR:-target}/debug/server" APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 tests/browser/
+# The browser tests, once on SQLite and once on PostgreSQL (tests/browser/harness.mjs, BROWSER_DB).
+# Each leg also writes a TAP report, target/browser-<database>.tap, whose counts .ci/run checks.
+for db in sqlite postgres; do
+  echo "[test] browser tests (headless Chromium, $db)"
+  BROWSER_DB=$db APP_SERVER_BIN="$BIN" APP_SITE_ROOT="$PWD/target/site" node --test --test-concurrency=1 \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="target/browser-$db.tap" tests/browser/
+done
