@@ -80,7 +80,10 @@ function freePort() {
   });
 }
 
-export async function startServer() {
+// `seed`: CLI commands run on the database before the server starts (`[['demo']]`), as an
+// operator seeds before a start: a change another process makes while this one runs is
+// seen only within the cross-process bound (docs/operations.md, "Caches and staleness").
+export async function startServer({ seed = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mkt-browser-'));
   const db = await createDatabase(dir);
   const port = await freePort();
@@ -95,10 +98,11 @@ export async function startServer() {
     RUST_LOG: 'warn',
   };
   const cli = (...args) => execFileSync(BIN, args, { env, encoding: 'utf8' }).trim();
+  for (const args of seed) cli(...args);
   const proc = spawn(BIN, ['serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   for (let i = 0; i < 200; i++) {
     try {
-      const r = await fetch(`${base}/healthz`);
+      const r = await fetch(`${base}/readyz`);
       if (r.ok) break;
     } catch { /* not up yet */ }
     await new Promise((r) => setTimeout(r, 100));

@@ -29,7 +29,7 @@ async function api(method, path, body, token, extra = {}) {
 const signIn = async (email) => (await api('POST', '/auth/v1/tokens', { email, password: PASSWORD })).token;
 
 before(async () => {
-  server = await startServer();
+  server = await startServer({ seed: [['demo']] });
   browser = await launchBrowser();
   site = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -37,7 +37,6 @@ before(async () => {
   });
   await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
   PUBLISHER_PAGE = `http://localhost:${site.address().port}/earn`;
-  server.cli('demo');
   const pub = await signIn('publisher@demo.test');
   const adv = await signIn('advertiser@demo.test');
   const placement = (await api('GET', '/publisher/v2/placements', null, pub)).items[0];

@@ -80,6 +80,8 @@ struct Wall {
     qs: String,
     /// The same values as hidden form fields.
     fields: String,
+    /// The page's Content-Security-Policy (who may frame it).
+    csp: String,
 }
 
 impl Wall {
@@ -95,7 +97,7 @@ impl Wall {
 
     fn page(&self, title: &str, body: &str) -> Response {
         let mut r = respond(StatusCode::OK, html::page(&self.frame(), title, body));
-        if let Ok(v) = HeaderValue::from_str(&wall_policy(&self.s)) {
+        if let Ok(v) = HeaderValue::from_str(&self.csp) {
             r.headers_mut().insert(header::CONTENT_SECURITY_POLICY, v);
         }
         r
@@ -126,18 +128,28 @@ const WALL_CSP: &str = "default-src 'self'; img-src https: data: 'self'; style-s
 /// A wall page with offers may be framed only by the site the session was opened for (and
 /// its subdomains), so no other site can overlay it and trick a user into launching offers
 /// (clickjacking). App sessions open the wall as a top-level page of their WebView: nobody
-/// frames it. Refusal pages carry no action and keep the base policy.
-fn wall_policy(s: &sdk_session::Model) -> String {
+/// frames it. Refusal pages carry no action and keep the base policy. Outside production a
+/// page on this machine (`http://localhost:*`, `http://127.0.0.1:*`) may frame it too, so a
+/// developer can try the web SDK from a local page.
+fn wall_policy(s: &sdk_session::Model, development: bool) -> String {
     let domain = s.package_bundle_or_domain.to_ascii_lowercase();
     let safe = !domain.is_empty()
         && domain
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
-    let ancestors = if s.platform == "web" && safe {
+    let mut ancestors = if s.platform == "web" && safe {
         format!("https://{domain} https://*.{domain}")
     } else {
         "'none'".to_owned()
     };
+    if development {
+        let local = "http://localhost:* http://127.0.0.1:*";
+        ancestors = if ancestors == "'none'" {
+            local.to_owned()
+        } else {
+            format!("{ancestors} {local}")
+        };
+    }
     format!("{WALL_CSP}; frame-ancestors {ancestors}")
 }
 
@@ -201,7 +213,10 @@ async fn open(state: &AppState, wq: &WallQuery, write: bool) -> Result<Wall, Res
         ("country", country.as_deref().unwrap_or("")),
         ("embed", if embed { "1" } else { "" }),
     ]);
+    let development = state.ctx.config.environment != app::domain::Environment::Production;
+    let csp = wall_policy(&s, development);
     Ok(Wall {
+        csp,
         design: WallDesign::read(&slot.design),
         exposure: WallExposure::read(&slot.exposure),
         s,
