@@ -10,6 +10,7 @@
 //! shows a close button and opens advertisers in a new tab).
 
 mod assets;
+mod headers;
 mod html;
 
 use std::collections::HashMap;
@@ -31,6 +32,7 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::state::AppState;
+use headers::{respond, wall_policy};
 use html::{Frame, q};
 
 /// The wall's pages and assets, documented in the OpenAPI document (tag `offerwall`; every
@@ -102,55 +104,6 @@ impl Wall {
         }
         r
     }
-}
-
-/// Every wall answer: private, never stored, no referrer leaves with the token.
-fn respond(status: StatusCode, body: String) -> Response {
-    let mut r = (status, axum::response::Html(body)).into_response();
-    let h = r.headers_mut();
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert("x-robots-tag", HeaderValue::from_static("noindex"));
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(WALL_CSP),
-    );
-    r
-}
-
-/// The base policy of every wall page.
-const WALL_CSP: &str = "default-src 'self'; img-src https: data: 'self'; style-src 'self' 'unsafe-inline'; \
-     script-src 'self'; object-src 'none'; base-uri 'none'";
-
-/// A wall page with offers may be framed only by the site the session was opened for (and
-/// its subdomains), so no other site can overlay it and trick a user into launching offers
-/// (clickjacking). App sessions open the wall as a top-level page of their WebView: nobody
-/// frames it. Refusal pages carry no action and keep the base policy. Outside production a
-/// page on this machine (`http://localhost:*`, `http://127.0.0.1:*`) may frame it too, so a
-/// developer can try the web SDK from a local page.
-fn wall_policy(s: &sdk_session::Model, development: bool) -> String {
-    let domain = s.package_bundle_or_domain.to_ascii_lowercase();
-    let safe = !domain.is_empty()
-        && domain
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
-    let mut ancestors = if s.platform == "web" && safe {
-        format!("https://{domain} https://*.{domain}")
-    } else {
-        "'none'".to_owned()
-    };
-    if development {
-        let local = "http://localhost:* http://127.0.0.1:*";
-        ancestors = if ancestors == "'none'" {
-            local.to_owned()
-        } else {
-            format!("{ancestors} {local}")
-        };
-    }
-    format!("{WALL_CSP}; frame-ancestors {ancestors}")
 }
 
 /// An error as a page the user understands.

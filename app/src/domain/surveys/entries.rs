@@ -353,17 +353,7 @@ pub async fn report(
     let mut conversion_id = None;
     // Test transactions (from `test-entry`) record their outcome and never move money.
     if wanted == status::COMPLETE && !e.test {
-        if status_is_closed(&m) && !super::grace::pays_late(&m, &e, now) {
-            return Err(AppError::conflict(format!(
-                "the survey closed{}; completes of transactions opened before the close are paid \
-                 only within its grace period ({} minutes)",
-                m.closed_at
-                    .map(|c| format!(" at {}", c.to_rfc3339()))
-                    .unwrap_or_default(),
-                super::grace::period(&m).num_minutes()
-            ))
-            .with_code("survey_closed"));
-        }
+        super::grace::refuse_after_grace(&m, &e, now)?;
         let room = room_for_complete(&txn, now, &m, &e).await?;
         if room {
             conversion_id = Some(pay(&txn, now, &m, &e).await?);
@@ -394,11 +384,6 @@ pub async fn report(
         false,
         if paid { e.cpi_micros } else { 0 },
     ))
-}
-
-fn status_is_closed(m: &survey::Model) -> bool {
-    crate::model::survey_campaign::SurveyStatus::parse(&m.status)
-        == Some(crate::model::survey_campaign::SurveyStatus::Closed)
 }
 
 /// Whether the campaign, the day and the entry's quota still take a complete.

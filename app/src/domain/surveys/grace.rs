@@ -38,6 +38,27 @@ pub fn pays_late(m: &survey::Model, e: &entry::Model, now: DateTime<Utc>) -> boo
         .is_some_and(|closed| e.created_at <= closed && now <= closed + period(m))
 }
 
+/// Before paying a complete: refused (409 `survey_closed`) when the campaign is closed and
+/// the complete is not one of those it still pays.
+pub fn refuse_after_grace(
+    m: &survey::Model,
+    e: &entry::Model,
+    now: DateTime<Utc>,
+) -> Result<(), AppError> {
+    if SurveyStatus::parse(&m.status) != Some(SurveyStatus::Closed) || pays_late(m, e, now) {
+        return Ok(());
+    }
+    Err(AppError::conflict(format!(
+        "the survey closed{}; completes of transactions opened before the close are paid \
+         only within its grace period ({} minutes)",
+        m.closed_at
+            .map(|c| format!(" at {}", c.to_rfc3339()))
+            .unwrap_or_default(),
+        period(m).num_minutes()
+    ))
+    .with_code("survey_closed"))
+}
+
 /// At the close (inside its transaction): keeps `open entries × cpi` of the reservation and
 /// releases the rest.
 pub async fn hold_on_close<C: ConnectionTrait>(
