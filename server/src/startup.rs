@@ -82,6 +82,11 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     let mut held = sea_orm::sqlx::postgres::PgConnection::connect_with(&options)
         .await
         .context("a connection for the migration lock")?;
+    // Bounded: a process whose peer holds the lock longer (a stuck migration) fails with a
+    // clear error instead of waiting for ever.
+    held.execute("SET lock_timeout = '10min'")
+        .await
+        .context("bounding the wait for the migration lock")?;
     held.execute(sea_orm::sqlx::query("SELECT pg_advisory_lock($1)").bind(MIGRATION_LOCK))
         .await
         .context("taking the migration lock")?;
