@@ -22,6 +22,7 @@ mod m0018_one_survey_entry;
 mod m0019_survey_signature_uses;
 mod m0020_survey_grace_one_feed_key;
 mod m0021_signed_user_identity;
+mod m0022_cache_changes;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0019_survey_signature_uses::Migration),
             Box::new(m0020_survey_grace_one_feed_key::Migration),
             Box::new(m0021_signed_user_identity::Migration),
+            Box::new(m0022_cache_changes::Migration),
         ]
     }
 }

@@ -69,7 +69,7 @@ fn parse_role(s: &str) -> Result<Role, String> {
 /// Entry point of the binary.
 pub async fn main() -> ExitCode {
     let cli = Cli::parse();
-    crate::telemetry::init(&cli.settings.log_format);
+    let _log = crate::telemetry::init(&cli.settings.log_format);
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

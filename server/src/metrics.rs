@@ -121,6 +121,8 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     metrics::gauge!("inventory_snapshot_age_seconds").set(snap.age().as_secs_f64());
     metrics::gauge!("inventory_snapshot_offers").set(snap.len() as f64);
     metrics::gauge!("inventory_snapshot_version").set(snap.version as f64);
+    metrics::counter!("cache_changes_heard_total").absolute(s.ctx.changes.heard());
+    pool_gauges(&s.ctx.db).await;
     let depth: Vec<(String, i64)> = entity::callback_delivery::Entity::find()
         .select_only()
         .column(entity::callback_delivery::Column::Status)
@@ -197,4 +199,46 @@ async fn callback_lag(s: &AppState) {
             .set(age(t));
     }
     *shown = oldest.into_iter().map(|(p, _)| p).collect();
+}
+
+/// The database pool at scrape time: connections open, idle and in use, the maximum, and
+/// how long taking a connection takes right now (what a request would wait).
+async fn pool_gauges(db: &sea_orm::DatabaseConnection) {
+    use sea_orm::DbBackend;
+    let (open, idle, max) = match db.get_database_backend() {
+        DbBackend::Postgres => {
+            let p = db.get_postgres_connection_pool();
+            (p.size(), p.num_idle(), p.options().get_max_connections())
+        }
+        _ => {
+            let p = db.get_sqlite_connection_pool();
+            (p.size(), p.num_idle(), p.options().get_max_connections())
+        }
+    };
+    let idle = u32::try_from(idle).unwrap_or(u32::MAX);
+    metrics::gauge!("db_pool_connections").set(f64::from(open));
+    metrics::gauge!("db_pool_idle").set(f64::from(idle));
+    metrics::gauge!("db_pool_in_use").set(f64::from(open.saturating_sub(idle)));
+    metrics::gauge!("db_pool_max").set(f64::from(max));
+    let started = std::time::Instant::now();
+    let waited = match db.get_database_backend() {
+        DbBackend::Postgres => tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            db.get_postgres_connection_pool().acquire(),
+        )
+        .await
+        .is_ok_and(|c| c.is_ok()),
+        _ => tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            db.get_sqlite_connection_pool().acquire(),
+        )
+        .await
+        .is_ok_and(|c| c.is_ok()),
+    };
+    let seconds = if waited {
+        started.elapsed().as_secs_f64()
+    } else {
+        2.0
+    };
+    metrics::gauge!("db_pool_acquire_seconds").set(seconds);
 }

@@ -11,7 +11,8 @@
 //! declared body over the route's limit, bounds the whole request by its route class's
 //! deadline, turns a panic into the JSON 500, gives a bare error status the JSON error body
 //! of CONTRACT.md section 6, counts the request in Prometheus with handles made once per
-//! route and method, and logs every 5xx with its request id, method, route and path.
+//! route and method, logs every 5xx with its request id, method, route and path, and every
+//! other answer in the access log (request id, method, route template, status, latency).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -143,6 +144,17 @@ where
                     path = uri.path(),
                     status = status.as_u16(),
                     "request failed"
+                );
+            } else {
+                // The access log (telemetry.rs): the route template, never the path, whose
+                // segments and query can carry tokens.
+                tracing::info!(
+                    target: "access",
+                    id = id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("-"),
+                    method = %method,
+                    route,
+                    status = status.as_u16(),
+                    micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
                 );
             }
             Ok(res)

@@ -223,6 +223,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             settings.settlement_inline_slots,
         ))),
         deliveries: Arc::default(),
+        changes: Arc::default(),
     })
 }
 
@@ -263,6 +264,10 @@ impl Application {
 
     /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        // Every process hears every other's changes, workers or not (domain::changes).
+        let announcements = tokio::spawn(app::domain::changes::transport::run(
+            self.state.ctx.clone(),
+        ));
         tokio::spawn(warm_up(self.state.clone()));
         let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
@@ -289,6 +294,7 @@ impl Application {
         for w in workers {
             w.abort();
         }
+        announcements.abort();
         tracing::info!("stopped");
         Ok(())
     }
@@ -321,6 +327,14 @@ async fn shutdown_signal() {
 /// `startup_warm_up_seconds`.
 pub async fn warm_up(state: AppState) {
     let started = std::time::Instant::now();
+    // Build only once other processes' changes are heard, so none committed in between is
+    // missed (bounded: without a subscription the caches' time limits still hold).
+    for _ in 0..500 {
+        if state.ctx.changes.is_listening() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     loop {
         match app::domain::campaigns::snapshot::snapshot(&state.ctx).await {
             Ok(snap) => {

@@ -1,20 +1,40 @@
 //! Structured logs. `RUST_LOG` filters (default `info`); `APP_LOG_FORMAT=json` for machines.
 //! Request spans carry the request id; no header, body or query string is logged, so
 //! tokens and signatures never reach the log.
+//!
+//! Lines are written by a thread of their own (`tracing_appender::non_blocking`), so a
+//! request never waits on the terminal or the log collector's pipe; the access log (target
+//! `access`, one line per request at info) would otherwise put a locked write of stdout on
+//! every hot-path request. `RUST_LOG=info,access=off` turns the access log off.
 
+use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::{EnvFilter, fmt, prelude::*};
 
-pub fn init(format: &str) {
+/// Starts logging; keep the guard until the process ends (dropping it flushes the lines
+/// still queued).
+pub fn init(format: &str) -> Option<WorkerGuard> {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,tower_sessions=warn"));
+    // Not lossy: under a flood the request waits for the queue rather than losing an
+    // error line.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .finish(std::io::stdout());
     let registry = tracing_subscriber::registry().with(filter);
     let result = if format == "json" {
         registry
-            .with(fmt::layer().json().with_current_span(true))
+            .with(
+                fmt::layer()
+                    .json()
+                    .with_current_span(true)
+                    .with_writer(writer),
+            )
             .try_init()
     } else {
-        registry.with(fmt::layer().with_target(false)).try_init()
+        registry
+            .with(fmt::layer().with_target(false).with_writer(writer))
+            .try_init()
     };
     // A second init (tests start many applications in one process) is harmless.
-    let _ = result;
+    result.ok().map(|()| guard)
 }

@@ -26,6 +26,7 @@ mod placement_view;
 mod placements;
 mod platform;
 mod postbacks;
+mod processes;
 mod rate_limits;
 mod readiness;
 mod records;

@@ -2,14 +2,16 @@
 //! sessions, bans, a user's completions, static keys, launch links), so an offer list, a
 //! static feed pull or a click redirect runs no query once warm.
 //!
-//! Correctness within the process comes from invalidation, not from the time limit: every
-//! write to a cached row calls [`GuardedCache::invalidate`] (or `clear`) after its commit
-//! and before it answers. A reader notes [`GuardedCache::generation`] before reading the
-//! database and hands it to `insert`, which keeps the value only if no invalidation
-//! happened in between, so a row read before a commit is never cached after it. The time
-//! limit ([`HOT_CACHE_TTL`]) only bounds how long another process's change can go unseen
-//! (docs/operations.md, "Caches and staleness"). Expiry rules read the domain clock on
-//! every use, from the cached row, never from the cache's own timer.
+//! Correctness comes from invalidation, not from the time limit: every write to a cached row
+//! announces it after its commit and before it answers (`domain::changes`), which calls
+//! [`GuardedCache::invalidate`] (or `clear`) here at once and in every other process within
+//! two seconds. A reader notes [`GuardedCache::generation`] before reading the database and
+//! hands it to `insert`, which keeps the value only if no invalidation happened in between,
+//! so a row read before a commit is never cached after it. The time limit
+//! ([`HOT_CACHE_TTL`]) is only the backstop for an announcement that never arrived (its
+//! process died between commit and announcement; docs/operations.md, "Caches and
+//! staleness"). Expiry rules read the domain clock on every use, from the cached row, never
+//! from the cache's own timer.
 //!
 //! A hand-written map rather than a general cache crate: the generation guard above is the
 //! point, and it needs the check and the insert under one lock.
@@ -18,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-/// How long an entry is trusted without being re-read (changes made by another process).
+/// How long an entry is trusted without being re-read (the backstop of `domain::changes`).
 pub const HOT_CACHE_TTL: Duration = Duration::from_secs(10);
 
 struct Inner<V> {

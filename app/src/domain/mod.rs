@@ -7,6 +7,7 @@ pub mod audit;
 pub mod billing;
 pub mod callback_delivery;
 pub mod campaigns;
+pub mod changes;
 pub mod clock;
 pub mod crypto;
 pub mod db;
@@ -89,6 +90,8 @@ pub struct Ctx {
     pub inbox: Arc<delivery::inbox::Inbox>,
     /// Wakes the reward-callback worker when deliveries become due (callback_delivery).
     pub deliveries: Arc<callback_delivery::DueSignal>,
+    /// Announces committed changes to every cache of every process (changes).
+    pub changes: Arc<changes::Changes>,
 }
 
 impl Ctx {

@@ -7,6 +7,7 @@ use sea_orm::{
 };
 
 use super::{CURRENCY, acting_advertiser, ledger};
+use crate::domain::changes::Change;
 use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility};
 use crate::domain::surveys::cost;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
@@ -115,8 +116,7 @@ pub async fn allocate(
         serde_json::json!({"amountMicros": amount}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok((view(row), true))
 }
 

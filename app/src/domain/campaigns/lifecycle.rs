@@ -9,6 +9,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel
 use super::providers::{ProviderKind, kind_of};
 use super::store::SUBJECT;
 use super::{live_config, locked_campaign, spent_for, status_of, tracking, view};
+use crate::domain::changes::Change;
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
@@ -189,8 +190,7 @@ pub async fn transition(
     )
     .await?;
     let v = view(&txn, &m).await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
 }
 
@@ -282,8 +282,7 @@ pub async fn approve(
     )
     .await?;
     let v = view(&txn, &m).await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
 }
 
@@ -330,8 +329,7 @@ pub async fn reject(
     )
     .await?;
     let v = view(&txn, &m).await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
 }
 
@@ -386,8 +384,7 @@ pub async fn verify_mmp(
     )
     .await?;
     let v = view(&txn, &m).await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
 }
 

@@ -5,9 +5,11 @@
 //!
 //! Freshness (docs/decisions.md, "Inventory snapshot"):
 //! - every change that can remove or alter a live offer (a campaign's status, revision or
-//!   budget, a settlement that exhausts a reserve or a cap) calls [`Inventory::changed`]
-//!   after its commit and before its response; the next read sees a newer generation wanted
-//!   than the one it holds and rebuilds first, so a committed removal is never served;
+//!   budget, a settlement that exhausts a reserve or a cap) announces `Change::Offers` after
+//!   its commit and before its response (`domain::changes`), which calls
+//!   [`Inventory::changed`] here at once and in every other process within two seconds; the
+//!   next read sees a newer generation wanted than the one it holds and rebuilds first, so a
+//!   committed removal is never served;
 //! - counters that only move ranking and listing caps (clicks, approved conversions of
 //!   uncapped campaigns) are refreshed in the background when the snapshot is older than
 //!   [`MAX_AGE`], while readers keep the current one;
@@ -35,8 +37,8 @@ use entity::{conversion, sdk_launch};
 /// A snapshot older than this is rebuilt in the background (ranking and listing caps only;
 /// removals rebuild before the next read).
 pub const MAX_AGE: Duration = Duration::from_secs(10);
-/// Campaigns are reloaded in the background this often even without a change here, for
-/// changes committed by another process of the same service.
+/// Campaigns are reloaded in the background this often even without a change announced: the
+/// backstop for an announcement that never arrived (`domain::changes`).
 pub const RELOAD_AGE: Duration = Duration::from_secs(60);
 /// Ranking statistics look at this many days of delivery.
 const STATS_DAYS: i64 = 30;
@@ -363,8 +365,9 @@ impl Default for Inventory {
 }
 
 impl Inventory {
-    /// Call after committing a change to a campaign's status, configuration or budget, or
-    /// a settlement that may have used up its reserve or a cap.
+    /// Marks the snapshot stale (called by `domain::changes`: writers announce
+    /// `Change::Offers` after committing a change to a campaign's status, configuration or
+    /// budget, or a settlement that may have used up its reserve or a cap).
     pub fn changed(&self) {
         self.wanted.fetch_add(1, Ordering::SeqCst);
     }

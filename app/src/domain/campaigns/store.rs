@@ -9,6 +9,7 @@ use sea_orm::{
 };
 
 use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
+use crate::domain::changes::Change;
 use crate::domain::billing::acting_advertiser;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
@@ -228,8 +229,7 @@ pub async fn update(
     check_config(ctx, &txn, &m.advertiser_id, &next, provider_changed).await?;
     if next == current {
         let v = view(&txn, &m).await?;
-        txn.commit().await?;
-        ctx.inventory.changed();
+        ctx.commit_and_announce(txn, [Change::Offers]).await?;
         return Ok(v);
     }
     // Never submitted: the draft revision is rewritten. Otherwise a new revision is kept.
@@ -273,8 +273,7 @@ pub async fn update(
     )
     .await?;
     let v = view(&txn, &m).await?;
-    txn.commit().await?;
-    ctx.inventory.changed();
+    ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
 }
 

@@ -28,6 +28,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Se
 use tokio::sync::Notify;
 
 use super::settlement::{self, Applied, Reported};
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::CallbackReceipt;
@@ -366,7 +367,7 @@ async fn settle_campaign(
     txn.commit().await?;
     ctx.deliveries.announce();
     for user in users {
-        ctx.hot.completions.invalidate(&user);
+        ctx.announce([Change::Completions(user)]);
     }
     if let Ok(mut failures) = ctx.inbox.failures.lock() {
         for report in reports {

@@ -6,6 +6,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::SESSION_TTL;
+use crate::domain::changes::Change;
 use crate::domain::publisher::{slots, user_bans};
 use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
@@ -369,8 +370,8 @@ pub async fn refresh(
         return Err(AppError::conflict("the session changed; retry the refresh")
             .with_code("session_already_refreshed"));
     }
-    txn.commit().await?;
-    ctx.hot.sessions.invalidate(&old.token_hash);
+    ctx.commit_and_announce(txn, [Change::Session(old.token_hash.clone())])
+        .await?;
     view(ctx, &next, Some(token)).await
 }
 
@@ -388,7 +389,7 @@ pub async fn revoke(ctx: &Ctx, token: &str, path_id: &str, key: &str) -> Result<
     am.revoked_at = Set(Some(now));
     am.revoke_key = Set(Some(key.to_owned()));
     am.update(&ctx.db).await?;
-    ctx.hot.sessions.invalidate(&hash);
+    ctx.announce([Change::Session(hash)]);
     Ok(())
 }
 

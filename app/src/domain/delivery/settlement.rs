@@ -19,6 +19,7 @@ use sea_orm::{
 
 use super::offers::caps_reached;
 use super::{inbox, publisher_share};
+use crate::domain::changes::Change;
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
@@ -160,7 +161,7 @@ async fn settle_now(
     ctx.deliveries.announce();
     if let Some(user) = settled.user {
         // The user's completions changed: offer lists must not hide or show by the old ones.
-        ctx.hot.completions.invalidate(&user);
+        ctx.announce([Change::Completions(user)]);
     }
     after_settlement(ctx, now, campaign, &settled.outcome, reserve_left).await?;
     Ok(CallbackReceipt {
@@ -267,7 +268,7 @@ pub(super) async fn after_settlement(
         _ => false,
     };
     if exhausted {
-        ctx.inventory.changed();
+        ctx.announce([Change::Offers]);
     }
     Ok(())
 }

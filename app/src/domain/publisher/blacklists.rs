@@ -5,6 +5,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_placement;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher_ops::*;
@@ -89,8 +90,7 @@ pub async fn create(
         serde_json::json!({"kind": row.kind, "value": row.value}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(view(&row))
 }
 
@@ -142,8 +142,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
         serde_json::json!({"kind": row.kind, "value": row.value}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(())
 }
 

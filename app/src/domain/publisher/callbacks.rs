@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 use super::owned_placement;
+use crate::domain::changes::Change;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
 use crate::domain::callback_delivery::outbox;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
@@ -220,8 +221,7 @@ async fn configure_once(
     )
     .await?;
     let ks = keys(&txn, &p.id).await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     crate::domain::callback_delivery::announce(ctx).await;
     settings_of(&p, &ks, secret)
 }
@@ -276,8 +276,7 @@ async fn rotate_once(
         json!({"keyId": key_id}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(CallbackKeyIssued { key_id, secret })
 }
 
@@ -316,8 +315,7 @@ pub async fn promote(
         json!({"keyId": key_id}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(CallbackKeyRef { key_id })
 }
 

@@ -1,10 +1,12 @@
 //! What delivery reads about a placement on every request (the placement, its slots and
 //! its owner's blacklists), kept in memory so the hot paths do not query it each time.
 //!
-//! Every write to placements, slots, blacklists, reviews and callback settings calls
-//! [`DeliveryConfigs::changed`] after its commit and before it answers; an entry is used
-//! only while no change has happened since it was read, so a committed change is never
-//! served stale (the same generation rule as the inventory snapshot).
+//! Every write to placements, slots, blacklists, reviews and callback settings announces
+//! `Change::DeliveryConfig` after its commit and before it answers (`domain::changes`),
+//! which calls [`DeliveryConfigs::changed`] here at once and in every other process within
+//! two seconds; an entry is used only while no change has happened since it was read, so a
+//! committed change is never served stale (the same generation rule as the inventory
+//! snapshot).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,7 +47,7 @@ pub struct DeliveryConfigs {
 }
 
 impl DeliveryConfigs {
-    /// Call after committing any change to a placement, slot, blacklist or review.
+    /// Marks every entry stale (called by `domain::changes`; writers announce instead).
     pub fn changed(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
     }

@@ -3,6 +3,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::{owned_placement, slots};
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::*;
@@ -100,8 +101,7 @@ pub async fn create(
         serde_json::json!({"type": kind.as_str()}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(view(ctx, &row, &[], None))
 }
 
@@ -270,8 +270,7 @@ pub async fn patch(
         serde_json::json!({}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     get(ctx, actor, id).await
 }
 
@@ -302,8 +301,7 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
         serde_json::json!({}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     get(ctx, actor, id).await
 }
 
@@ -354,8 +352,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
         serde_json::json!({}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(())
 }
 

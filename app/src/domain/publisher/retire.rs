@@ -9,6 +9,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::callbacks::{CURRENT, NEXT, RETIRED};
 use super::owned_placement;
+use crate::domain::changes::Change;
 use crate::domain::callback_delivery::outbox;
 use crate::domain::{Ctx, Principal, audit, db};
 use crate::error::AppError;
@@ -59,9 +60,8 @@ pub async fn archive_slot(
         serde_json::json!({"placementId": p.id}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
-    ctx.hot.static_keys.clear();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig, Change::StaticKeys])
+        .await?;
     Ok(())
 }
 
@@ -105,8 +105,7 @@ pub async fn remove_callback(
         serde_json::json!({"waiting": waiting}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(CallbackRemoved {
         placement_id: id,
         waiting,

@@ -3,6 +3,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
 use super::{placements, slots};
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit};
 use crate::error::AppError;
 use crate::model::publisher::*;
@@ -62,8 +63,7 @@ pub async fn review(
         serde_json::json!({"decision": req.decision.as_str(), "note": note}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     placements::get(ctx, actor, id).await
 }
 
@@ -95,8 +95,7 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
         )
         .await?;
     }
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     placements::get(ctx, actor, id).await
 }
 

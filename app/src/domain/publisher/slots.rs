@@ -5,6 +5,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use serde_json::{Value, json};
 
 use super::{owned_placement, owned_slot};
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::*;
@@ -362,8 +363,7 @@ pub async fn create(
         json!({"type": kind.as_str()}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(view(&row, &p))
 }
 
@@ -440,8 +440,7 @@ pub async fn patch(
         json!({"version": version}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(view(&row, &p))
 }
 
@@ -492,8 +491,7 @@ pub async fn set_state(
         json!({"from": from.as_str(), "to": to.as_str()}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.delivery_configs.changed();
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
     Ok(view(&row, &p))
 }
 

@@ -6,6 +6,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::owned_slot;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::*;
@@ -92,9 +93,8 @@ async fn issue_once(
         serde_json::json!({"staticKeyId": id, "reason": reason}),
     )
     .await?;
-    txn.commit().await?;
     // The slot's earlier keys were deactivated: no cached copy may still open the feed.
-    ctx.hot.static_keys.clear();
+    ctx.commit_and_announce(txn, [Change::StaticKeys]).await?;
     Ok(StaticKeyIssued {
         static_key_id: id,
         token,

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::owned_placement;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher_ops::*;
@@ -67,11 +68,8 @@ pub async fn create(
         serde_json::json!({"placementId": p.id}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.hot.bans.invalidate(&crate::domain::hot_cache::user_key(
-        &row.placement_id,
-        &row.external_user_id,
-    ));
+    let key = crate::domain::hot_cache::user_key(&row.placement_id, &row.external_user_id);
+    ctx.commit_and_announce(txn, [Change::Ban(key)]).await?;
     Ok(view(&row, now))
 }
 
@@ -180,11 +178,8 @@ pub async fn patch(
         serde_json::json!({"status": row.status}),
     )
     .await?;
-    txn.commit().await?;
-    ctx.hot.bans.invalidate(&crate::domain::hot_cache::user_key(
-        &row.placement_id,
-        &row.external_user_id,
-    ));
+    let key = crate::domain::hot_cache::user_key(&row.placement_id, &row.external_user_id);
+    ctx.commit_and_announce(txn, [Change::Ban(key)]).await?;
     Ok(view(&row, now))
 }
 

@@ -1,0 +1,196 @@
+//! How a committed change reaches every cache of every process: the one place that
+//! announces a change and the one place that hears other processes' announcements.
+//!
+//! A write commits, then calls [`Ctx::announce`] (or [`Ctx::commit_and_announce`]) with what
+//! it changed. The change is applied to this process's caches at once, before the write
+//! answers, so the very next request here sees it; and it is handed to the publisher
+//! ([`transport`]), which sends it to the other processes on the same database:
+//! PostgreSQL `NOTIFY cache_changes`, heard by every process's `LISTEN`; on SQLite a
+//! version row every process polls each second. The bound, documented in
+//! docs/operations.md ("Caches and staleness"), is **2 seconds** after the commit.
+//!
+//! What cannot arrive is covered without trusting it: a listener that lost its connection
+//! drops every cache when it is back (notifications sent meanwhile are lost), and the time
+//! limits of the caches themselves (10 s for the per-user caches, 60 s for a full inventory
+//! reload) bound a process that died between its commit and its announcement.
+
+pub mod transport;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use sea_orm::DatabaseTransaction;
+use tokio::sync::mpsc;
+
+use super::Ctx;
+use crate::error::AppError;
+
+/// Changes waiting for the publisher at most; beyond it the next announcement says
+/// "everything" instead (memory stays bounded; correctness does not depend on the list).
+const QUEUE: usize = 8192;
+
+/// What a committed write changed, as the caches know it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// A campaign's status, configuration, budget, or a settlement that used up a reserve
+    /// or a cap: the live offer inventory.
+    Offers,
+    /// A placement, slot, blacklist, review or callback setting: delivery configuration.
+    DeliveryConfig,
+    /// One SDK session, by token hash (refreshed or revoked).
+    Session(String),
+    /// One user's bans on a placement, by `placement|user`.
+    Ban(String),
+    /// One user's counted conversions on a placement, by `placement|user`.
+    Completions(String),
+    /// Static feed keys (a key issued replaces the slot's others).
+    StaticKeys,
+    /// Everything (announcements may have been missed).
+    Everything,
+}
+
+impl Change {
+    /// The change as sent to other processes.
+    pub fn encode(&self) -> String {
+        match self {
+            Change::Offers => "offers".to_owned(),
+            Change::DeliveryConfig => "config".to_owned(),
+            Change::StaticKeys => "static-keys".to_owned(),
+            Change::Everything => "everything".to_owned(),
+            Change::Session(k) => format!("session:{k}"),
+            Change::Ban(k) => format!("ban:{k}"),
+            Change::Completions(k) => format!("completions:{k}"),
+        }
+    }
+
+    /// A change another process sent; anything unknown (a newer version's change) is taken
+    /// as everything, which is always safe.
+    pub fn decode(s: &str) -> Change {
+        match s.split_once(':') {
+            None => match s {
+                "offers" => Change::Offers,
+                "config" => Change::DeliveryConfig,
+                "static-keys" => Change::StaticKeys,
+                _ => Change::Everything,
+            },
+            Some(("session", k)) => Change::Session(k.to_owned()),
+            Some(("ban", k)) => Change::Ban(k.to_owned()),
+            Some(("completions", k)) => Change::Completions(k.to_owned()),
+            Some(_) => Change::Everything,
+        }
+    }
+}
+
+/// This process's end of the announcements.
+pub struct Changes {
+    /// Tells this process's announcements from others' (PostgreSQL echoes them back).
+    origin: String,
+    outgoing: mpsc::Sender<Change>,
+    /// Taken by the publisher when it starts (a CLI command never starts one).
+    incoming: Mutex<Option<mpsc::Receiver<Change>>>,
+    overflowed: AtomicBool,
+    /// Whether the first subscription to other processes' changes is in place (start-up
+    /// builds the caches only after it, so nothing committed in between is missed).
+    listening: AtomicBool,
+    /// SQLite: steps of the version row made by this process.
+    own_steps: AtomicU64,
+    /// Changes applied that another process announced.
+    heard: AtomicU64,
+}
+
+impl Default for Changes {
+    fn default() -> Self {
+        let (outgoing, incoming) = mpsc::channel(QUEUE);
+        Changes {
+            origin: crate::domain::ids::new_id("proc"),
+            outgoing,
+            incoming: Mutex::new(Some(incoming)),
+            overflowed: AtomicBool::new(false),
+            listening: AtomicBool::new(false),
+            own_steps: AtomicU64::new(0),
+            heard: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Changes {
+    fn publish(&self, change: Change) {
+        if self.outgoing.try_send(change).is_err() {
+            self.overflowed.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether the subscription to other processes' changes is in place.
+    pub fn is_listening(&self) -> bool {
+        self.listening.load(Ordering::Acquire)
+    }
+
+    /// How many changes from other processes were applied (metrics and tests).
+    pub fn heard(&self) -> u64 {
+        self.heard.load(Ordering::Relaxed)
+    }
+}
+
+impl Ctx {
+    /// Call after committing a write, before answering: this process's caches drop what
+    /// changed at once, other processes' within the bound of this module.
+    pub fn announce(&self, changes: impl IntoIterator<Item = Change>) {
+        for change in changes {
+            apply(self, &change);
+            self.changes.publish(change);
+        }
+    }
+
+    /// Commits `txn`, then announces `changes` (nothing is announced when the commit fails).
+    pub async fn commit_and_announce(
+        &self,
+        txn: DatabaseTransaction,
+        changes: impl IntoIterator<Item = Change>,
+    ) -> Result<(), AppError> {
+        txn.commit().await?;
+        self.announce(changes);
+        Ok(())
+    }
+}
+
+/// Drops what `change` made stale from this process's caches.
+pub fn apply(ctx: &Ctx, change: &Change) {
+    match change {
+        Change::Offers => ctx.inventory.changed(),
+        Change::DeliveryConfig => ctx.delivery_configs.changed(),
+        Change::Session(hash) => ctx.hot.sessions.invalidate(hash),
+        Change::Ban(key) => ctx.hot.bans.invalidate(key),
+        Change::Completions(key) => ctx.hot.completions.invalidate(key),
+        Change::StaticKeys => ctx.hot.static_keys.clear(),
+        Change::Everything => {
+            ctx.inventory.changed();
+            ctx.delivery_configs.changed();
+            ctx.hot.sessions.clear();
+            ctx.hot.bans.clear();
+            ctx.hot.completions.clear();
+            ctx.hot.static_keys.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Change;
+
+    #[test]
+    fn changes_travel_as_text_and_unknown_ones_mean_everything() {
+        for c in [
+            Change::Offers,
+            Change::DeliveryConfig,
+            Change::StaticKeys,
+            Change::Everything,
+            Change::Session("abc".into()),
+            Change::Ban("pl_1|user:with:colons".into()),
+            Change::Completions("pl_1|u".into()),
+        ] {
+            assert_eq!(Change::decode(&c.encode()), c);
+        }
+        assert_eq!(Change::decode("surveys"), Change::Everything);
+        assert_eq!(Change::decode("quota:1"), Change::Everything);
+    }
+}

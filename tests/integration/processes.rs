@@ -1,0 +1,299 @@
+//! Several `server` processes on one database see one truth: a change committed through
+//! process A (the in-test application) stops listing and launching on process B (the real
+//! binary, warmed before the change) within the 2-second bound of `app::domain::changes`.
+//! Without the announcements B would keep serving its caches for 10 to 60 seconds.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::{Backend, TestApp, each_backend, error_code};
+
+use crate::campaigns::{campaign_body, transition};
+use crate::delivery::{Publisher, USD, live_campaign, publisher, session_body, static_slot};
+
+each_backend!(
+    a_blacklist_reaches_the_other_process,
+    a_disabled_slot_reaches_the_other_process,
+    a_paused_campaign_reaches_the_other_process,
+    a_rotated_static_key_reaches_the_other_process,
+    a_ban_reaches_the_other_process,
+);
+
+/// The bound of `app::domain::changes`.
+const BOUND: Duration = Duration::from_secs(2);
+
+/// Process B: the real binary on A's database, ready (its inventory built).
+struct ProcessB {
+    _child: tokio::process::Child,
+    base: String,
+    _data: tempfile::TempDir,
+}
+
+async fn start_b(app: &TestApp) -> ProcessB {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let data = tempfile::tempdir().expect("data dir");
+    let child = tokio::process::Command::new(crate::callbacks::server_binary())
+        .arg("serve")
+        .env("APP_DATABASE_URL", &app.database_url)
+        .env("APP_BIND", format!("127.0.0.1:{port}"))
+        .env("APP_BASE_URL", &base)
+        .env("APP_SECRET_KEY", "5e".repeat(32))
+        .env("APP_DATA_DIR", data.path())
+        .env("APP_RUN_WORKERS", "false")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server binary (scripts/test.sh builds it first)");
+    for _ in 0..400 {
+        if app
+            .client
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return ProcessB {
+                _child: child,
+                base,
+                _data: data,
+            };
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("process B did not become ready");
+}
+
+impl ProcessB {
+    async fn send(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+        let res = req.send().await.expect("sent to B");
+        let status = res.status();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn session(&self, app: &TestApp, p: &Publisher, user: &str) -> String {
+        let req = app
+            .client
+            .post(format!("{}/sdk/v2/sessions", self.base))
+            .json(&session_body(p, user));
+        let (s, b) = Self::send(req).await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        b["token"].as_str().expect("token").to_owned()
+    }
+
+    async fn offers(&self, app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
+        let req = app
+            .client
+            .get(format!("{}/sdk/v2/ad-slots/{}/offers", self.base, p.slot))
+            .bearer_auth(token);
+        Self::send(req).await
+    }
+
+    /// An impression then a launch of `offer`: the launch's status and body.
+    async fn launch(&self, app: &TestApp, token: &str, offer: &str) -> (StatusCode, Value) {
+        let key = uuid::Uuid::new_v4().simple().to_string();
+        let req = app
+            .client
+            .post(format!("{}/sdk/v2/offers/{offer}/impressions", self.base))
+            .bearer_auth(token)
+            .header("Idempotency-Key", format!("imp-{key}"))
+            .json(&json!({}));
+        let (s, imp) = Self::send(req).await;
+        if s != StatusCode::CREATED {
+            return (s, imp);
+        }
+        let req = app
+            .client
+            .post(format!("{}/sdk/v2/offers/{offer}/launch", self.base))
+            .bearer_auth(token)
+            .header("Idempotency-Key", format!("launch-{key}"))
+            .json(&json!({"impressionId": imp["impressionId"]}));
+        Self::send(req).await
+    }
+}
+
+fn lists(body: &Value, campaign: &str) -> bool {
+    body["items"]
+        .as_array()
+        .is_some_and(|i| i.iter().any(|o| o["campaignId"] == campaign))
+}
+
+/// Polls `check` until it holds; fails when that took longer than the bound.
+async fn within_bound<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = Instant::now();
+    while started.elapsed() <= BOUND {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what}: process B still served the old state {BOUND:?} after the commit on A");
+}
+
+/// A's clock at the real time (B runs on the real clock), a publisher, a live campaign
+/// listed on a warm process B, and a session of `user` on B.
+struct World {
+    app: TestApp,
+    p: Publisher,
+    game: String,
+    adv: String,
+    b: ProcessB,
+    token: String,
+}
+
+async fn world(backend: Backend, user: &str) -> World {
+    let app = TestApp::spawn(backend).await;
+    app.clock.set(chrono::Utc::now());
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let b = start_b(&app).await;
+    let token = b.session(&app, &p, user).await;
+    let (s, list) = b.offers(&app, &p, &token).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(lists(&list, &game), "B lists the campaign first: {list}");
+    World {
+        app,
+        p,
+        game,
+        adv,
+        b,
+        token,
+    }
+}
+
+async fn a_blacklist_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "player").await;
+    let (s, r) = w
+        .app
+        .post(
+            "/publisher/v2/blacklists",
+            Some(&w.p.token),
+            &json!({"kind": "CAMPAIGN", "value": w.game, "reason": "brand safety"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    within_bound("blacklist", || async {
+        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
+        s == StatusCode::OK && !lists(&list, &w.game)
+    })
+    .await;
+    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
+    assert!(s.is_client_error(), "a blacklisted offer does not launch: {s} {e}");
+}
+
+async fn a_disabled_slot_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "player").await;
+    let (s, r) = w
+        .app
+        .post(
+            &format!(
+                "/publisher/v2/placements/{}/ad-slots/{}/disable",
+                w.p.placement, w.p.slot
+            ),
+            Some(&w.p.token),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["state"], "DISABLED", "{r}");
+    within_bound("slot disabled", || async {
+        w.b.offers(&w.app, &w.p, &w.token).await.0 != StatusCode::OK
+    })
+    .await;
+    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
+    assert!(s.is_client_error(), "a disabled slot does not launch: {s} {e}");
+}
+
+async fn a_paused_campaign_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "player").await;
+    let (s, c) = transition(&w.app, &w.adv, &w.game, "PAUSED").await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    within_bound("campaign paused", || async {
+        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
+        s == StatusCode::OK && !lists(&list, &w.game)
+    })
+    .await;
+    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
+    assert!(s.is_client_error(), "a paused campaign does not launch: {s} {e}");
+}
+
+async fn a_rotated_static_key_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "player").await;
+    let slot = static_slot(&w.app, &w.p).await;
+    let issue = || async {
+        let expires = (w.app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
+        let (s, key) = w
+            .app
+            .post(
+                &format!(
+                    "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
+                    w.p.placement
+                ),
+                Some(&w.p.token),
+                &json!({"expiresAt": expires, "reason": "server pull"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{key}");
+        key["token"].as_str().expect("token").to_owned()
+    };
+    let pull = |key: String| {
+        w.app
+            .client
+            .get(format!(
+                "{}/publisher/v2/ad-slots/{slot}/static-offers",
+                w.b.base
+            ))
+            .header("X-Service-Static-Key", key)
+            .send()
+    };
+    let first = issue().await;
+    // B learns of the new slot within the bound too; then its key cache holds the first key.
+    within_bound("new static slot", || async {
+        pull(first.clone())
+            .await
+            .is_ok_and(|r| r.status() == StatusCode::OK)
+    })
+    .await;
+    let second = issue().await;
+    within_bound("static key rotated", || async {
+        pull(first.clone())
+            .await
+            .is_ok_and(|r| r.status() == StatusCode::UNAUTHORIZED)
+    })
+    .await;
+    assert_eq!(pull(second).await.expect("sent").status(), StatusCode::OK);
+}
+
+async fn a_ban_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "cheater").await;
+    let (s, ban) = w
+        .app
+        .post(
+            "/publisher/v2/user-bans",
+            Some(&w.p.token),
+            &json!({"placementId": w.p.placement, "externalUserId": "cheater", "reason": "reward fraud"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{ban}");
+    within_bound("user banned", || async {
+        let (s, e) = w.b.offers(&w.app, &w.p, &w.token).await;
+        s == StatusCode::FORBIDDEN && error_code(&e) == "user_banned"
+    })
+    .await;
+    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    assert_eq!(error_code(&e), "user_banned");
+}
