@@ -40,6 +40,12 @@ if [ "${1:-}" = "--test" ]; then
     apt-get update -qq
     apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+  if ! command -v nginx >/dev/null 2>&1; then
+    log "installing Debian's nginx for the cluster drill (scripts/cluster.sh)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq nginx-light >/dev/null
+  fi
   if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
     log "installing openapi-spec-validator (PyPI) for the OpenAPI check"
     python3 -m pip install --quiet openapi-spec-validator 2>/dev/null \

@@ -28,6 +28,8 @@ python3 scripts/check-openapi.py "${CARGO_TARGET_DIR:-target}/debug/server"
 BIN="${CARGO_TARGET_DIR:-target}/debug/server"
 echo "[test] generated Python client (openapi-python-client): builds, signs in, reads"
 scripts/check-client.sh "$BIN"
+echo "[test] cluster drill (docs/deployment.md: two processes behind nginx, one killed, the database cut for 5 s)"
+SERVER_BIN="$BIN" scripts/cluster.sh test | tee target/cluster.log
 echo "[test] API fuzzing (schemathesis: dashboard roles and every integration surface with its own credentials, no 5xx, no 429; SQLite and PostgreSQL)"
 scripts/fuzz-api.sh "$BIN"
 

@@ -58,7 +58,7 @@ impl MigratorTrait for Migrator {
 }
 
 /// A plain index: name, table and columns.
-pub(crate) type PlainIndex = (&'static str, &'static str, &'static [&'static str]);
+pub type PlainIndex = (&'static str, &'static str, &'static [&'static str]);
 
 /// Creates plain (non-unique) indexes.
 pub(crate) async fn create_indexes(
@@ -86,6 +86,46 @@ pub(crate) async fn drop_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> 
                 .to_owned(),
         )
         .await?;
+    }
+    Ok(())
+}
+
+/// Creates plain indexes on tables that may already be large, without blocking writes: on
+/// PostgreSQL `CREATE INDEX CONCURRENTLY IF NOT EXISTS` (the table stays writable while the
+/// index builds), elsewhere a plain `CREATE INDEX IF NOT EXISTS`.
+///
+/// The rule for new indexes on tables that grow with traffic (conversions, clicks,
+/// impressions, sessions, deliveries, survey entries, ledger lines): put them in a migration
+/// of their own whose `use_transaction` answers `Some(false)` (PostgreSQL refuses
+/// `CONCURRENTLY` inside a transaction) and create them with this. A build that failed half
+/// way leaves an invalid index, which `IF NOT EXISTS` would keep: it is dropped first.
+pub async fn create_indexes_concurrently(
+    m: &SchemaManager<'_>,
+    list: &[PlainIndex],
+) -> Result<(), DbErr> {
+    let db = m.get_connection();
+    for (name, table, cols) in list {
+        let cols = cols
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if m.get_database_backend() == sea_orm_migration::sea_orm::DbBackend::Postgres {
+            db.execute_unprepared(&format!(
+                "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+                 WHERE c.relname = '{name}' AND NOT i.indisvalid) THEN EXECUTE 'DROP INDEX \"{name}\"'; END IF; END $$"
+            ))
+            .await?;
+            db.execute_unprepared(&format!(
+                "CREATE INDEX CONCURRENTLY IF NOT EXISTS \"{name}\" ON \"{table}\" ({cols})"
+            ))
+            .await?;
+        } else {
+            db.execute_unprepared(&format!(
+                "CREATE INDEX IF NOT EXISTS \"{name}\" ON \"{table}\" ({cols})"
+            ))
+            .await?;
+        }
     }
     Ok(())
 }

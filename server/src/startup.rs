@@ -268,6 +268,11 @@ impl Application {
         let announcements = tokio::spawn(app::domain::changes::transport::run(
             self.state.ctx.clone(),
         ));
+        // Rebuilds of the inventory run beside the requests, never in front of them.
+        let rebuilds = tokio::spawn(self.state.ctx.inventory.clone().drive(
+            self.state.ctx.db.clone(),
+            self.state.ctx.clock.clone(),
+        ));
         tokio::spawn(warm_up(self.state.clone()));
         let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
@@ -295,6 +300,7 @@ impl Application {
             w.abort();
         }
         announcements.abort();
+        rebuilds.abort();
         tracing::info!("stopped");
         Ok(())
     }
@@ -338,10 +344,23 @@ pub async fn warm_up(state: AppState) {
     loop {
         match app::domain::campaigns::snapshot::snapshot(&state.ctx).await {
             Ok(snap) => {
+                let inventory_ms = started.elapsed().as_millis();
+                let configs = std::time::Instant::now();
+                // Placements' delivery configuration too (the most recently released 500):
+                // best effort, a failure only leaves them to load on first use.
+                match state.ctx.delivery_configs.warm(&state.ctx.db, 500).await {
+                    Ok(n) => tracing::info!(
+                        placements = n,
+                        ms = u64::try_from(configs.elapsed().as_millis()).unwrap_or(u64::MAX),
+                        "delivery configuration loaded"
+                    ),
+                    Err(e) => tracing::warn!(error = %e.message, "loading delivery configuration failed"),
+                }
                 let seconds = started.elapsed().as_secs_f64();
                 metrics::gauge!("startup_warm_up_seconds").set(seconds);
                 tracing::info!(
                     offers = snap.len(),
+                    inventory_ms = u64::try_from(inventory_ms).unwrap_or(u64::MAX),
                     ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                     "inventory built; ready"
                 );

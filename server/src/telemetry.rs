@@ -31,8 +31,16 @@ pub fn init(format: &str) -> Option<WorkerGuard> {
             )
             .try_init()
     } else {
+        // Colours only for a person at a terminal: escape codes cost formatting time on
+        // every access line and clutter a collector's records.
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
         registry
-            .with(fmt::layer().with_target(false).with_writer(writer))
+            .with(
+                fmt::layer()
+                    .with_target(false)
+                    .with_ansi(ansi)
+                    .with_writer(writer),
+            )
             .try_init()
     };
     // A second init (tests start many applications in one process) is harmless.

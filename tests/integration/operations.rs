@@ -1,9 +1,10 @@
-//! Blacklists, user bans and support cases in the publisher console.
+//! Blacklists, user bans and support cases in the publisher console; migrations and indexes
+//! on a shared database.
 
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::json;
-use tests::{TestApp, both_backends, error_code};
+use tests::{TestApp, both_backends, each_backend, error_code};
 
 both_backends!(
     blacklist_entries,
@@ -346,4 +347,50 @@ async fn processes_starting_together_migrate_once() {
             .await;
     })
     .await
+}
+
+each_backend!(large_table_indexes_build_without_a_lock);
+
+/// `migration::create_indexes_concurrently` builds an index (on PostgreSQL with
+/// `CONCURRENTLY`, outside a transaction), is idempotent, and replaces an index a failed
+/// concurrent build left invalid.
+async fn large_table_indexes_build_without_a_lock(backend: tests::Backend) {
+    use sea_orm::ConnectionTrait;
+    use sea_orm_migration::SchemaManager;
+    let app = TestApp::spawn(backend).await;
+    let db = &app.state.ctx.db;
+    db.execute_unprepared("CREATE TABLE big_rows (id INTEGER PRIMARY KEY, owner VARCHAR(40), at BIGINT)")
+        .await
+        .expect("table");
+    db.execute_unprepared(
+        "INSERT INTO big_rows (id, owner, at) VALUES (1, 'a', 10), (2, 'b', 20), (3, 'a', 30)",
+    )
+    .await
+    .expect("rows");
+    let list: &[migration::PlainIndex] = &[("idx_big_rows_owner_at", "big_rows", &["owner", "at"])];
+    let m = SchemaManager::new(db);
+    migration::create_indexes_concurrently(&m, list).await.expect("first build");
+    migration::create_indexes_concurrently(&m, list).await.expect("second build is a no-op");
+    assert!(
+        m.has_index("big_rows", "idx_big_rows_owner_at").await.expect("has_index"),
+        "the index exists"
+    );
+    if backend == tests::Backend::Postgres {
+        // What a concurrent build interrupted half way leaves behind: an invalid index.
+        db.execute_unprepared(
+            "UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'idx_big_rows_owner_at'::regclass",
+        )
+        .await
+        .expect("mark invalid");
+        migration::create_indexes_concurrently(&m, list).await.expect("rebuild");
+        let valid = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                "SELECT i.indisvalid AS ok FROM pg_index i WHERE i.indexrelid = 'idx_big_rows_owner_at'::regclass",
+            ))
+            .await
+            .expect("query")
+            .and_then(|r| r.try_get::<bool>("", "ok").ok());
+        assert_eq!(valid, Some(true), "the invalid index was rebuilt");
+    }
 }

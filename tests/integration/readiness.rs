@@ -1,6 +1,7 @@
 //! Ready means ready (issue 30, in part): a restarted process answers `/readyz` 200 only
 //! once its offer inventory holds the live campaigns, so a load balancer never sends the
-//! first users to a process that would make them wait for the build.
+//! first users to a process that would make them wait for the build; and a later rebuild
+//! never makes a request wait either.
 
 use std::sync::Arc;
 
@@ -10,10 +11,13 @@ use server::config::Settings;
 use server::startup::Application;
 use tests::{TestApp, both_backends};
 
-use crate::campaigns::campaign_body;
-use crate::delivery::{USD, live_campaign};
+use crate::campaigns::{campaign_body, transition};
+use crate::delivery::{USD, live_campaign, publisher, session};
 
-both_backends!(a_restarted_process_is_ready_only_with_its_inventory);
+both_backends!(
+    a_restarted_process_is_ready_only_with_its_inventory,
+    requests_during_a_rebuild_are_answered_from_the_previous_snapshot,
+);
 
 async fn a_restarted_process_is_ready_only_with_its_inventory(app: TestApp) {
     let admin = app.admin_token().await;
@@ -72,4 +76,47 @@ async fn a_restarted_process_is_ready_only_with_its_inventory(app: TestApp) {
         state.ctx.inventory.peek().get(&campaign).is_some(),
         "ready means the live campaign is in the inventory"
     );
+}
+
+/// A rebuild (here held for as long as the test likes, as a slow one would take) never
+/// makes a reader wait: the offer list answers from the snapshot in place, and the change
+/// is served once the new snapshot is swapped in. A writer's own answer waits for it.
+async fn requests_during_a_rebuild_are_answered_from_the_previous_snapshot(app: TestApp) {
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(500 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (campaign, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "player").await;
+    let path = format!("/sdk/v2/ad-slots/{}/offers", p.slot);
+    let lists = |v: &serde_json::Value| {
+        v["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|o| o["campaignId"] == campaign.as_str()))
+    };
+    let (s, list) = app.get(&path, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(lists(&list), "{list}");
+
+    let inventory = app.state.ctx.inventory.clone();
+    let held = inventory.hold_builds().await;
+    // A change announced by another process (the listener calls this).
+    inventory.changed();
+    let started = std::time::Instant::now();
+    let (s, list) = app.get(&path, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(lists(&list), "answered from the snapshot in place: {list}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "the request did not wait for the rebuild ({:?})",
+        started.elapsed()
+    );
+    drop(held);
+
+    // A writer answers only once the snapshot reflects its change.
+    let (s, c) = transition(&app, &adv, &campaign, "PAUSED").await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let (s, list) = app.get(&path, Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(!lists(&list), "the paused campaign is gone at once: {list}");
 }

@@ -7,9 +7,12 @@
 //! - every change that can remove or alter a live offer (a campaign's status, revision or
 //!   budget, a settlement that exhausts a reserve or a cap) announces `Change::Offers` after
 //!   its commit and before its response (`domain::changes`), which calls
-//!   [`Inventory::changed`] here at once and in every other process within two seconds; the
-//!   next read sees a newer generation wanted than the one it holds and rebuilds first, so a
-//!   committed removal is never served;
+//!   [`Inventory::changed`] here at once and in every other process within two seconds. In
+//!   a server process the rebuild runs beside the requests ([`Inventory::drive`]): readers
+//!   answer from the snapshot in place until the new one is swapped in, and the writer's
+//!   own answer waits for it ([`Inventory::caught_up`]), so a request that starts after the
+//!   write answered never sees the removed offer. Without a driver (CLI commands) the next
+//!   read rebuilds first;
 //! - counters that only move ranking and listing caps (clicks, approved conversions of
 //!   uncapped campaigns) are refreshed in the background when the snapshot is older than
 //!   [`MAX_AGE`], while readers keep the current one;
@@ -350,6 +353,13 @@ pub struct Inventory {
     versions: AtomicU64,
     building: tokio::sync::Mutex<()>,
     refreshing: Arc<AtomicBool>,
+    /// Set once this process's rebuild driver runs ([`Inventory::drive`]): after the first
+    /// build, readers answer from the snapshot they find and never wait for a rebuild.
+    background: AtomicBool,
+    /// Wakes the driver when a change is announced.
+    kick: tokio::sync::Notify,
+    /// The generation of the snapshot in place (writers wait on it, [`Inventory::caught_up`]).
+    built: tokio::sync::watch::Sender<u64>,
 }
 
 impl Default for Inventory {
@@ -360,6 +370,9 @@ impl Default for Inventory {
             versions: AtomicU64::new(0),
             building: tokio::sync::Mutex::new(()),
             refreshing: Arc::new(AtomicBool::new(false)),
+            background: AtomicBool::new(false),
+            kick: tokio::sync::Notify::new(),
+            built: tokio::sync::watch::Sender::new(0),
         }
     }
 }
@@ -370,6 +383,69 @@ impl Inventory {
     /// budget, or a settlement that may have used up its reserve or a cap).
     pub fn changed(&self) {
         self.wanted.fetch_add(1, Ordering::SeqCst);
+        self.kick.notify_one();
+    }
+
+    /// Swaps in a new snapshot and tells the writers waiting for it.
+    fn put(&self, fresh: Arc<Snapshot>) {
+        let generation = fresh.generation;
+        self.current.store(fresh);
+        self.built.send_replace(generation);
+    }
+
+    /// Rebuilds whenever a change is announced, for as long as the process runs, so that
+    /// readers never wait for a rebuild (issue 30): they answer from the previous snapshot
+    /// until the new one is swapped in. Writers that removed or altered an offer wait for it
+    /// ([`Inventory::caught_up`]) before they answer, so a request that starts after a write
+    /// answered still never sees the old offer; another process's change arrives within the
+    /// bound of `domain::changes`.
+    pub async fn drive(
+        self: Arc<Self>,
+        db: sea_orm::DatabaseConnection,
+        clock: Arc<dyn crate::domain::Clock>,
+    ) {
+        self.background.store(true, Ordering::Release);
+        loop {
+            let kicked = self.kick.notified();
+            let snap = self.current.load_full();
+            // Before the first build (start-up builds it), and when nothing changed, wait.
+            if snap.generation == 0 || snap.generation >= self.wanted.load(Ordering::SeqCst) {
+                let _ = tokio::time::timeout(Duration::from_secs(1), kicked).await;
+                continue;
+            }
+            let now = crate::domain::clock::truncate_micros(clock.now());
+            let guard = self.building.lock().await;
+            let previous = self.current.load_full();
+            let wanted = self.wanted.load(Ordering::SeqCst);
+            if previous.generation >= wanted {
+                continue;
+            }
+            match Box::pin(self.build(&db, now, wanted, &previous)).await {
+                Ok(fresh) => self.put(Arc::new(fresh)),
+                Err(e) => {
+                    drop(guard);
+                    tracing::warn!(error = %e, "inventory rebuild failed; retrying");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+
+    /// Waits (at most five seconds) until the snapshot reflects every change announced
+    /// before this call. A no-op without a driver: the next read then rebuilds first.
+    pub async fn caught_up(&self) {
+        if !self.background.load(Ordering::Acquire) || self.current.load().generation == 0 {
+            return;
+        }
+        let target = self.wanted.load(Ordering::SeqCst);
+        let mut built = self.built.subscribe();
+        self.kick.notify_one();
+        let _ = tokio::time::timeout(Duration::from_secs(5), built.wait_for(|g| *g >= target)).await;
+    }
+
+    /// Holds off every rebuild while the guard lives (tests: a rebuild that takes as long).
+    pub async fn hold_builds(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.building.lock().await
     }
 
     /// The snapshot as it is, without rebuilding (metrics).
@@ -387,6 +463,11 @@ impl Inventory {
         if snap.generation >= self.wanted.load(Ordering::SeqCst) {
             return Ok(snap);
         }
+        if snap.generation > 0 && self.background.load(Ordering::Acquire) {
+            // The driver is rebuilding: answer from the snapshot in place.
+            self.kick.notify_one();
+            return Ok(snap);
+        }
         let _guard = self.building.lock().await;
         // Another reader may have rebuilt while this one waited.
         let snap = self.current.load_full();
@@ -398,7 +479,7 @@ impl Inventory {
         // the generation again, so the next read rebuilds once more.
         // Boxed: the build is rare, and inline its future would enlarge every reader's.
         let fresh = Arc::new(Box::pin(self.build(db, now, wanted, &snap)).await?);
-        self.current.store(fresh.clone());
+        self.put(fresh.clone());
         Ok(fresh)
     }
 
@@ -412,7 +493,7 @@ impl Inventory {
         let wanted = self.wanted.load(Ordering::SeqCst);
         let previous = self.current.load_full();
         let fresh = Arc::new(self.build(db, now, wanted, &previous).await?);
-        self.current.store(fresh.clone());
+        self.put(fresh.clone());
         Ok(fresh)
     }
 
@@ -431,7 +512,7 @@ impl Inventory {
         } else {
             self.recount(db, now, &current).await?
         };
-        self.current.store(Arc::new(fresh));
+        self.put(Arc::new(fresh));
         Ok(())
     }
 

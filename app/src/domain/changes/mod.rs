@@ -141,14 +141,23 @@ impl Ctx {
         }
     }
 
-    /// Commits `txn`, then announces `changes` (nothing is announced when the commit fails).
+    /// Commits `txn`, then announces `changes` (nothing is announced when the commit fails);
+    /// a change to offers waits until this process's inventory reflects it.
     pub async fn commit_and_announce(
         &self,
         txn: DatabaseTransaction,
         changes: impl IntoIterator<Item = Change>,
     ) -> Result<(), AppError> {
         txn.commit().await?;
-        self.announce(changes);
+        let mut offers = false;
+        for change in changes {
+            offers |= matches!(change, Change::Offers | Change::Everything);
+            self.announce([change]);
+        }
+        if offers {
+            // The answer leaves only once the inventory no longer serves the old offer.
+            self.inventory.caught_up().await;
+        }
         Ok(())
     }
 }

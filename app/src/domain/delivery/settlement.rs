@@ -269,6 +269,7 @@ pub(super) async fn after_settlement(
     };
     if exhausted {
         ctx.announce([Change::Offers]);
+        ctx.inventory.caught_up().await;
     }
     Ok(())
 }

@@ -95,6 +95,28 @@ impl DeliveryConfigs {
         Box::pin(self.load(db, placement_id, generation)).await
     }
 
+    /// Loads the configuration of up to `limit` released placements, most recently released
+    /// first, so the first offer lists of a starting process do not read them (start-up runs
+    /// this before `/readyz` says ready). Returns how many were loaded.
+    pub async fn warm<C: ConnectionTrait>(&self, db: &C, limit: u64) -> Result<usize, AppError> {
+        use sea_orm::{QueryOrder, QuerySelect};
+        let generation = self.generation.load(Ordering::SeqCst);
+        let ids: Vec<String> = placement::Entity::find()
+            .select_only()
+            .column(placement::Column::Id)
+            .filter(placement::Column::Released.eq(true))
+            .filter(placement::Column::ArchivedAt.is_null())
+            .order_by_desc(placement::Column::ReleasedAt)
+            .limit(limit)
+            .into_tuple()
+            .all(db)
+            .await?;
+        for id in &ids {
+            Box::pin(self.load(db, id, generation)).await?;
+        }
+        Ok(ids.len())
+    }
+
     /// Reads and keeps a placement's configuration. `generation` was read before the
     /// database: a change committed meanwhile bumps it, so this entry is never used after
     /// that change.

@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""The deployment topology of docs/deployment.md without a container engine: the local
+PostgreSQL, two `server` processes and Debian's nginx in front of them.
+
+    scripts/cluster.sh start     # serve on http://127.0.0.1:3100 until Ctrl-C (release build)
+    scripts/cluster.sh test      # the drill .ci/run runs (SERVER_BIN picks the binary)
+
+The drill: a fresh database seeded with `server bench-seed`, an HTTPS reward receiver that
+records every event id, both processes reaching PostgreSQL through a forwarding socket this
+script can cut, and signed Custom S2S postbacks sent through nginx at a steady rate. Mid-load
+process A is killed with SIGKILL (and started again), then the database is cut for 5 s.
+Senders retry what was not answered (502 from the proxy for requests on the killed process)
+or refused for now (503), with the same transaction id. Afterwards every postback must have
+been accepted and settled into exactly one conversion, every conversion's reward must have
+reached the receiver under one event id (delivery is at least once; repeated sends of an
+event id are counted and shown), no answer may be a 5xx other than 503 (and 502 around the
+kill), and every request sent while the database was cut must be answered 503.
+"""
+
+import argparse
+import hashlib
+import hmac
+import http.server as httpserver
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import ROOT, free_port, http, wait_ready  # noqa: E402
+
+PG = "postgres://postgres@127.0.0.1:5432"
+SECRET_KEY = "c1" * 32
+
+
+def psql(db, sql):
+    out = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-At", "-d", db, "-c", sql],
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+class Forwarder:
+    """A TCP forwarder to PostgreSQL that can be cut: every open connection is closed and
+    new ones are refused until it is restored (the database, as the processes see it, is
+    gone)."""
+
+    def __init__(self, target_port=5432):
+        self.target = ("127.0.0.1", target_port)
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(256)
+        self.port = self.sock.getsockname()[1]
+        self.cut = False
+        self.open = set()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            client, _ = self.sock.accept()
+            if self.cut:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.open.update([client, upstream])
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        with self.lock:
+            self.open.discard(src)
+            self.open.discard(dst)
+
+    def set_cut(self, cut):
+        self.cut = cut
+        if cut:
+            with self.lock:
+                for s in list(self.open):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+
+class Receiver:
+    """An HTTPS reward-callback receiver recording the event ids it was sent."""
+
+    def __init__(self, workdir):
+        # A throwaway CA (the servers trust it through APP_CALLBACK_CA_FILE) and a leaf
+        # certificate for 127.0.0.1 signed by it.
+        self.cert = os.path.join(workdir, "ca.pem")
+        ca_key, key = os.path.join(workdir, "ca.key"), os.path.join(workdir, "receiver.key")
+        leaf, csr = os.path.join(workdir, "receiver.pem"), os.path.join(workdir, "receiver.csr")
+        ext = os.path.join(workdir, "receiver.ext")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+        for cmd in (
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=drill-ca",
+             "-addext", "basicConstraints=critical,CA:TRUE", "-keyout", ca_key, "-out", self.cert],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr],
+            ["x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", ca_key, "-CAcreateserial",
+             "-days", "2", "-extfile", ext, "-out", leaf],
+        ):
+            subprocess.run(["openssl", *cmd], check=True, capture_output=True)
+        self.events = []
+        lock = self.lock = threading.Lock()
+        events = self.events
+
+        class Hook(httpserver.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                try:
+                    event = json.loads(body)
+                    with lock:
+                        events.append((event.get("eventId"), event.get("transactionId"),
+                                       event.get("eventType")))
+                except ValueError:
+                    pass
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_):
+                pass
+
+        self.server = httpserver.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(leaf, key)
+        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def confirmed(self):
+        with self.lock:
+            return [e for e in self.events if e[2] == "reward.confirmed"]
+
+
+def nginx_conf(workdir, port, upstreams):
+    servers = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in upstreams)
+    conf = os.path.join(workdir, "nginx.conf")
+    # deploy/nginx.conf's proxy settings, in a file nginx runs from a folder of its own.
+    with open(conf, "w") as f:
+        f.write(f"""daemon off;
+worker_processes 1;
+pid {workdir}/nginx.pid;
+error_log {workdir}/nginx-error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {workdir}/body;
+    proxy_temp_path {workdir}/proxy;
+    fastcgi_temp_path {workdir}/fastcgi;
+    uwsgi_temp_path {workdir}/uwsgi;
+    scgi_temp_path {workdir}/scgi;
+    upstream marketplace {{
+{servers}
+        keepalive 32;
+    }}
+    server {{
+        listen 127.0.0.1:{port};
+        client_max_body_size 12m;
+        location / {{
+            proxy_pass http://marketplace;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_set_header X-Request-Id $request_id;
+            proxy_next_upstream error timeout http_502 http_503;
+            proxy_next_upstream_tries 2;
+            proxy_connect_timeout 2s;
+            proxy_read_timeout 35s;
+        }}
+    }}
+}}
+""")
+    return conf
+
+
+class Cluster:
+    def __init__(self, binary, db, db_port, proxy_port, workdir, callback_ca=None):
+        self.binary, self.db, self.workdir = binary, db, workdir
+        self.proxy_port = proxy_port
+        self.base = f"http://127.0.0.1:{proxy_port}"
+        self.db_url = f"postgres://postgres@127.0.0.1:{db_port}/{db}"
+        self.callback_ca = callback_ca
+        self.ports = [free_port(), free_port()]
+        self.procs = [None, None]
+        self.nginx = None
+
+    def env(self, port):
+        env = dict(os.environ)
+        env.update({"APP_DATABASE_URL": self.db_url, "APP_BIND": f"127.0.0.1:{port}",
+                    "APP_BASE_URL": self.base, "APP_SECRET_KEY": SECRET_KEY,
+                    "APP_DATA_DIR": self.workdir, "APP_TRUSTED_PROXIES": "127.0.0.1",
+                    "APP_SITE_ROOT": os.path.join(ROOT, "target", "site"),
+                    "APP_DB_ACQUIRE_TIMEOUT_MS": "1000", "RUST_LOG": "warn",
+                    "MALLOC_ARENA_MAX": "2"})
+        if self.callback_ca:
+            env.update({"APP_CALLBACK_CA_FILE": self.callback_ca, "APP_CALLBACK_ALLOW_PRIVATE": "true"})
+        return env
+
+    def start(self, i):
+        log = open(os.path.join(self.workdir, f"server-{i}.log"), "a")
+        self.procs[i] = subprocess.Popen([self.binary, "serve"], env=self.env(self.ports[i]),
+                                         stdout=log, stderr=log)
+        wait_ready(f"http://127.0.0.1:{self.ports[i]}", self.procs[i], timeout=120)
+
+    def start_all(self):
+        for i in range(2):
+            self.start(i)
+        conf = nginx_conf(self.workdir, self.proxy_port, self.ports)
+        self.nginx = subprocess.Popen(["nginx", "-p", self.workdir, "-c", conf])
+        for _ in range(100):
+            try:
+                if http("GET", self.base + "/readyz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise SystemExit("nginx did not answer")
+
+    def stop(self):
+        for p in self.procs + [self.nginx]:
+            if p and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=25)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+def signed_postback(fx, click, tx):
+    ts = str(int(time.time()))
+    occurred = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60))
+    msg = "\n".join([ts, click, tx, "install", "approved", occurred])
+    sig = hmac.new(fx["postbackSecret"].encode(), msg.encode(), hashlib.sha256).hexdigest()
+    body = json.dumps({"click_id": click, "transaction_id": tx, "goal_id": "install",
+                       "status": "approved", "occurred_at": occurred})
+    # Many advertiser servers, as in production (the postback limit is per source address).
+    n = int(tx.rsplit("-", 1)[1])
+    headers = {"Content-Type": "application/json", "X-Service-Key-Id": fx["postbackKeyId"],
+               "X-Service-Timestamp": ts, "X-Service-Signature": sig,
+               "X-Forwarded-For": f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}"}
+    return headers, body
+
+
+def drill(args):
+    binary = os.path.abspath(args.binary)
+    db = f"cluster_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
+    psql("postgres", f'CREATE DATABASE "{db}"')
+    workdir = tempfile.mkdtemp(prefix="cluster-")
+    fwd = Forwarder()
+    receiver = Receiver(workdir)
+    cluster = Cluster(binary, db, fwd.port, free_port(), workdir, callback_ca=receiver.cert)
+    failures = []
+    try:
+        fixtures = os.path.join(workdir, "fixtures.json")
+        seed_env = cluster.env(free_port())
+        seed_env["APP_DATABASE_URL"] = f"{PG}/{db}"
+        subprocess.run([binary, "bench-seed", "--campaigns", "5", "--users", "20", "--sessions",
+                        str(args.clicks), "--clicks", str(args.clicks), "--out", fixtures],
+                       env=seed_env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        fx = json.load(open(fixtures))
+        cluster.start_all()
+        _, _, body = http("POST", cluster.base + "/auth/v1/tokens", {"Content-Type": "application/json"},
+                          json.dumps({"email": "publisher@demo.test", "password": "demo-password-2026"}))
+        auth = {"Authorization": "Bearer " + json.loads(body)["token"], "Content-Type": "application/json"}
+        status, _, b = http("PUT", f"{cluster.base}/publisher/v2/placements/{fx['placementId']}/callback",
+                            auth, json.dumps({"url": f"https://127.0.0.1:{receiver.port}/hook"}))
+        if status != 200:
+            raise SystemExit(f"configuring the callback failed: {status} {b[:300]!r}")
+
+        results = []  # (sent_at, answered_at, status, tx)
+        lock = threading.Lock()
+        t0 = time.monotonic()
+        events = {}
+
+        def send(i):
+            click = fx["clickIds"][i % len(fx["clickIds"])]
+            tx = f"cluster-{i}"
+            headers, body = signed_postback(fx, click, tx)
+            sent = time.monotonic() - t0
+            try:
+                status, _, _ = http("POST", cluster.base + "/performance-marketing/v2/postbacks/custom-s2s/"
+                                    + fx["postbackCampaignId"], headers, body)
+            except OSError:
+                status = 0
+            with lock:
+                results.append((sent, time.monotonic() - t0, status, tx))
+
+        def chaos():
+            time.sleep(args.kill_at)
+            events["kill"] = time.monotonic() - t0
+            cluster.procs[0].send_signal(signal.SIGKILL)
+            cluster.procs[0].wait()
+            time.sleep(2)
+            cluster.start(0)
+            events["restarted"] = time.monotonic() - t0
+            time.sleep(max(0.0, args.cut_at - (time.monotonic() - t0)))
+            events["cut"] = time.monotonic() - t0
+            fwd.set_cut(True)
+            time.sleep(args.cut_seconds)
+            fwd.set_cut(False)
+            events["restored"] = time.monotonic() - t0
+
+        chaos_thread = threading.Thread(target=chaos)
+        chaos_thread.start()
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for i in range(args.postbacks):
+                target = i / args.rate
+                delay = target - (time.monotonic() - t0)
+                if delay > 0:
+                    time.sleep(delay)
+                pool.submit(send, i)
+        chaos_thread.join()
+
+        by_status = {}
+        for _, _, s, _ in results:
+            by_status[s] = by_status.get(s, 0) + 1
+        print(f"[cluster] {len(results)} postbacks: {dict(sorted(by_status.items()))}; "
+              f"kill at {events['kill']:.1f} s, back at {events['restarted']:.1f} s, "
+              f"database cut {events['cut']:.1f}-{events['restored']:.1f} s", flush=True)
+        # The proxy answers 502 for the requests in flight on the killed process (their
+        # senders retry); any other 5xx than 503 is a defect.
+        bad = [(sent, s) for sent, _, s, _ in results if s >= 500 and s != 503
+               and not (s == 502 and events["kill"] - 1 <= sent <= events["kill"] + 1)]
+        if bad:
+            failures.append(f"answers other than 503 among the 5xx: {by_status}")
+        during_cut = [(s, tx) for sent, done, s, tx in results
+                      if sent > events["cut"] + 0.5 and done < events["restored"]]
+        if not during_cut:
+            failures.append("no request was sent while the database was cut")
+        wrong = [s for s, _ in during_cut if s != 503]
+        if wrong:
+            failures.append(f"{len(wrong)} of {len(during_cut)} requests during the cut were not 503: {wrong[:10]}")
+        print(f"[cluster] {len(during_cut)} requests during the cut, all 503: {not wrong}", flush=True)
+
+        # An integrator retries what was not answered (a killed process: 502 from the
+        # proxy) or refused for now (503), with the same transaction id: the retry is
+        # idempotent, so a report that was in fact accepted is not counted twice.
+        retried = 0
+        for _ in range(20):
+            again = [tx for _, _, s, tx in results if s not in (200,) and not 400 <= s < 500]
+            final = {tx: s for _, _, s, tx in results}
+            again = sorted({tx for tx in again if final.get(tx) != 200})
+            if not again:
+                break
+            for tx in again:
+                retried += 1
+                send(int(tx.rsplit("-", 1)[1]))
+            time.sleep(1)
+        final = {}
+        for _, _, s, tx in sorted(results):
+            final[tx] = s if final.get(tx) != 200 else 200
+        accepted = {tx for tx, s in final.items() if s == 200}
+        print(f"[cluster] {retried} retries; {len(accepted)} of {args.postbacks} accepted in the end",
+              flush=True)
+        if len(accepted) != args.postbacks:
+            failures.append(f"only {len(accepted)} of {args.postbacks} postbacks were accepted after retries")
+        ids_of = dict(line.split("|") for line in psql(
+            db, "SELECT transaction_id || '|' || id FROM conversions WHERE transaction_id LIKE 'cluster-%'"
+        ).splitlines() if line)
+        wanted = {ids_of[tx] for tx in accepted if tx in ids_of}
+        # Every accepted report settles and its reward reaches the receiver.
+        deadline = time.monotonic() + args.settle_timeout
+        while time.monotonic() < deadline:
+            got = {tx for _, tx, _ in receiver.confirmed()}
+            if wanted <= got:
+                break
+            time.sleep(0.5)
+        confirmed = receiver.confirmed()
+        ids = [e for e, _, _ in confirmed]
+        got = {tx for _, tx, _ in confirmed}
+        conversions = int(psql(db, "SELECT COUNT(*) FROM conversions WHERE transaction_id LIKE 'cluster-%'"))
+        duplicates = len(ids) - len(set(ids))
+        print(f"[cluster] accepted {len(accepted)}, conversions {conversions}, rewards received "
+              f"{len(set(ids))} distinct ({duplicates} repeated sends of an event id)", flush=True)
+        missing = wanted - got
+        if missing:
+            failures.append(f"{len(missing)} accepted postbacks never reached the receiver: {sorted(missing)[:5]}")
+        unknown = got - set(ids_of.values())
+        if unknown:
+            failures.append(f"rewards for unknown transactions: {sorted(unknown)[:5]}")
+        if len(set(ids)) != len(got):
+            failures.append("one transaction was rewarded under two event ids")
+        if len(wanted) != len(accepted):
+            failures.append(f"{len(accepted) - len(wanted)} accepted postbacks have no conversion")
+        if conversions != len(accepted):
+            failures.append(f"{conversions} conversions for {len(accepted)} accepted postbacks")
+    finally:
+        cluster.stop()
+        fwd.set_cut(False)
+        if failures:
+            print(f"[cluster] logs kept in {workdir}, database {db} kept", flush=True)
+        else:
+            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c",
+                            f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'], capture_output=True)
+    if failures:
+        for f in failures:
+            print(f"[cluster] FAIL: {f}", flush=True)
+        raise SystemExit(1)
+    print("[cluster] ok", flush=True)
+
+
+def serve(args):
+    db = "marketplace_cluster"
+    if psql("postgres", f"SELECT 1 FROM pg_database WHERE datname = '{db}'") != "1":
+        psql("postgres", f'CREATE DATABASE "{db}"')
+    workdir = tempfile.mkdtemp(prefix="cluster-")
+    cluster = Cluster(os.path.abspath(args.binary), db, 5432, args.port, workdir)
+    subprocess.run([cluster.binary, "migrate"], env=cluster.env(free_port()), check=True)
+    cluster.start_all()
+    print(f"[cluster] serving on {cluster.base} (processes on {cluster.ports}, logs in {workdir}); "
+          "Ctrl-C stops", flush=True)
+    try:
+        while all(p.poll() is None for p in cluster.procs):
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        cluster.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["start", "test"])
+    ap.add_argument("--binary", default=os.environ.get("SERVER_BIN", os.path.join(ROOT, "target", "release", "server")))
+    ap.add_argument("--port", type=int, default=3100, help="nginx's port for start")
+    ap.add_argument("--postbacks", type=int, default=900)
+    ap.add_argument("--rate", type=float, default=50.0, help="postbacks per second")
+    ap.add_argument("--clicks", type=int, default=60)
+    ap.add_argument("--kill-at", type=float, default=3.0)
+    ap.add_argument("--cut-at", type=float, default=9.0)
+    ap.add_argument("--cut-seconds", type=float, default=5.0)
+    ap.add_argument("--settle-timeout", type=float, default=120.0)
+    args = ap.parse_args()
+    if args.command == "test":
+        drill(args)
+    else:
+        serve(args)
+
+
+if __name__ == "__main__":
+    main()
