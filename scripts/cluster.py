@@ -451,6 +451,9 @@ def serve(args):
 
 
 def main():
+    # SIGTERM (a service manager, `timeout`) stops the cluster as Ctrl-C does: the processes
+    # and nginx are stopped, not left behind.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["start", "test"])
     ap.add_argument("--binary", default=os.environ.get("SERVER_BIN", os.path.join(ROOT, "target", "release", "server")))

@@ -345,6 +345,7 @@ pub async fn warm_up(state: AppState) {
         match app::domain::campaigns::snapshot::snapshot(&state.ctx).await {
             Ok(snap) => {
                 let inventory_ms = started.elapsed().as_millis();
+                metrics::gauge!("startup_inventory_seconds").set(started.elapsed().as_secs_f64());
                 let configs = std::time::Instant::now();
                 // Placements' delivery configuration too (the most recently released 500):
                 // best effort, a failure only leaves them to load on first use.
@@ -356,6 +357,7 @@ pub async fn warm_up(state: AppState) {
                     ),
                     Err(e) => tracing::warn!(error = %e.message, "loading delivery configuration failed"),
                 }
+                metrics::gauge!("startup_delivery_config_seconds").set(configs.elapsed().as_secs_f64());
                 let seconds = started.elapsed().as_secs_f64();
                 metrics::gauge!("startup_warm_up_seconds").set(seconds);
                 tracing::info!(

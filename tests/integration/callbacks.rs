@@ -518,61 +518,22 @@ async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
     assert_eq!(w.deliveries("?status=DELIVERED").await["count"], USERS);
 }
 
-/// A `server` process of the real binary (built by `scripts/test.sh` before the tests).
-pub(crate) struct Process {
-    pub(crate) child: tokio::process::Child,
-    pub(crate) base: String,
-}
+pub(crate) use tests::process::server_binary;
+use tests::process::ServerProcess as Process;
 
-pub(crate) fn server_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    // target/debug/deps/integration-… → target/debug/server
-    exe.parent()
-        .and_then(|d| d.parent())
-        .map(|d| d.join("server"))
-        .expect("target dir")
-}
-
-async fn start_process(
-    app: &TestApp,
-    rx: &Receiver,
-    data: &std::path::Path,
-    workers: bool,
-) -> Process {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let base = format!("http://127.0.0.1:{port}");
-    let child = tokio::process::Command::new(server_binary())
-        .arg("serve")
-        .env("APP_DATABASE_URL", &app.database_url)
-        .env("APP_BIND", format!("127.0.0.1:{port}"))
-        .env("APP_BASE_URL", &base)
-        .env("APP_SECRET_KEY", "5e".repeat(32))
-        .env("APP_DATA_DIR", data)
-        .env("APP_CALLBACK_ALLOW_PRIVATE", "true")
-        .env("APP_CALLBACK_CA_FILE", &rx.ca_file)
-        .env("APP_RUN_WORKERS", if workers { "true" } else { "false" })
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server binary (scripts/test.sh builds it first)");
-    for _ in 0..200 {
-        if app
-            .client
-            .get(format!("{base}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return Process { child, base };
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the server process did not become healthy");
+/// A `server` process of the real binary on the test's database, trusting the receiver.
+async fn start_process(app: &TestApp, rx: &Receiver, workers: bool) -> Process {
+    let ca = rx.ca_file.display().to_string();
+    tests::process::start(
+        &app.database_url,
+        &[
+            ("APP_CALLBACK_ALLOW_PRIVATE", "true"),
+            ("APP_CALLBACK_CA_FILE", ca.as_str()),
+            ("APP_RUN_WORKERS", if workers { "true" } else { "false" }),
+        ],
+        "/healthz",
+    )
+    .await
 }
 
 /// Reports a signed approved conversion to a server process (its clock is the real one).
@@ -617,10 +578,8 @@ async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backe
         .app
         .clock_now()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let data = tempfile::tempdir().expect("data dir");
-
     // A web-only process accepts every postback, then dies by SIGKILL before any delivery.
-    let mut web = start_process(&w.app, &rx, data.path(), false).await;
+    let mut web = start_process(&w.app, &rx, false).await;
     for (i, clk) in clicks.iter().enumerate() {
         assert_eq!(
             report_to(&web, &w, clk, &format!("order-{i}"), &occurred).await,
@@ -632,8 +591,8 @@ async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backe
     assert!(rx.received().is_empty());
 
     // Two processes with workers on the same database deliver every accepted postback once.
-    let a = start_process(&w.app, &rx, data.path(), true).await;
-    let b = start_process(&w.app, &rx, data.path(), true).await;
+    let a = start_process(&w.app, &rx, true).await;
+    let b = start_process(&w.app, &rx, true).await;
     for _ in 0..300 {
         if rx.accepted().len() == USERS {
             break;

@@ -25,49 +25,13 @@ const BOUND: Duration = Duration::from_secs(2);
 
 /// Process B: the real binary on A's database, ready (its inventory built).
 struct ProcessB {
-    _child: tokio::process::Child,
-    base: String,
-    _data: tempfile::TempDir,
+    process: tests::process::ServerProcess,
 }
 
 async fn start_b(app: &TestApp) -> ProcessB {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let base = format!("http://127.0.0.1:{port}");
-    let data = tempfile::tempdir().expect("data dir");
-    let child = tokio::process::Command::new(crate::callbacks::server_binary())
-        .arg("serve")
-        .env("APP_DATABASE_URL", &app.database_url)
-        .env("APP_BIND", format!("127.0.0.1:{port}"))
-        .env("APP_BASE_URL", &base)
-        .env("APP_SECRET_KEY", "5e".repeat(32))
-        .env("APP_DATA_DIR", data.path())
-        .env("APP_RUN_WORKERS", "false")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server binary (scripts/test.sh builds it first)");
-    for _ in 0..400 {
-        if app
-            .client
-            .get(format!("{base}/readyz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return ProcessB {
-                _child: child,
-                base,
-                _data: data,
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    ProcessB {
+        process: tests::process::start(&app.database_url, &[], "/readyz").await,
     }
-    panic!("process B did not become ready");
 }
 
 impl ProcessB {
@@ -80,7 +44,7 @@ impl ProcessB {
     async fn session(&self, app: &TestApp, p: &Publisher, user: &str) -> String {
         let req = app
             .client
-            .post(format!("{}/sdk/v2/sessions", self.base))
+            .post(format!("{}/sdk/v2/sessions", self.process.base))
             .json(&session_body(p, user));
         let (s, b) = Self::send(req).await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
@@ -90,7 +54,7 @@ impl ProcessB {
     async fn offers(&self, app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
         let req = app
             .client
-            .get(format!("{}/sdk/v2/ad-slots/{}/offers", self.base, p.slot))
+            .get(format!("{}/sdk/v2/ad-slots/{}/offers", self.process.base, p.slot))
             .bearer_auth(token);
         Self::send(req).await
     }
@@ -100,7 +64,7 @@ impl ProcessB {
         let key = uuid::Uuid::new_v4().simple().to_string();
         let req = app
             .client
-            .post(format!("{}/sdk/v2/offers/{offer}/impressions", self.base))
+            .post(format!("{}/sdk/v2/offers/{offer}/impressions", self.process.base))
             .bearer_auth(token)
             .header("Idempotency-Key", format!("imp-{key}"))
             .json(&json!({}));
@@ -110,7 +74,7 @@ impl ProcessB {
         }
         let req = app
             .client
-            .post(format!("{}/sdk/v2/offers/{offer}/launch", self.base))
+            .post(format!("{}/sdk/v2/offers/{offer}/launch", self.process.base))
             .bearer_auth(token)
             .header("Idempotency-Key", format!("launch-{key}"))
             .json(&json!({"impressionId": imp["impressionId"]}));
@@ -254,7 +218,7 @@ async fn a_rotated_static_key_reaches_the_other_process(backend: Backend) {
             .client
             .get(format!(
                 "{}/publisher/v2/ad-slots/{slot}/static-offers",
-                w.b.base
+                w.b.process.base
             ))
             .header("X-Service-Static-Key", key)
             .send()

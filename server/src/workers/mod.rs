@@ -37,8 +37,7 @@ where
 pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let sweeper = state.clone();
     let settler = state.clone();
-    let deliverer = state.clone();
-    let listener = state;
+    let deliverer = state;
     vec![
         supervise("sweep", move || {
             let state = sweeper.clone();
@@ -54,9 +53,6 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
         }),
         supervise("callbacks", move || {
             callbacks::dispatcher::run(deliverer.clone())
-        }),
-        supervise("callback-listener", move || {
-            callbacks::listener::run(listener.clone())
         }),
         supervise("settler", move || settler::run(settler.clone())),
     ]

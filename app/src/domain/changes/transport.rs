@@ -6,7 +6,8 @@
 //!   `cache_changes`.
 //! - **Hearing.** On PostgreSQL a `LISTEN cache_changes` on a connection of its own (not
 //!   taken from the request pool); each change from another origin is applied as it
-//!   arrives. A lost connection is re-established, and then every cache is dropped (what was
+//!   arrives. The same connection listens on `callback_deliveries_due` and wakes this
+//!   process's reward-callback worker when another process settled a reward. A lost connection is re-established, and then every cache is dropped (what was
 //!   sent meanwhile is lost). On SQLite the version row is read every [`POLL`]; a step
 //!   larger than this process's own increments drops every cache (the row says that
 //!   something changed, not what).
@@ -23,6 +24,7 @@ use tokio::sync::mpsc;
 
 use super::{Change, apply};
 use crate::domain::Ctx;
+use crate::domain::callback_delivery::DUE_CHANNEL;
 
 /// The PostgreSQL notification channel.
 pub const CHANNEL: &str = "cache_changes";
@@ -164,7 +166,7 @@ async fn listen(ctx: Ctx) {
                 .connect_with((*options).clone())
                 .await?;
             let mut l = PgListener::connect_with(&pool).await?;
-            l.listen(CHANNEL).await?;
+            l.listen_all([CHANNEL, DUE_CHANNEL]).await?;
             Ok::<_, sea_orm::sqlx::Error>(l)
         })
         .await;
@@ -181,13 +183,18 @@ async fn listen(ctx: Ctx) {
             // Whatever was announced while the connection was down was missed.
             apply(&ctx, &Change::Everything);
         }
+        ctx.deliveries.announce();
         connected_before = true;
         ctx.changes.listening.store(true, Ordering::Release);
         loop {
             match listener.try_recv().await {
+                Ok(Some(n)) if n.channel() == DUE_CHANNEL => ctx.deliveries.announce(),
                 Ok(Some(n)) => heard(&ctx, n.payload()),
                 // Lost and re-established by sqlx: announcements meanwhile were missed.
-                Ok(None) => apply(&ctx, &Change::Everything),
+                Ok(None) => {
+                    apply(&ctx, &Change::Everything);
+                    ctx.deliveries.announce();
+                }
                 Err(e) => {
                     tracing::debug!(error = %e, "the cache change listener stopped; reconnecting");
                     break;

@@ -5,12 +5,12 @@
 //!
 //! - [`dispatcher`]: the long-running loop of `server serve` (per-placement queues, fair
 //!   refills, lease renewal, batched recording).
-//! - [`listener`]: wakes the loop when another process settles a reward (PostgreSQL
-//!   `LISTEN`); this process's own settlements wake it directly.
+//! - Waking: this process's own settlements wake the loop directly; another process's
+//!   settlement wakes it through `NOTIFY callback_deliveries_due`, heard by the process's one
+//!   listening connection (`app::domain::changes::transport`).
 //! - [`sender`]: the HTTP client and how an attempt's outcome is classified.
 
 pub mod dispatcher;
-pub mod listener;
 pub mod sender;
 
 use std::collections::HashMap;
