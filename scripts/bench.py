@@ -24,6 +24,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -159,8 +160,9 @@ def env_for(db_url, data_dir, port):
         "APP_BASE_URL": f"http://127.0.0.1:{port}",
         "APP_TRUSTED_PROXIES": "127.0.0.1",
         # The default log filter, access log included: what production writes per request
-        # (to /dev/null here, through the same non-blocking writer).
-        "RUST_LOG": "info,sqlx=warn,sea_orm=warn,tower_sessions=warn",
+        # (to /dev/null here, through the same writer). BENCH_RUST_LOG overrides it, for
+        # measuring what the log costs (`info,access=off`).
+        "RUST_LOG": os.environ.get("BENCH_RUST_LOG", "info,sqlx=warn,sea_orm=warn,tower_sessions=warn"),
         "APP_SITE_ROOT": os.path.join(ROOT, "target", "site"),
     })
     # Measure what scripts/run.sh runs (docs/operations.md, "Memory").
@@ -419,6 +421,11 @@ def bench_db(kind, args):
             rows.append((name, r, c, half, n))
             if name.startswith("Custom S2S"):
                 drain[kind] = wait_settled(base, r["requests"] + half["requests"])
+        # Last, a minute after the offer list's own rows, so its sessions' read limits
+        # have refilled.
+        churn = None
+        if not args.only or any(o.lower() in "rebuilds" for o in args.only):
+            churn = rebuilds_under_load(base, fx, args)
         peak = rss_peak_mb(server.pid)
     finally:
         for p in (server, ceiling):
@@ -432,8 +439,62 @@ def bench_db(kind, args):
         if not args.keep:
             shutil.rmtree(data_dir, ignore_errors=True)
     return {"kind": kind, "rows": rows, "peak": peak, "cold": cold, "seed": seed_seconds,
-            "rss_ready": rss_ready, "first_list_ms": first_list_ms,
+            "rss_ready": rss_ready, "first_list_ms": first_list_ms, "churn": churn,
             "hello": hello["rps"], "drain": drain.get(kind)}
+
+
+def metric(base, name):
+    _, _, body = http("GET", f"{base}/metrics")
+    m = re.search(rb"^" + name.encode() + rb" (\S+)$", body, re.M)
+    return float(m.group(1)) if m else 0.0
+
+
+def rebuilds_under_load(base, fx, args):
+    """The offer list under full load while an advertiser pauses and resumes a campaign
+    twice a second, so the inventory is rebuilt beside the requests all along (issue 30:
+    no request waits for a rebuild). Returns the wrk figures and how many snapshots were
+    swapped in meanwhile. Every session token takes part (both halves the offer list and
+    the single offer used more than a minute before), so the per-session read limit is not
+    what is measured."""
+    slot = fx["offerwallSlotId"]
+    lua = lua_list("tokens", fx["sessionTokens"]) + lua_list("cc", ["US", "GB", "DE", "FR"]) + f"""
+function make(n)
+  return wrk.format("GET", "/sdk/v2/ad-slots/{slot}/offers?limit=20&country=" .. cc[n % #cc + 1],
+    {{["Authorization"] = "Bearer " .. tokens[n % #tokens + 1]}})
+end
+"""
+    _, _, body = http("POST", f"{base}/auth/v1/tokens", {"Content-Type": "application/json"},
+                      json.dumps({"email": "advertiser@demo.test",
+                                  "password": "demo-password-2026"}).encode())
+    token = json.loads(body)["token"]
+    campaign = fx["webCampaignIds"][-1]
+    stop = threading.Event()
+    changes = [0, 0]
+
+    def churn():
+        to = "PAUSED"
+        while not stop.is_set():
+            status, _, _ = http("POST", f"{base}/performance-marketing/v2/campaigns/{campaign}/transition",
+                                {"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+                                json.dumps({"to": to}).encode())
+            changes[0 if status == 200 else 1] += 1
+            to = "LIVE" if to == "PAUSED" else "PAUSED"
+            stop.wait(0.5)
+
+    before = metric(base, "inventory_snapshot_version")
+    worker = threading.Thread(target=churn)
+    worker.start()
+    try:
+        r = run_wrk(base, lua, args.duration, args.connections, args.threads)
+    finally:
+        stop.set()
+        worker.join()
+    r["swaps"] = int(metric(base, "inventory_snapshot_version") - before)
+    r["changes"], r["refused"] = changes
+    print(f"[bench] offer list during rebuilds: {r['rps']:.0f} req/s p50 {r['p50']:.2f} ms p99 "
+          f"{r['p99']:.2f} ms; {r['changes']} changes ({r['refused']} refused), {r['swaps']} "
+          "snapshots swapped in", flush=True)
+    return r
 
 
 def queued_reports(base):
@@ -465,7 +526,8 @@ def table(result, args):
              f"the process started, at {result['rss_ready']:.0f} MB resident; the first offer list right "
              f"then took {result['first_list_ms']:.1f} ms. Peak resident memory "
              f"of the service over the whole run: {result['peak']:.0f} MB. Seeding took "
-             f"{result['seed']:.0f} s." + drain_sentence(result.get("drain"), args), "",
+             f"{result['seed']:.0f} s." + drain_sentence(result.get("drain"), args)
+             + churn_sentence(result.get("churn")), "",
              "| Route | Answer bytes | req/s | p50 ms | p99 ms | non-2xx/3xx | RSS MB after | Ceiling req/s (same bytes) | Share of ceiling | Share of hello-world | 2 connections: req/s | p99 ms |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     hello = result["hello"]
@@ -488,6 +550,16 @@ def drain_sentence(d, args):
             f"settler when the load ended and all were settled {d['seconds']:.1f} s later "
             f"({d['accepted'] / span:,.0f} settled per second over the whole phase)"
             + (f", {d['left']:,} left unsettled" if d["left"] else "") + ".")
+
+
+def churn_sentence(c):
+    if not c:
+        return ""
+    refused = f", {c['refused']} refused" if c["refused"] else ""
+    return (f" During rebuilds (a campaign paused and resumed twice a second, {c['changes']} changes"
+            f"{refused}, {c['swaps']} snapshots swapped in) the offer list answered "
+            f"{c['rps']:,.0f} req/s, p50 {c['p50']:.2f} ms, p99 {c['p99']:.2f} ms, "
+            f"{c['errors']} non-2xx/3xx.")
 
 
 def write_markdown(results, args):

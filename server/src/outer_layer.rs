@@ -136,7 +136,9 @@ where
             let status = res.status();
             let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
             record(&series, &method, route, status, started);
-            if status.is_server_error() {
+            // A warming process's `/readyz` 503 is its answer, not a failure: it goes to
+            // the access log like any other.
+            if status.is_server_error() && route != "/readyz" {
                 tracing::error!(
                     id = id.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("-"),
                     method = %method,

@@ -265,14 +265,16 @@ impl Application {
     /// Serves until SIGTERM or Ctrl-C, finishing in-flight requests, with workers alongside.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         // Every process hears every other's changes, workers or not (domain::changes).
-        let announcements = tokio::spawn(app::domain::changes::transport::run(
-            self.state.ctx.clone(),
-        ));
+        let announcements =
+            tokio::spawn(app::domain::changes::transport::run(self.state.ctx.clone()));
         // Rebuilds of the inventory run beside the requests, never in front of them.
-        let rebuilds = tokio::spawn(self.state.ctx.inventory.clone().drive(
-            self.state.ctx.db.clone(),
-            self.state.ctx.clock.clone(),
-        ));
+        let rebuilds = tokio::spawn(
+            self.state
+                .ctx
+                .inventory
+                .clone()
+                .drive(self.state.ctx.db.clone(), self.state.ctx.clock.clone()),
+        );
         tokio::spawn(warm_up(self.state.clone()));
         let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
@@ -347,17 +349,38 @@ pub async fn warm_up(state: AppState) {
                 let inventory_ms = started.elapsed().as_millis();
                 metrics::gauge!("startup_inventory_seconds").set(started.elapsed().as_secs_f64());
                 let configs = std::time::Instant::now();
-                // Placements' delivery configuration too (the most recently released 500):
-                // best effort, a failure only leaves them to load on first use.
-                match state.ctx.delivery_configs.warm(&state.ctx.db, 500).await {
-                    Ok(n) => tracing::info!(
-                        placements = n,
-                        ms = u64::try_from(configs.elapsed().as_millis()).unwrap_or(u64::MAX),
-                        "delivery configuration loaded"
-                    ),
-                    Err(e) => tracing::warn!(error = %e.message, "loading delivery configuration failed"),
-                }
-                metrics::gauge!("startup_delivery_config_seconds").set(configs.elapsed().as_secs_f64());
+                // Placements' delivery configuration too (the most recently released 500),
+                // and the default static feed of their STATIC_API slots: best effort, a
+                // failure only leaves them to be built on first use.
+                let placements = match state.ctx.delivery_configs.warm(&state.ctx.db, 500).await {
+                    Ok(ids) => ids,
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "loading delivery configuration failed");
+                        Vec::new()
+                    }
+                };
+                metrics::gauge!("startup_delivery_config_seconds")
+                    .set(configs.elapsed().as_secs_f64());
+                let feeds = std::time::Instant::now();
+                let built = app::domain::delivery::static_feed::prebuild(&state.ctx, &placements)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::warn!(error = %e.message, "building static feeds failed");
+                        Vec::new()
+                    });
+                metrics::gauge!("startup_static_feeds_seconds").set(feeds.elapsed().as_secs_f64());
+                tracing::info!(
+                    placements = placements.len(),
+                    static_feeds = built.len(),
+                    config_ms = u64::try_from(feeds.duration_since(configs).as_millis())
+                        .unwrap_or(u64::MAX),
+                    feeds_ms = u64::try_from(feeds.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    "delivery configuration and static feeds built"
+                );
+                tokio::spawn(app::domain::delivery::static_feed::keep_warm(
+                    state.ctx.clone(),
+                    built,
+                ));
                 let seconds = started.elapsed().as_secs_f64();
                 metrics::gauge!("startup_warm_up_seconds").set(seconds);
                 tracing::info!(

@@ -518,8 +518,8 @@ async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
     assert_eq!(w.deliveries("?status=DELIVERED").await["count"], USERS);
 }
 
-pub(crate) use tests::process::server_binary;
 use tests::process::ServerProcess as Process;
+pub(crate) use tests::process::server_binary;
 
 /// A `server` process of the real binary on the test's database, trusting the receiver.
 async fn start_process(app: &TestApp, rx: &Receiver, workers: bool) -> Process {

@@ -359,9 +359,11 @@ async fn large_table_indexes_build_without_a_lock(backend: tests::Backend) {
     use sea_orm_migration::SchemaManager;
     let app = TestApp::spawn(backend).await;
     let db = &app.state.ctx.db;
-    db.execute_unprepared("CREATE TABLE big_rows (id INTEGER PRIMARY KEY, owner VARCHAR(40), at BIGINT)")
-        .await
-        .expect("table");
+    db.execute_unprepared(
+        "CREATE TABLE big_rows (id INTEGER PRIMARY KEY, owner VARCHAR(40), at BIGINT)",
+    )
+    .await
+    .expect("table");
     db.execute_unprepared(
         "INSERT INTO big_rows (id, owner, at) VALUES (1, 'a', 10), (2, 'b', 20), (3, 'a', 30)",
     )
@@ -369,10 +371,16 @@ async fn large_table_indexes_build_without_a_lock(backend: tests::Backend) {
     .expect("rows");
     let list: &[migration::PlainIndex] = &[("idx_big_rows_owner_at", "big_rows", &["owner", "at"])];
     let m = SchemaManager::new(db);
-    migration::create_indexes_concurrently(&m, list).await.expect("first build");
-    migration::create_indexes_concurrently(&m, list).await.expect("second build is a no-op");
+    migration::create_indexes_concurrently(&m, list)
+        .await
+        .expect("first build");
+    migration::create_indexes_concurrently(&m, list)
+        .await
+        .expect("second build is a no-op");
     assert!(
-        m.has_index("big_rows", "idx_big_rows_owner_at").await.expect("has_index"),
+        m.has_index("big_rows", "idx_big_rows_owner_at")
+            .await
+            .expect("has_index"),
         "the index exists"
     );
     if backend == tests::Backend::Postgres {
@@ -382,7 +390,9 @@ async fn large_table_indexes_build_without_a_lock(backend: tests::Backend) {
         )
         .await
         .expect("mark invalid");
-        migration::create_indexes_concurrently(&m, list).await.expect("rebuild");
+        migration::create_indexes_concurrently(&m, list)
+            .await
+            .expect("rebuild");
         let valid = db
             .query_one_raw(sea_orm::Statement::from_string(
                 db.get_database_backend(),

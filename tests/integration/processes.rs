@@ -54,7 +54,10 @@ impl ProcessB {
     async fn offers(&self, app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
         let req = app
             .client
-            .get(format!("{}/sdk/v2/ad-slots/{}/offers", self.process.base, p.slot))
+            .get(format!(
+                "{}/sdk/v2/ad-slots/{}/offers",
+                self.process.base, p.slot
+            ))
             .bearer_auth(token);
         Self::send(req).await
     }
@@ -64,7 +67,10 @@ impl ProcessB {
         let key = uuid::Uuid::new_v4().simple().to_string();
         let req = app
             .client
-            .post(format!("{}/sdk/v2/offers/{offer}/impressions", self.process.base))
+            .post(format!(
+                "{}/sdk/v2/offers/{offer}/impressions",
+                self.process.base
+            ))
             .bearer_auth(token)
             .header("Idempotency-Key", format!("imp-{key}"))
             .json(&json!({}));
@@ -74,7 +80,10 @@ impl ProcessB {
         }
         let req = app
             .client
-            .post(format!("{}/sdk/v2/offers/{offer}/launch", self.process.base))
+            .post(format!(
+                "{}/sdk/v2/offers/{offer}/launch",
+                self.process.base
+            ))
             .bearer_auth(token)
             .header("Idempotency-Key", format!("launch-{key}"))
             .json(&json!({"impressionId": imp["impressionId"]}));
@@ -155,7 +164,10 @@ async fn a_blacklist_reaches_the_other_process(backend: Backend) {
     })
     .await;
     let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(s.is_client_error(), "a blacklisted offer does not launch: {s} {e}");
+    assert!(
+        s.is_client_error(),
+        "a blacklisted offer does not launch: {s} {e}"
+    );
 }
 
 async fn a_disabled_slot_reaches_the_other_process(backend: Backend) {
@@ -178,7 +190,10 @@ async fn a_disabled_slot_reaches_the_other_process(backend: Backend) {
     })
     .await;
     let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(s.is_client_error(), "a disabled slot does not launch: {s} {e}");
+    assert!(
+        s.is_client_error(),
+        "a disabled slot does not launch: {s} {e}"
+    );
 }
 
 async fn a_paused_campaign_reaches_the_other_process(backend: Backend) {
@@ -191,7 +206,10 @@ async fn a_paused_campaign_reaches_the_other_process(backend: Backend) {
     })
     .await;
     let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(s.is_client_error(), "a paused campaign does not launch: {s} {e}");
+    assert!(
+        s.is_client_error(),
+        "a paused campaign does not launch: {s} {e}"
+    );
 }
 
 async fn a_rotated_static_key_reaches_the_other_process(backend: Backend) {

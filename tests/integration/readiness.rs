@@ -12,7 +12,7 @@ use server::startup::Application;
 use tests::{TestApp, both_backends};
 
 use crate::campaigns::{campaign_body, transition};
-use crate::delivery::{USD, live_campaign, publisher, session};
+use crate::delivery::{USD, live_campaign, publisher, session, static_slot};
 
 both_backends!(
     a_restarted_process_is_ready_only_with_its_inventory,
@@ -24,6 +24,8 @@ async fn a_restarted_process_is_ready_only_with_its_inventory(app: TestApp) {
     let (_, adv) = app.funded_advertiser(500 * USD).await;
     let (campaign, _, _) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let p = publisher(&app, &admin).await;
+    let feed_slot = static_slot(&app, &p).await;
 
     // A second process on the same database, as a rolling restart starts one.
     let dir = tempfile::tempdir().expect("dir");
@@ -75,6 +77,32 @@ async fn a_restarted_process_is_ready_only_with_its_inventory(app: TestApp) {
     assert!(
         state.ctx.inventory.peek().get(&campaign).is_some(),
         "ready means the live campaign is in the inventory"
+    );
+    let built = |snap: &app::domain::campaigns::snapshot::Snapshot| {
+        snap.feed_requests()
+            .iter()
+            .any(|(r, _)| r.slot_id == feed_slot && r.country.is_none())
+    };
+    assert!(
+        built(&state.ctx.inventory.peek()),
+        "ready means the static feed of the STATIC_API slot is built"
+    );
+
+    // A change swaps in a new snapshot, which starts with no feeds: the feed is built
+    // into it again without anyone pulling it.
+    state.ctx.inventory.changed();
+    state.ctx.inventory.caught_up().await;
+    let mut rebuilt = false;
+    for _ in 0..200 {
+        if built(&state.ctx.inventory.peek()) {
+            rebuilt = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(
+        rebuilt,
+        "the feed is built into the new snapshot within 2 s"
     );
 }
 

@@ -9,8 +9,8 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel
 use super::providers::{ProviderKind, kind_of};
 use super::store::SUBJECT;
 use super::{live_config, locked_campaign, spent_for, status_of, tracking, view};
-use crate::domain::changes::Change;
 use crate::domain::billing::ledger::{self, PostError};
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;

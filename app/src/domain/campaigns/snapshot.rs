@@ -163,10 +163,22 @@ const MAX_PAGE_BYTES: usize = 16 << 20;
 /// Serialised offer items by slot currency and campaign.
 type ItemCache = HashMap<u64, HashMap<String, axum::body::Bytes>>;
 
-/// A serialised static feed and its ETag.
+/// A serialised static feed, its ETag and what it was asked for with (a rebuilt snapshot
+/// builds the same feeds again before anyone asks: `static_feed::keep_warm`).
 pub struct CachedFeed {
     pub body: axum::body::Bytes,
     pub etag: String,
+    pub request: FeedRequest,
+    /// Whether a pull asked for it (not only the warm-keeping that built it).
+    pub pulled: std::sync::atomic::AtomicBool,
+}
+
+/// A static feed's parameters: the slot, the country filter and the platform.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FeedRequest {
+    pub slot_id: String,
+    pub country: Option<String>,
+    pub platform: String,
 }
 
 /// At most this many bytes of feeds are kept per snapshot (memory stays bounded: a feed
@@ -281,6 +293,18 @@ impl Snapshot {
     /// A feed built from this snapshot earlier.
     pub fn feed(&self, key: &str) -> Option<Arc<CachedFeed>> {
         self.feeds.lock().ok()?.get(key).cloned()
+    }
+
+    /// What the feeds built from this snapshot were asked for, and whether a pull asked.
+    pub fn feed_requests(&self) -> Vec<(FeedRequest, bool)> {
+        self.feeds
+            .lock()
+            .map(|f| {
+                f.values()
+                    .map(|c| (c.request.clone(), c.pulled.load(Ordering::Relaxed)))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Keeps a feed built from this snapshot (up to [`MAX_FEED_BYTES`]).
@@ -440,12 +464,18 @@ impl Inventory {
         let target = self.wanted.load(Ordering::SeqCst);
         let mut built = self.built.subscribe();
         self.kick.notify_one();
-        let _ = tokio::time::timeout(Duration::from_secs(5), built.wait_for(|g| *g >= target)).await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), built.wait_for(|g| *g >= target)).await;
     }
 
     /// Holds off every rebuild while the guard lives (tests: a rebuild that takes as long).
     pub async fn hold_builds(&self) -> tokio::sync::MutexGuard<'_, ()> {
         self.building.lock().await
+    }
+
+    /// Follows the swaps: the receiver changes whenever a new snapshot is in place.
+    pub fn swaps(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.built.subscribe()
     }
 
     /// The snapshot as it is, without rebuilding (metrics).

@@ -9,8 +9,8 @@ use sea_orm::{
 };
 
 use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
-use crate::domain::changes::Change;
 use crate::domain::billing::acting_advertiser;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;

@@ -19,12 +19,12 @@ use sea_orm::{
 
 use super::offers::caps_reached;
 use super::{inbox, publisher_share};
-use crate::domain::changes::Change;
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{lifecycle, live_config, status_of};
+use crate::domain::changes::Change;
 use crate::domain::hot_cache::user_key;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto, db, ids::new_id};

@@ -4,11 +4,16 @@
 //! 304. Built feeds are kept with the inventory snapshot they came from, so a repeated pull
 //! (and every 304) costs the key, slot and blacklist reads only. Items carry the SDK impression and launch paths the publisher's app then uses.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::offers::{Audience, country_param, eligible, item};
-use crate::domain::campaigns::snapshot::{CachedFeed, snapshot};
+use crate::domain::campaigns::snapshot::{CachedFeed, FeedRequest, Snapshot, snapshot};
+use crate::domain::publisher::delivery_config::DeliveryConfig;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
 use crate::model::delivery::*;
@@ -67,6 +72,32 @@ pub async fn feed(
         return Err(AppError::forbidden("this key belongs to another ad slot")
             .with_code("static_key_slot_mismatch"));
     }
+    let config = servable(ctx, slot_id).await?;
+    let p = &config.placement;
+    let country = country_param(country)?;
+    let platform = match platform.map(str::trim).filter(|x| !x.is_empty()) {
+        None => p.platform.clone(),
+        Some(x) if x == p.platform => x.to_owned(),
+        Some(x) if ["android", "ios", "web"].contains(&x) => {
+            return Err(AppError::field(
+                "platform",
+                format!("the placement runs on {}", p.platform),
+            ));
+        }
+        Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
+    };
+    let request = FeedRequest {
+        slot_id: slot_id.to_owned(),
+        country,
+        platform,
+    };
+    let snap = snapshot(ctx).await?;
+    from_snapshot(ctx, &snap, &config, &request, true).await
+}
+
+/// The configuration of a slot whose feed may be served: a STATIC_API slot, READY or
+/// ACTIVE, of a verified placement that is not archived.
+async fn servable(ctx: &Ctx, slot_id: &str) -> Result<Arc<DeliveryConfig>, AppError> {
     let placement_id = ctx
         .delivery_configs
         .placement_of_slot(&ctx.db, slot_id)
@@ -83,8 +114,7 @@ pub async fn feed(
         .iter()
         .find(|s| s.id == slot_id)
         .ok_or_else(|| AppError::not_found("ad slot"))?;
-    let p = &config.placement;
-    if p.status != PlacementStatus::Verified.as_str() {
+    if PlacementStatus::parse(&config.placement.status) != Some(PlacementStatus::Verified) {
         return Err(
             AppError::conflict("the placement is not verified").with_code("placement_not_verified")
         );
@@ -99,38 +129,123 @@ pub async fn feed(
             AppError::conflict("the ad slot is not READY or ACTIVE").with_code("slot_not_ready")
         );
     }
-    let country = country_param(country)?;
-    let platform = match platform.map(str::trim).filter(|x| !x.is_empty()) {
-        None => p.platform.clone(),
-        Some(x) if x == p.platform => x.to_owned(),
-        Some(x) if ["android", "ios", "web"].contains(&x) => {
-            return Err(AppError::field(
-                "platform",
-                format!("the placement runs on {}", p.platform),
-            ));
+    Ok(config)
+}
+
+/// How long a feed is kept warm after its last pull: two of its cache lifetimes, so a
+/// publisher that pulls on every expiry always finds its feed built.
+const WARM_FOR: std::time::Duration = std::time::Duration::from_secs(2 * MAX_AGE_SECONDS as u64);
+
+/// Builds the feeds a new inventory snapshot will be asked for before anyone asks (issue
+/// 30): every swap (a rebuild after a change, or the periodic refresh) starts with no
+/// feeds, and without this the next pull of each feed would build it. Kept warm: the feeds
+/// pulled in the last [`WARM_FOR`], sampled from the snapshot in place every second (and
+/// from the outgoing one right after a swap), and those `start` names (start-up's default
+/// feeds of the released STATIC_API slots) for as long. A pull that arrives before its
+/// feed is rebuilt builds it itself, from the new snapshot: nothing ever waits for this.
+pub async fn keep_warm(ctx: Ctx, start: Vec<FeedRequest>) {
+    let mut warm: HashMap<FeedRequest, Instant> =
+        start.into_iter().map(|r| (r, Instant::now())).collect();
+    let mut swaps = ctx.inventory.swaps();
+    swaps.mark_unchanged();
+    loop {
+        let current = ctx.inventory.peek();
+        let swapped =
+            tokio::time::timeout(std::time::Duration::from_secs(1), swaps.changed()).await;
+        for (request, pulled) in current.feed_requests() {
+            if pulled {
+                warm.insert(request, Instant::now());
+            }
         }
-        Some(_) => return Err(AppError::field("platform", "must be web, android or ios")),
-    };
-    // The cache key names everything the feed depends on besides the inventory: the slots
-    // and placement as stored (policy, currency, state) and the publisher's blacklists, by
-    // the configuration's fingerprint. A snapshot holds the feeds built from it, so a new
-    // snapshot starts empty.
+        drop(current);
+        match swapped {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return,
+            Err(_) => continue,
+        }
+        warm.retain(|_, pulled| pulled.elapsed() < WARM_FOR);
+        let snap = ctx.inventory.peek();
+        let mut gone = Vec::new();
+        for request in warm.keys() {
+            let built = match servable(&ctx, &request.slot_id).await {
+                Ok(config) => from_snapshot(&ctx, &snap, &config, request, false).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = built {
+                tracing::debug!(slot = %request.slot_id, error = %e.message, "static feed not kept warm");
+                gone.push(request.clone());
+            }
+        }
+        for request in gone {
+            warm.remove(&request);
+        }
+    }
+}
+
+/// The default feed (no country filter, the placement's platform) of every STATIC_API slot
+/// ready to serve in `placements`, built into the snapshot in place (start-up, before
+/// `/readyz` says ready). Returns what was built, for [`keep_warm`].
+pub async fn prebuild(ctx: &Ctx, placements: &[String]) -> Result<Vec<FeedRequest>, AppError> {
+    let snap = snapshot(ctx).await?;
+    let mut built = Vec::new();
+    for placement_id in placements {
+        let Some(config) = ctx.delivery_configs.get(&ctx.db, placement_id).await? else {
+            continue;
+        };
+        for slot in &config.slots {
+            if SlotType::parse(&slot.r#type) != Some(SlotType::StaticApi)
+                || servable(ctx, &slot.id).await.is_err()
+            {
+                continue;
+            }
+            let request = FeedRequest {
+                slot_id: slot.id.clone(),
+                country: None,
+                platform: config.placement.platform.clone(),
+            };
+            from_snapshot(ctx, &snap, &config, &request, false).await?;
+            built.push(request);
+        }
+    }
+    Ok(built)
+}
+
+/// The feed for `request` from `snap`: the one built earlier, or built now and kept.
+/// The cache key names everything the feed depends on besides the inventory: the slots and
+/// placement as stored (policy, currency, state) and the publisher's blacklists, by the
+/// configuration's fingerprint. A snapshot holds the feeds built from it, so a new snapshot
+/// starts empty (and [`keep_warm`] fills it again before the next pull).
+async fn from_snapshot(
+    ctx: &Ctx,
+    snap: &Snapshot,
+    config: &DeliveryConfig,
+    request: &FeedRequest,
+    pulled: bool,
+) -> Result<Feed, AppError> {
+    let FeedRequest {
+        slot_id,
+        country,
+        platform,
+    } = request;
     let cache_key = format!(
         "{slot_id}|{}|{platform}|{:x}",
         country.as_deref().unwrap_or(""),
         config.fingerprint
     );
-    let snap = snapshot(ctx).await?;
     if let Some(hit) = snap.feed(&cache_key) {
+        if pulled {
+            hit.pulled.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         return Ok(Feed {
             body: hit.body.clone(),
             etag: hit.etag.clone(),
         });
     }
+    let p = &config.placement;
     let view = config
         .slots
         .iter()
-        .position(|x| x.id == slot_id)
+        .position(|x| &x.id == slot_id)
         .and_then(|i| config.views.get(i).cloned())
         .ok_or_else(|| AppError::not_found("ad slot"))?;
     let offers = eligible(
@@ -138,7 +253,7 @@ pub async fn feed(
         p,
         &view,
         &Audience {
-            platform: &platform,
+            platform,
             country: country.as_deref(),
             user: None,
             only: None,
@@ -161,6 +276,7 @@ pub async fn feed(
     // The ETag covers what the feed says, not when it was generated.
     let digest = crypto::sha256_hex(&serde_json::to_string(&items).unwrap_or_default());
     let etag = format!("\"{}\"", &digest[..32]);
+    let now = ctx.now();
     let body = StaticFeed {
         items,
         generated_at: now,
@@ -178,6 +294,8 @@ pub async fn feed(
         CachedFeed {
             body: body.clone(),
             etag: etag.clone(),
+            request: request.clone(),
+            pulled: std::sync::atomic::AtomicBool::new(pulled),
         },
     );
     Ok(Feed { body, etag })

@@ -90,7 +90,8 @@ pub async fn create(
         serde_json::json!({"kind": row.kind, "value": row.value}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(view(&row))
 }
 
@@ -142,7 +143,8 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
         serde_json::json!({"kind": row.kind, "value": row.value}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(())
 }
 

@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 use super::owned_placement;
-use crate::domain::changes::Change;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
 use crate::domain::callback_delivery::outbox;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::*;
@@ -221,7 +221,8 @@ async fn configure_once(
     )
     .await?;
     let ks = keys(&txn, &p.id).await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     crate::domain::callback_delivery::announce(ctx).await;
     settings_of(&p, &ks, secret)
 }
@@ -276,7 +277,8 @@ async fn rotate_once(
         json!({"keyId": key_id}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(CallbackKeyIssued { key_id, secret })
 }
 
@@ -315,7 +317,8 @@ pub async fn promote(
         json!({"keyId": key_id}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(CallbackKeyRef { key_id })
 }
 

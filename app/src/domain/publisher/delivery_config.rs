@@ -97,8 +97,12 @@ impl DeliveryConfigs {
 
     /// Loads the configuration of up to `limit` released placements, most recently released
     /// first, so the first offer lists of a starting process do not read them (start-up runs
-    /// this before `/readyz` says ready). Returns how many were loaded.
-    pub async fn warm<C: ConnectionTrait>(&self, db: &C, limit: u64) -> Result<usize, AppError> {
+    /// this before `/readyz` says ready). Returns the placements loaded.
+    pub async fn warm<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        limit: u64,
+    ) -> Result<Vec<String>, AppError> {
         use sea_orm::{QueryOrder, QuerySelect};
         let generation = self.generation.load(Ordering::SeqCst);
         let ids: Vec<String> = placement::Entity::find()
@@ -114,7 +118,7 @@ impl DeliveryConfigs {
         for id in &ids {
             Box::pin(self.load(db, id, generation)).await?;
         }
-        Ok(ids.len())
+        Ok(ids)
     }
 
     /// Reads and keeps a placement's configuration. `generation` was read before the

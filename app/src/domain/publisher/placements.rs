@@ -101,7 +101,8 @@ pub async fn create(
         serde_json::json!({"type": kind.as_str()}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(view(ctx, &row, &[], None))
 }
 
@@ -270,7 +271,8 @@ pub async fn patch(
         serde_json::json!({}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     get(ctx, actor, id).await
 }
 
@@ -301,7 +303,8 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
         serde_json::json!({}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     get(ctx, actor, id).await
 }
 
@@ -352,7 +355,8 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
         serde_json::json!({}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(())
 }
 

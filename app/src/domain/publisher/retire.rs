@@ -9,8 +9,8 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::callbacks::{CURRENT, NEXT, RETIRED};
 use super::owned_placement;
-use crate::domain::changes::Change;
 use crate::domain::callback_delivery::outbox;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db};
 use crate::error::AppError;
 use crate::model::callback_delivery::CallbackRemoved;
@@ -105,7 +105,8 @@ pub async fn remove_callback(
         serde_json::json!({"waiting": waiting}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(CallbackRemoved {
         placement_id: id,
         waiting,

@@ -63,7 +63,8 @@ pub async fn review(
         serde_json::json!({"decision": req.decision.as_str(), "note": note}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     placements::get(ctx, actor, id).await
 }
 
@@ -95,7 +96,8 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
         )
         .await?;
     }
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     placements::get(ctx, actor, id).await
 }
 

@@ -363,7 +363,8 @@ pub async fn create(
         json!({"type": kind.as_str()}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(view(&row, &p))
 }
 
@@ -440,7 +441,8 @@ pub async fn patch(
         json!({"version": version}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(view(&row, &p))
 }
 
@@ -491,7 +493,8 @@ pub async fn set_state(
         json!({"from": from.as_str(), "to": to.as_str()}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
+        .await?;
     Ok(view(&row, &p))
 }
 

@@ -2,24 +2,22 @@
 //! Request spans carry the request id; no header, body or query string is logged, so
 //! tokens and signatures never reach the log.
 //!
-//! Lines are written by a thread of their own (`tracing_appender::non_blocking`), so a
-//! request never waits on the terminal or the log collector's pipe; the access log (target
-//! `access`, one line per request at info) would otherwise put a locked write of stdout on
-//! every hot-path request. `RUST_LOG=info,access=off` turns the access log off.
+//! Lines are written by a thread of their own, in batches (`batched`), so a request never
+//! waits on the terminal or the log collector's pipe; the access log (target `access`, one
+//! line per request at info) would otherwise put a write of stdout on every hot-path
+//! request. `RUST_LOG=info,access=off` turns the access log off.
 
-use tracing_appender::non_blocking::WorkerGuard;
+mod batched;
+
+pub use batched::Guard;
 use tracing_subscriber::{EnvFilter, fmt, prelude::*};
 
 /// Starts logging; keep the guard until the process ends (dropping it flushes the lines
 /// still queued).
-pub fn init(format: &str) -> Option<WorkerGuard> {
+pub fn init(format: &str) -> Option<Guard> {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn,tower_sessions=warn"));
-    // Not lossy: under a flood the request waits for the queue rather than losing an
-    // error line.
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .finish(std::io::stdout());
+    let (writer, guard) = batched::Batched::new(std::io::stdout());
     let registry = tracing_subscriber::registry().with(filter);
     let result = if format == "json" {
         registry
