@@ -242,6 +242,7 @@ function make(n)
     ["X-Forwarded-For"] = "10." .. (math.floor(n / 65536) % 256) .. "." .. (math.floor(n / 256) % 256) .. "." .. (n % 256)}})
 end
 """, "not-modified"))
+    out.extend(survey_scenarios(fx))
     out.append(("Custom S2S postback (durable)", signed, "body"))
     out.append(("Dashboard page (/publisher)", f"""
 function make(n)
@@ -249,6 +250,47 @@ function make(n)
 end
 """, "body"))
     return out
+
+
+def survey_body_lua(fx):
+    """The survey fetch request of wrk's n-th call: one of the seeded placements with its app
+    key (the fetch limit is per key), a public client address and a profile in the locale
+    (no postal code, whose format depends on the country)."""
+    keys = fx["surveyKeys"]
+    return (lua_list("placements", [k[0] for k in keys]) + lua_list("keys", [k[1] for k in keys])
+            + lua_list("locales", fx["surveyLocales"]) + """
+local salt = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+function fetch(n, user, locale)
+  local i = n % #keys + 1
+  local ip = (11 + n % 180) .. "." .. (math.floor(n / 180) % 256) .. "." .. (math.floor(n / 46080) % 256) .. ".9"
+  local body = '{"UserId":"' .. user .. '","AppId":"' .. placements[i] .. '","IpAddress":"' .. ip ..
+    '","City":"Springfield","CountryLanguageCode":"' .. locale .. '","Gender":"' ..
+    (n % 2 == 0 and "F" or "M") .. '","DateOfBirth":"19' .. (60 + n % 40) .. '-05-05"}'
+  return wrk.format("POST", "/getallsurveys-api",
+    {["X-Service-Api-Key"] = keys[i], ["Content-Type"] = "application/json"}, body)
+end
+""")
+
+
+def survey_scenarios(fx):
+    """The survey fetch (issue 31): a new respondent each request, and respondents seen
+    before (the seeded ones, each from its own placement, locale and address)."""
+    if not fx.get("surveyKeys"):
+        return []
+    common = survey_body_lua(fx)
+    return [
+        ("Survey fetch (new respondent)", common + """
+function make(n)
+  return fetch(n, "new-" .. salt .. "-" .. n, locales[n % #locales + 1])
+end
+""", "body"),
+        ("Survey fetch (known respondent)", common + f"""
+function make(n)
+  local u = n % {max(1, fx['knownRespondents'])}
+  return fetch(u, "survey-user-" .. u, locales[u % #locales + 1])
+end
+""", "body"),
+    ]
 
 
 def signed_postbacks(fx, count):
@@ -343,7 +385,8 @@ def bench_db(kind, args):
     t = time.monotonic()
     subprocess.run([BIN, "bench-seed", "--campaigns", str(args.campaigns), "--users",
                     str(args.users), "--sessions", str(args.sessions), "--clicks",
-                    str(args.clicks), "--out", fixtures], env=env, check=True,
+                    str(args.clicks), "--surveys", str(args.surveys), "--respondents",
+                    str(args.respondents), "--out", fixtures], env=env, check=True,
                    stdout=subprocess.DEVNULL)
     seed_seconds = time.monotonic() - t
     fx = json.load(open(fixtures))
@@ -381,6 +424,17 @@ def bench_db(kind, args):
         sizes["SDK single offer"] = len(body)
         status, _, body = http("GET", f"{base}/publisher", {"Cookie": cookie, "Accept": "text/html"})
         sizes["Dashboard page (/publisher)"] = len(body)
+        if fx.get("surveyKeys"):
+            placement, key = fx["surveyKeys"][0]
+            status, _, body = http("POST", f"{base}/getallsurveys-api",
+                                   {"X-Service-Api-Key": key, "Content-Type": "application/json"},
+                                   json.dumps({"UserId": "survey-user-0", "AppId": placement,
+                                               "IpAddress": "11.0.0.9", "City": "Springfield",
+                                               "CountryLanguageCode": fx["surveyLocales"][0],
+                                               "Gender": "F", "DateOfBirth": "1960-05-05"}).encode())
+            assert status == 200, (status, body[:300])
+            sizes["Survey fetch (new respondent)"] = sizes["Survey fetch (known respondent)"] = len(body)
+            print(f"[bench:{kind}] survey fetch answers {len(json.loads(body)['Data'])} surveys", flush=True)
         sizes["SDK impression"] = 200
         sizes["SDK launch"] = 400
         sizes["Custom S2S postback (durable)"] = 90
@@ -585,6 +639,8 @@ def main():
     ap.add_argument("--sessions", type=int, default=10_000)
     ap.add_argument("--clicks", type=int, default=2_000)
     ap.add_argument("--postbacks", type=int, default=80_000)
+    ap.add_argument("--surveys", type=int, default=1_000)
+    ap.add_argument("--respondents", type=int, default=100_000)
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--connections", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)

@@ -138,18 +138,18 @@ pub async fn load(ctx: &Ctx, settings: &Settings) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The demo publisher's placement and slots; returns the placement id and its survey app key.
-async fn load_publisher(
+/// A WEBSITE placement of `p`, reviewed as verified and released by `admin`; its id.
+pub(crate) async fn released_placement(
     ctx: &Ctx,
     admin: &Principal,
     p: &Principal,
-) -> anyhow::Result<(String, String)> {
+    name: &str,
+    domain: &str,
+) -> anyhow::Result<String> {
     let placement = placements::create(
         ctx,
         p,
-        input(
-            json!({"type": "WEBSITE", "name": "Pixel Quest web", "platformIdentity": DEMO_DOMAIN}),
-        )?,
+        input(json!({"type": "WEBSITE", "name": name, "platformIdentity": domain}))?,
     )
     .await
     .map_err(fail("placement"))?;
@@ -161,13 +161,23 @@ async fn load_publisher(
         ctx,
         admin,
         &id,
-        input(json!({"decision": "VERIFIED", "note": "Demo placement checked."}))?,
+        input(json!({"decision": "VERIFIED", "note": "Placement checked."}))?,
     )
     .await
     .map_err(fail("review"))?;
     review::release(ctx, admin, &id)
         .await
         .map_err(fail("release"))?;
+    Ok(id)
+}
+
+/// The demo publisher's placement and slots; returns the placement id and its survey app key.
+async fn load_publisher(
+    ctx: &Ctx,
+    admin: &Principal,
+    p: &Principal,
+) -> anyhow::Result<(String, String)> {
+    let id = released_placement(ctx, admin, p, "Pixel Quest web", DEMO_DOMAIN).await?;
     let coins = json!({"name": "Gems", "decimals": 0, "rateNumeratorMinorUnits": 100,
         "rateDenominatorUsdMicros": 1_000_000, "minimumPayoutMinorUnits": 10, "rounding": "DOWN"});
     for (name, kind) in [

@@ -3,3 +3,4 @@
 
 pub mod ceiling;
 pub mod seed;
+mod surveys;

@@ -37,6 +37,15 @@ pub struct SeedArgs {
     /// Launches of the postback campaign (their click ids carry the postbacks).
     #[arg(long, default_value_t = 2_000)]
     pub clicks: usize,
+    /// Live survey campaigns (issue 31), across locales, a half with quotas.
+    #[arg(long, default_value_t = 1_000)]
+    pub surveys: usize,
+    /// Placements with a survey app key each, that the survey fetch load is spread over.
+    #[arg(long, default_value_t = 100)]
+    pub survey_placements: usize,
+    /// Survey respondents seen before.
+    #[arg(long, default_value_t = 100_000)]
+    pub respondents: usize,
     /// Where the fixtures go.
     #[arg(long, default_value = "target/bench/fixtures.json")]
     pub out: std::path::PathBuf,
@@ -59,10 +68,10 @@ const CATEGORIES: [&str; 8] = [
 const TASK_TYPES: [&str; 4] = ["INSTALL", "REGISTER", "PURCHASE", "SUBSCRIBE"];
 
 /// A small deterministic generator, so two runs seed the same inventory.
-struct Lcg(u64);
+pub(super) struct Lcg(pub(super) u64);
 
 impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
+    pub(super) fn next(&mut self, n: usize) -> usize {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -71,7 +80,7 @@ impl Lcg {
     }
 }
 
-fn fail(what: &'static str) -> impl Fn(AppError) -> anyhow::Error {
+pub(super) fn fail(what: &'static str) -> impl Fn(AppError) -> anyhow::Error {
     move |e| anyhow::anyhow!("bench seed {what}: {} {:?}", e.message, e.field_errors)
 }
 
@@ -90,7 +99,7 @@ async fn principal(ctx: &Ctx, email: &str) -> anyhow::Result<Principal> {
     })
 }
 
-fn input<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> anyhow::Result<T> {
+pub(super) fn input<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> anyhow::Result<T> {
     Ok(serde_json::from_value(v)?)
 }
 
@@ -282,6 +291,14 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
         tokens.push(token);
     }
     let history = history(ctx, &placement.id, &offerwall, &campaign_ids, args.users).await?;
+    let surveys = super::surveys::seed(
+        ctx,
+        &admin,
+        &publisher,
+        &advertiser,
+        (args.surveys, args.survey_placements, args.respondents),
+    )
+    .await?;
 
     let fixtures = json!({
         "placementId": placement.id,
@@ -296,6 +313,9 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
         "clickIds": clicks,
         "launchable": impressions_for_launch,
         "historyRows": history,
+        "surveyKeys": surveys.keys,
+        "surveyLocales": super::surveys::LOCALES,
+        "knownRespondents": surveys.respondents,
     });
     if let Some(dir) = args.out.parent() {
         std::fs::create_dir_all(dir)?;
