@@ -21,6 +21,10 @@
 //! Money stays exact where it moves: launches re-read the campaign, its reserve and its caps
 //! from the database, and settlement does so under the campaign's row lock.
 
+mod feeds;
+
+pub use feeds::{CachedFeed, FeedRequest};
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -163,27 +167,6 @@ const MAX_PAGE_BYTES: usize = 16 << 20;
 /// Serialised offer items by slot currency and campaign.
 type ItemCache = HashMap<u64, HashMap<String, axum::body::Bytes>>;
 
-/// A serialised static feed, its ETag and what it was asked for with (a rebuilt snapshot
-/// builds the same feeds again before anyone asks: `static_feed::keep_warm`).
-pub struct CachedFeed {
-    pub body: axum::body::Bytes,
-    pub etag: String,
-    pub request: FeedRequest,
-    /// Whether a pull asked for it (not only the warm-keeping that built it).
-    pub pulled: std::sync::atomic::AtomicBool,
-}
-
-/// A static feed's parameters: the slot, the country filter and the platform.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FeedRequest {
-    pub slot_id: String,
-    pub country: Option<String>,
-    pub platform: String,
-}
-
-/// At most this many bytes of feeds are kept per snapshot (memory stays bounded: a feed
-/// of 100 offers is about 115 KB, so about 140 slot and parameter combinations).
-const MAX_FEED_BYTES: usize = 16 << 20;
 /// At most this many bytes of serialised items are kept per snapshot (an item is about
 /// 1 KB: 10,000 live campaigns in one slot currency take about 10 MB).
 const MAX_ITEM_BYTES: usize = 16 << 20;
@@ -287,36 +270,6 @@ impl Snapshot {
             pages.insert(key, (now, body));
             self.page_bytes.fetch_add(size, Ordering::Relaxed);
             self.page_bytes.fetch_sub(replaced, Ordering::Relaxed);
-        }
-    }
-
-    /// A feed built from this snapshot earlier.
-    pub fn feed(&self, key: &str) -> Option<Arc<CachedFeed>> {
-        self.feeds.lock().ok()?.get(key).cloned()
-    }
-
-    /// What the feeds built from this snapshot were asked for, and whether a pull asked.
-    pub fn feed_requests(&self) -> Vec<(FeedRequest, bool)> {
-        self.feeds
-            .lock()
-            .map(|f| {
-                f.values()
-                    .map(|c| (c.request.clone(), c.pulled.load(Ordering::Relaxed)))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// Keeps a feed built from this snapshot (up to [`MAX_FEED_BYTES`]).
-    pub fn remember_feed(&self, key: String, feed: CachedFeed) {
-        let size = feed.body.len() + key.len();
-        if self.feed_bytes.load(Ordering::Relaxed) + size > MAX_FEED_BYTES {
-            return;
-        }
-        if let Ok(mut feeds) = self.feeds.lock()
-            && feeds.insert(key, Arc::new(feed)).is_none()
-        {
-            self.feed_bytes.fetch_add(size, Ordering::Relaxed);
         }
     }
 
