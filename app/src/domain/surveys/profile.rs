@@ -53,6 +53,11 @@ fn printable(s: &str) -> bool {
 /// The postal code in its stored form, or why it is not one of the country's.
 pub fn zip_for(country: &str, raw: &str) -> Result<String, String> {
     let z = raw.trim().to_ascii_uppercase();
+    // Every format below is ASCII, and the checks slice by byte: a non-ASCII code is
+    // refused here, before a slice could fall inside a character (a fuzzer found the panic).
+    if !z.is_ascii() {
+        return Err(format!("is not a postal code of {country}"));
+    }
     let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
     let ok = match country {
         "US" => {
@@ -415,5 +420,13 @@ mod tests {
         assert!(zip_for("US", "12345-6789").is_ok() && zip_for("US", "1234").is_err());
         assert!(zip_for("CA", "K1A 0B1").is_ok() && zip_for("CA", "12345").is_err());
         assert!(zip_for("DE", "10115").is_ok());
+        // Multi-byte characters where the formats slice by byte are refused, not a panic.
+        for country in ["US", "BR", "PA", "NL", "PL", "PT", "JP", "CA", "GB"] {
+            assert!(
+                zip_for(country, "\u{e1}\u{e0103}\u{ce}\u{d0}").is_err(),
+                "{country}"
+            );
+            assert!(zip_for(country, "12345\u{e9}6789").is_err(), "{country}");
+        }
     }
 }
