@@ -23,6 +23,7 @@ mod m0019_survey_signature_uses;
 mod m0020_survey_grace_one_feed_key;
 mod m0021_signed_user_identity;
 mod m0022_cache_changes;
+mod m0023_survey_entries_by_respondent;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0020_survey_grace_one_feed_key::Migration),
             Box::new(m0021_signed_user_identity::Migration),
             Box::new(m0022_cache_changes::Migration),
+            Box::new(m0023_survey_entries_by_respondent::Migration),
         ]
     }
 }

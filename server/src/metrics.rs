@@ -121,6 +121,10 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     metrics::gauge!("inventory_snapshot_age_seconds").set(snap.age().as_secs_f64());
     metrics::gauge!("inventory_snapshot_offers").set(snap.len() as f64);
     metrics::gauge!("inventory_snapshot_version").set(snap.version as f64);
+    let surveys = s.ctx.surveys.live.peek();
+    metrics::gauge!("survey_snapshot_surveys").set(surveys.len() as f64);
+    metrics::gauge!("survey_snapshot_age_seconds").set(surveys.built.elapsed().as_secs_f64());
+    metrics::gauge!("survey_fetch_writes_waiting").set(s.ctx.surveys.writes.backlog() as f64);
     metrics::counter!("cache_changes_heard_total").absolute(s.ctx.changes.heard());
     pool_gauges(&s.ctx.db).await;
     let depth: Vec<(String, i64)> = entity::callback_delivery::Entity::find()

@@ -223,6 +223,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             settings.settlement_inline_slots,
         ))),
         deliveries: Arc::default(),
+        surveys: Arc::default(),
         changes: Arc::default(),
     })
 }
@@ -275,6 +276,20 @@ impl Application {
                 .clone()
                 .drive(self.state.ctx.db.clone(), self.state.ctx.clock.clone()),
         );
+        // The live surveys likewise, and the survey fetch's batch writer.
+        let survey_rebuilds = tokio::spawn(
+            self.state
+                .ctx
+                .surveys
+                .live
+                .clone()
+                .drive(self.state.ctx.db.clone(), self.state.ctx.clock.clone()),
+        );
+        let fetch_writes = self.state.ctx.surveys.writes.clone();
+        let fetch_writer = tokio::spawn({
+            let db = self.state.ctx.db.clone();
+            async move { fetch_writes.drive(db).await }
+        });
         tokio::spawn(warm_up(self.state.clone()));
         let mut workers = if self.state.settings.run_workers {
             crate::workers::spawn(self.state.clone())
@@ -301,8 +316,12 @@ impl Application {
         for w in workers {
             w.abort();
         }
+        // Survey fetches answered before the stop are committed before the process ends.
+        self.state.ctx.surveys.writes.flush().await;
+        fetch_writer.abort();
         announcements.abort();
         rebuilds.abort();
+        survey_rebuilds.abort();
         tracing::info!("stopped");
         Ok(())
     }
@@ -348,6 +367,14 @@ pub async fn warm_up(state: AppState) {
             Ok(snap) => {
                 let inventory_ms = started.elapsed().as_millis();
                 metrics::gauge!("startup_inventory_seconds").set(started.elapsed().as_secs_f64());
+                // The live surveys too (best effort: a failure leaves the first fetch to build).
+                let surveys = match state.ctx.surveys.live.current(&state.ctx.db, state.ctx.now()).await {
+                    Ok(s) => s.len(),
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "building the live surveys failed");
+                        0
+                    }
+                };
                 let configs = std::time::Instant::now();
                 // Placements' delivery configuration too (the most recently released 500),
                 // and the default static feed of their STATIC_API slots: best effort, a
@@ -385,6 +412,7 @@ pub async fn warm_up(state: AppState) {
                 metrics::gauge!("startup_warm_up_seconds").set(seconds);
                 tracing::info!(
                     offers = snap.len(),
+                    surveys,
                     inventory_ms = u64::try_from(inventory_ms).unwrap_or(u64::MAX),
                     ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                     "inventory built; ready"

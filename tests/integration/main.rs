@@ -32,6 +32,7 @@ mod readiness;
 mod records;
 mod retire;
 mod slots;
+mod survey_cache;
 mod survey_fetch;
 mod survey_limits;
 mod survey_payment;

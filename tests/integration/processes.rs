@@ -18,6 +18,7 @@ each_backend!(
     a_paused_campaign_reaches_the_other_process,
     a_rotated_static_key_reaches_the_other_process,
     a_ban_reaches_the_other_process,
+    a_paused_survey_reaches_the_other_process,
 );
 
 /// The bound of `app::domain::changes`.
@@ -278,4 +279,41 @@ async fn a_ban_reaches_the_other_process(backend: Backend) {
     let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     assert_eq!(error_code(&e), "user_banned");
+}
+
+/// The live surveys of `app::domain::surveys::live`: a survey paused on A leaves B's
+/// survey fetch within the bound, and comes back when resumed.
+async fn a_paused_survey_reaches_the_other_process(backend: Backend) {
+    use crate::survey_cache::lists;
+    use crate::survey_fetch::{market_with, respondent};
+    let app = TestApp::spawn(backend).await;
+    app.clock.set(chrono::Utc::now());
+    let m = market_with(&app, "SHA256", 5).await;
+    let b = start_b(&app).await;
+    let fetch_on_b = |user: &'static str| {
+        let req = app
+            .client
+            .post(format!("{}/getallsurveys-api", b.process.base))
+            .header("X-Service-Api-Key", &m.app_key)
+            .json(&respondent(&m, user));
+        async move { ProcessB::send(req).await }
+    };
+    let (s, env) = fetch_on_b("kim").await;
+    assert_eq!(s, StatusCode::OK, "B offers the survey first: {env}");
+    assert!(lists(&env, &m.campaign), "{env}");
+    for (status, offered) in [("PAUSED", false), ("LIVE", true)] {
+        let (s, c) = crate::surveys::call(
+            &app,
+            &m.key,
+            reqwest::Method::PUT,
+            &format!("/api/v1/campaigns/{}", m.campaign),
+            Some(&json!({ "status": status })),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{c}");
+        within_bound(&format!("survey {status}"), || async {
+            lists(&fetch_on_b("kim").await.1, &m.campaign) == offered
+        })
+        .await;
+    }
 }

@@ -571,6 +571,23 @@ async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
 }
 
 /// Enters the first survey offered to `user` and answers its transaction id.
+/// The advertiser's signed outcome report of a transaction.
+pub(crate) async fn report_outcome(
+    app: &TestApp,
+    m: &Market,
+    tx: &str,
+    status: &str,
+) -> (StatusCode, Value) {
+    call(
+        app,
+        &m.key,
+        Method::POST,
+        &format!("/api/v1/campaigns/{}/respondent-status", m.campaign),
+        Some(&json!({"transaction_id": tx, "status": status})),
+    )
+    .await
+}
+
 pub(crate) async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
     let (s, env) = fetch(app, Some(&m.app_key), &respondent(m, user)).await;
     if s != StatusCode::OK {

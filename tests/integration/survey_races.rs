@@ -9,7 +9,7 @@ use tests::{TestApp, both_backends, error_code};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::survey_fetch::{enter, fetch, local, market_with, respondent};
+use crate::survey_fetch::{enter, fetch, local, market_with, report_outcome, respondent};
 use crate::surveys::call;
 
 both_backends!(
@@ -76,14 +76,7 @@ async fn a_browser_return_never_decides_payment(app: TestApp) {
         .await
         .expect("sent");
     assert_eq!(page.status(), StatusCode::OK);
-    let (s, r) = call(
-        &app,
-        &m.key,
-        Method::POST,
-        &format!("/api/v1/campaigns/{}/respondent-status", m.campaign),
-        Some(&json!({"transaction_id": tx, "status": "complete"})),
-    )
-    .await;
+    let (s, r) = report_outcome(&app, &m, &tx, "complete").await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["paid"], true, "{r}");
     assert_eq!(r["duplicate"], false, "{r}");

@@ -107,6 +107,18 @@ impl<V: Clone> GuardedCache<V> {
         }
     }
 
+    /// Applies a committed change to the entry for `key` in place, if one is held (a value
+    /// with interior mutability, so pending in-process facts it holds are kept); a read
+    /// under way loses its insert as with [`Self::invalidate`].
+    pub fn touch(&self, key: &str, change: impl FnOnce(&V)) {
+        if let Ok(mut inner) = self.inner.write() {
+            inner.generation = inner.generation.wrapping_add(1);
+            if let Some((_, v)) = inner.map.get(key) {
+                change(v);
+            }
+        }
+    }
+
     /// Drops everything (for changes that touch many keys at once).
     pub fn clear(&self) {
         if let Ok(mut inner) = self.inner.write() {

@@ -90,6 +90,8 @@ pub struct Ctx {
     pub inbox: Arc<delivery::inbox::Inbox>,
     /// Wakes the reward-callback worker when deliveries become due (callback_delivery).
     pub deliveries: Arc<callback_delivery::DueSignal>,
+    /// Live surveys, respondents and the fetch writer of the survey fetch (surveys).
+    pub surveys: Arc<surveys::SurveyDelivery>,
     /// Announces committed changes to every cache of every process (changes).
     pub changes: Arc<changes::Changes>,
 }

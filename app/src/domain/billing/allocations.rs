@@ -116,7 +116,7 @@ pub async fn allocate(
         serde_json::json!({"amountMicros": amount}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::Offers]).await?;
+    ctx.commit_and_announce(txn, [Change::Offers, Change::Surveys]).await?;
     Ok((view(row), true))
 }
 

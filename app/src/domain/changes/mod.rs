@@ -14,6 +14,7 @@
 //! limits of the caches themselves (10 s for the per-user caches, 60 s for a full inventory
 //! reload) bound a process that died between its commit and its announcement.
 
+pub mod generations;
 pub mod transport;
 
 use std::sync::Mutex;
@@ -45,6 +46,13 @@ pub enum Change {
     Completions(String),
     /// Static feed keys (a key issued replaces the slot's others).
     StaticKeys,
+    /// Survey-fetch app keys (a key issued revokes the placement's previous one).
+    AppKeys,
+    /// A survey campaign's status, configuration, quotas, qualifications or payment, or a
+    /// reported outcome: the live surveys.
+    Surveys,
+    /// A respondent entered a survey, by `campaign|placement|user`.
+    SurveyEntered(String),
     /// Everything (announcements may have been missed).
     Everything,
 }
@@ -56,6 +64,9 @@ impl Change {
             Change::Offers => "offers".to_owned(),
             Change::DeliveryConfig => "config".to_owned(),
             Change::StaticKeys => "static-keys".to_owned(),
+            Change::AppKeys => "app-keys".to_owned(),
+            Change::Surveys => "surveys".to_owned(),
+            Change::SurveyEntered(k) => format!("entered:{k}"),
             Change::Everything => "everything".to_owned(),
             Change::Session(k) => format!("session:{k}"),
             Change::Ban(k) => format!("ban:{k}"),
@@ -71,11 +82,14 @@ impl Change {
                 "offers" => Change::Offers,
                 "config" => Change::DeliveryConfig,
                 "static-keys" => Change::StaticKeys,
+                "app-keys" => Change::AppKeys,
+                "surveys" => Change::Surveys,
                 _ => Change::Everything,
             },
             Some(("session", k)) => Change::Session(k.to_owned()),
             Some(("ban", k)) => Change::Ban(k.to_owned()),
             Some(("completions", k)) => Change::Completions(k.to_owned()),
+            Some(("entered", k)) => Change::SurveyEntered(k.to_owned()),
             Some(_) => Change::Everything,
         }
     }
@@ -149,14 +163,19 @@ impl Ctx {
         changes: impl IntoIterator<Item = Change>,
     ) -> Result<(), AppError> {
         txn.commit().await?;
-        let mut offers = false;
+        let (mut offers, mut surveys) = (false, false);
         for change in changes {
             offers |= matches!(change, Change::Offers | Change::Everything);
+            surveys |= matches!(change, Change::Surveys | Change::Everything);
             self.announce([change]);
         }
         if offers {
             // The answer leaves only once the inventory no longer serves the old offer.
             self.inventory.caught_up().await;
+        }
+        if surveys {
+            // Likewise for the live surveys.
+            self.surveys.live.caught_up().await;
         }
         Ok(())
     }
@@ -171,7 +190,17 @@ pub fn apply(ctx: &Ctx, change: &Change) {
         Change::Ban(key) => ctx.hot.bans.invalidate(key),
         Change::Completions(key) => ctx.hot.completions.invalidate(key),
         Change::StaticKeys => ctx.hot.static_keys.clear(),
+        Change::AppKeys => ctx.surveys.app_keys.clear(),
+        Change::Surveys => ctx.surveys.live.changed(),
+        Change::SurveyEntered(k) => {
+            if let Some((campaign, respondent)) = k.split_once('|') {
+                ctx.surveys.respondents.entered(respondent, campaign);
+            }
+        }
         Change::Everything => {
+            ctx.surveys.live.changed();
+            ctx.surveys.app_keys.clear();
+            ctx.surveys.respondents.clear();
             ctx.inventory.changed();
             ctx.delivery_configs.changed();
             ctx.hot.sessions.clear();
@@ -196,6 +225,9 @@ mod tests {
             Change::Session("abc".into()),
             Change::Ban("pl_1|user:with:colons".into()),
             Change::Completions("pl_1|u".into()),
+            Change::AppKeys,
+            Change::Surveys,
+            Change::SurveyEntered("svc_1|pl_1|user|with|bars".into()),
         ] {
             assert_eq!(Change::decode(&c.encode()), c);
         }

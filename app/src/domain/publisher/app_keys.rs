@@ -4,6 +4,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::owned_placement;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::AppKeyIssued;
@@ -62,7 +63,7 @@ async fn issue_once(
         serde_json::json!({"appKeyId": id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::AppKeys]).await?;
     Ok(AppKeyIssued {
         app_key: key,
         placement_id: p.id,

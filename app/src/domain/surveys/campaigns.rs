@@ -9,6 +9,7 @@ use sea_orm::{
 };
 
 use super::cost;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::money::format_micros;
@@ -326,7 +327,7 @@ pub async fn create(
         serde_json::json!({"name": m.name}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(SurveyCreated {
         message: "Campaign created as a draft".to_owned(),
         campaign: CampaignRef {
@@ -493,7 +494,7 @@ pub async fn update(
     )
     .await?;
     let out = view_of(ctx, &txn, &updated).await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)
 }
 
@@ -524,7 +525,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMess
         serde_json::json!({"name": m.name}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(SurveyMessage {
         message: "Campaign deleted".to_owned(),
     })
@@ -579,7 +580,7 @@ pub async fn approve(
     )
     .await?;
     let out = view_of(ctx, &txn, &m).await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)
 }
 
@@ -597,7 +598,7 @@ pub async fn record_external_payment(
     match payment_of(&m) {
         PaymentStatus::External => {
             let out = view_of(ctx, &txn, &m).await?;
-            txn.commit().await?;
+            ctx.commit_and_announce(txn, [Change::Surveys]).await?;
             return Ok(out);
         }
         PaymentStatus::Wallet => {
@@ -620,7 +621,7 @@ pub async fn record_external_payment(
     )
     .await?;
     let out = view_of(ctx, &txn, &m).await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)
 }
 

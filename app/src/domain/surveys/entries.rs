@@ -24,6 +24,8 @@ use super::matching::{self, Facts, status};
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::delivery::publisher_share;
+use crate::domain::changes::Change;
+use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
 use crate::model::survey_campaign::PaymentStatus;
@@ -144,6 +146,7 @@ async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entr
             });
         }
     }
+    super::respondents::stored(ctx, &g.respondent_id).await?;
     let txn = db::begin(&ctx.db).await?;
     let Some(r) = respondent::Entity::find_by_id(g.respondent_id.clone())
         .one(&txn)
@@ -222,6 +225,12 @@ async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entr
     .await
     .map_err(db::race_on_unique)?;
     txn.commit().await?;
+    // The fetch leaves the survey out from now on, here and in every other process.
+    ctx.announce([Change::SurveyEntered(format!(
+        "{}|{}",
+        m.id,
+        user_key(&r.placement_id, &r.external_user_id)
+    ))]);
     Ok(Entry::Redirect(
         m.survey_live_link
             .replace(super::campaigns::TRANSACTION_MACRO, &id),
@@ -351,14 +360,16 @@ pub async fn report(
     }
     let mut final_state = wanted;
     let mut conversion_id = None;
+    let mut fills = false;
     // Test transactions (from `test-entry`) record their outcome and never move money.
     if wanted == status::COMPLETE && !e.test {
         super::grace::refuse_after_grace(&m, &e, now)?;
-        let room = room_for_complete(&txn, now, &m, &e).await?;
-        if room {
-            conversion_id = Some(pay(&txn, now, &m, &e).await?);
-        } else {
-            final_state = status::OVERQUOTA;
+        match room_for_complete(&txn, now, &m, &e).await? {
+            Some(last) => {
+                conversion_id = Some(pay(&txn, now, &m, &e).await?);
+                fills = last;
+            }
+            None => final_state = status::OVERQUOTA,
         }
     }
     let paid = conversion_id.is_some();
@@ -376,7 +387,15 @@ pub async fn report(
         serde_json::json!({"transactionId": e.id, "status": final_state}),
     )
     .await?;
-    txn.commit().await?;
+    if fills {
+        // The survey (or a quota) is full: the answer leaves once the fetch no longer
+        // offers it here.
+        ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    } else {
+        txn.commit().await?;
+        // Counts moved: the live surveys fold them in within `live::MIN_GAP`.
+        ctx.announce([Change::Surveys]);
+    }
     ctx.deliveries.announce();
     Ok(receipt(
         final_state,
@@ -386,13 +405,15 @@ pub async fn report(
     ))
 }
 
-/// Whether the campaign, the day and the entry's quota still take a complete.
+/// Whether the campaign, the day and the entry's quota still take a complete: `None` when
+/// they do not, else whether this complete fills one of them (the survey then leaves the
+/// fetch).
 async fn room_for_complete<C: sea_orm::ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
     m: &survey::Model,
     e: &entry::Model,
-) -> Result<bool, AppError> {
+) -> Result<Option<bool>, AppError> {
     let done = |since: Option<DateTime<Utc>>| {
         let mut q = entry::Entity::find()
             .filter(entry::Column::CampaignId.eq(m.id.clone()))
@@ -405,20 +426,24 @@ async fn room_for_complete<C: sea_orm::ConnectionTrait>(
     };
     let total = i64::try_from(done(None).await?).unwrap_or(i64::MAX);
     if m.total_completes.is_some_and(|t| total >= t) {
-        return Ok(false);
+        return Ok(None);
     }
+    let mut fills = m.total_completes.is_some_and(|t| total + 1 >= t);
     let day = now.date_naive().and_hms_opt(0, 0, 0).map(|d| d.and_utc());
     let today = i64::try_from(done(day).await?).unwrap_or(i64::MAX);
     if m.max_daily_completes.is_some_and(|d| today >= d) {
-        return Ok(false);
+        return Ok(None);
     }
+    fills |= m.max_daily_completes.is_some_and(|d| today + 1 >= d);
     if let Some(qid) = &e.quota_id
         && let Some(q) = quota::Entity::find_by_id(qid.clone()).one(db).await?
-        && q.completes >= q.num_respondents
     {
-        return Ok(false);
+        if q.completes >= q.num_respondents {
+            return Ok(None);
+        }
+        fills |= q.completes + 1 >= q.num_respondents;
     }
-    Ok(true)
+    Ok(Some(fills))
 }
 
 /// Pays a complete: ledger, quota count, conversion and reward callback, in `txn`.

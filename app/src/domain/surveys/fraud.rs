@@ -18,14 +18,8 @@
 
 use std::net::IpAddr;
 
-use chrono::{DateTime, Utc};
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
-};
-
+use super::respondents::History;
 use crate::domain::Ctx;
-use crate::error::AppError;
-use entity::{survey_fetch as fetch, survey_respondent as respondent};
 
 pub const BLOCK_AT: i32 = 70;
 pub const VERIFY_AT: i32 = 40;
@@ -76,16 +70,9 @@ fn public(ip: IpAddr) -> bool {
     }
 }
 
-/// Scores a fetch before it is recorded (three counting queries, whatever the inventory).
-pub async fn score<C: ConnectionTrait>(
-    ctx: &Ctx,
-    db: &C,
-    now: DateTime<Utc>,
-    respondent_id: &str,
-    ip: IpAddr,
-    gps_id: Option<&str>,
-    locale_country: &str,
-) -> Result<Risk, AppError> {
+/// Scores a fetch before it is counted, from the respondent's earlier fetches as
+/// `respondents` keeps them (no query).
+pub fn score(ctx: &Ctx, ip: IpAddr, locale_country: &str, history: &History) -> Risk {
     let mut risk = Risk::default();
     if country_mismatch(ip, locale_country) {
         risk.add(40, "ip_country_mismatch");
@@ -101,42 +88,16 @@ pub async fn score<C: ConnectionTrait>(
     if !public(ip) && ctx.config.environment != crate::domain::Environment::Development {
         risk.add(50, "non_public_address");
     }
-    let hour_ago = now - chrono::Duration::hours(1);
-    let by_user = fetch::Entity::find()
-        .filter(fetch::Column::RespondentId.eq(respondent_id.to_owned()))
-        .filter(fetch::Column::CreatedAt.gte(hour_ago))
-        .count(db)
-        .await?;
-    if by_user > 30 {
+    if history.fetches_last_hour > 30 {
         risk.add(40, "user_velocity");
     }
-    let users_at_ip = fetch::Entity::find()
-        .select_only()
-        .column(fetch::Column::RespondentId)
-        .filter(fetch::Column::Ip.eq(ip.to_string()))
-        .filter(fetch::Column::CreatedAt.gte(hour_ago))
-        .filter(fetch::Column::RespondentId.ne(respondent_id.to_owned()))
-        .distinct()
-        .limit(6)
-        .into_tuple::<String>()
-        .all(db)
-        .await?
-        .len();
-    if users_at_ip > 5 {
+    if history.others_at_address > 5 {
         risk.add(40, "address_velocity");
     }
-    if let Some(g) = gps_id {
-        let sharing = respondent::Entity::find()
-            .filter(respondent::Column::GpsId.eq(g.to_owned()))
-            .filter(respondent::Column::Id.ne(respondent_id.to_owned()))
-            .limit(4)
-            .count(db)
-            .await?;
-        if sharing >= 3 {
-            risk.add(70, "shared_device");
-        }
+    if history.others_on_device >= 3 {
+        risk.add(70, "shared_device");
     }
-    Ok(risk)
+    risk
 }
 
 #[cfg(test)]

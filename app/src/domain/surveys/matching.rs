@@ -54,7 +54,7 @@ impl Facts {
         }
     }
 
-    fn passes(&self, question: &str, c: &Criteria) -> bool {
+    pub(crate) fn passes(&self, question: &str, c: &Criteria) -> bool {
         match question {
             "AGE" => {
                 let (Some(dob), Some(today)) = (self.date_of_birth, self.today) else {
@@ -97,7 +97,7 @@ pub fn live(m: &survey::Model, today: NaiveDate) -> bool {
         && in_field(m, today)
 }
 
-async fn counts<C: ConnectionTrait>(
+pub(crate) async fn counts<C: ConnectionTrait>(
     db: &C,
     ids: &[String],
     since: Option<DateTime<Utc>>,

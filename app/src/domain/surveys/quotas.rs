@@ -15,6 +15,7 @@ use sea_orm::{
 
 use super::campaigns::{SUBJECT, owned};
 use super::reference;
+use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey_campaign::SurveyStatus;
@@ -224,7 +225,7 @@ pub async fn create(
         serde_json::json!({"quotaId": row.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&row, &[]),
     })
@@ -294,7 +295,7 @@ pub async fn update(
     )
     .await?;
     let quals = quals_of(&txn, vec![q.id.clone()]).await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&q, &quals),
     })
@@ -325,7 +326,7 @@ pub async fn delete(
         serde_json::json!({"quotaId": q.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(crate::model::survey_campaign::SurveyMessage {
         message: "Quota deleted".to_owned(),
     })
@@ -398,7 +399,7 @@ pub async fn clone(
         serde_json::json!({"quotaId": row.id, "from": source.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&row, &quals),
     })
@@ -580,7 +581,7 @@ pub async fn create_qualification(
         serde_json::json!({"qualificationId": row.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(QualificationResponse {
         campaign_qualification: qualification_view(&row),
     })
@@ -641,7 +642,7 @@ pub async fn update_qualification(
         serde_json::json!({"qualificationId": row.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(QualificationResponse {
         campaign_qualification: qualification_view(&row),
     })
@@ -672,7 +673,7 @@ pub async fn delete_qualification(
         serde_json::json!({"qualificationId": row.id}),
     )
     .await?;
-    txn.commit().await?;
+    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(crate::model::survey_campaign::SurveyMessage {
         message: "Qualification deleted".to_owned(),
     })

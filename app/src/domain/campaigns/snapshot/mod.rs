@@ -36,6 +36,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use super::inventory::{LiveOffer, RowMark, can_pay, live_marks, live_rows, reserve_of, reserves};
+use crate::domain::changes::generations::Generations;
 use crate::error::AppError;
 use crate::model::campaign::Platform;
 use crate::model::publisher::OfferSort;
@@ -325,31 +326,22 @@ impl Snapshot {
 /// The shared, swappable snapshot and its change generation.
 pub struct Inventory {
     current: ArcSwap<Snapshot>,
-    /// Bumped after every committed change that can remove or alter a live offer.
-    wanted: AtomicU64,
+    /// Bumped after every committed change that can remove or alter a live offer; the
+    /// driver ([`Inventory::drive`]) rebuilds, writers wait ([`Inventory::caught_up`]).
+    gens: Generations,
     versions: AtomicU64,
     building: tokio::sync::Mutex<()>,
     refreshing: Arc<AtomicBool>,
-    /// Set once this process's rebuild driver runs ([`Inventory::drive`]): after the first
-    /// build, readers answer from the snapshot they find and never wait for a rebuild.
-    background: AtomicBool,
-    /// Wakes the driver when a change is announced.
-    kick: tokio::sync::Notify,
-    /// The generation of the snapshot in place (writers wait on it, [`Inventory::caught_up`]).
-    built: tokio::sync::watch::Sender<u64>,
 }
 
 impl Default for Inventory {
     fn default() -> Self {
         Inventory {
             current: ArcSwap::from_pointee(Snapshot::empty()),
-            wanted: AtomicU64::new(1),
+            gens: Generations::default(),
             versions: AtomicU64::new(0),
             building: tokio::sync::Mutex::new(()),
             refreshing: Arc::new(AtomicBool::new(false)),
-            background: AtomicBool::new(false),
-            kick: tokio::sync::Notify::new(),
-            built: tokio::sync::watch::Sender::new(0),
         }
     }
 }
@@ -359,15 +351,14 @@ impl Inventory {
     /// `Change::Offers` after committing a change to a campaign's status, configuration or
     /// budget, or a settlement that may have used up its reserve or a cap).
     pub fn changed(&self) {
-        self.wanted.fetch_add(1, Ordering::SeqCst);
-        self.kick.notify_one();
+        self.gens.changed();
     }
 
     /// Swaps in a new snapshot and tells the writers waiting for it.
     fn put(&self, fresh: Arc<Snapshot>) {
         let generation = fresh.generation;
         self.current.store(fresh);
-        self.built.send_replace(generation);
+        self.gens.built(generation);
     }
 
     /// Rebuilds whenever a change is announced, for as long as the process runs, so that
@@ -381,19 +372,18 @@ impl Inventory {
         db: sea_orm::DatabaseConnection,
         clock: Arc<dyn crate::domain::Clock>,
     ) {
-        self.background.store(true, Ordering::Release);
+        self.gens.driving();
         loop {
-            let kicked = self.kick.notified();
             let snap = self.current.load_full();
             // Before the first build (start-up builds it), and when nothing changed, wait.
-            if snap.generation == 0 || snap.generation >= self.wanted.load(Ordering::SeqCst) {
-                let _ = tokio::time::timeout(Duration::from_secs(1), kicked).await;
+            if snap.generation == 0 || self.gens.is_current(snap.generation) {
+                self.gens.idle(Duration::from_secs(1)).await;
                 continue;
             }
             let now = crate::domain::clock::truncate_micros(clock.now());
             let guard = self.building.lock().await;
             let previous = self.current.load_full();
-            let wanted = self.wanted.load(Ordering::SeqCst);
+            let wanted = self.gens.wanted();
             if previous.generation >= wanted {
                 continue;
             }
@@ -411,14 +401,9 @@ impl Inventory {
     /// Waits (at most five seconds) until the snapshot reflects every change announced
     /// before this call. A no-op without a driver: the next read then rebuilds first.
     pub async fn caught_up(&self) {
-        if !self.background.load(Ordering::Acquire) || self.current.load().generation == 0 {
-            return;
-        }
-        let target = self.wanted.load(Ordering::SeqCst);
-        let mut built = self.built.subscribe();
-        self.kick.notify_one();
-        let _ =
-            tokio::time::timeout(Duration::from_secs(5), built.wait_for(|g| *g >= target)).await;
+        self.gens
+            .caught_up(self.current.load().generation > 0)
+            .await;
     }
 
     /// Holds off every rebuild while the guard lives (tests: a rebuild that takes as long).
@@ -428,7 +413,7 @@ impl Inventory {
 
     /// Follows the swaps: the receiver changes whenever a new snapshot is in place.
     pub fn swaps(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.built.subscribe()
+        self.gens.swaps()
     }
 
     /// The snapshot as it is, without rebuilding (metrics).
@@ -443,18 +428,18 @@ impl Inventory {
         now: DateTime<Utc>,
     ) -> Result<Arc<Snapshot>, AppError> {
         let snap = self.current.load_full();
-        if snap.generation >= self.wanted.load(Ordering::SeqCst) {
+        if self.gens.is_current(snap.generation) {
             return Ok(snap);
         }
-        if snap.generation > 0 && self.background.load(Ordering::Acquire) {
+        if snap.generation > 0 && self.gens.driven() {
             // The driver is rebuilding: answer from the snapshot in place.
-            self.kick.notify_one();
+            self.gens.kick();
             return Ok(snap);
         }
         let _guard = self.building.lock().await;
         // Another reader may have rebuilt while this one waited.
         let snap = self.current.load_full();
-        let wanted = self.wanted.load(Ordering::SeqCst);
+        let wanted = self.gens.wanted();
         if snap.generation >= wanted {
             return Ok(snap);
         }
@@ -473,7 +458,7 @@ impl Inventory {
         now: DateTime<Utc>,
     ) -> Result<Arc<Snapshot>, AppError> {
         let _guard = self.building.lock().await;
-        let wanted = self.wanted.load(Ordering::SeqCst);
+        let wanted = self.gens.wanted();
         let previous = self.current.load_full();
         let fresh = Arc::new(self.build(db, now, wanted, &previous).await?);
         self.put(fresh.clone());
@@ -489,7 +474,7 @@ impl Inventory {
     ) -> Result<(), AppError> {
         let _guard = self.building.lock().await;
         let current = self.current.load_full();
-        let wanted = self.wanted.load(Ordering::SeqCst);
+        let wanted = self.gens.wanted();
         let fresh = if current.generation < wanted || current.loaded.elapsed() >= RELOAD_AGE {
             self.build(db, now, wanted, &current).await?
         } else {
