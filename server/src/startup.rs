@@ -368,7 +368,13 @@ pub async fn warm_up(state: AppState) {
                 let inventory_ms = started.elapsed().as_millis();
                 metrics::gauge!("startup_inventory_seconds").set(started.elapsed().as_secs_f64());
                 // The live surveys too (best effort: a failure leaves the first fetch to build).
-                let surveys = match state.ctx.surveys.live.current(&state.ctx.db, state.ctx.now()).await {
+                let surveys = match state
+                    .ctx
+                    .surveys
+                    .live
+                    .current(&state.ctx.db, state.ctx.now())
+                    .await
+                {
                     Ok(s) => s.len(),
                     Err(e) => {
                         tracing::warn!(error = %e.message, "building the live surveys failed");

@@ -52,9 +52,15 @@ async fn a_paused_or_closed_survey_leaves_the_next_fetch(app: TestApp) {
     assert!(offered(&app, &m, "ana").await, "LIVE: offered");
     set_status(&app, &m, "PAUSED").await;
     assert!(!offered(&app, &m, "ana").await, "PAUSED: gone at once");
-    assert!(!offered(&app, &m, "bea").await, "PAUSED: for new respondents too");
+    assert!(
+        !offered(&app, &m, "bea").await,
+        "PAUSED: for new respondents too"
+    );
     set_status(&app, &m, "LIVE").await;
-    assert!(offered(&app, &m, "bea").await, "LIVE again: offered at once");
+    assert!(
+        offered(&app, &m, "bea").await,
+        "LIVE again: offered at once"
+    );
     set_status(&app, &m, "CLOSED").await;
     assert!(!offered(&app, &m, "cat").await, "CLOSED: gone at once");
 }
@@ -78,7 +84,10 @@ async fn an_edited_survey_is_matched_as_edited_by_the_next_fetch(app: TestApp) {
         )
         .await;
     assert!(s.is_success(), "{a}");
-    assert!(!offered_as(&app, &m, "dee", &tea).await.0, "a draft is not offered");
+    assert!(
+        !offered_as(&app, &m, "dee", &tea).await.0,
+        "a draft is not offered"
+    );
     let (s, c) = call(
         &app,
         &m.key,
@@ -134,7 +143,11 @@ async fn a_profile_written_in_a_batch_is_what_the_next_fetch_and_the_entry_see(a
     let mut without = respondent(&m, "hal");
     without.as_object_mut().unwrap().remove("Gender");
     let (s, env) = fetch(&app, Some(&m.app_key), &without).await;
-    assert_eq!(s, StatusCode::OK, "the stored gender still qualifies: {env}");
+    assert_eq!(
+        s,
+        StatusCode::OK,
+        "the stored gender still qualifies: {env}"
+    );
     assert!(lists(&env, &m.campaign), "{env}");
     // The hosted entry reads the respondent from the database at once after the fetch.
     let url = local(&app, env["Data"][0]["SurveyUrl"].as_str().unwrap());

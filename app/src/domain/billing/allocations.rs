@@ -116,7 +116,8 @@ pub async fn allocate(
         serde_json::json!({"amountMicros": amount}),
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::Offers, Change::Surveys]).await?;
+    ctx.commit_and_announce(txn, [Change::Offers, Change::Surveys])
+        .await?;
     Ok((view(row), true))
 }
 

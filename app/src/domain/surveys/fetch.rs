@@ -91,7 +91,9 @@ async fn placement_of_key(ctx: &Ctx, key: &str) -> Result<Option<Arc<DeliveryCon
 
 /// Which of a placement's slots shows rewards: its first active slot, else its first ready
 /// one, else any (`slots` in creation order).
-fn rank_reward_slot<'a>(slots: impl IntoIterator<Item = &'a ad_slot::Model>) -> Option<&'a ad_slot::Model> {
+fn rank_reward_slot<'a>(
+    slots: impl IntoIterator<Item = &'a ad_slot::Model>,
+) -> Option<&'a ad_slot::Model> {
     let rank = |s: &&ad_slot::Model| match s.state.as_str() {
         "ACTIVE" => 0,
         "READY" => 1,
@@ -153,7 +155,7 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
     let now = ctx.now();
     let profile = match read_body(body, now) {
         Ok(profile) => profile,
-        Err(refused) => return Ok(refused),
+        Err(refused) => return Ok(*refused),
     };
     if profile.app_id != p.id {
         let f = BTreeMap::from([(
@@ -175,7 +177,11 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
             BTreeMap::new(),
         ));
     }
-    let seen = ctx.surveys.respondents.sight(ctx, &p.id, &profile, now).await?;
+    let seen = ctx
+        .surveys
+        .respondents
+        .sight(ctx, &p.id, &profile, now)
+        .await?;
     let (known, history) = seen.history(&profile, now);
     let risk = fraud::score(ctx, profile.ip, profile.locale.country(), &history);
     let snapshot = if risk.blocked() {
@@ -205,7 +211,10 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
     seen.record(&known.id, now);
     ctx.surveys
         .writes
-        .submit(&ctx.db, write_of(&p.id, &known.id, &profile, risk.score, outcome, now))
+        .submit(
+            &ctx.db,
+            write_of(&p.id, &known.id, &profile, risk.score, outcome, now),
+        )
         .await?;
     if risk.blocked() {
         return Ok(refusal(
@@ -246,30 +255,32 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
 }
 
 /// The checked body, or the refusal that names what is wrong.
-fn read_body(body: &[u8], now: DateTime<Utc>) -> Result<Profile, Answer> {
+fn read_body(body: &[u8], now: DateTime<Utc>) -> Result<Profile, Box<Answer>> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| {
         let f = BTreeMap::from([("body".to_owned(), "must be a JSON object".to_owned())]);
-        refusal(400, "INVALID_PROFILE", "the body is not JSON", f)
+        Box::new(refusal(400, "INVALID_PROFILE", "the body is not JSON", f))
     })?;
-    profile::read(&value, now.date_naive()).map_err(|e| match e {
-        Invalid::Locale(code) => {
-            let f = BTreeMap::from([(
-                "CountryLanguageCode".to_owned(),
-                format!("{code} is not an active locale"),
-            )]);
-            refusal(
+    profile::read(&value, now.date_naive()).map_err(|e| {
+        Box::new(match e {
+            Invalid::Locale(code) => {
+                let f = BTreeMap::from([(
+                    "CountryLanguageCode".to_owned(),
+                    format!("{code} is not an active locale"),
+                )]);
+                refusal(
+                    400,
+                    "COUNTRY_LANGUAGE_UNSUPPORTED",
+                    "the locale is not supported",
+                    f,
+                )
+            }
+            Invalid::Profile(f) => refusal(
                 400,
-                "COUNTRY_LANGUAGE_UNSUPPORTED",
-                "the locale is not supported",
+                "INVALID_PROFILE",
+                "required profile fields are missing or invalid",
                 f,
-            )
-        }
-        Invalid::Profile(f) => refusal(
-            400,
-            "INVALID_PROFILE",
-            "required profile fields are missing or invalid",
-            f,
-        ),
+            ),
+        })
     })
 }
 
@@ -317,7 +328,14 @@ fn item(
     let incidence = m.conversion_hundredths.map(|c| Hundredths(c).rounded());
     Ok(SurveyItem {
         SurveyNumber: m.id.clone(),
-        SurveyUrl: entries::entry_url(ctx, now, &m.id, respondent_id, slot.map(|s| s.id.as_str()), verify),
+        SurveyUrl: entries::entry_url(
+            ctx,
+            now,
+            &m.id,
+            respondent_id,
+            slot.map(|s| s.id.as_str()),
+            verify,
+        ),
         Reward: number(&reward.display),
         LOI: loi,
         MatchingPercentage: incidence,

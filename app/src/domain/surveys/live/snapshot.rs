@@ -190,7 +190,10 @@ impl Snapshot {
                 .await?
             {
                 let c: Criteria = serde_json::from_str(&x.criteria).unwrap_or_default();
-                quals.entry(x.quota_id).or_default().push((x.question_id, c));
+                quals
+                    .entry(x.quota_id)
+                    .or_default()
+                    .push((x.question_id, c));
             }
         }
         let mut by_locale: HashMap<String, Vec<Arc<LiveSurvey>>> = HashMap::new();
@@ -219,7 +222,11 @@ impl Snapshot {
                 .push(Arc::new(s));
         }
         for list in by_locale.values_mut() {
-            list.sort_by(|a, b| b.value.cmp(&a.value).then(a.campaign.id.cmp(&b.campaign.id)));
+            list.sort_by(|a, b| {
+                b.value
+                    .cmp(&a.value)
+                    .then(a.campaign.id.cmp(&b.campaign.id))
+            });
         }
         Ok(Snapshot {
             generation,

@@ -41,7 +41,8 @@ pub struct Read {
 /// `kind, a, b, c, e, d (date), t (timestamp)` rows: `r` the respondent, `a` an answer, `e` an
 /// entered campaign, `f` a fetch time, `i` a respondent at the address, `g` one on the device.
 fn sql() -> String {
-    let respondent = "SELECT id FROM survey_respondents WHERE placement_id = ? AND external_user_id = ?";
+    let respondent =
+        "SELECT id FROM survey_respondents WHERE placement_id = ? AND external_user_id = ?";
     format!(
         "SELECT 'r' AS kind, r.id AS a, r.gender AS b, r.zip_code AS c, r.gps_id AS e, \
            r.date_of_birth AS d, CAST(NULL AS TIMESTAMP WITH TIME ZONE) AS t \

@@ -24,8 +24,7 @@ use sea_orm::{DatabaseConnection, EntityTrait, Set};
 use crate::domain::{db, ids::new_id};
 use crate::error::AppError;
 use entity::{
-    survey_fetch as fetch_row, survey_respondent as respondent,
-    survey_respondent_answer as answer,
+    survey_fetch as fetch_row, survey_respondent as respondent, survey_respondent_answer as answer,
 };
 
 /// How long fetches gather before they are committed together.
@@ -114,11 +113,8 @@ impl Writer {
         }
         let mut committed = self.committed.subscribe();
         self.wake.notify_one();
-        let _ = tokio::time::timeout(
-            Duration::from_secs(5),
-            committed.wait_for(|c| *c >= target),
-        )
-        .await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), committed.wait_for(|c| *c >= target))
+            .await;
     }
 
     /// Fetches handed over and not yet committed (metrics).
@@ -233,7 +229,10 @@ fn answer_rows(batch: &[FetchWrite]) -> Vec<answer::ActiveModel> {
             }
         }
     }
-    order.into_iter().filter_map(|k| latest.remove(&k)).collect()
+    order
+        .into_iter()
+        .filter_map(|k| latest.remove(&k))
+        .collect()
 }
 
 fn keep_stored(column: &str) -> Expr {
@@ -253,7 +252,13 @@ async fn write(db: &DatabaseConnection, batch: &[FetchWrite]) -> Result<(), AppE
             (R::ZipCode, keep_stored("zip_code")),
             (R::GpsId, keep_stored("gps_id")),
         ])
-        .update_columns([R::LocaleCode, R::City, R::LastIp, R::RiskScore, R::UpdatedAt])
+        .update_columns([
+            R::LocaleCode,
+            R::City,
+            R::LastIp,
+            R::RiskScore,
+            R::UpdatedAt,
+        ])
         .to_owned();
     for chunk in respondent_rows(batch).chunks(ROWS) {
         respondent::Entity::insert_many(chunk.to_vec())
@@ -328,8 +333,16 @@ mod tests {
         let rows = respondent_rows(&batch);
         assert_eq!(rows.len(), 2);
         let a = &rows[0];
-        assert_eq!(a.zip_code.clone().unwrap(), Some("10001".to_owned()), "omitted later: kept");
-        assert_eq!(a.city.clone().unwrap(), "Boston", "the later fetch's city wins");
+        assert_eq!(
+            a.zip_code.clone().unwrap(),
+            Some("10001".to_owned()),
+            "omitted later: kept"
+        );
+        assert_eq!(
+            a.city.clone().unwrap(),
+            "Boston",
+            "the later fetch's city wins"
+        );
         let answers = answer_rows(&batch);
         assert_eq!(answers.len(), 2);
         let edu = answers
