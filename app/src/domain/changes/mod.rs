@@ -231,7 +231,7 @@ mod tests {
         ] {
             assert_eq!(Change::decode(&c.encode()), c);
         }
-        assert_eq!(Change::decode("surveys"), Change::Everything);
+        assert_eq!(Change::decode("payouts"), Change::Everything);
         assert_eq!(Change::decode("quota:1"), Change::Everything);
     }
 }

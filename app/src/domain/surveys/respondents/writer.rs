@@ -326,9 +326,9 @@ mod tests {
     #[test]
     fn a_batch_keeps_one_row_per_respondent_and_per_answer() {
         let batch = [
-            w("a", Some("10001"), "NYC", &[("EDU", "1"), ("INC", "2")]),
+            w("a", Some("10001"), "NYC", &[("edu", "1"), ("inc", "2")]),
             w("b", None, "LA", &[]),
-            w("a", None, "Boston", &[("EDU", "3")]),
+            w("a", None, "Boston", &[("edu", "3")]),
         ];
         let rows = respondent_rows(&batch);
         assert_eq!(rows.len(), 2);
@@ -347,7 +347,7 @@ mod tests {
         assert_eq!(answers.len(), 2);
         let edu = answers
             .iter()
-            .find(|x| x.question_id.clone().unwrap() == "EDU")
+            .find(|x| x.question_id.clone().unwrap() == "edu")
             .unwrap();
         assert_eq!(edu.answer_ids.clone().unwrap(), "[\"3\"]");
     }
