@@ -206,22 +206,10 @@ impl Respondents {
         ))
         .await?;
         let known = known.unwrap_or_else(|| {
-            let k = match found.respondent {
-                Some(r) => Known {
-                    id: r.id,
-                    date_of_birth: r.date_of_birth,
-                    gender: r.gender,
-                    zip: r.zip,
-                    gps_id: r.gps_id,
-                    answers: r.answers,
-                    entered: r.entered,
-                    recent: r.recent.into_iter().rev().collect(),
-                },
-                None => Known {
-                    id: new_respondent_id(ctx, placement_id, &p.user_id),
-                    ..Known::default()
-                },
-            };
+            let k = found.respondent.unwrap_or_else(|| Known {
+                id: new_respondent_id(ctx, placement_id, &p.user_id),
+                ..Known::default()
+            });
             let k = Arc::new(Mutex::new(k));
             self.known.insert(generations.0, key, k.clone());
             k

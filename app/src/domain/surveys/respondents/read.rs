@@ -5,33 +5,20 @@
 //! the `gps_id`. One statement rather than six because each round trip, not the reading,
 //! was the cost (BENCHMARKS.md, "Survey fetch at delivery speed").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, Value};
 
-use super::{OTHERS_KEPT, RECENT_KEPT};
+use super::{Known, OTHERS_KEPT, RECENT_KEPT};
 use crate::domain::sql;
 use crate::error::AppError;
-
-/// The stored respondent, when there is one.
-#[derive(Debug, Clone, Default)]
-pub struct StoredRespondent {
-    pub id: String,
-    pub date_of_birth: Option<NaiveDate>,
-    pub gender: Option<String>,
-    pub zip: Option<String>,
-    pub gps_id: Option<String>,
-    pub answers: HashMap<String, Vec<String>>,
-    pub entered: HashSet<String>,
-    /// Fetch times within the window, newest first.
-    pub recent: Vec<DateTime<Utc>>,
-}
 
 /// Everything one read returns.
 #[derive(Debug, Default)]
 pub struct Read {
-    pub respondent: Option<StoredRespondent>,
+    /// The stored respondent, when there is one (fetch times oldest first).
+    pub respondent: Option<Known>,
     /// Respondents seen at the address since the window's start, with their last fetch.
     pub at_address: Vec<(String, DateTime<Utc>)>,
     /// Respondents with the `gps_id`.
@@ -87,7 +74,7 @@ pub async fn read<C: ConnectionTrait>(
         .query_all_raw(sql::statement(db.get_database_backend(), &sql(), values))
         .await?;
     let mut out = Read::default();
-    let mut r = StoredRespondent::default();
+    let mut r = Known::default();
     let mut found = false;
     for row in rows {
         let kind: String = row.try_get("", "kind")?;
@@ -110,6 +97,7 @@ pub async fn read<C: ConnectionTrait>(
             "e" => {
                 r.entered.insert(a()?.unwrap_or_default());
             }
+            // Newest first from the database; kept oldest first.
             "f" => r.recent.extend(t()?),
             "i" => {
                 if let (Some(id), Some(at)) = (a()?, t()?) {
@@ -122,6 +110,7 @@ pub async fn read<C: ConnectionTrait>(
         }
     }
     if found {
+        r.recent.make_contiguous().reverse();
         out.respondent = Some(r);
     }
     Ok(out)
