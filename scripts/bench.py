@@ -653,7 +653,7 @@ def main():
         raise SystemExit("wrk is missing: apt-get install wrk")
     os.makedirs(WORK, exist_ok=True)
     if not args.skip_build:
-        subprocess.run(["cargo", "build", "--release", "-p", "server"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-p", "server", "--features", "bench"], cwd=ROOT, check=True)
     kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
     results = [bench_db(k, args) for k in kinds]
     for r in results:

@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v nginx >/dev/null || { echo "cluster: needs nginx (apt-get install nginx-light)" >&2; exit 1; }
 if [ "${1:-}" = start ] && [ -z "${SERVER_BIN:-}" ]; then
-  cargo build --release -p server
+  cargo build --release -p server --features bench
 fi
 exec python3 scripts/cluster.py "$@"

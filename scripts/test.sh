@@ -15,7 +15,7 @@ if command -v pg_isready >/dev/null && ! pg_isready -h 127.0.0.1 -p 5432 -q; the
 fi
 
 scripts/build-frontend.sh
-cargo build -p server --bin server
+cargo build -p server --bin server --features bench
 mkdir -p target
 echo "[test] cargo test (SQLite and PostgreSQL legs)"
 cargo test --workspace --exclude frontend --no-fail-fast 2>&1 | tee target/cargo-test.log

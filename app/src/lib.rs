@@ -2,6 +2,8 @@
 //! rules (`domain`, server only) and the Leptos dashboards (`pages`, `components`,
 //! `server_fns`). The frontend crate compiles it with `hydrate`, the server with `ssr`.
 
+#[cfg(feature = "ssr")]
+pub mod auth;
 pub mod components;
 pub mod error;
 pub mod model;

@@ -7,8 +7,8 @@ use leptos_router::path;
 
 use crate::components::layout::Layout;
 use crate::error::AppError;
+use crate::model::Visitor;
 use crate::pages;
-use crate::server_fns::auth::Visitor;
 
 /// The full document rendered on the server; the frontend hydrates `<App/>` inside it.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -34,6 +34,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub struct AuthContext {
     pub session: Resource<Result<Visitor, AppError>>,
 }
+
+/// The signed-in visitor's CSRF token with the path of the page that read it, set by
+/// `RequireUser` once the session is read, so the forms of that page carry it without each
+/// reading the session in a boundary of its own (a resource read in many `<Suspense>`
+/// boundaries can stall the async renderer). Another page (sign-in after sign-out) reads
+/// the session itself.
+#[derive(Clone, Copy)]
+pub struct CsrfToken(pub RwSignal<Option<(String, String)>>);
 
 #[component]
 pub fn App() -> impl IntoView {

@@ -1,5 +1,5 @@
-//! Command line: `serve` (default), `migrate`, `user create`, `demo`, `reseal`, and the
-//! benchmark's `bench-seed` and `bench-ceiling`.
+//! Command line: `serve` (default), `migrate`, `user create`, `demo`, `reseal`, and, built
+//! with the `bench` feature only, the benchmark's `bench-seed` and `bench-ceiling`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -40,8 +40,12 @@ pub enum Command {
     Reseal,
     /// Load the benchmark data set (the demo plus thousands of live campaigns, sessions and
     /// history) and write the load generator's fixtures (scripts/bench.py runs it).
+    /// Built with the `bench` feature only.
+    #[cfg(feature = "bench")]
     BenchSeed(crate::bench::seed::SeedArgs),
-    /// Serve the benchmark's ceiling routes (bare axum) on `--bind`.
+    /// Serve the benchmark's ceiling routes (bare axum) on `--bind`. Built with the `bench`
+    /// feature only.
+    #[cfg(feature = "bench")]
     BenchCeiling,
 }
 
@@ -128,6 +132,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
             crate::demo::load(&ctx, &settings).await?;
         }
+        #[cfg(feature = "bench")]
         Command::BenchSeed(args) => {
             anyhow::ensure!(
                 settings.environment != app::domain::Environment::Production,
@@ -136,6 +141,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
             crate::bench::seed::load(&ctx, &settings, &args).await?;
         }
+        #[cfg(feature = "bench")]
         Command::BenchCeiling => crate::bench::ceiling::serve(settings.bind).await?,
     }
     Ok(())

@@ -15,7 +15,7 @@ use crate::state::AppState;
 
 /// The client address the outer layer resolved (one import of the dashboards' type for
 /// every handler).
-pub(crate) use app::server_fns::web::ClientIp;
+pub(crate) use app::auth::ClientIp;
 
 /// Largest JSON body any route accepts (evidence uploads have their own limit).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

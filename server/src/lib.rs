@@ -2,6 +2,7 @@
 //! [`cli::main`]; tests call [`startup::Application::build`] directly.
 
 pub mod api;
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod cli;
 pub mod config;

@@ -7,12 +7,12 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use app::domain::callback_delivery::backlog;
+use app::domain::conversions::inbox;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::state::AppState;
 
@@ -127,35 +127,12 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     metrics::gauge!("survey_fetch_writes_waiting").set(s.ctx.surveys.writes.backlog() as f64);
     metrics::counter!("cache_changes_heard_total").absolute(s.ctx.changes.heard());
     pool_gauges(&s.ctx.db).await;
-    let depth: Vec<(String, i64)> = entity::callback_delivery::Entity::find()
-        .select_only()
-        .column(entity::callback_delivery::Column::Status)
-        .column_as(Expr::cust("COUNT(*)"), "n")
-        .group_by(entity::callback_delivery::Column::Status)
-        .into_tuple()
-        .all(&s.ctx.db)
-        .await
-        .unwrap_or_default();
-    for status in [
-        "HELD",
-        "WAITING_RECEIVER",
-        "PENDING",
-        "DELIVERED",
-        "FAILED",
-        "CANCELLED",
-    ] {
-        let n = depth
-            .iter()
-            .find(|(k, _)| k == status)
-            .map_or(0, |(_, n)| *n);
-        metrics::gauge!("reward_callback_outbox", "status" => status).set(n as f64);
+    let depth = backlog::by_status(&s.ctx.db).await.unwrap_or_default();
+    for (status, n) in depth {
+        metrics::gauge!("reward_callback_outbox", "status" => status.as_str()).set(n as f64);
     }
     callback_lag(&s).await;
-    let queued = entity::postback_event::Entity::find()
-        .filter(entity::postback_event::Column::Outcome.eq(app::domain::delivery::inbox::QUEUED))
-        .count(&s.ctx.db)
-        .await
-        .unwrap_or(0);
+    let queued = inbox::queued_count(&s.ctx.db).await.unwrap_or(0);
     metrics::gauge!("postback_inbox_queued").set(queued as f64);
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -168,20 +145,9 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
 /// placements that lag most (`reward_callback_lag_seconds{placement}`; a placement that
 /// caught up is set to 0, so its series does not keep its last value).
 async fn callback_lag(s: &AppState) {
-    use entity::callback_delivery::{Column, Entity};
     static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let now = s.ctx.now();
-    let oldest: Vec<(String, chrono::DateTime<chrono::Utc>)> = Entity::find()
-        .select_only()
-        .column(Column::PlacementId)
-        .column_as(Column::NextAttemptAt.min(), "oldest")
-        .filter(Column::Status.is_in(["PENDING", "HELD"]))
-        .filter(Column::NextAttemptAt.lte(now))
-        .group_by(Column::PlacementId)
-        .order_by_asc(Column::NextAttemptAt.min())
-        .limit(20)
-        .into_tuple()
-        .all(&s.ctx.db)
+    let oldest = backlog::oldest_due(&s.ctx.db, now, 20)
         .await
         .unwrap_or_default();
     let age = |t: &chrono::DateTime<chrono::Utc>| {

@@ -219,7 +219,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         inventory: Arc::default(),
         delivery_configs: Arc::default(),
         hot: Arc::default(),
-        inbox: Arc::new(app::domain::delivery::inbox::Inbox::new(usize::from(
+        inbox: Arc::new(app::domain::conversions::inbox::Inbox::new(usize::from(
             settings.settlement_inline_slots,
         ))),
         deliveries: Arc::default(),

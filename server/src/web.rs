@@ -1,7 +1,7 @@
 //! The server-rendered dashboards: Leptos pages, server functions, static assets and the
 //! cookie session that signs browsers in.
 
-use app::server_fns::{flash::RenderFlashes, web::PreloadedVisitor, web::visitor};
+use app::auth::{PreloadedVisitor, RenderFlashes, visitor};
 use app::{App, shell};
 use axum::Router;
 use axum::body::Body;
@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use leptos::prelude::provide_context;
 use leptos_axum::{
-    LeptosRoutes, generate_route_list, handle_server_fns_with_context,
+    AxumRouteListing, LeptosRoutes, generate_route_list, handle_server_fns_with_context,
     render_app_async_with_context,
 };
 use tower_http::services::ServeDir;
@@ -45,13 +45,13 @@ pub fn router(state: AppState) -> Router {
         )
         .route(
             "/advertiser/surveys/{id}/responses.csv",
-            get(crate::api::survey_campaigns::browser_responses_csv),
+            get(crate::api::surveys::campaigns::browser_responses_csv),
         )
         .route(
             "/publisher/support/{case_id}/evidence/{evidence_id}",
             get(crate::api::publisher::operations::browser_evidence_file),
         )
-        .leptos_routes_with_handler(generate_route_list(App), get(pages))
+        .leptos_routes_with_handler(route_list(), get(pages))
         .route("/assets/app.css", get(css))
         // Precompressed bundle files (`.br`, `.gz` from scripts/precompress.mjs) when the
         // browser accepts them. Pages name them under the bundle's content hash, which is
@@ -69,16 +69,26 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The dashboards' routes, generated once per process. Generating them switches on a flag
+/// of leptos_server that is global to the process ("suppress resource loading", leptos
+/// #4773): a page that another application of the same process renders meanwhile waits
+/// forever for its data. The tests start many applications in one process, which is where
+/// renders stalled; generated once, before anything is served, nothing can be rendering.
+fn route_list() -> Vec<AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 async fn server_fns(State(state): State<AppState>, req: Request<Body>) -> impl IntoResponse {
     handle_server_fns_with_context(move || provide_context(state.ctx.clone()), req).await
 }
 
-/// A page render still unfinished after this long is started once more. Leptos' async
-/// renderer can, rarely, park a render whose data has all loaded and never wake it again (a
-/// lost wakeup in its `<Suspense>` bookkeeping, leptos #4851 / #4673; seen about once in ten
-/// runs of the web tests, with every thread idle). A fresh render of the same request does
-/// not inherit that state. Dashboards render in milliseconds, so five seconds only ever
-/// catches a stall.
+/// A page render still unfinished after this long is started once more, and counted
+/// (`page_render_retries_total`). A safety net only: the stalls it caught came from the
+/// route list being generated while another application of the process rendered (see
+/// [`route_list`]) and from resources read in several `<Suspense>` boundaries (leptos
+/// #4851 / #4673), both mended; the render test of `.ci/run` fails if it ever fires.
+/// Dashboards render in milliseconds, so five seconds only ever catches a stall.
 const RENDER_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Renders a page after all its data has loaded, so it is complete without JavaScript.

@@ -538,7 +538,7 @@ async fn start_process(app: &TestApp, rx: &Receiver, workers: bool) -> Process {
 
 /// Reports a signed approved conversion to a server process (its clock is the real one).
 async fn report_to(p: &Process, w: &World, click: &str, txn: &str, occurred: &str) -> StatusCode {
-    use app::model::campaign_rules::s2s_message;
+    use app::model::campaign::rules::s2s_message;
     let ts = chrono::Utc::now().timestamp().to_string();
     let sig = app::domain::crypto::hmac_sha256_hex(
         w.secret.as_bytes(),

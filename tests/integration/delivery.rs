@@ -5,7 +5,7 @@
 
 use app::domain::crypto::hmac_sha256_hex;
 use app::model::Role;
-use app::model::campaign_rules::s2s_message;
+use app::model::campaign::rules::s2s_message;
 use reqwest::StatusCode;
 use sea_orm::EntityTrait;
 use serde_json::{Value, json};

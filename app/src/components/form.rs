@@ -3,11 +3,22 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::shell::AuthContext;
+use crate::shell::{AuthContext, CsrfToken};
 
-/// Hidden synchronizer token, read from the session resource.
+/// Hidden synchronizer token: the one `RequireUser` read with the session, or, on the
+/// pages for visitors who are not signed in, read from the session resource.
 #[component]
 pub fn CsrfField() -> impl IntoView {
+    let here = leptos_router::hooks::use_location()
+        .pathname
+        .get_untracked();
+    let known = use_context::<CsrfToken>()
+        .and_then(|CsrfToken(t)| t.get_untracked())
+        .filter(|(path, _)| *path == here)
+        .map(|(_, token)| token);
+    if let Some(token) = known {
+        return view! { <input type="hidden" name="csrf" value=token/> }.into_any();
+    }
     let auth = expect_context::<AuthContext>();
     view! {
         <Suspense fallback=|| ()>
@@ -17,6 +28,7 @@ pub fn CsrfField() -> impl IntoView {
             })}
         </Suspense>
     }
+    .into_any()
 }
 
 /// Shows the last refusal of an action, with its field errors.

@@ -6,20 +6,23 @@ use leptos_router::hooks::use_location;
 
 use crate::model::{AccountView, Role};
 use crate::server_fns::auth::{SignOut, session_info};
-use crate::shell::AuthContext;
+use crate::shell::{AuthContext, CsrfToken};
 
 #[component]
 pub fn Layout(children: Children) -> impl IntoView {
     let location = use_location();
+    // The pages read `session`; the navigation reads a resource of its own, so no resource
+    // is read in two boundaries (on the server both answer from the preloaded visitor).
     let session = Resource::new(move || location.pathname.get(), |_| session_info());
-    let auth = AuthContext { session };
-    provide_context(auth);
+    let nav_session = Resource::new(move || location.pathname.get(), |_| session_info());
+    provide_context(AuthContext { session });
+    provide_context(CsrfToken(RwSignal::new(None)));
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Marketplace"</a>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    let s = auth.session.await.ok();
+                    let s = nav_session.await.ok();
                     let csrf = s.as_ref().map(|s| s.csrf.clone()).unwrap_or_default();
                     let user = s.and_then(|s| s.user);
                     view! { <Nav user csrf/> }

@@ -9,11 +9,13 @@ pub mod callback_delivery;
 pub mod campaigns;
 pub mod changes;
 pub mod clock;
+pub mod conversions;
 pub mod crypto;
 pub mod db;
 pub mod delivery;
 pub mod delivery_history;
 pub mod hot_cache;
+pub mod idempotency;
 pub mod ids;
 pub mod paging;
 pub mod password;
@@ -86,8 +88,8 @@ pub struct Ctx {
     /// Sessions, bans, completions, static keys and launch links as the hot paths read
     /// them (hot_cache).
     pub hot: Arc<hot_cache::HotCaches>,
-    /// The conversion inbox's queue for bursts (delivery::inbox).
-    pub inbox: Arc<delivery::inbox::Inbox>,
+    /// The conversion inbox's queue for bursts (conversions::inbox).
+    pub inbox: Arc<conversions::inbox::Inbox>,
     /// Wakes the reward-callback worker when deliveries become due (callback_delivery).
     pub deliveries: Arc<callback_delivery::DueSignal>,
     /// Live surveys, respondents and the fetch writer of the survey fetch (surveys).

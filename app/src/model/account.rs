@@ -78,6 +78,14 @@ impl AccountStatus {
 }
 
 /// An account as shown to its owner and to administrators.
+/// What every page needs to know about the visitor.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Visitor {
+    pub user: Option<AccountView>,
+    /// Synchronizer token that every form posts back.
+    pub csrf: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]

@@ -130,7 +130,7 @@ impl PartnerParams {
             "occurred_at" => self.occurred_at,
             _ => &[],
         };
-        super::campaign_rules::CONVERSION_FIELDS
+        crate::model::campaign::rules::CONVERSION_FIELDS
             .iter()
             .copied()
             .filter(|c| *c == field)
@@ -140,7 +140,7 @@ impl PartnerParams {
 
     /// One line per field for people: `click_id or clickid; …`.
     pub fn summary(&self) -> String {
-        super::campaign_rules::CONVERSION_FIELDS
+        crate::model::campaign::rules::CONVERSION_FIELDS
             .iter()
             .map(|f| self.names(f).join(" or "))
             .collect::<Vec<_>>()
@@ -242,28 +242,6 @@ pub struct NormalizedEvent {
     pub occurred_at: String,
 }
 
-/// A validated `Idempotency-Key`: 8 to 120 letters, digits, `:`, `_` or `-`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdempotencyKey(String);
-
-impl IdempotencyKey {
-    pub fn parse(raw: Option<&str>) -> Result<Self, String> {
-        let k = raw.map(str::trim).unwrap_or_default();
-        if (8..=120).contains(&k.len())
-            && k.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
-        {
-            Ok(Self(k.to_owned()))
-        } else {
-            Err("the Idempotency-Key header is required: 8 to 120 letters, digits, colons, underscores or dashes".to_owned())
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,7 +249,7 @@ mod tests {
     #[test]
     fn every_partner_keeps_the_canonical_names_first() {
         for p in &PARTNER_PARAMS {
-            for f in super::super::campaign_rules::CONVERSION_FIELDS {
+            for f in crate::model::campaign::rules::CONVERSION_FIELDS {
                 assert_eq!(p.names(f).first().copied(), Some(f), "{}", p.code);
             }
         }
@@ -281,20 +259,5 @@ mod tests {
         );
         assert!(partner_params("tenjin").is_none());
         assert!(partner_table_markdown().contains("| `adjust` | `label` |"));
-    }
-
-    #[test]
-    fn idempotency_keys() {
-        assert!(IdempotencyKey::parse(None).is_err());
-        assert!(IdempotencyKey::parse(Some("short")).is_err());
-        assert!(IdempotencyKey::parse(Some("has space in it")).is_err());
-        assert!(IdempotencyKey::parse(Some(&"a".repeat(121))).is_err());
-        assert_eq!(
-            IdempotencyKey::parse(Some("fixture:0001_a-b"))
-                .map(|k| k.as_str().to_owned())
-                .ok()
-                .as_deref(),
-            Some("fixture:0001_a-b")
-        );
     }
 }

@@ -1,6 +1,9 @@
 //! Pure validation of small values, shared by the API, the forms and the browser.
 //! Each function returns the normalised value or a short reason for `fieldErrors`.
 
+/// A collector of `field → why` errors (the same shape as the API's `fieldErrors`).
+pub type Errors = std::collections::BTreeMap<String, String>;
+
 /// Lower-cases and checks an e-mail address (one `@`, a dotted domain, no spaces, ≤ 254).
 pub fn email(raw: &str) -> Result<String, String> {
     let e = raw.trim().to_ascii_lowercase();

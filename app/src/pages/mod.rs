@@ -24,7 +24,7 @@ pub use publisher::{
 use leptos::prelude::*;
 
 use crate::model::AccountView;
-use crate::shell::AuthContext;
+use crate::shell::{AuthContext, CsrfToken};
 
 /// Renders `signed_in` with the current account, or a sign-in prompt.
 #[component]
@@ -34,6 +34,8 @@ where
     V: IntoView + 'static,
 {
     let auth = expect_context::<AuthContext>();
+    let csrf = use_context::<CsrfToken>();
+    let path = leptos_router::hooks::use_location().pathname;
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
@@ -41,7 +43,11 @@ where
                 move || {
                     let signed_in = signed_in.clone();
                     Suspend::new(async move {
-                        match auth.session.await.ok().and_then(|s| s.user) {
+                        let visitor = auth.session.await.ok();
+                        if let (Some(CsrfToken(t)), Some(v)) = (csrf, visitor.as_ref()) {
+                            t.set(Some((path.get_untracked(), v.csrf.clone())));
+                        }
+                        match visitor.and_then(|s| s.user) {
                             Some(u) => signed_in(u).into_any(),
                             None => view! {
                                 <section class="card">

@@ -1,31 +1,22 @@
 //! Browser sign-in, registration and sign-out.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-use crate::model::{AccountView, Role};
-
-/// What every page needs to know about the visitor.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Visitor {
-    pub user: Option<AccountView>,
-    /// Synchronizer token that every form posts back.
-    pub csrf: String,
-}
+use crate::model::{Role, Visitor};
 
 #[server(prefix = "/fn", endpoint = "session_info")]
 pub async fn session_info() -> Result<Visitor, AppError> {
     // A page render finds the visitor already resolved by the page handler, so the layout's
     // resource is ready at once and no `<Suspense>` waits on a database read (fewer chances
     // for leptos' lost-wakeup stall; server/src/web.rs). Browser navigation asks here.
-    if let Some(super::web::PreloadedVisitor(v)) = use_context::<super::web::PreloadedVisitor>() {
+    if let Some(crate::auth::PreloadedVisitor(v)) = use_context::<crate::auth::PreloadedVisitor>() {
         return v;
     }
     super::web::run(async move {
         let ctx = super::web::ctx()?;
         let session = super::web::session().await?;
-        super::web::visitor(&ctx, &session).await
+        crate::auth::visitor(&ctx, &session).await
     })
     .await
 }

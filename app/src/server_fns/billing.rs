@@ -16,7 +16,7 @@ pub struct BillingSummary {
     pub balance: Balance,
     pub profile: BillingProfile,
     pub invoices: Vec<Invoice>,
-    pub allocations: Vec<crate::model::survey_campaign::Allocation>,
+    pub allocations: Vec<crate::model::survey::campaign::Allocation>,
     pub awaiting_capture: Vec<Funding>,
 }
 

@@ -2,11 +2,8 @@
 //! redirects to: a secret shown once (sealed with the service key) or a test result. Each is
 //! tied to a scope (placement, slot or campaign id), so another page never shows it, and is
 //! removed when read. A page render that stalls is started again (`server::web`); what the
-//! first attempt took is kept for the request ([`RenderFlashes`]), so the retry shows the
+//! first attempt took is kept for the request (`auth::RenderFlashes`), so the retry shows the
 //! secret the user has not seen yet instead of an empty page.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -14,6 +11,7 @@ use tower_sessions::Session;
 
 use super::publisher::OneTimeSecret;
 use super::web::plain_form_post;
+use crate::auth::RenderFlashes;
 use crate::domain::Ctx;
 use crate::error::AppError;
 
@@ -24,23 +22,6 @@ const SECRET: &str = "flash_secret";
 struct Scoped<T> {
     scope: String,
     value: T,
-}
-
-/// The flashes one page request has taken, shared by its render attempts (provided as
-/// context by the page handler; absent for server-function calls).
-#[derive(Clone, Default)]
-pub struct RenderFlashes(Arc<Mutex<HashMap<String, serde_json::Value>>>);
-
-impl RenderFlashes {
-    fn recall(&self, key: &str) -> Option<serde_json::Value> {
-        self.0.lock().ok()?.get(key).cloned()
-    }
-
-    fn keep(&self, key: String, value: serde_json::Value) {
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(key, value);
-        }
-    }
 }
 
 fn session_err(e: tower_sessions::session::Error) -> AppError {

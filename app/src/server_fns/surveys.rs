@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::publisher::OneTimeSecret;
 use crate::error::AppError;
-use crate::model::survey_campaign::SurveyCampaign;
-use crate::model::survey_fetch::SurveyStats;
-use crate::model::survey_targeting::{CustomQuestion, ProfilingQuestion, Quota};
+use crate::model::survey::campaign::SurveyCampaign;
+use crate::model::survey::fetch::SurveyStats;
+use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
 
 /// The active survey API key (its first characters only).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ pub async fn allocate_survey(campaign_id: String, csrf: String) -> Result<(), Ap
 #[server(prefix = "/fn", endpoint = "survey_submit")]
 pub async fn submit_survey(campaign_id: String, csrf: String) -> Result<(), AppError> {
     super::web::run(async move {
-        use crate::model::survey_campaign::{SurveyCampaignInput, SurveyStatus};
+        use crate::model::survey::campaign::{SurveyCampaignInput, SurveyStatus};
         let (ctx, _, p) = super::web::writer(&csrf).await?;
         let input = SurveyCampaignInput {
             status: Some(SurveyStatus::PendingApproval),
@@ -123,7 +123,7 @@ pub async fn submit_survey(campaign_id: String, csrf: String) -> Result<(), AppE
 pub async fn survey_detail(id: String) -> Result<SurveyEditorData, AppError> {
     super::web::run(async move {
         use crate::domain::surveys::{campaigns, questions, quotas, reference};
-        use crate::model::survey_targeting::ProfilingQuery;
+        use crate::model::survey::targeting::ProfilingQuery;
         let (ctx, p) = super::web::reader().await?;
         let campaign = campaigns::get(&ctx, &p, &id).await?;
         let catalog = reference::profiling_questions(&ProfilingQuery {
@@ -149,7 +149,7 @@ pub async fn add_quota(
     csrf: String,
 ) -> Result<(), AppError> {
     super::web::run(async move {
-        use crate::model::survey_targeting::QuotaInput;
+        use crate::model::survey::targeting::QuotaInput;
         let (ctx, _, p) = super::web::writer(&csrf).await?;
         let n = num_respondents
             .trim()
@@ -191,7 +191,7 @@ pub async fn add_qualification(
 ) -> Result<(), AppError> {
     super::web::run(async move {
         use crate::domain::surveys::reference;
-        use crate::model::survey_targeting::{NumericRange, QualificationInput};
+        use crate::model::survey::targeting::{NumericRange, QualificationInput};
         let (ctx, _, p) = super::web::writer(&csrf).await?;
         let parts: Vec<String> = criteria
             .split([',', '\n'])

@@ -6,7 +6,7 @@ use app::domain::campaigns::lifecycle;
 use app::domain::surveys::campaigns as surveys;
 use app::error::AppError;
 use app::model::campaign::*;
-use app::model::survey_campaign::SurveyCampaign;
+use app::model::survey::campaign::SurveyCampaign;
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 

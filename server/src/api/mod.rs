@@ -12,10 +12,7 @@ pub mod postbacks;
 pub mod publisher;
 pub mod reference;
 pub mod sdk;
-pub mod survey_api;
-pub mod survey_campaigns;
-pub mod survey_fetch;
-pub mod survey_targeting;
+pub mod surveys;
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -136,7 +133,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .nest("/auth/v1", auth::router())
         .nest(
             "/api/v1/campaigns",
-            survey_campaigns::router().merge(survey_targeting::router()),
+            surveys::campaigns::router().merge(surveys::targeting::router()),
         )
         .nest(
             "/admin/v1",
@@ -146,7 +143,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest(
             "/performance-marketing/v2",
-            survey_api::router()
+            surveys::credentials::router()
                 .merge(billing::router())
                 .merge(campaigns::router())
                 .merge(gated(postbacks::router(), delivery)),
@@ -163,7 +160,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 /// with the request id); compression only on the routes that answer lists.
 fn delivery_routes(foundation: bool, delivery: bool) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .merge(gated(survey_fetch::router(), delivery))
+        .merge(gated(surveys::fetch::router(), delivery))
         .nest("/sdk/v2", gated(sdk::router(), delivery))
         .nest(
             "/publisher/v2",

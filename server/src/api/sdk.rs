@@ -6,13 +6,12 @@
 use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::{
-    check_idempotency_key, impressions, launches, offer_list, offers, reward_status, sdk_evidence,
-    sdk_support, sessions,
+    impressions, launches, offer_list, offers, reward_status, sdk_evidence, sdk_support, sessions,
 };
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::*;
-use app::model::publisher_ops::{SupportCase, SupportCaseList, SupportEvidence};
+use app::model::publisher::ops::{SupportCase, SupportCaseList, SupportEvidence};
 use axum::Extension;
 use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Multipart, State};
@@ -101,8 +100,8 @@ impl FromRequestParts<AppState> for Session {
     }
 }
 
-/// The `Idempotency-Key` header, checked.
-pub(crate) struct IdempotencyKey(String);
+/// The `Idempotency-Key` header, checked by the one rule of `domain::idempotency`.
+pub(crate) struct IdempotencyKey(app::domain::idempotency::IdempotencyKey);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     type Rejection = AppError;
@@ -112,7 +111,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
             .headers
             .get("idempotency-key")
             .and_then(|v| v.to_str().ok());
-        check_idempotency_key(raw).map(IdempotencyKey)
+        app::domain::idempotency::IdempotencyKey::from_header(raw).map(IdempotencyKey)
     }
 }
 

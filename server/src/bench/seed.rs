@@ -11,6 +11,7 @@ use std::time::Instant;
 use app::domain::billing::funding;
 use app::domain::campaigns::tracking;
 use app::domain::delivery::{impressions, launches, sessions};
+use app::domain::idempotency::IdempotencyKey;
 use app::domain::publisher::static_keys;
 use app::domain::{Ctx, Principal, accounts};
 use app::error::AppError;
@@ -269,7 +270,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
                 &model,
                 &postback_campaign.id,
                 Some(&offerwall),
-                &format!("bench-imp-{i}"),
+                &IdempotencyKey::derived(format!("bench-imp-{i}")),
             )
             .await
             .map_err(fail("impression"))?;
@@ -280,7 +281,7 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
                 LaunchRequest {
                     impression_id: Some(imp.impression_id.clone()),
                 },
-                &format!("bench-launch-{i}"),
+                &IdempotencyKey::derived(format!("bench-launch-{i}")),
             )
             .await
             .map_err(fail("launch"))?;

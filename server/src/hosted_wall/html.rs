@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use app::model::delivery::{OfferItem, OfferList, RewardStatus};
 use app::model::publisher::Currency;
-use app::model::publisher_ops::SupportCase;
-use app::model::publisher_rules::format_minor;
+use app::model::publisher::ops::SupportCase;
+use app::model::publisher::rules::format_minor;
 use app::model::wall_design::WallDesign;
 
 /// Escapes text for HTML content and quoted attributes.

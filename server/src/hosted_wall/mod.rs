@@ -19,6 +19,7 @@ use app::domain::Policy;
 use app::domain::delivery::{
     hosted_wall, impressions, launches, offer_list, offers, reward_status, sdk_support, sessions,
 };
+use app::domain::idempotency::IdempotencyKey;
 use app::error::AppError;
 use app::model::delivery::{LaunchRequest, OfferListQuery, SdkSupportRequest};
 use app::model::publisher::AdSlot;
@@ -457,7 +458,10 @@ async fn open_case(
         .clone()
         .filter(|n| n.len() >= 16 && n.len() <= 100 && n.chars().all(|c| c.is_ascii_graphic()))
         .unwrap_or_else(|| app::domain::crypto::random_token("wall"));
-    let key = format!("wall-support-{}", nonce.trim_start_matches("wall_"));
+    let key = IdempotencyKey::derived(format!(
+        "wall-support-{}",
+        nonce.trim_start_matches("wall_")
+    ));
     let offer = f.offer_id.clone().filter(|o| !o.is_empty());
     let req = SdkSupportRequest {
         session_id: Some(w.s.id.clone()),

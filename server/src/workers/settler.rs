@@ -1,10 +1,10 @@
 //! The settler: settles conversion reports queued in the inbox during bursts
-//! (`app::domain::delivery::inbox`), oldest first, as soon as they are queued and on a
+//! (`app::domain::conversions::inbox`), oldest first, as soon as they are queued and on a
 //! one-second timer (reports queued by another process or before a restart).
 
 use std::time::Duration;
 
-use app::domain::delivery::inbox;
+use app::domain::conversions::inbox;
 
 use crate::state::AppState;
 

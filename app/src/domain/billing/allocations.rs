@@ -13,7 +13,7 @@ use crate::domain::surveys::cost;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::money::format_micros;
-use crate::model::survey_campaign::{Allocation, AllocationList, PaymentStatus, SurveyStatus};
+use crate::model::survey::campaign::{Allocation, AllocationList, PaymentStatus, SurveyStatus};
 use entity::allocation;
 
 fn view(a: allocation::Model) -> Allocation {

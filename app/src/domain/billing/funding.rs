@@ -14,6 +14,7 @@ use super::{
     CURRENCY, FUNDING_MAXIMUM_MICROS, PAYPROVIDER_MINIMUM_MICROS, WIRE_MINIMUM_MICROS,
     acting_advertiser, check_currency, ledger, profile,
 };
+use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::billing::*;
@@ -222,17 +223,13 @@ pub async fn open_order(
     let mut errs = FieldErrors::new();
     check_amount(&mut errs, req.amount.0, PAYPROVIDER_MINIMUM_MICROS);
     let currency = errs.check("currency", check_currency(&req.currency));
-    let key = req.idempotency_key.trim().to_owned();
-    if !(8..=120).contains(&key.len())
-        || !key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '_' | '-'))
-    {
-        errs.add(
-            "idempotencyKey",
-            "must be 8 to 120 letters, digits, colons, underscores or dashes",
-        );
-    }
+    let key = match IdempotencyKey::parse(Some(&req.idempotency_key)) {
+        Ok(k) => k.as_str().to_owned(),
+        Err(why) => {
+            errs.add("idempotencyKey", why);
+            String::new()
+        }
+    };
     errs.finish()?;
     let currency = currency.unwrap_or_else(|| CURRENCY.to_owned());
     profile::require_complete(&ctx.db, &adv).await?;
@@ -274,14 +271,11 @@ pub async fn open_order(
         now,
     );
     inserted.idempotency_key = Set(Some(key.clone()));
-    let inserted = inserted.insert(&ctx.db).await;
-    let row = match inserted {
-        Ok(r) => r,
+    let prior = || async { Ok(find().one(&ctx.db).await?) };
+    let row = match insert_or_replay(&ctx.db, inserted, prior).await? {
+        Written::New(r) => r,
         // A concurrent request with the same key won the race: answer like a replay.
-        Err(e) if db::is_unique_violation(&e) => {
-            return replay(find().one(&ctx.db).await?.ok_or_else(AppError::internal)?);
-        }
-        Err(e) => return Err(e.into()),
+        Written::Replay(r) => return replay(r),
     };
     let order = match ctx
         .payments

@@ -16,6 +16,7 @@
 //! and 503, and is FAILED after [`MAX_ATTEMPTS`].
 
 pub mod address;
+pub mod backlog;
 pub mod console;
 pub mod dispatch;
 pub mod outbox;

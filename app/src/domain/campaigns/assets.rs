@@ -12,7 +12,7 @@ use super::owned_campaign;
 use crate::domain::{Ctx, Environment, Principal, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;
-use crate::model::publisher_rules::store_url;
+use crate::model::publisher::rules::store_url;
 use entity::creative;
 
 /// Largest upload.

@@ -13,8 +13,8 @@ use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::*;
-use crate::model::campaign_rules::advertiser_moves;
 use crate::model::money::format_micros;
 use entity::offer_campaign;
 

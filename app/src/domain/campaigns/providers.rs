@@ -3,8 +3,8 @@
 //! certified and enabled; measurement partners are enabled by `APP_FEATURE_MMP_MANUAL`.
 
 use crate::domain::Ctx;
+use crate::model::campaign::rules::CLICK_MACRO;
 use crate::model::campaign::{Platform, ProviderCapabilities, ProviderCapability};
-use crate::model::campaign_rules::CLICK_MACRO;
 
 /// Version of the capabilities contract, bumped when an item's meaning changes.
 pub const CONTRACT_VERSION: &str = "2026-11-01";

@@ -13,8 +13,8 @@ use crate::domain::billing::acting_advertiser;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::campaign::rules::merge;
 use crate::model::campaign::*;
-use crate::model::campaign_rules::merge;
 use entity::{audit_event, offer_campaign, offer_campaign_revision};
 
 /// Subject type of campaign audit records.

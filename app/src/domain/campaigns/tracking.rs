@@ -16,8 +16,8 @@ use super::store::SUBJECT;
 use super::{config_of, locked_campaign, owned_campaign, status_of};
 use crate::domain::{Ctx, Principal, audit, crypto, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::campaign::rules::{CONVERSION_FIELDS, s2s_message};
 use crate::model::campaign::*;
-use crate::model::campaign_rules::{CONVERSION_FIELDS, s2s_message};
 use entity::{campaign_credential, offer_campaign};
 
 const ACTIVE: &str = "ACTIVE";

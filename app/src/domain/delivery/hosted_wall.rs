@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::domain::Ctx;
+use crate::domain::idempotency::IdempotencyKey;
 use crate::error::AppError;
 use crate::model::delivery::RewardStatus;
 use crate::model::publisher::{AdSlot, SlotType};
@@ -58,13 +59,13 @@ fn window(ctx: &Ctx) -> i64 {
 }
 
 /// Idempotency-Key of the impression recorded when the wall shows an offer's details.
-pub fn impression_key(ctx: &Ctx, s: &sdk_session::Model, offer_id: &str) -> String {
-    format!("wall-imp-{}-{offer_id}-{}", s.id, window(ctx))
+pub fn impression_key(ctx: &Ctx, s: &sdk_session::Model, offer_id: &str) -> IdempotencyKey {
+    IdempotencyKey::derived(format!("wall-imp-{}-{offer_id}-{}", s.id, window(ctx)))
 }
 
 /// Idempotency-Key of the launch from an impression (a double tap launches once).
-pub fn launch_key(ctx: &Ctx, impression_id: &str) -> String {
-    format!("wall-launch-{impression_id}-{}", window(ctx))
+pub fn launch_key(ctx: &Ctx, impression_id: &str) -> IdempotencyKey {
+    IdempotencyKey::derived(format!("wall-launch-{impression_id}-{}", window(ctx)))
 }
 
 /// The user's progress per offer, for badges: EARNED when any goal was approved, then
@@ -106,7 +107,7 @@ pub fn device_from_user_agent(ua: &str, platform: &str) -> (Option<String>, Opti
             .collect::<String>()
             .replace(sep, ".");
         let v = v.trim_matches('.').to_owned();
-        crate::model::device_targeting::Version::parse(&v)
+        crate::model::campaign::device_targeting::Version::parse(&v)
             .ok()
             .map(|_| v)
     };

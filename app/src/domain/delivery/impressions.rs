@@ -1,10 +1,11 @@
 //! Impressions: recorded when an offer is actually shown; a launch needs an unexpired one.
 //! The Idempotency-Key makes a retried request return the first receipt.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::IMPRESSION_TTL;
 use super::offers::find_for_session;
+use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::ImpressionReceipt;
@@ -16,8 +17,9 @@ pub async fn record(
     s: &sdk_session::Model,
     offer_id: &str,
     slot_id: Option<&str>,
-    key: &str,
+    key: &IdempotencyKey,
 ) -> Result<(ImpressionReceipt, bool), AppError> {
+    let key = key.as_str();
     if let Some(prior) = by_key(ctx, s, key).await? {
         if prior.campaign_id != offer_id {
             return Err(reused_key());
@@ -46,17 +48,14 @@ pub async fn record(
         duplicate: Set(shown_before),
         recorded_at: Set(now),
         expires_at: Set(now + IMPRESSION_TTL),
-    }
-    .insert(&ctx.db)
-    .await;
-    match row {
-        Ok(row) => Ok((receipt(&row, shown_before), true)),
+    };
+    match insert_or_replay(&ctx.db, row, || by_key(ctx, s, key)).await? {
+        Written::New(row) => Ok((receipt(&row, shown_before), true)),
         // A concurrent retry with the same key won the insert: answer with its receipt.
-        Err(_) => match by_key(ctx, s, key).await? {
-            Some(prior) if prior.campaign_id == offer_id => Ok((receipt(&prior, true), false)),
-            Some(_) => Err(reused_key()),
-            None => Err(AppError::internal()),
-        },
+        Written::Replay(prior) if prior.campaign_id == offer_id => {
+            Ok((receipt(&prior, true), false))
+        }
+        Written::Replay(_) => Err(reused_key()),
     }
 }
 

@@ -5,12 +5,13 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
 use super::impressions::key_used;
 use super::offers::{caps_reached, find_for_session};
 use crate::domain::campaigns::inventory::live_offer;
+use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::{LaunchRequest, SignedLaunch};
@@ -22,8 +23,9 @@ pub async fn launch(
     s: &sdk_session::Model,
     offer_id: &str,
     req: LaunchRequest,
-    key: &str,
+    key: &IdempotencyKey,
 ) -> Result<(SignedLaunch, bool), AppError> {
+    let key = key.as_str();
     let impression_id = req
         .impression_id
         .as_deref()
@@ -127,11 +129,9 @@ pub async fn launch(
         created_at: Set(now),
         expires_at: Set(now + LAUNCH_TTL),
         opened_at: Set(None),
-    }
-    .insert(&ctx.db)
-    .await;
-    match row {
-        Ok(row) => {
+    };
+    match insert_or_replay(&ctx.db, row, || by_key(ctx, s, key)).await? {
+        Written::New(row) => {
             // The click redirect then needs no read: the destination never changes.
             let generation = ctx.hot.launches.generation();
             ctx.hot.launches.insert(
@@ -141,11 +141,12 @@ pub async fn launch(
             );
             Ok((signed(ctx, &row, false), true))
         }
-        Err(_) => match by_key(ctx, s, key).await? {
-            Some(prior) if prior.campaign_id == offer_id => Ok((signed(ctx, &prior, true), false)),
-            _ => Err(AppError::conflict("this Idempotency-Key is in use")
-                .with_code("idempotency_key_reused")),
-        },
+        // A concurrent retry with the same key won the insert: answer with its launch.
+        Written::Replay(prior) if prior.campaign_id == offer_id => {
+            Ok((signed(ctx, &prior, true), false))
+        }
+        Written::Replay(_) => Err(AppError::conflict("this Idempotency-Key is in use")
+            .with_code("idempotency_key_reused")),
     }
 }
 

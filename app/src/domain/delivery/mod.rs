@@ -5,21 +5,15 @@
 
 pub mod hosted_wall;
 pub mod impressions;
-pub mod inbox;
 pub mod launches;
 pub mod offer_list;
 pub mod offers;
-pub mod postbacks;
-pub mod provider_params;
 pub mod report;
 pub mod reward_status;
-pub mod sandbox;
 pub mod sdk_evidence;
 pub mod sdk_support;
 pub mod sessions;
-pub mod settlement;
 pub mod static_feed;
-pub mod token_postbacks;
 pub mod web_pixel;
 
 use chrono::Duration;
@@ -42,18 +36,6 @@ pub fn publisher_share(payout_micros: i64) -> i64 {
     i64::try_from(v).unwrap_or(0)
 }
 
-/// An Idempotency-Key: 8 to 128 visible ASCII characters (documented in the API reference).
-pub fn check_idempotency_key(key: Option<&str>) -> Result<String, crate::error::AppError> {
-    let k = key.map(str::trim).unwrap_or_default();
-    if k.len() < 8 || k.len() > 128 || !k.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(crate::error::AppError::field(
-            "Idempotency-Key",
-            "the Idempotency-Key header is required: 8 to 128 visible ASCII characters",
-        ));
-    }
-    Ok(k.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,16 +45,5 @@ mod tests {
         assert_eq!(publisher_share(1_500_000), 1_050_000);
         assert_eq!(publisher_share(1), 0);
         assert_eq!(publisher_share(i64::MAX), 6_456_360_425_798_343_064);
-    }
-
-    #[test]
-    fn idempotency_keys_are_checked() {
-        assert!(check_idempotency_key(None).is_err());
-        assert!(check_idempotency_key(Some("short")).is_err());
-        assert!(check_idempotency_key(Some("has space in it")).is_err());
-        assert_eq!(
-            check_idempotency_key(Some("launch-0001")).ok().as_deref(),
-            Some("launch-0001")
-        );
     }
 }

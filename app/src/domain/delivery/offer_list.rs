@@ -10,8 +10,8 @@ use super::offers::{Audience, Eligible, country_param, eligible, item, session_s
 use crate::domain::Ctx;
 use crate::domain::campaigns::snapshot::{Snapshot, snapshot};
 use crate::error::{AppError, FieldErrors};
+use crate::model::campaign::device_targeting::{self, DeviceParams};
 use crate::model::delivery::*;
-use crate::model::device_targeting::{self, DeviceParams};
 use crate::model::publisher::Currency;
 use entity::sdk_session;
 
@@ -51,7 +51,7 @@ async fn list_page(
         cursor_offset(q.cursor.as_deref())
             .map_err(|_| "use the previous page's nextCursor".to_owned()),
     );
-    let mut device_errs = crate::model::campaign_rules::Errors::new();
+    let mut device_errs = crate::model::campaign::rules::Errors::new();
     let device = device_targeting::device(
         DeviceParams {
             state_code: q.state_code.as_deref(),

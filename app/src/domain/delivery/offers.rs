@@ -19,11 +19,11 @@ use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::snapshot::{Offer, snapshot};
 use crate::domain::publisher::blacklists::{Candidate, excludes};
 use crate::error::AppError;
+use crate::model::campaign::device_targeting::Device;
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
-use crate::model::device_targeting::Device;
+use crate::model::publisher::rules::convert;
 use crate::model::publisher::{AdSlot, Currency};
-use crate::model::publisher_rules::convert;
 use entity::{conversion, placement, sdk_session};
 
 /// Conversions that count against caps and completions.

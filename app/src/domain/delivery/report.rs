@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use super::settlement::state;
+use crate::domain::conversions::reported::Settlement;
 use crate::domain::publisher::owned_placement;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
@@ -173,7 +173,10 @@ async fn collect<C: ConnectionTrait>(
     // reversal again (negatively) on the day it arrived.
     let mut cq = conversion::Entity::find()
         .filter(conversion::Column::PlacementId.is_in(placements.to_vec()))
-        .filter(conversion::Column::Settlement.is_in([state::APPROVED, state::REVERSED]))
+        .filter(
+            conversion::Column::Settlement
+                .is_in([Settlement::Approved.as_str(), Settlement::Reversed.as_str()]),
+        )
         .filter(conversion::Column::UpdatedAt.gte(start))
         .filter(conversion::Column::CreatedAt.lt(end));
     if let Some(s) = slot {
@@ -187,7 +190,10 @@ async fn collect<C: ConnectionTrait>(
             cell.conversions += 1;
             cell.earnings += c.publisher_earnings_micros;
         }
-        if c.settlement == state::REVERSED && c.updated_at >= start && c.updated_at < end {
+        if Settlement::parse(&c.settlement) == Some(Settlement::Reversed)
+            && c.updated_at >= start
+            && c.updated_at < end
+        {
             let cell = cells
                 .entry((c.updated_at.date_naive(), c.campaign_id.clone()))
                 .or_default();

@@ -4,14 +4,14 @@
 //! The type is decided by the file's first bytes, never by the name or declared type.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
-    QuerySelect, Set,
+    ColumnTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter, QuerySelect, Set,
 };
 use sha2::{Digest, Sha256};
 
+use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, Environment, ids::new_id};
 use crate::error::AppError;
-use crate::model::publisher_ops::{SupportCase, SupportEvidence, SupportStatus};
+use crate::model::publisher::ops::{SupportCase, SupportEvidence, SupportStatus};
 use entity::{sdk_session, support_case, support_evidence};
 
 /// Largest evidence file (the specification's limit).
@@ -67,8 +67,9 @@ pub async fn upload(
     s: &sdk_session::Model,
     case_id: &str,
     up: EvidenceUpload,
-    key: &str,
+    key: &IdempotencyKey,
 ) -> Result<(SupportEvidence, bool), AppError> {
+    let key = key.as_str();
     ensure_allowed(ctx, s)?;
     // Someone else's case is "not found", so case ids cannot be probed.
     let case = support_case::Entity::find_by_id(case_id.to_owned())
@@ -130,16 +131,11 @@ pub async fn upload(
         content: Set(up.bytes),
         idempotency_key: Set(key.to_owned()),
         created_at: Set(ctx.now()),
-    }
-    .insert(&ctx.db)
-    .await;
-    match row {
-        Ok(row) => Ok((view(&row, false), true)),
+    };
+    match insert_or_replay(&ctx.db, row, || by_key(ctx, case_id, key)).await? {
+        Written::New(row) => Ok((view(&row, false), true)),
         // Lost a race with a retry carrying the same key: answer with the winner.
-        Err(_) => match by_key(ctx, case_id, key).await? {
-            Some(prior) => Ok((view(&prior, true), false)),
-            None => Err(AppError::internal()),
-        },
+        Written::Replay(prior) => Ok((view(&prior, true), false)),
     }
 }
 

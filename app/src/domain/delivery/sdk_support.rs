@@ -1,13 +1,14 @@
 //! Support cases opened by end users through the SDK ("I completed the offer but got no
 //! reward"). The publisher works them in the console (`publisher::support`).
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
+use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::publisher::support::view;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::SdkSupportRequest;
-use crate::model::publisher_ops::{SupportCase, SupportCaseList, SupportStatus};
+use crate::model::publisher::ops::{SupportCase, SupportCaseList, SupportStatus};
 use entity::{sdk_session, support_case};
 
 fn reason_ok(r: &str) -> bool {
@@ -22,8 +23,9 @@ pub async fn open(
     ctx: &Ctx,
     s: &sdk_session::Model,
     req: SdkSupportRequest,
-    key: &str,
+    key: &IdempotencyKey,
 ) -> Result<(SupportCase, bool), AppError> {
+    let key = key.as_str();
     if let Some(prior) = by_key(ctx, s, key).await? {
         let same = req.reason_code.as_deref().map(str::trim) == Some(prior.reason_code.as_str())
             && req.message.as_deref().map(str::trim) == Some(prior.message.as_str());
@@ -105,15 +107,11 @@ pub async fn open(
         idempotency_key: Set(Some(key.to_owned())),
         created_at: Set(now),
         updated_at: Set(now),
-    }
-    .insert(&ctx.db)
-    .await;
-    match row {
-        Ok(row) => Ok((view(&row), true)),
-        Err(_) => match by_key(ctx, s, key).await? {
-            Some(prior) => Ok((view(&prior), false)),
-            None => Err(AppError::internal()),
-        },
+    };
+    match insert_or_replay(&ctx.db, row, || by_key(ctx, s, key)).await? {
+        Written::New(row) => Ok((view(&row), true)),
+        // A concurrent retry with the same key won the insert: answer with its case.
+        Written::Replay(prior) => Ok((view(&prior), false)),
     }
 }
 

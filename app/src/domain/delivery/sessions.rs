@@ -7,12 +7,13 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use super::SESSION_TTL;
 use crate::domain::changes::Change;
+use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::publisher::{slots, user_bans};
 use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::*;
+use crate::model::publisher::rules::sdk_version;
 use crate::model::publisher::{PlacementStatus, SlotState, SlotType};
-use crate::model::publisher_rules::sdk_version;
 use entity::{ad_slot, placement, sdk_session};
 
 const ENVIRONMENTS: [&str; 3] = ["sandbox", "development", "production"];
@@ -296,8 +297,9 @@ pub async fn refresh(
     ctx: &Ctx,
     token: &str,
     path_id: &str,
-    key: &str,
+    key: &IdempotencyKey,
 ) -> Result<SdkSession, AppError> {
+    let key = key.as_str();
     let old = by_token(ctx, token).await?;
     same_session(&old, path_id)?;
     if let Some(next) = old.replaced_by.as_deref() {
@@ -377,7 +379,13 @@ pub async fn refresh(
 
 /// `POST /sdk/v2/sessions/{sessionId}/revoke`: the token stops working. Revoking a session
 /// that is already revoked is a no-op (204 again).
-pub async fn revoke(ctx: &Ctx, token: &str, path_id: &str, key: &str) -> Result<(), AppError> {
+pub async fn revoke(
+    ctx: &Ctx,
+    token: &str,
+    path_id: &str,
+    key: &IdempotencyKey,
+) -> Result<(), AppError> {
+    let key = key.as_str();
     let s = by_token(ctx, token).await?;
     same_session(&s, path_id)?;
     if s.revoked_at.is_some() {

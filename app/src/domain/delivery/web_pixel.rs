@@ -13,10 +13,10 @@
 //! unfilled macros are refused; and the provider-callback rate limit applies per address.
 //! Advertisers who need tamper-proof reporting use Custom S2S.
 
-use super::postbacks::validate;
-use super::settlement;
 use crate::domain::Ctx;
 use crate::domain::campaigns::{config_of, public_web_campaign, status_of};
+use crate::domain::conversions::inbox;
+use crate::domain::conversions::postbacks::validate;
 use crate::error::AppError;
 use crate::model::campaign::CampaignStatus;
 use crate::model::delivery::{CallbackReceipt, ConversionEvent};
@@ -71,7 +71,7 @@ pub async fn record(
         status: Some("approved".to_owned()),
         occurred_at: Some(ctx.now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
     })?;
-    settlement::ingest(ctx, &m, SOURCE, reported).await
+    inbox::ingest(ctx, &m, SOURCE, reported).await
 }
 
 /// Whether `page` is on the destination's site: the same host (ignoring `www.`) or one a

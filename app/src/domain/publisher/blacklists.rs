@@ -8,7 +8,7 @@ use super::owned_placement;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
-use crate::model::publisher_ops::*;
+use crate::model::publisher::ops::*;
 use entity::blacklist;
 
 fn normalise(kind: BlacklistKind, raw: &str) -> Result<String, String> {
@@ -18,7 +18,7 @@ fn normalise(kind: BlacklistKind, raw: &str) -> Result<String, String> {
     }
     Ok(match kind {
         BlacklistKind::Category | BlacklistKind::TaskType => v.to_ascii_uppercase(),
-        BlacklistKind::Domain => crate::model::publisher_rules::normalize_identity(
+        BlacklistKind::Domain => crate::model::publisher::rules::normalize_identity(
             crate::model::publisher::PlacementType::Website,
             v,
         )?,

@@ -9,7 +9,7 @@ use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::Platform;
 use crate::model::money::format_micros;
-use crate::model::publisher_ops::{GalleryGoal, GalleryOffer, OfferGallery};
+use crate::model::publisher::ops::{GalleryGoal, GalleryOffer, OfferGallery};
 
 /// Gallery filters.
 #[derive(Debug, Default, Clone)]

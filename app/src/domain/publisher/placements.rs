@@ -6,8 +6,8 @@ use super::{owned_placement, slots};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
+use crate::model::publisher::rules::{normalize_identity, sdk_version, store_url};
 use crate::model::publisher::*;
-use crate::model::publisher_rules::{normalize_identity, sdk_version, store_url};
 use crate::model::validate;
 use entity::{ad_slot, callback_key, placement};
 

@@ -8,8 +8,8 @@ use super::{owned_placement, owned_slot};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
+use crate::model::publisher::rules::{convert, format_minor};
 use crate::model::publisher::*;
-use crate::model::publisher_rules::{convert, format_minor};
 use crate::model::validate;
 use entity::{ad_slot, ad_slot_revision, placement};
 

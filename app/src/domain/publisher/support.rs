@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::{Ctx, Principal, audit};
 use crate::error::AppError;
-use crate::model::publisher_ops::*;
+use crate::model::publisher::ops::*;
 use entity::{placement, support_case};
 
 /// Cases on the actor's placements, newest first, filtered by status and placement.

@@ -8,7 +8,7 @@ use super::owned_placement;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, ids::new_id};
 use crate::error::{AppError, FieldErrors};
-use crate::model::publisher_ops::*;
+use crate::model::publisher::ops::*;
 use entity::user_ban;
 
 fn check_reason(errs: &mut FieldErrors, reason: &str) -> String {

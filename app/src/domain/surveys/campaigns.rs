@@ -13,7 +13,7 @@ use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::money::format_micros;
-use crate::model::survey_campaign::*;
+use crate::model::survey::campaign::*;
 use entity::survey_campaign as survey;
 
 /// Subject type of survey campaign audit records.

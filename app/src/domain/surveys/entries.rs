@@ -28,7 +28,7 @@ use crate::domain::delivery::publisher_share;
 use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
-use crate::model::survey_campaign::PaymentStatus;
+use crate::model::survey::campaign::PaymentStatus;
 use entity::{
     ad_slot, conversion, placement, survey_campaign as survey, survey_entry as entry,
     survey_quota as quota, survey_respondent as respondent, survey_respondent_answer as answer,
@@ -505,7 +505,9 @@ async fn pay(
         click_id: Set(e.id.clone()),
         goal_id: Set(COMPLETE_GOAL.to_owned()),
         status: Set("approved".to_owned()),
-        settlement: Set(crate::domain::delivery::settlement::state::APPROVED.to_owned()),
+        settlement: Set(crate::domain::conversions::reported::Settlement::Approved
+            .as_str()
+            .to_owned()),
         placement_id: Set(Some(p.id.clone())),
         ad_slot_id: Set(e.ad_slot_id.clone()),
         session_id: Set(None),

@@ -31,9 +31,9 @@ use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
 use crate::model::money::format_micros;
 use crate::model::publisher::RewardPreview;
-use crate::model::publisher_rules::format_minor;
-use crate::model::survey_campaign::Hundredths;
-use crate::model::survey_fetch::*;
+use crate::model::publisher::rules::format_minor;
+use crate::model::survey::campaign::Hundredths;
+use crate::model::survey::fetch::*;
 use entity::{ad_slot, app_key};
 
 /// The provider label of this API (opaque to publishers).

@@ -15,7 +15,7 @@ use super::campaigns::SUBJECT;
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
-use crate::model::survey_campaign::SurveyStatus;
+use crate::model::survey::campaign::SurveyStatus;
 use entity::survey_campaign as survey;
 use entity::survey_entry as entry;
 

@@ -11,8 +11,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 
 use super::profile::Profile;
 use crate::error::AppError;
-use crate::model::survey_campaign::{PaymentStatus, SurveyStatus};
-use crate::model::survey_targeting::Criteria;
+use crate::model::survey::campaign::{PaymentStatus, SurveyStatus};
+use crate::model::survey::targeting::Criteria;
 use entity::{
     survey_campaign as survey, survey_entry as entry, survey_qualification as qual,
     survey_quota as quota,
@@ -209,7 +209,7 @@ pub async fn matches<C: ConnectionTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::survey_targeting::NumericRange;
+    use crate::model::survey::targeting::NumericRange;
 
     #[test]
     fn qualifications_use_the_profile() {

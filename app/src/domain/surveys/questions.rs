@@ -12,8 +12,8 @@ use super::campaigns::{SUBJECT, owned};
 use super::quotas::{Scope, for_change};
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
-use crate::model::survey_campaign::SurveyMessage;
-use crate::model::survey_targeting::*;
+use crate::model::survey::campaign::SurveyMessage;
+use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::survey_custom_question as cq;
 

@@ -18,8 +18,8 @@ use super::reference;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
-use crate::model::survey_campaign::SurveyStatus;
-use crate::model::survey_targeting::*;
+use crate::model::survey::campaign::SurveyStatus;
+use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::{survey_campaign as survey, survey_qualification as qual, survey_quota as quota};
 
@@ -307,7 +307,7 @@ pub async fn delete(
     actor: &Principal,
     campaign_id: &str,
     quota_id: &str,
-) -> Result<crate::model::survey_campaign::SurveyMessage, AppError> {
+) -> Result<crate::model::survey::campaign::SurveyMessage, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = for_change(&txn, actor, campaign_id, Scope::Targeting, now).await?;
@@ -327,7 +327,7 @@ pub async fn delete(
     )
     .await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(crate::model::survey_campaign::SurveyMessage {
+    Ok(crate::model::survey::campaign::SurveyMessage {
         message: "Quota deleted".to_owned(),
     })
 }
@@ -655,7 +655,7 @@ pub async fn delete_qualification(
     campaign_id: &str,
     quota_id: &str,
     id: &str,
-) -> Result<crate::model::survey_campaign::SurveyMessage, AppError> {
+) -> Result<crate::model::survey::campaign::SurveyMessage, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = for_change(&txn, actor, campaign_id, Scope::Targeting, now).await?;
@@ -674,7 +674,7 @@ pub async fn delete_qualification(
     )
     .await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(crate::model::survey_campaign::SurveyMessage {
+    Ok(crate::model::survey::campaign::SurveyMessage {
         message: "Qualification deleted".to_owned(),
     })
 }

@@ -4,7 +4,7 @@
 
 use entity::survey_reference::{ANSWERS, LOCALES, QUESTIONS};
 
-use crate::model::survey_targeting::*;
+use crate::model::survey::targeting::*;
 
 /// A locale from the reference table.
 #[derive(Debug, Clone, Copy)]

@@ -11,8 +11,8 @@ use super::{questions, quotas, reference};
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
-use crate::model::survey_campaign::*;
-use crate::model::survey_targeting::*;
+use crate::model::survey::campaign::*;
+use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::{survey_campaign as survey, survey_quota as quota};
 

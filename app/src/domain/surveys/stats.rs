@@ -9,7 +9,7 @@ use crate::domain::sql::{prefix_of, statement};
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::money::format_micros;
-use crate::model::survey_fetch::{SurveyDay, SurveyStats};
+use crate::model::survey::fetch::{SurveyDay, SurveyStats};
 
 #[derive(Debug, FromQueryResult)]
 struct DayRow {

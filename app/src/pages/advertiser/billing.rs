@@ -202,7 +202,7 @@ fn ProfileForm(profile: BillingProfile, save: ServerAction<SaveBillingProfile>) 
 }
 
 #[component]
-fn Allocations(allocations: Vec<crate::model::survey_campaign::Allocation>) -> impl IntoView {
+fn Allocations(allocations: Vec<crate::model::survey::campaign::Allocation>) -> impl IntoView {
     view! {
         <section class="card" id="allocations">
             <h2>"Survey allocations"</h2>

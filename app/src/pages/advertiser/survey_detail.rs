@@ -11,7 +11,7 @@ use super::{LoadError, action_error, successes};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
-use crate::model::survey_targeting::{CustomQuestion, ProfilingQuestion, Quota};
+use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
 use crate::pages::RequireUser;
 use crate::server_fns::surveys::{
     AddQualification, AddQuestion, AddQuota, DeleteQuota, SurveyEditorData, survey_detail,
@@ -83,8 +83,8 @@ fn Detail(d: SurveyEditorData, actions: Actions) -> impl IntoView {
     let id = c._id.clone();
     let editable = matches!(
         c.status,
-        crate::model::survey_campaign::SurveyStatus::Draft
-            | crate::model::survey_campaign::SurveyStatus::PendingApproval
+        crate::model::survey::campaign::SurveyStatus::Draft
+            | crate::model::survey::campaign::SurveyStatus::PendingApproval
     );
     let csv = format!("/advertiser/surveys/{id}/responses.csv");
     view! {

@@ -9,7 +9,7 @@ use super::{LoadError, action_error, successes};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
-use crate::model::survey_campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
+use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
 use crate::pages::RequireUser;
 use crate::server_fns::surveys::{
     AllocateSurvey, IssueSurveyKey, SubmitSurvey, SurveyKeyInfo, SurveysSummary, survey_overview,

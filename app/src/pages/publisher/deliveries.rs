@@ -14,7 +14,7 @@ use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
 };
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_deliveries::{
+use crate::server_fns::publisher::deliveries::{
     ReplayDelivery, ResumeReceiver, list_deliveries, paused_receivers, read_delivery,
 };
 

@@ -8,9 +8,9 @@ use leptos_router::hooks::use_query_map;
 
 use super::LoadError;
 use crate::model::AccountView;
-use crate::model::publisher_ops::GalleryOffer;
+use crate::model::publisher::ops::GalleryOffer;
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_gallery::offer_gallery_data;
+use crate::server_fns::publisher::gallery::offer_gallery_data;
 
 #[component]
 pub fn OfferGalleryPage() -> impl IntoView {

@@ -31,7 +31,7 @@ pub(super) struct DetailActions {
     pub rotate: ServerAction<RotateCallback>,
     pub promote: ServerAction<PromoteCallback>,
     pub test: ServerAction<TestCallback>,
-    pub remove_callback: ServerAction<crate::server_fns::publisher_deliveries::RemoveCallback>,
+    pub remove_callback: ServerAction<crate::server_fns::publisher::deliveries::RemoveCallback>,
     pub user_secret: ServerAction<IssueUserIdentitySecret>,
     pub user_required: ServerAction<SetUserIdentityRequired>,
 }
@@ -129,7 +129,7 @@ pub fn PlacementDetailPage() -> impl IntoView {
         flash: Resource::new(move || id.get(), take_flash),
         health: Resource::new(
             move || id.get(),
-            crate::server_fns::publisher_deliveries::load_delivery_health,
+            crate::server_fns::publisher::deliveries::load_delivery_health,
         ),
         identity: Resource::new(
             move || {
@@ -158,25 +158,23 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
     } = data;
     view! {
         <p class="crumbs"><a href="/publisher/placements">"← Placements"</a></p>
-        <Suspense fallback=|| ()>
-            {move || Suspend::new(async move {
-                let flashed = flash.await.ok().unwrap_or_default();
-                let scripted = Signal::derive(move || actions.secrets());
-                view! {
-                    <SecretBoxes scripted flashed=flashed.secret/>
-                    <Show when=move || actions.promote.value().get().is_some_and(|r| r.is_ok())>
-                        <div class="notice ok" role="status">"The next key is now the current signing key."</div>
-                    </Show>
-                }
-            })}
-        </Suspense>
+        // One boundary reads each resource once (a resource read in two boundaries can
+        // stall the async renderer): the one-time secrets sit above the placement.
         <Transition fallback=|| view! { <p>"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let flashed = flash.await.ok().unwrap_or_default();
                 let settings = identity.await;
+                let scripted = Signal::derive(move || actions.secrets());
+                let secrets = view! {
+                    <SecretBoxes scripted flashed=flashed.secret/>
+                    <Show when=move || actions.promote.value().get().is_some_and(|r| r.is_ok())>
+                        <div class="notice ok" role="status">"The next key is now the current signing key."</div>
+                    </Show>
+                };
                 match placement.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Err(error) => view! { {secrets} <LoadError error/> }.into_any(),
                     Ok(p) => view! {
+                        {secrets}
                         <Header p=p.clone() actions/>
                         <EditForm p=p.clone() actions/>
                         <SlotsSection p=p.clone() create=actions.create_slot/>

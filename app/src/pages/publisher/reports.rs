@@ -13,7 +13,7 @@ use crate::model::AccountView;
 use crate::model::delivery::OffersReport;
 use crate::model::money::format_micros;
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_reports::offers_report_data;
+use crate::server_fns::publisher::reports::offers_report_data;
 
 #[component]
 pub fn OffersReportPage() -> impl IntoView {

@@ -8,8 +8,8 @@ use leptos_router::hooks::use_location;
 use super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
+use crate::model::publisher::rules::{convert, format_minor};
 use crate::model::publisher::{AdSlot, Currency, RewardPreview, Rounding, SlotState, Snippets};
-use crate::model::publisher_rules::{convert, format_minor};
 use crate::server_fns::publisher::{ArchiveSlot, IssueStaticKey, SetSlotState, usd_to_micros};
 
 /// The currency fields as typed in the form, for the preview computed in the browser.

@@ -61,7 +61,7 @@ fn SlotTable(pid: String, slots: Vec<AdSlot>) -> impl IntoView {
                     let c = &s.currency;
                     let rate = format!(
                         "{} {} per {} USD ({})",
-                        crate::model::publisher_rules::format_minor(c.rate_numerator_minor_units, c.decimals),
+                        crate::model::publisher::rules::format_minor(c.rate_numerator_minor_units, c.decimals),
                         c.name,
                         usd_text(c.rate_denominator_usd_micros),
                         c.rounding.as_str().to_ascii_lowercase()

@@ -10,9 +10,9 @@ use leptos_router::hooks::use_query_map;
 use super::{LoadError, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
-use crate::model::publisher_ops::{SupportCase, SupportStatus};
+use crate::model::publisher::ops::{SupportCase, SupportStatus};
 use crate::pages::RequireUser;
-use crate::server_fns::publisher_support::{UpdateSupportCase, support_inbox};
+use crate::server_fns::publisher::support_cases::{UpdateSupportCase, support_inbox};
 
 const STATUSES: [SupportStatus; 4] = [
     SupportStatus::Open,

@@ -7,7 +7,7 @@ use leptos_meta::Title;
 
 use super::LoadError;
 use crate::model::AccountView;
-use crate::model::survey_fetch::SurveyStats;
+use crate::model::survey::fetch::SurveyStats;
 use crate::pages::RequireUser;
 use crate::server_fns::surveys::publisher_survey_stats;
 

@@ -7,7 +7,7 @@ use super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::publisher::AdSlot;
 use crate::model::wall_design::{WallDesign, WallExposure};
-use crate::server_fns::publisher_wall::SaveWallSettings;
+use crate::server_fns::publisher::wall::SaveWallSettings;
 
 #[component]
 pub fn WallSection(ad_slot: AdSlot, verified: bool) -> impl IntoView {

@@ -6,7 +6,7 @@ pub mod checkout;
 use app::domain::billing::{acting_advertiser, allocations, funding, invoices, ledger, profile};
 use app::error::AppError;
 use app::model::billing::*;
-use app::model::survey_campaign::{Allocation, AllocationList};
+use app::model::survey::campaign::{Allocation, AllocationList};
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;

@@ -2,7 +2,7 @@
 
 use crate::extract::ClientIp;
 use app::domain::Policy;
-use app::domain::delivery::postbacks::{self, S2sHeaders};
+use app::domain::conversions::postbacks::{self, S2sHeaders};
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::{CallbackReceipt, ConversionEvent};

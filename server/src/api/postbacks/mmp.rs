@@ -3,7 +3,7 @@
 
 use crate::extract::ClientIp;
 use app::domain::Policy;
-use app::domain::delivery::token_postbacks;
+use app::domain::conversions::token_postbacks;
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
 use app::model::delivery::CallbackReceipt;

@@ -8,8 +8,8 @@ mod mmp;
 mod sandbox;
 mod tokens;
 
-use app::domain::delivery::provider_params::pairs_from_json;
-use app::domain::delivery::token_postbacks::TokenCallback;
+use app::domain::conversions::provider_params::pairs_from_json;
+use app::domain::conversions::token_postbacks::TokenCallback;
 use app::error::AppError;
 use app::model::postbacks::{TOKEN_HEADER, partner_table_markdown};
 use axum::extract::{FromRequest, Request};

@@ -1,11 +1,12 @@
 //! The callback sandbox: `POST /sandbox/callbacks` (development only; 404 in production).
 
 use crate::extract::ClientIp;
-use app::domain::delivery::sandbox;
+use app::domain::conversions::sandbox;
+use app::domain::idempotency::IdempotencyKey;
 use app::domain::rate_limit::client_bucket;
 use app::domain::{Environment, Policy, tokens};
 use app::error::AppError;
-use app::model::postbacks::{IdempotencyKey, SandboxFixture, SandboxReceipt};
+use app::model::postbacks::{SandboxFixture, SandboxReceipt};
 use axum::Extension;
 use axum::extract::{Request, State};
 use http::StatusCode;
@@ -77,8 +78,7 @@ async fn sandbox_callback_post(
         }
     };
     let scope = sandbox::scope_of(actor.as_ref())?;
-    let key = IdempotencyKey::parse(header(&req, "idempotency-key"))
-        .map_err(|why| AppError::field("Idempotency-Key", why))?;
+    let key = IdempotencyKey::from_header(header(&req, "idempotency-key"))?;
     let is_json = header(&req, "content-type")
         .and_then(|v| v.split(';').next())
         .map(|m| {

@@ -2,7 +2,7 @@
 
 use app::domain::publisher::gallery::{self, GalleryQuery};
 use app::error::AppError;
-use app::model::publisher_ops::OfferGallery;
+use app::model::publisher::ops::OfferGallery;
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};

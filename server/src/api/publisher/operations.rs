@@ -3,7 +3,7 @@
 use app::domain::paging::Page;
 use app::domain::publisher::{blacklists, support, user_bans};
 use app::error::AppError;
-use app::model::publisher_ops::*;
+use app::model::publisher::ops::*;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
@@ -206,7 +206,7 @@ pub async fn browser_evidence_file(
     session: tower_sessions::Session,
     AppPath((case_id, evidence_id)): AppPath<(String, String)>,
 ) -> Result<axum::response::Response, AppError> {
-    let p = app::server_fns::web::require_principal(&s.ctx, &session).await?;
+    let p = app::auth::require_principal(&s.ctx, &session).await?;
     evidence_download(&s, &p, &case_id, &evidence_id).await
 }
 

@@ -61,7 +61,7 @@ pub async fn browser_csv(
     session: tower_sessions::Session,
     AppQuery(q): AppQuery<OffersReportQuery>,
 ) -> Result<Response, AppError> {
-    let p = app::server_fns::web::require_principal(&s.ctx, &session).await?;
+    let p = app::auth::require_principal(&s.ctx, &session).await?;
     let r = report::offers(&s.ctx, &p, q).await?;
     Ok(csv_download(&r))
 }

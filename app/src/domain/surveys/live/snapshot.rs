@@ -12,8 +12,8 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::domain::surveys::matching::{self, Facts};
 use crate::error::AppError;
-use crate::model::survey_campaign::{Hundredths, SurveyStatus};
-use crate::model::survey_targeting::Criteria;
+use crate::model::survey::campaign::{Hundredths, SurveyStatus};
+use crate::model::survey::targeting::Criteria;
 use entity::{survey_campaign as survey, survey_qualification as qual, survey_quota as quota};
 
 /// The length assumed for a campaign that gives none (15 minutes).

@@ -12,13 +12,13 @@ use super::{CampaignBadge, CampaignLoadError, field_error_at, move_label};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
+use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::{Campaign, CampaignStatus};
-use crate::model::campaign_rules::advertiser_moves;
 use crate::pages::RequireUser;
+use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
 use crate::server_fns::campaigns::{
     CampaignOverview, CloneOfferCampaign, EditOfferCampaign, MoveCampaign, campaign_page_data,
 };
-use crate::server_fns::campaigns_targeting::EditCampaignTargeting;
 
 /// The page's actions, created once so their answers survive the reload they trigger.
 #[derive(Clone, Copy)]

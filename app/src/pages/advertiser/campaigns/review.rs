@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::CampaignBadge;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
-use crate::server_fns::campaigns_admin::{
+use crate::server_fns::campaigns::admin::{
     CampaignReviewItem, ReviewOfferCampaign, campaign_review_queue,
 };
 

@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use super::super::action_error;
 use super::field_error_at;
 use crate::components::form::{CsrfField, ErrorNotice};
+use crate::model::campaign::device_targeting::DEVICE_TYPES;
 use crate::model::campaign::{Campaign, CampaignStatus, Platform};
-use crate::model::device_targeting::DEVICE_TYPES;
-use crate::server_fns::campaigns_targeting::EditCampaignTargeting;
+use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
 
 #[component]
 pub fn TargetingForm(c: Campaign, action: ServerAction<EditCampaignTargeting>) -> impl IntoView {

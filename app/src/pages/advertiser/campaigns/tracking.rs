@@ -14,7 +14,7 @@ use crate::model::AccountView;
 use crate::model::campaign::TrackingSetup;
 use crate::model::postbacks::{TOKEN_HEADER, TOKEN_PARAM, partner_params};
 use crate::pages::RequireUser;
-use crate::server_fns::campaigns_tracking::{
+use crate::server_fns::campaigns::tracking::{
     CampaignFlash, IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, TrackingOverview,
     secret_of, take_campaign_flash, tracking_page_data,
 };

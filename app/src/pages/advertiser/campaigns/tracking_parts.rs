@@ -8,7 +8,7 @@ use super::tracking::TrackingActions;
 use super::{field_error_in, when};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
-use crate::server_fns::campaigns_tracking::curl_command;
+use crate::server_fns::campaigns::tracking::curl_command;
 
 /// The credential kind of a tracking provider.
 fn kind_of(provider: &str) -> &'static str {

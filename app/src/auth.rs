@@ -1,0 +1,131 @@
+//! The browser session's edge (server only): who the visitor is, the signed-in principal,
+//! the CSRF token, sign-in and sign-out, the client address the middleware resolved, and
+//! what a page handler hands its render (the preloaded visitor and the flashes it took).
+//! The page handlers in `server` and the server functions both use it.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use tower_sessions::Session;
+
+use crate::domain::{Ctx, Principal, accounts, crypto};
+use crate::error::AppError;
+use crate::model::Visitor;
+
+/// Session key of the signed-in account id.
+const ACCOUNT_KEY: &str = "account_id";
+/// Session key of the synchronizer CSRF token.
+const CSRF_KEY: &str = "csrf";
+
+/// The client address resolved by the server's middleware (socket or trusted proxy).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+fn session_err(e: tower_sessions::session::Error) -> AppError {
+    // The store notes a database outage before it fails (server::session_store).
+    if crate::domain::db::recently_unavailable() {
+        tracing::warn!(error = %e, "session store unavailable");
+        return AppError::database_unavailable();
+    }
+    tracing::error!(error = %e, "session store error");
+    AppError::internal()
+}
+
+/// The session's CSRF token, created on first use.
+pub async fn csrf_token(session: &Session) -> Result<String, AppError> {
+    if let Some(t) = session.get::<String>(CSRF_KEY).await.map_err(session_err)? {
+        return Ok(t);
+    }
+    let t = crypto::random_token("csrf");
+    session
+        .insert(CSRF_KEY, t.clone())
+        .await
+        .map_err(session_err)?;
+    Ok(t)
+}
+
+/// The visitor of a page render, resolved by the page handler before rendering starts.
+#[derive(Debug, Clone)]
+pub struct PreloadedVisitor(pub Result<Visitor, AppError>);
+
+/// The visitor behind a browser session: the signed-in account (if any) and the CSRF token.
+pub async fn visitor(ctx: &Ctx, session: &Session) -> Result<Visitor, AppError> {
+    let csrf = csrf_token(session).await?;
+    let user = match principal(ctx, session).await? {
+        Some(p) => Some(accounts::view(&accounts::get(ctx, &p.account_id).await?)),
+        None => None,
+    };
+    Ok(Visitor { user, csrf })
+}
+
+/// Refuses a form post whose CSRF token does not match the session's.
+pub async fn check_csrf(session: &Session, presented: &str) -> Result<(), AppError> {
+    let expected = session.get::<String>(CSRF_KEY).await.map_err(session_err)?;
+    match expected {
+        Some(t) if crypto::constant_time_eq(t.as_bytes(), presented.as_bytes()) => Ok(()),
+        _ => Err(
+            AppError::forbidden("the form has expired; reload the page and try again")
+                .with_code("csrf_failed"),
+        ),
+    }
+}
+
+/// The signed-in account, if any (read fresh so approvals and suspensions apply at once).
+pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>, AppError> {
+    let Some(id) = session
+        .get::<String>(ACCOUNT_KEY)
+        .await
+        .map_err(session_err)?
+    else {
+        return Ok(None);
+    };
+    match accounts::get(ctx, &id).await {
+        Ok(a) if a.status != "DISABLED" => Ok(Some(accounts::principal(&a))),
+        _ => Ok(None),
+    }
+}
+
+/// The signed-in account or `401`.
+pub async fn require_principal(ctx: &Ctx, session: &Session) -> Result<Principal, AppError> {
+    principal(ctx, session)
+        .await?
+        .ok_or_else(|| AppError::unauthorized("sign in first"))
+}
+
+/// Binds the session to an account, with a fresh session id (no fixation).
+pub async fn sign_in(session: &Session, account_id: &str) -> Result<(), AppError> {
+    session.cycle_id().await.map_err(session_err)?;
+    session
+        .insert(ACCOUNT_KEY, account_id.to_owned())
+        .await
+        .map_err(session_err)?;
+    // A new CSRF token for the signed-in session.
+    session
+        .insert(CSRF_KEY, crypto::random_token("csrf"))
+        .await
+        .map_err(session_err)?;
+    Ok(())
+}
+
+/// Ends the session and deletes it from the store.
+pub async fn sign_out(session: &Session) -> Result<(), AppError> {
+    session.flush().await.map_err(session_err)
+}
+
+/// The flashes one page request has taken, shared by its render attempts (provided as
+/// context by the page handler; absent for server-function calls).
+#[derive(Clone, Default)]
+pub struct RenderFlashes(Arc<Mutex<HashMap<String, serde_json::Value>>>);
+
+impl RenderFlashes {
+    pub(crate) fn recall(&self, key: &str) -> Option<serde_json::Value> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    pub(crate) fn keep(&self, key: String, value: serde_json::Value) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, value);
+        }
+    }
+}

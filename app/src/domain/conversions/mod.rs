@@ -1,0 +1,13 @@
+//! Conversions: what advertisers report and what it does to the money. Reports arrive by
+//! Custom S2S postbacks (`postbacks`), provider tokens and MMP routes (`token_postbacks`,
+//! mapped by `provider_params`) and are checked without effect in the `sandbox`; each is a
+//! [`reported::Reported`], accepted by the `inbox` (inline or queued for bursts) and applied
+//! by `settlement` (attribution, caps, reserve, ledger, reward callback).
+
+pub mod inbox;
+pub mod postbacks;
+pub mod provider_params;
+pub mod reported;
+pub mod sandbox;
+pub mod settlement;
+pub mod token_postbacks;

@@ -1,0 +1,123 @@
+//! A validated conversion report, its exact-retry identity and the settlement states (the
+//! same report whichever route delivered it: Custom S2S, a provider token, a web pixel).
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::crypto;
+use crate::error::AppError;
+
+/// A validated conversion report.
+#[derive(Debug, Clone)]
+pub struct Reported {
+    pub click_id: String,
+    pub transaction_id: String,
+    pub goal_id: String,
+    pub status: ReportedStatus,
+    /// As sent (part of the exact-retry identity).
+    pub occurred_at_raw: String,
+    pub occurred_at: DateTime<Utc>,
+}
+
+/// Declares a closed set of stored text values: `as_str` (a `const fn`, so the texts can
+/// be constants) and `parse`. The columns keep their text; code compares variants.
+macro_rules! stored_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vm])* $variant),+ }
+
+        impl $name {
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+stored_enum!(
+    /// The status a report carries (`status` on the wire and in the stored report).
+    ReportedStatus {
+        Pending = "pending",
+        Approved = "approved",
+        Rejected = "rejected",
+        Reversed = "reversed",
+    }
+);
+
+stored_enum!(
+    /// Where a conversion stands (`conversions.settlement`; also the outcome of the inbox
+    /// row of the report that put it there).
+    Settlement {
+        Pending = "PENDING",
+        Approved = "APPROVED",
+        Rejected = "REJECTED",
+        Reversed = "REVERSED",
+        /// No launch has the click id.
+        UnmatchedClick = "UNMATCHED_CLICK",
+        /// The campaign (at the launch's revision) has no such goal.
+        UnknownGoal = "UNKNOWN_GOAL",
+        /// Later than the attribution window after the launch.
+        OutOfWindow = "OUT_OF_WINDOW",
+        CapReached = "CAP_REACHED",
+        /// Neither the reserve nor the wallet could pay; a later report may settle it.
+        NoBudget = "NO_BUDGET",
+    }
+);
+
+stored_enum!(
+    /// What an inbox row records beside a settlement (`postback_events.outcome`).
+    InboxState {
+        /// Accepted during a burst, waiting for the settler.
+        Queued = "QUEUED",
+        /// A report of a conversion in a terminal state: recorded, not applied.
+        NoChange = "NO_CHANGE",
+        /// The transaction id was held by an earlier report with another click or goal.
+        TransactionConflict = "TRANSACTION_CONFLICT",
+        /// Settling failed repeatedly (logged).
+        SettlementFailed = "SETTLEMENT_FAILED",
+    }
+);
+
+/// The outcome of one report, as its inbox row stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Settled(Settlement),
+    Inbox(InboxState),
+}
+
+impl Outcome {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Settled(s) => s.as_str(),
+            Outcome::Inbox(i) => i.as_str(),
+        }
+    }
+}
+
+/// The conversion time as reported (ISO 8601 with an offset), as validation accepts it.
+pub(in crate::domain) fn parse_occurred_at(raw: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(raw.trim())
+        .map(|d| d.with_timezone(&Utc))
+        .ok()
+}
+
+/// The exact-retry identity of a report (unique per campaign in the inbox).
+pub(in crate::domain) fn event_hash(ev: &Reported) -> String {
+    crypto::sha256_hex(&format!(
+        "{}\n{}\n{}\n{}\n{}",
+        ev.click_id,
+        ev.transaction_id,
+        ev.goal_id,
+        ev.status.as_str(),
+        ev.occurred_at_raw
+    ))
+}
+
+/// The refusal of a transaction id reused with another click or goal.
+pub(in crate::domain) fn transaction_conflict() -> AppError {
+    AppError::conflict("this transaction_id was already reported with another click_id or goal_id")
+        .with_code("transaction_conflict")
+}

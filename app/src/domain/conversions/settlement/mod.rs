@@ -1,0 +1,452 @@
+//! Settlement of reported conversions, in the same transaction as the inbox row that
+//! records the report: the click is matched to its launch, the goal to the campaign, caps
+//! are applied, the payout moves from the campaign's reserve to spend, and the publisher's
+//! reward callback is written to the outbox (held until the goal's pending hold ends). A
+//! reversal gives the spend back and cancels the unsent confirmation or queues a linked
+//! reversal callback. Retries are exact no-ops; conflicting reuse is refused.
+//!
+//! A click made while the campaign was LIVE keeps its payout when the conversion arrives
+//! after a pause or end (inside the attribution window): the reserve was released to the
+//! wallet then, so the payout is taken from the available balance, within the campaign
+//! budget. When the wallet cannot cover it the conversion is NO_BUDGET, which a later
+//! report of the same transaction settles again.
+
+mod attribution;
+
+pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
+    QuerySelect, Set,
+};
+
+use self::attribution::Attribution;
+use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement};
+use crate::domain::billing::ledger::{self, Kind, PostError};
+use crate::domain::callback_delivery::outbox::{self, RewardEvent};
+use crate::domain::campaigns::inventory::LiveOffer;
+use crate::domain::campaigns::store::SUBJECT;
+use crate::domain::campaigns::{lifecycle, live_config, status_of};
+use crate::domain::changes::Change;
+use crate::domain::delivery::offers::caps_reached;
+use crate::domain::delivery::publisher_share;
+use crate::domain::hot_cache::user_key;
+use crate::domain::{Ctx, ids::new_id};
+use crate::error::AppError;
+use crate::model::campaign::CampaignStatus;
+use crate::model::publisher::RewardPreview;
+use crate::model::publisher::rules::format_minor;
+use entity::{ad_slot, conversion, offer_campaign, placement};
+
+/// Locks the campaign row for a settlement. One settlement per campaign at a time: caps,
+/// the reserve and retries are read and written under this lock (PostgreSQL row lock;
+/// SQLite transactions are IMMEDIATE).
+pub(in crate::domain::conversions) async fn lock_campaign(
+    txn: &DatabaseTransaction,
+    id: &str,
+) -> Result<offer_campaign::Model, AppError> {
+    offer_campaign::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("campaign"))
+}
+
+/// What applying a report did.
+pub(in crate::domain::conversions) enum Applied {
+    /// The transaction id was reported before with another click or goal: nothing changed.
+    Conflict,
+    Settled(Settled),
+}
+
+/// A settled report: its conversion, the outcome and the `placement|user` key of the user
+/// whose completions it may have changed.
+pub(in crate::domain::conversions) struct Settled {
+    pub conversion_id: String,
+    pub outcome: Outcome,
+    pub user: Option<String>,
+}
+
+/// Applies one report to its transaction's conversion, under the campaign lock.
+pub(in crate::domain::conversions) async fn apply(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    attribution: Result<Attribution, Settlement>,
+    reserve_left: &mut Option<i64>,
+) -> Result<Applied, AppError> {
+    let existing = conversion::Entity::find()
+        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
+        .one(txn)
+        .await?;
+    if existing
+        .as_ref()
+        .is_some_and(|c| c.click_id != ev.click_id || c.goal_id != ev.goal_id)
+    {
+        return Ok(Applied::Conflict);
+    }
+    let (conversion_id, outcome, user) =
+        settle(txn, now, campaign, ev, existing, attribution, reserve_left).await?;
+    Ok(Applied::Settled(Settled {
+        conversion_id,
+        outcome,
+        user,
+    }))
+}
+
+/// Takes a campaign out of the in-memory inventory before the postback is answered when
+/// this settlement used up its reserve or a cap (or found it already used up).
+pub(in crate::domain::conversions) async fn after_settlement(
+    ctx: &Ctx,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    outcome: Outcome,
+    reserve_left: Option<i64>,
+) -> Result<(), AppError> {
+    let snap = ctx.inventory.peek();
+    let Some(listed) = snap.get(&campaign.id) else {
+        return Ok(());
+    };
+    let exhausted = match outcome {
+        Outcome::Settled(Settlement::CapReached | Settlement::NoBudget) => true,
+        Outcome::Settled(Settlement::Approved) => {
+            let cheapest = listed
+                .config
+                .goals
+                .iter()
+                .map(|g| g.payout_micros)
+                .min()
+                .unwrap_or(0);
+            let caps = &listed.config.caps;
+            let capped = caps.total_conversions.is_some()
+                || caps.daily_conversions.is_some()
+                || caps.daily_budget_micros.is_some();
+            let reserve = match reserve_left {
+                // Read under the campaign lock and moved by this settlement only.
+                Some(left) => left,
+                None => {
+                    ledger::reserved_for(&ctx.db, &campaign.advertiser_id, &campaign.id).await?
+                }
+            };
+            reserve < cheapest || (capped && caps_reached(&ctx.db, now, listed, 0).await?)
+        }
+        _ => false,
+    };
+    if exhausted {
+        ctx.announce([Change::Offers]);
+        ctx.inventory.caught_up().await;
+    }
+    Ok(())
+}
+
+/// Applies the report to the conversion's state; returns its id, the outcome and the
+/// `placement|user` key of the user whose completions it may have changed.
+async fn settle(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    existing: Option<conversion::Model>,
+    attribution: Result<Attribution, Settlement>,
+    reserve_left: &mut Option<i64>,
+) -> Result<(String, Outcome, Option<String>), AppError> {
+    use ReportedStatus as R;
+    if let Some(c) = &existing {
+        match (Settlement::parse(&c.settlement), ev.status) {
+            // An approved conversion reported rejected or reversed gives back exactly what
+            // was paid, whatever the campaign says now.
+            (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
+                reverse(txn, now, campaign, ev, c).await?;
+                let user = c
+                    .placement_id
+                    .as_deref()
+                    .zip(c.external_user_id.as_deref())
+                    .map(|(p, u)| user_key(p, u));
+                return Ok((c.id.clone(), Outcome::Settled(Settlement::Reversed), user));
+            }
+            (Some(Settlement::Pending), R::Approved | R::Rejected | R::Reversed) => {}
+            // The wallet could not pay before; it may now.
+            (Some(Settlement::NoBudget), R::Approved) => {}
+            // Terminal states never change again; later reports are recorded, not applied.
+            _ => return Ok((c.id.clone(), Outcome::Inbox(InboxState::NoChange), None)),
+        }
+    }
+    let conversion_id = existing
+        .as_ref()
+        .map(|c| c.id.clone())
+        .unwrap_or_else(|| new_id("cnv"));
+    let a = match attribution {
+        Ok(a) => a,
+        Err(unmatched) => {
+            write(
+                txn,
+                now,
+                campaign,
+                ev,
+                &conversion_id,
+                existing,
+                unmatched,
+                None,
+                None,
+            )
+            .await?;
+            return Ok((conversion_id, Outcome::Settled(unmatched), None));
+        }
+    };
+    let next = match ev.status {
+        R::Pending => Settlement::Pending,
+        R::Approved => {
+            pay(
+                txn,
+                now,
+                campaign,
+                &a,
+                &ev.goal_id,
+                &conversion_id,
+                reserve_left,
+            )
+            .await?
+        }
+        R::Rejected | R::Reversed => Settlement::Rejected,
+    };
+    let credit_at = (next == Settlement::Approved)
+        .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
+    write(
+        txn,
+        now,
+        campaign,
+        ev,
+        &conversion_id,
+        existing,
+        next,
+        Some(&a),
+        credit_at,
+    )
+    .await?;
+    if let Some(credit_at) = credit_at {
+        let reward = RewardEvent {
+            placement: &a.placement,
+            slot: a.slot.as_ref(),
+            conversion_id: &conversion_id,
+            campaign_id: &campaign.id,
+            user: &a.launch.external_user_id,
+            goal_id: &ev.goal_id,
+            reward: &a.reward,
+            occurred_at: ev.occurred_at,
+        };
+        outbox::confirm(txn, now, &reward, credit_at).await?;
+    }
+    let user = user_key(&a.placement.id, &a.launch.external_user_id);
+    Ok((conversion_id, Outcome::Settled(next), Some(user)))
+}
+
+/// Reverses an approved conversion with the amounts stored when it was paid.
+async fn reverse(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    c: &conversion::Model,
+) -> Result<(), AppError> {
+    if c.payout_micros > 0 {
+        match ledger::post(
+            txn,
+            now,
+            "refund",
+            &campaign.advertiser_id,
+            (SUBJECT, &campaign.id),
+            &format!("conversion_reversal:{}", c.id),
+            &ledger::reversal_legs(&campaign.advertiser_id, &campaign.id, c.payout_micros),
+        )
+        .await
+        {
+            Ok(_) | Err(PostError::AlreadyPosted) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut am: conversion::ActiveModel = c.clone().into();
+    am.status = Set(ev.status.as_str().to_owned());
+    am.settlement = Set(Settlement::Reversed.as_str().to_owned());
+    am.updated_at = Set(now);
+    am.update(txn).await?;
+    let Some(placement_id) = &c.placement_id else {
+        return Ok(());
+    };
+    let Some(p) = placement::Entity::find_by_id(placement_id.clone())
+        .one(txn)
+        .await?
+    else {
+        return Ok(());
+    };
+    let slot = match &c.ad_slot_id {
+        Some(id) => ad_slot::Entity::find_by_id(id.clone()).one(txn).await?,
+        None => None,
+    };
+    let (currency, decimals) = slot
+        .as_ref()
+        .map(|s| (s.currency_name.clone(), s.currency_decimals))
+        .unwrap_or_default();
+    let reward = RewardPreview {
+        usd_micros: c.publisher_earnings_micros,
+        minor_units: c.reward_minor_units,
+        display: format_minor(c.reward_minor_units, decimals),
+        currency,
+        decimals,
+        meets_minimum_payout: true,
+    };
+    let event = RewardEvent {
+        placement: &p,
+        slot: slot.as_ref(),
+        conversion_id: &c.id,
+        campaign_id: &campaign.id,
+        user: c.external_user_id.as_deref().unwrap_or_default(),
+        goal_id: &c.goal_id,
+        reward: &reward,
+        occurred_at: ev.occurred_at,
+    };
+    outbox::reverse(txn, now, &event).await?;
+    Ok(())
+}
+
+/// Pays an approved conversion unless a cap or the reserve stops it.
+async fn pay(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    a: &Attribution,
+    goal_id: &str,
+    conversion_id: &str,
+    reserve_left: &mut Option<i64>,
+) -> Result<Settlement, AppError> {
+    let config = live_config(txn, campaign).await?;
+    let per_user = config.caps.per_user.unwrap_or(1).max(1);
+    let done = conversion::Entity::find()
+        .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
+        .filter(conversion::Column::PlacementId.eq(a.placement.id.clone()))
+        .filter(conversion::Column::ExternalUserId.eq(a.launch.external_user_id.clone()))
+        .filter(conversion::Column::GoalId.eq(goal_id.to_owned()))
+        .filter(conversion::Column::Settlement.eq(Settlement::Approved.as_str()))
+        .count(txn)
+        .await?;
+    let offer = LiveOffer {
+        campaign: campaign.clone(),
+        config,
+        reserved_micros: 0,
+    };
+    if i64::try_from(done).unwrap_or(i64::MAX) >= per_user
+        || caps_reached(txn, now, &offer, a.payout_micros).await?
+    {
+        return Ok(Settlement::CapReached);
+    }
+    // Checked first so a refusal writes no ledger transaction at all.
+    let reserve = ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await?;
+    let dedupe = format!("conversion_spend:{conversion_id}");
+    if reserve >= a.payout_micros {
+        return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros, &dedupe).await
+        {
+            Ok(_) => {
+                *reserve_left = Some(reserve - a.payout_micros);
+                Ok(Settlement::Approved)
+            }
+            Err(PostError::AlreadyPosted) => Ok(Settlement::Approved),
+            Err(PostError::Insufficient) => Ok(Settlement::NoBudget),
+            Err(PostError::Other(e)) => Err(e),
+        };
+    }
+    if status_of(campaign) == CampaignStatus::Live {
+        // A live campaign's reserve is its remaining budget.
+        return Ok(Settlement::NoBudget);
+    }
+    // Paused or ended: the reserve went back to the wallet; a click made while LIVE is
+    // paid from the available balance, within the campaign budget.
+    let spent =
+        ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
+    let budget = live_config(txn, campaign).await?.budget_micros;
+    if spent
+        .checked_add(a.payout_micros)
+        .is_none_or(|total| total > budget)
+    {
+        return Ok(Settlement::NoBudget);
+    }
+    match ledger::post(
+        txn,
+        now,
+        "campaign_spend",
+        &campaign.advertiser_id,
+        (SUBJECT, &campaign.id),
+        &dedupe,
+        &ledger::late_spend_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros),
+    )
+    .await
+    {
+        Ok(_) | Err(PostError::AlreadyPosted) => Ok(Settlement::Approved),
+        Err(PostError::Insufficient) => Ok(Settlement::NoBudget),
+        Err(PostError::Other(e)) => Err(e),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn write(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    id: &str,
+    existing: Option<conversion::Model>,
+    settlement: Settlement,
+    a: Option<&Attribution>,
+    credit_at: Option<DateTime<Utc>>,
+) -> Result<(), AppError> {
+    let counted = matches!(settlement, Settlement::Pending | Settlement::Approved);
+    let (payout, earnings, reward) = match a {
+        Some(a) if counted => (
+            a.payout_micros,
+            publisher_share(a.payout_micros),
+            a.reward.minor_units,
+        ),
+        _ => (0, 0, 0),
+    };
+    match existing {
+        Some(c) => {
+            let mut am: conversion::ActiveModel = c.into();
+            am.status = Set(ev.status.as_str().to_owned());
+            am.settlement = Set(settlement.as_str().to_owned());
+            am.payout_micros = Set(payout);
+            am.publisher_earnings_micros = Set(earnings);
+            am.reward_minor_units = Set(reward);
+            am.credit_at = Set(credit_at);
+            am.updated_at = Set(now);
+            am.update(txn).await?;
+        }
+        None => {
+            let row = conversion::ActiveModel {
+                id: Set(id.to_owned()),
+                campaign_id: Set(campaign.id.clone()),
+                advertiser_id: Set(campaign.advertiser_id.clone()),
+                transaction_id: Set(ev.transaction_id.clone()),
+                click_id: Set(ev.click_id.clone()),
+                goal_id: Set(ev.goal_id.clone()),
+                status: Set(ev.status.as_str().to_owned()),
+                settlement: Set(settlement.as_str().to_owned()),
+                placement_id: Set(a.map(|a| a.placement.id.clone())),
+                ad_slot_id: Set(a.map(|a| a.launch.ad_slot_id.clone())),
+                session_id: Set(a.map(|a| a.launch.session_id.clone())),
+                external_user_id: Set(a.map(|a| a.launch.external_user_id.clone())),
+                payout_micros: Set(payout),
+                publisher_earnings_micros: Set(earnings),
+                reward_minor_units: Set(reward),
+                occurred_at: Set(crate::domain::clock::truncate_micros(ev.occurred_at)),
+                created_at: Set(now),
+                updated_at: Set(now),
+                credit_at: Set(credit_at),
+            };
+            conversion::Entity::insert(row)
+                .exec_without_returning(txn)
+                .await?;
+        }
+    }
+    Ok(())
+}
