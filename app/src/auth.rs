@@ -11,7 +11,7 @@ use tower_sessions::Session;
 
 use crate::domain::{Ctx, Principal, accounts, crypto};
 use crate::error::AppError;
-use crate::model::Visitor;
+use crate::model::{AccountStatus, Visitor};
 
 /// Session key of the signed-in account id.
 const ACCOUNT_KEY: &str = "account_id";
@@ -81,7 +81,9 @@ pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>
         return Ok(None);
     };
     match accounts::get(ctx, &id).await {
-        Ok(a) if a.status != "DISABLED" => Ok(Some(accounts::principal(&a))),
+        Ok(a) if AccountStatus::parse(&a.status) != Some(AccountStatus::Disabled) => {
+            Ok(Some(accounts::principal(&a)))
+        }
         _ => Ok(None),
     }
 }

@@ -199,9 +199,9 @@ mod http_impl {
     impl From<sea_orm::DbErr> for AppError {
         /// Database failures are logged here and never shown to the caller.
         fn from(err: sea_orm::DbErr) -> Self {
-            if crate::domain::db::is_unavailable(&err) {
+            if crate::domain::db::outage::is_unavailable(&err) {
                 tracing::warn!(error = %err, "database unavailable");
-                crate::domain::db::note_unavailable();
+                crate::domain::db::outage::note_unavailable();
                 return AppError::database_unavailable();
             }
             tracing::error!(error = %err, "database error");

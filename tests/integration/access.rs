@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use tests::{TestApp, both_backends};
 
 use crate::billing::ORDER;
-use crate::campaigns::{campaign_body, create as create_campaign};
-use crate::delivery::{USD, keyed, publisher, session, static_slot};
-use crate::surveys::{Key, call, create as create_survey, issue_key, survey};
+use tests::builders::surveys::{Key, call, create as create_survey, issue_key, survey};
+use tests::builders::{USD, keyed, publisher, session, static_slot};
+use tests::builders::{campaign_body, create as create_campaign};
 
 both_backends!(a_second_account_reaches_nothing_of_the_first);
 

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use tests::{TestApp, TestUser, both_backends};
 
 use crate::access::{Owned, make};
-use crate::delivery::publisher;
+use tests::builders::publisher;
 
 both_backends!(a_second_account_reaches_nothing_through_the_dashboard);
 
@@ -21,12 +21,26 @@ struct ServerFn {
     args: Vec<String>,
 }
 
-/// Every server function in `app/src/server_fns`.
+/// The source files under `dir`, its folders included.
+fn sources(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("source folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Every server function in `app/src/server_fns` (and its folders).
 fn server_fns() -> Vec<ServerFn> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/src/server_fns");
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("server_fns folder") {
-        let text = std::fs::read_to_string(entry.expect("entry").path()).unwrap_or_default();
+    for path in sources(&dir) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
         for part in text
             .split("#[server(prefix = \"/fn\", endpoint = \"")
             .skip(1)

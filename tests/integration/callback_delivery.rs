@@ -12,9 +12,9 @@ use serde_json::json;
 use tests::Backend;
 use tests::receiver::{Answer, Receiver};
 
-use crate::callbacks::{World, app_for, click, configure, world};
-use crate::campaigns::campaign_body;
-use crate::delivery::{USD, publisher};
+use tests::builders::callbacks::{World, app_for, click, configure, world};
+use tests::builders::campaign_body;
+use tests::builders::{USD, publisher};
 
 tests::each_backend!(
     claims_take_every_placement_before_any_backlog,

@@ -14,9 +14,9 @@ use tests::receiver::{Answer, Receiver};
 use app::domain::callback_delivery::{LEASE_SECONDS, MAX_ATTEMPTS, dispatch};
 
 use crate::callback_delivery::{queue, receiving, request, row};
-use crate::callbacks::{configure, world};
-use crate::campaigns::campaign_body;
-use crate::delivery::USD;
+use tests::builders::USD;
+use tests::builders::callbacks::{configure, world};
+use tests::builders::campaign_body;
 
 tests::each_backend!(
     the_last_failed_attempt_fails_the_delivery_for_good,

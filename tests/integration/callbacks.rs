@@ -8,13 +8,12 @@
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tests::builders::callbacks::*;
 use tests::receiver::{Answer, Receiver};
 use tests::{Backend, TestApp, error_code};
 
-use crate::campaigns::{campaign_body, transition};
-use crate::delivery::{
-    Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
-};
+use tests::builders::{USD, session};
+use tests::builders::{campaign_body, transition};
 
 tests::each_backend!(
     callbacks_arrive_signed_and_reversals_follow,
@@ -25,125 +24,6 @@ tests::each_backend!(
     accepted_postbacks_survive_sigkill_and_two_processes_deliver_once,
     survey_completes_arrive_as_signed_reward_callbacks,
 );
-
-/// An app that trusts the receiver's CA and may call loopback receivers.
-pub(crate) async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
-    let ca = rx.ca_file.display().to_string();
-    let mut flags = vec![
-        "--callback-allow-private",
-        "true",
-        "--callback-ca-file",
-        &ca,
-        "--callback-timeout-seconds",
-        "1",
-    ];
-    if workers {
-        flags.extend(["--run-workers", "true"]);
-    }
-    TestApp::spawn_with(backend, &flags).await
-}
-
-/// Configures the receiver on the placement; returns (key id, secret).
-pub(crate) async fn configure(app: &TestApp, p: &Publisher, url: &str) -> (String, String) {
-    let (s, cb) = app
-        .put(
-            &format!("/publisher/v2/placements/{}/callback", p.placement),
-            Some(&p.token),
-            &json!({"url": url}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{cb}");
-    (
-        cb["keyId"].as_str().unwrap_or_default().to_owned(),
-        cb["secret"].as_str().unwrap_or_default().to_owned(),
-    )
-}
-
-/// A session user's click on the campaign: (session token, click id).
-pub(crate) async fn click(
-    app: &TestApp,
-    p: &Publisher,
-    user: &str,
-    campaign: &str,
-) -> (String, String) {
-    let (_, token) = session(app, p, user).await;
-    let (_, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/impressions"),
-        &token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/launch"),
-        &token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    (token, l["clickId"].as_str().expect("click").to_owned())
-}
-
-pub(crate) struct World {
-    pub(crate) app: TestApp,
-    pub(crate) adv: String,
-    pub(crate) p: Publisher,
-    pub(crate) campaign: String,
-    pub(crate) key_id: String,
-    pub(crate) secret: String,
-}
-
-pub(crate) async fn world(app: TestApp, body: Value) -> World {
-    let admin = app.admin_token().await;
-    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
-    let p = publisher(&app, &admin).await;
-    let (campaign, key_id, secret) = live_campaign(&app, &adv, &admin, body).await;
-    World {
-        app,
-        adv,
-        p,
-        campaign,
-        key_id,
-        secret,
-    }
-}
-
-impl World {
-    pub(crate) async fn report(&self, click: &str, txn: &str, status: &str) -> Value {
-        let c = Conversion {
-            click,
-            txn,
-            goal: "install",
-            status,
-        };
-        let (s, r) = postback(
-            &self.app,
-            &self.campaign,
-            &self.key_id,
-            &self.secret,
-            &c,
-            now_ts(&self.app),
-        )
-        .await;
-        assert_eq!(s, StatusCode::OK, "{r}");
-        r
-    }
-
-    pub(crate) async fn deliveries(&self, query: &str) -> Value {
-        let (s, l) = self
-            .app
-            .get(
-                &format!("/publisher/v2/callback-deliveries{query}"),
-                Some(&self.p.token),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{l}");
-        l
-    }
-}
 
 async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     let rx = Receiver::start().await;
@@ -519,7 +399,6 @@ async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
 }
 
 use tests::process::ServerProcess as Process;
-pub(crate) use tests::process::server_binary;
 
 /// A `server` process of the real binary on the test's database, trusting the receiver.
 async fn start_process(app: &TestApp, rx: &Receiver, workers: bool) -> Process {
@@ -613,8 +492,8 @@ async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backe
 /// A paid survey complete reaches the publisher's receiver as a signed reward callback,
 /// through the same worker and signing as offer rewards.
 async fn survey_completes_arrive_as_signed_reward_callbacks(backend: Backend) {
-    use crate::survey_fetch::{enter, market_with};
-    use crate::surveys::call;
+    use tests::builders::surveys::call;
+    use tests::builders::surveys::{enter, market_with};
     let rx = Receiver::start().await;
     let app = app_for(backend, &rx, false).await;
     let m = market_with(&app, "SHA256", 2).await;

@@ -5,7 +5,8 @@ use app::domain::billing::ledger;
 use app::domain::campaigns::lifecycle;
 use app::model::Role;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
+use tests::builders::*;
 use tests::{TestApp, both_backends, error_code};
 
 both_backends!(
@@ -14,50 +15,6 @@ both_backends!(
     revisions_clone_and_audit,
     readiness_and_report,
 );
-
-pub const CAMPAIGNS: &str = "/performance-marketing/v2/campaigns";
-const USD: i64 = 1_000_000;
-
-/// The CONTRACT section 5 body with a chosen provider and budget.
-pub fn campaign_body(provider: &str, budget: i64) -> Value {
-    json!({
-        "name": "Play to level 10",
-        "destinationUrl": "https://advertiser.example/install?click={click_id}",
-        "platforms": ["android", "ios", "web"],
-        "countries": ["US", "DE"],
-        "category": "GAMES",
-        "taskType": "INSTALL",
-        "trackingProvider": provider,
-        "budgetMicros": budget,
-        "goals": [{"externalGoalId": "install", "name": "Install", "payoutMicros": 1_500_000, "pendingMinutes": 0}]
-    })
-}
-
-/// Creates a campaign and returns its id.
-pub async fn create(app: &TestApp, t: &str, body: &Value) -> String {
-    let (s, c) = app.post(CAMPAIGNS, Some(t), body).await;
-    assert_eq!(s, StatusCode::CREATED, "{c}");
-    assert_eq!(c["status"], "DRAFT");
-    c["campaignId"].as_str().expect("campaignId").to_owned()
-}
-
-pub async fn transition(app: &TestApp, t: &str, id: &str, to: &str) -> (StatusCode, Value) {
-    app.post(
-        &format!("{CAMPAIGNS}/{id}/transition"),
-        Some(t),
-        &json!({"to": to}),
-    )
-    .await
-}
-
-pub async fn approve(app: &TestApp, admin: &str, id: &str) -> (StatusCode, Value) {
-    app.post(
-        &format!("/admin/v1/offer-campaigns/{id}/approve"),
-        Some(admin),
-        &json!({}),
-    )
-    .await
-}
 
 /// Pays one conversion from the campaign's reserve, as postback settlement will.
 async fn spend(app: &TestApp, id: &str, micros: i64, key: &str) {

@@ -3,15 +3,12 @@
 //! with settlement and the reward-callback outbox, reward status, SDK support cases and the
 //! publisher's offers report.
 
-use app::domain::crypto::hmac_sha256_hex;
 use app::model::Role;
-use app::model::campaign::rules::s2s_message;
 use reqwest::StatusCode;
 use sea_orm::EntityTrait;
 use serde_json::{Value, json};
+use tests::builders::*;
 use tests::{TestApp, both_backends, error_code};
-
-use crate::campaigns::{approve, campaign_body, create, transition};
 
 both_backends!(
     sessions_check_identity_expire_refresh_and_revoke,
@@ -22,163 +19,6 @@ both_backends!(
     static_feed_serves_inventory_with_etags,
     reversals_give_back_what_was_paid_after_a_new_revision,
 );
-
-pub(crate) const USD: i64 = 1_000_000;
-pub(crate) const DOMAIN: &str = "play.pixelquest.example";
-
-/// A verified, released website placement with one ready OFFERWALL slot (100 coins per USD).
-pub(crate) struct Publisher {
-    pub(crate) user: tests::TestUser,
-    pub(crate) token: String,
-    pub(crate) placement: String,
-    pub(crate) slot: String,
-}
-
-pub(crate) async fn publisher(app: &TestApp, admin: &str) -> Publisher {
-    let (user, token) = app.signed_in(Role::Publisher).await;
-    let p = app.website_placement(&token, DOMAIN).await;
-    let placement = p["placementId"].as_str().expect("id").to_owned();
-    app.verify_placement(&token, admin, &placement, true).await;
-    let (s, slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{placement}/ad-slots"),
-            Some(&token),
-            &json!({"name": "Wall", "type": "OFFERWALL", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{slot}");
-    assert_eq!(slot["state"], "READY", "{slot}");
-    Publisher {
-        user,
-        token,
-        placement,
-        slot: slot["adSlotId"].as_str().expect("slot").to_owned(),
-    }
-}
-
-/// A STATIC_API slot (100 coins per USD) on the publisher's placement; its id.
-pub(crate) async fn static_slot(app: &TestApp, p: &Publisher) -> String {
-    let (s, slot) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
-            Some(&p.token),
-            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{slot}");
-    slot["adSlotId"].as_str().expect("slot").to_owned()
-}
-
-pub(crate) fn session_body(p: &Publisher, user: &str) -> Value {
-    json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
-        "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
-}
-
-pub(crate) async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
-    let (s, b) = app
-        .post("/sdk/v2/sessions", None, &session_body(p, user))
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{b}");
-    (
-        b["sessionId"].as_str().expect("sessionId").to_owned(),
-        b["token"].as_str().expect("token").to_owned(),
-    )
-}
-
-/// A request with an Idempotency-Key header.
-pub(crate) async fn keyed(
-    app: &TestApp,
-    path: &str,
-    token: &str,
-    key: &str,
-    body: &Value,
-) -> (StatusCode, Value) {
-    let res = app
-        .client
-        .post(app.url(path))
-        .bearer_auth(token)
-        .header("Idempotency-Key", key)
-        .json(body)
-        .send()
-        .await
-        .expect("sent");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-/// A LIVE Custom S2S campaign with its key: (campaign id, key id, secret).
-pub(crate) async fn live_campaign(
-    app: &TestApp,
-    adv: &str,
-    admin: &str,
-    body: Value,
-) -> (String, String, String) {
-    let id = create(app, adv, &body).await;
-    let (s, key) = app
-        .post(
-            &format!("/performance-marketing/v2/campaigns/{id}/tracking/custom-s2s/credentials"),
-            Some(adv),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{key}");
-    assert_eq!(
-        transition(app, adv, &id, "IN_REVIEW").await.0,
-        StatusCode::OK
-    );
-    let (s, c) = approve(app, admin, &id).await;
-    assert_eq!(s, StatusCode::OK, "{c}");
-    (
-        id,
-        key["keyId"].as_str().expect("keyId").to_owned(),
-        key["secret"].as_str().expect("secret").to_owned(),
-    )
-}
-
-pub(crate) struct Conversion<'a> {
-    pub(crate) click: &'a str,
-    pub(crate) txn: &'a str,
-    pub(crate) goal: &'a str,
-    pub(crate) status: &'a str,
-}
-
-pub(crate) async fn postback(
-    app: &TestApp,
-    campaign: &str,
-    key_id: &str,
-    secret: &str,
-    c: &Conversion<'_>,
-    timestamp: i64,
-) -> (StatusCode, Value) {
-    // Conversions happen shortly after the launch (inside the attribution window).
-    let occurred = chrono::DateTime::from_timestamp(timestamp, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let occurred = occurred.as_str();
-    let ts = timestamp.to_string();
-    let sig = hmac_sha256_hex(
-        secret.as_bytes(),
-        s2s_message(&ts, c.click, c.txn, c.goal, c.status, occurred).as_bytes(),
-    );
-    let res = app
-        .client
-        .post(app.url(&format!(
-            "/performance-marketing/v2/postbacks/custom-s2s/{campaign}"
-        )))
-        .header("X-Service-Key-Id", key_id)
-        .header("X-Service-Timestamp", ts)
-        .header("X-Service-Signature", sig)
-        .json(&json!({"click_id": c.click, "transaction_id": c.txn, "goal_id": c.goal, "status": c.status, "occurred_at": occurred}))
-        .send()
-        .await
-        .expect("sent");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-pub(crate) fn now_ts(app: &TestApp) -> i64 {
-    app.clock_now().timestamp()
-}
 
 async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     let admin = app.admin_token().await;

@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::delivery::{DOMAIN, Publisher, keyed, publisher, session_body};
+use tests::builders::{DOMAIN, Publisher, keyed, publisher, session_body};
 
 both_backends!(evidence_is_checked_stored_and_shown_to_the_publisher);
 

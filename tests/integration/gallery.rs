@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
-use crate::campaigns::{approve, campaign_body, create, transition};
+use tests::builders::{approve, campaign_body, create, transition};
 
 both_backends!(gallery_shows_live_eligible_offers);
 

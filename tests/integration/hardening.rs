@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{campaign_body, create, transition};
+use tests::builders::{campaign_body, create, transition};
 
 both_backends!(
     approval_names_the_reviewed_revision_and_edits_withdraw_a_review,
@@ -237,7 +237,7 @@ async fn production_cookies_are_secure_and_the_demo_is_refused() {
         assert!(cookies.iter().all(|c| c.contains("Secure")), "{cookies:?}");
 
         let dir = tempfile::tempdir().expect("dir");
-        let out = std::process::Command::new(crate::callbacks::server_binary())
+        let out = std::process::Command::new(tests::process::server_binary())
             .arg("demo")
             .env("APP_ENVIRONMENT", "production")
             .env("APP_BASE_URL", "https://market.example")
@@ -262,7 +262,7 @@ async fn production_refuses_development_settings() {
     tests::bounded(async {
         let dir = tempfile::tempdir().expect("dir");
         let run = |extra: &[(&str, &str)]| {
-            let mut cmd = std::process::Command::new(crate::callbacks::server_binary());
+            let mut cmd = std::process::Command::new(tests::process::server_binary());
             // `user create` builds the service's context, as `serve` does, then exits.
             cmd.args([
                 "user",

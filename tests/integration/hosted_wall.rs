@@ -8,8 +8,8 @@ use reqwest::redirect::Policy;
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
-use crate::campaigns::campaign_body;
-use crate::delivery::{Conversion, USD, live_campaign, now_ts, postback, publisher, session_body};
+use tests::builders::campaign_body;
+use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publisher, session_body};
 
 both_backends!(hosted_wall_runs_the_whole_user_flow);
 

@@ -7,8 +7,8 @@ use sea_orm::EntityTrait;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::campaign_body;
-use crate::delivery::{
+use tests::builders::campaign_body;
+use tests::builders::{
     Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
     static_slot,
 };

@@ -8,7 +8,7 @@ use sea_orm::ConnectionTrait;
 use serde_json::{Value, json};
 use tests::{Backend, TestApp, both_backends, error_code};
 
-use crate::delivery::{USD, keyed, live_campaign, publisher, session, session_body};
+use tests::builders::{USD, keyed, live_campaign, publisher, session, session_body};
 
 both_backends!(
     a_refused_impression_keeps_its_cause,
@@ -68,7 +68,7 @@ async fn offer_and_session(app: &TestApp) -> (String, String) {
     let admin = app.admin_token().await;
     let (_, adv) = app.funded_advertiser(100 * USD).await;
     let p = publisher(app, &admin).await;
-    let body = crate::campaigns::campaign_body("CUSTOM_S2S", 50 * USD);
+    let body = tests::builders::campaign_body("CUSTOM_S2S", 50 * USD);
     let (campaign, _, _) = live_campaign(app, &adv, &admin, body).await;
     let (_, token) = session(app, &p, "user-1").await;
     (campaign, token)

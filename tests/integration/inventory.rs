@@ -9,10 +9,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{approve, campaign_body, transition};
-use crate::delivery::{
+use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
+use tests::builders::{approve, campaign_body, transition};
 
 both_backends!(
     removed_offers_leave_the_snapshot_before_the_change_answers,

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
 use crate::billing::{ORDER, WIRE, funded_ready, signed_action};
-use crate::campaigns::{campaign_body, create as create_campaign, transition};
-use crate::delivery::{
+use tests::builders::surveys::{call, create as create_survey, issue_key, survey};
+use tests::builders::surveys::{enter, market_with};
+use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session, static_slot,
 };
-use crate::survey_fetch::{enter, market_with};
-use crate::surveys::{call, create as create_survey, issue_key, survey};
+use tests::builders::{campaign_body, create as create_campaign, transition};
 
 both_backends!(
     duplicate_postbacks_at_once_settle_one_conversion,

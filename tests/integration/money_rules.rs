@@ -9,11 +9,11 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
-use crate::callbacks::click;
-use crate::campaigns::campaign_body;
-use crate::delivery::{Conversion, USD, live_campaign, now_ts, postback, publisher};
-use crate::survey_fetch::{enter, market_with};
-use crate::surveys::call;
+use tests::builders::callbacks::click;
+use tests::builders::campaign_body;
+use tests::builders::surveys::call;
+use tests::builders::surveys::{enter, market_with};
+use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publisher};
 
 both_backends!(
     offer_caps_window_and_goals_decide_what_is_paid,

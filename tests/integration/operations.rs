@@ -314,7 +314,7 @@ async fn processes_starting_together_migrate_once() {
             base.rsplit_once('/').map_or(base.as_str(), |(s, _)| s)
         );
         let run = || {
-            tokio::process::Command::new(crate::callbacks::server_binary())
+            tokio::process::Command::new(tests::process::server_binary())
                 .arg("migrate")
                 .env("APP_DATABASE_URL", &url)
                 .env("APP_DATA_DIR", std::env::temp_dir())

@@ -13,7 +13,7 @@ use serde_json::json;
 use tests::proxy::{Mode, Proxy};
 use tests::{Backend, TestApp, error_code};
 
-use crate::callbacks::server_binary;
+use tests::process::server_binary;
 
 tests::each_backend!(
     an_exhausted_pool_answers_503_within_two_seconds_and_recovers,

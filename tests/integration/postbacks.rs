@@ -8,8 +8,8 @@ use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, PaginatorTrait, Se
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{CAMPAIGNS, approve, campaign_body, create, transition};
-use crate::delivery::{USD, keyed, publisher, session};
+use tests::builders::{CAMPAIGNS, approve, campaign_body, create, transition};
+use tests::builders::{USD, keyed, publisher, session};
 
 both_backends!(
     mmp_partner_names_settle_retry_and_conflict,
@@ -78,7 +78,7 @@ async fn token_for(app: &TestApp, adv: &str, id: &str, provider: &str) -> (Strin
 /// A launched click of `campaign` for a new user of the publisher's slot.
 async fn click(
     app: &TestApp,
-    p: &crate::delivery::Publisher,
+    p: &tests::builders::Publisher,
     campaign: &str,
     user: &str,
 ) -> String {

@@ -9,8 +9,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{Backend, TestApp, each_backend, error_code};
 
-use crate::campaigns::{campaign_body, transition};
-use crate::delivery::{Publisher, USD, live_campaign, publisher, session_body, static_slot};
+use tests::builders::{Publisher, USD, live_campaign, publisher, session_body, static_slot};
+use tests::builders::{campaign_body, transition};
 
 each_backend!(
     a_blacklist_reaches_the_other_process,
@@ -285,7 +285,7 @@ async fn a_ban_reaches_the_other_process(backend: Backend) {
 /// survey fetch within the bound, and comes back when resumed.
 async fn a_paused_survey_reaches_the_other_process(backend: Backend) {
     use crate::survey_cache::lists;
-    use crate::survey_fetch::{market_with, respondent};
+    use tests::builders::surveys::{market_with, respondent};
     let app = TestApp::spawn(backend).await;
     app.clock.set(chrono::Utc::now());
     let m = market_with(&app, "SHA256", 5).await;
@@ -302,7 +302,7 @@ async fn a_paused_survey_reaches_the_other_process(backend: Backend) {
     assert_eq!(s, StatusCode::OK, "B offers the survey first: {env}");
     assert!(lists(&env, &m.campaign), "{env}");
     for (status, offered) in [("PAUSED", false), ("LIVE", true)] {
-        let (s, c) = crate::surveys::call(
+        let (s, c) = tests::builders::surveys::call(
             &app,
             &m.key,
             reqwest::Method::PUT,

@@ -10,7 +10,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
-use crate::delivery::{publisher, session};
+use tests::builders::{publisher, session};
 
 both_backends!(
     sdk_reads_and_writes_refill_per_session,

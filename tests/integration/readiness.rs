@@ -11,8 +11,8 @@ use server::config::Settings;
 use server::startup::Application;
 use tests::{TestApp, both_backends};
 
-use crate::campaigns::{campaign_body, transition};
-use crate::delivery::{USD, live_campaign, publisher, session, static_slot};
+use tests::builders::{USD, live_campaign, publisher, session, static_slot};
+use tests::builders::{campaign_body, transition};
 
 both_backends!(
     a_restarted_process_is_ready_only_with_its_inventory,

@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, EntityTrait};
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
-use crate::delivery::publisher;
+use tests::builders::publisher;
 
 both_backends!(
     invoices_sum_a_busy_advertisers_ledger_in_the_database,
@@ -226,10 +226,10 @@ async fn report_dates_at_the_calendar_edge_are_refused_not_a_500(app: TestApp) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
     let (_, adv) = app.funded_advertiser(0).await;
-    let id = crate::campaigns::create(
+    let id = tests::builders::create(
         &app,
         &adv,
-        &crate::campaigns::campaign_body("CUSTOM_S2S", 100 * USD),
+        &tests::builders::campaign_body("CUSTOM_S2S", 100 * USD),
     )
     .await;
     for q in [

@@ -7,8 +7,8 @@ use serde_json::json;
 use tests::{Backend, TestApp, both_backends, error_code};
 
 use crate::callback_delivery::{queue, row, unconfigured};
-use crate::callbacks::configure;
-use crate::delivery::publisher;
+use tests::builders::callbacks::configure;
+use tests::builders::publisher;
 
 tests::each_backend!(a_removed_receiver_keeps_its_rewards_waiting);
 both_backends!(slots_are_archived_once_not_active);

@@ -10,8 +10,10 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends};
 
-use crate::survey_fetch::{Market, enter, fetch, local, market_with, report_outcome, respondent};
-use crate::surveys::{call, create, survey};
+use tests::builders::surveys::{
+    Market, enter, fetch, local, market_with, report_outcome, respondent,
+};
+use tests::builders::surveys::{call, create, survey};
 
 both_backends!(
     a_paused_or_closed_survey_leaves_the_next_fetch,

@@ -5,11 +5,11 @@
 //! refusal of the specification and the fraud score.
 
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
+use tests::builders::surveys::*;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::delivery::{USD, publisher};
-use crate::surveys::{Key, call, create, issue_key, survey};
+use tests::builders::USD;
 
 both_backends!(
     a_fetched_survey_is_entered_completed_and_paid,
@@ -19,131 +19,6 @@ both_backends!(
     every_algorithm_pays_once_and_a_full_quota_stops_the_survey,
     every_profiling_key_spelling_is_read,
 );
-
-pub(crate) struct Market {
-    pub(crate) adv: String,
-    pub(crate) key: Key,
-    pub(crate) campaign: String,
-    pub(crate) placement: String,
-    pub(crate) app_key: String,
-    pub(crate) pub_token: String,
-}
-
-/// A publisher with an app key and a LIVE, wallet-paid survey (100 completes at 2.50 USD)
-/// with one quota for women.
-async fn market(app: &TestApp) -> Market {
-    market_with(app, "SHA256", 2).await
-}
-
-/// [`market`] with the survey API key's algorithm and the women's quota size.
-pub(crate) async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
-    let admin = app.admin_token().await;
-    let p = publisher(app, &admin).await;
-    let (s, k) = app
-        .post(
-            &format!("/publisher/v2/placements/{}/app-key", p.placement),
-            Some(&p.token),
-            &json!({}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{k}");
-    let (_, adv) = app.funded_advertiser(500 * USD).await;
-    let key = issue_key(app, &adv, alg).await;
-    let today = app.clock_now().date_naive();
-    let mut body = survey("Coffee habits 2026");
-    body["start_date"] = json!(today.to_string());
-    body["end_date"] = json!((today + chrono::Duration::days(30)).to_string());
-    let campaign = create(app, &key, &body).await;
-    let base = format!("/api/v1/campaigns/{campaign}");
-    let (s, q) = call(
-        app,
-        &key,
-        Method::POST,
-        &format!("{base}/campaignsquota"),
-        Some(&json!({"name": "Women", "num_respondents": quota_size})),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{q}");
-    let quota = q["campaignQuota"]["_id"].as_str().unwrap().to_owned();
-    let (s, g) = call(
-        app,
-        &key,
-        Method::POST,
-        &format!("{base}/campaignsquota/{quota}/campaignsqualification"),
-        Some(&json!({"question_id": "GENDER", "answer_ids": ["2"]})),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{g}");
-    let (s, a) = app
-        .post(
-            &format!("/performance-marketing/v2/billing/survey-campaigns/{campaign}/allocate"),
-            Some(&adv),
-            &json!({}),
-        )
-        .await;
-    assert!(s.is_success(), "{a}");
-    let (_, c) = call(
-        app,
-        &key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "PENDINGAPPROVAL"})),
-    )
-    .await;
-    let (s, ap) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{campaign}/approve"),
-            Some(&admin),
-            &json!({"revision": c["revision"]}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{ap}");
-    Market {
-        adv,
-        key,
-        campaign,
-        placement: p.placement,
-        app_key: k["appKey"].as_str().unwrap().to_owned(),
-        pub_token: p.token,
-    }
-}
-
-pub(crate) fn respondent(m: &Market, user: &str) -> Value {
-    json!({"UserId": user, "AppId": m.placement, "IpAddress": "203.0.113.7", "City": "Austin",
-        "CountryLanguageCode": "en-US", "Gender": "F", "DateOfBirth": "1995-05-05", "ZipCode": "78701"})
-}
-
-/// A signed POST whose answer is text (the CSV download).
-async fn signed_text(app: &TestApp, key: &Key, path: &str, body: Option<&Value>) -> String {
-    use app::domain::surveys::signature::{digest, signed_input};
-    let url = app.url(path);
-    let text = body.map(|b| b.to_string()).unwrap_or_default();
-    let enc = digest(key.kind, &signed_input(&url, text.as_bytes(), &key.secret));
-    let mut req = app
-        .client
-        .post(format!("{url}?enc={enc}"))
-        .header("X-Api-Key", &key.api_key);
-    if body.is_some() {
-        req = req.header("Content-Type", "application/json").body(text);
-    }
-    req.send().await.expect("sent").text().await.expect("text")
-}
-
-/// A SurveyUrl (on APP_BASE_URL) pointed at the test server.
-pub(crate) fn local(app: &TestApp, url: &str) -> String {
-    let path = &url[url.find("/surveys/v1/entry/").expect(url)..];
-    app.url(path)
-}
-
-pub(crate) async fn fetch(app: &TestApp, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
-    let mut req = app.client.post(app.url("/getallsurveys-api")).json(body);
-    if let Some(k) = key {
-        req = req.header("X-Service-Api-Key", k);
-    }
-    let res = req.send().await.expect("sent");
-    let s = res.status();
-    (s, res.json().await.expect("envelope"))
-}
 
 async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     let m = market(&app).await;
@@ -202,7 +77,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
 
     // A forged complete is refused: a bad signature, or the respondent's own browser.
     let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
-    let (s, _) = crate::surveys::signed(
+    let (s, _) = tests::builders::surveys::signed(
         &app,
         &m.key,
         Method::POST,
@@ -568,41 +443,6 @@ async fn test_links_run_without_money_with_every_algorithm(app: TestApp) {
         balance,
         "test traffic moves no money"
     );
-}
-
-/// Enters the first survey offered to `user` and answers its transaction id.
-/// The advertiser's signed outcome report of a transaction.
-pub(crate) async fn report_outcome(
-    app: &TestApp,
-    m: &Market,
-    tx: &str,
-    status: &str,
-) -> (StatusCode, Value) {
-    call(
-        app,
-        &m.key,
-        Method::POST,
-        &format!("/api/v1/campaigns/{}/respondent-status", m.campaign),
-        Some(&json!({"transaction_id": tx, "status": status})),
-    )
-    .await
-}
-
-pub(crate) async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
-    let (s, env) = fetch(app, Some(&m.app_key), &respondent(m, user)).await;
-    if s != StatusCode::OK {
-        return None;
-    }
-    let url = local(app, env["Data"][0]["SurveyUrl"].as_str()?);
-    let no_redirect = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let res = no_redirect.get(url).send().await.unwrap();
-    let location = res.headers().get("location")?.to_str().ok()?.to_owned();
-    location
-        .strip_prefix("https://survey.example/live?tid=")
-        .map(str::to_owned)
 }
 
 async fn every_algorithm_pays_once_and_a_full_quota_stops_the_survey(app: TestApp) {

@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::surveys::{USD, call, create, issue_key};
+use tests::builders::surveys::{USD, call, create, issue_key};
 
 both_backends!(
     a_survey_is_paid_from_its_quotas,

@@ -9,8 +9,8 @@ use tests::{TestApp, both_backends, error_code};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::survey_fetch::{enter, fetch, local, market_with, report_outcome, respondent};
-use crate::surveys::call;
+use tests::builders::surveys::call;
+use tests::builders::surveys::{enter, fetch, local, market_with, report_outcome, respondent};
 
 both_backends!(
     parallel_opens_of_one_survey_link_make_one_transaction,

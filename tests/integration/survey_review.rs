@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::surveys::{USD, call, create, issue_key, survey};
+use tests::builders::surveys::{USD, call, create, issue_key, survey};
 
 both_backends!(
     survey_approval_names_the_reviewed_revision,

@@ -5,7 +5,7 @@ use app::domain::surveys::signature::{digest, signed_input, signed_input_at, sig
 use reqwest::{Method, StatusCode};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::surveys::{call, create, issue_key, survey};
+use tests::builders::surveys::{call, create, issue_key, survey};
 
 both_backends!(a_captured_signature_cannot_be_replayed_or_repurposed);
 

@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::surveys::{call, create, issue_key, survey};
+use tests::builders::surveys::{call, create, issue_key, survey};
 
 both_backends!(
     survey_reference_data_and_locale_validation,

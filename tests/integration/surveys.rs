@@ -2,9 +2,9 @@
 //! wallet: allocation rules, idempotency, external payments and the older invoices route.
 
 use app::domain::surveys::signature::{digest, signed_input};
-use app::model::EncryptionType;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
+use tests::builders::surveys::*;
 use tests::{TestApp, both_backends, error_code};
 
 both_backends!(
@@ -12,102 +12,6 @@ both_backends!(
     survey_campaign_crud_and_validation,
     allocations_pay_survey_campaigns_once,
 );
-
-pub(crate) const USD: i64 = 1_000_000;
-
-/// An advertiser's survey API credential.
-pub(crate) struct Key {
-    pub(crate) api_key: String,
-    pub(crate) secret: String,
-    pub(crate) kind: EncryptionType,
-}
-
-pub(crate) async fn issue_key(app: &TestApp, bearer: &str, kind: &str) -> Key {
-    let (s, k) = app
-        .post(
-            "/performance-marketing/v2/survey-api/credentials",
-            Some(bearer),
-            &json!({"encryptionType": kind}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{k}");
-    Key {
-        api_key: k["apiKey"].as_str().expect("key").to_owned(),
-        secret: k["secret"].as_str().expect("secret").to_owned(),
-        kind: serde_json::from_value(k["encryptionType"].clone()).expect("type"),
-    }
-}
-
-/// Sends a signed survey API request; `tamper` edits the URL after signing.
-pub(crate) async fn signed(
-    app: &TestApp,
-    key: &Key,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<&Value>,
-    tamper: impl FnOnce(String) -> String,
-) -> (StatusCode, Value) {
-    let url = app.url(path);
-    let body_text = body.map(|b| b.to_string()).unwrap_or_default();
-    let enc = digest(
-        key.kind,
-        &signed_input(&url, body_text.as_bytes(), &key.secret),
-    );
-    let mut req = app
-        .client
-        .request(method, tamper(format!("{url}?enc={enc}")))
-        .header("X-Api-Key", &key.api_key);
-    if body.is_some() {
-        req = req
-            .header("Content-Type", "application/json")
-            .body(body_text);
-    }
-    let res = req.send().await.expect("sent");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-pub(crate) async fn call(
-    app: &TestApp,
-    key: &Key,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<&Value>,
-) -> (StatusCode, Value) {
-    signed(app, key, method, path, body, |u| u).await
-}
-
-pub(crate) fn survey(name: &str) -> Value {
-    json!({
-        "name": name,
-        "country_language_id": "en-US",
-        "cpi": 2.5,
-        "length_of_interview": 12,
-        "conversion": 40,
-        "start_date": "2026-03-02",
-        "end_date": "2026-04-30",
-        "survey_live_link": "https://survey.example/live?tid={transaction_id}",
-        "survey_test_link": "https://survey.example/test?tid={transaction_id}",
-        "max_daily_completes": 50,
-        "total_completes": 100,
-        "supported_devices": ["desktop", "mobile"],
-        "research_category": "Consumer",
-        "tags": ["wave-1"]
-    })
-}
-
-pub(crate) async fn create(app: &TestApp, key: &Key, body: &Value) -> String {
-    let (s, c) = call(
-        app,
-        key,
-        reqwest::Method::POST,
-        "/api/v1/campaigns/create",
-        Some(body),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{c}");
-    c["campaign"]["_id"].as_str().expect("id").to_owned()
-}
 
 async fn survey_api_requires_a_valid_signature(app: TestApp) {
     let (user, t) = app.funded_advertiser(0).await;

@@ -7,8 +7,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends};
 
-use crate::campaigns::{CAMPAIGNS, campaign_body};
-use crate::delivery::{USD, live_campaign};
+use tests::builders::{CAMPAIGNS, campaign_body};
+use tests::builders::{USD, live_campaign};
 
 both_backends!(
     campaign_targeting_is_validated,

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use crate::campaigns::{CAMPAIGNS, approve, campaign_body, create, transition};
+use tests::builders::{CAMPAIGNS, approve, campaign_body, create, transition};
 
 both_backends!(
     provider_capabilities,

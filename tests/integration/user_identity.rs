@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::delivery::{Publisher, keyed, publisher, session_body};
+use tests::builders::{Publisher, keyed, publisher, session_body};
 
 both_backends!(a_required_signature_keeps_a_users_history_private);
 

@@ -204,7 +204,7 @@ async fn cross_site_and_tokenless_posts_are_refused(app: TestApp) {
 /// The review page always names the revision it showed; an approval posted without one is
 /// refused, so nothing is approved that the administrator did not see (issue 28).
 async fn dashboard_approvals_name_the_reviewed_revision(app: TestApp) {
-    use crate::campaigns::{campaign_body, create, transition};
+    use tests::builders::{campaign_body, create, transition};
     let (_, adv) = app.funded_advertiser(500 * 1_000_000).await;
     let id = create(&app, &adv, &campaign_body("CUSTOM_S2S", 100 * 1_000_000)).await;
     let path = format!("/performance-marketing/v2/campaigns/{id}");

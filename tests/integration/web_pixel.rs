@@ -7,9 +7,9 @@ use serde_json::Value;
 use tests::receiver::Receiver;
 use tests::{Backend, error_code};
 
-use crate::callbacks::{app_for, click, world};
-use crate::campaigns::campaign_body;
-use crate::delivery::USD;
+use tests::builders::USD;
+use tests::builders::callbacks::{app_for, click, world};
+use tests::builders::campaign_body;
 
 tests::each_backend!(a_pixel_settles_a_clicked_conversion_once);
 

@@ -2,6 +2,7 @@
 //! fresh database (a SQLite file in a temp folder, or a new PostgreSQL database that is
 //! dropped afterwards) and a [`TestClock`], and offers request helpers.
 
+pub mod builders;
 pub mod logs;
 pub mod process;
 pub mod proxy;

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::session::{AuthContext, CsrfToken};
 use crate::error::AppError;
-use crate::shell::{AuthContext, CsrfToken};
 
 /// Hidden synchronizer token: the one `RequireUser` read with the session, or, on the
 /// pages for visitors who are not signed in, read from the session resource.

@@ -4,9 +4,9 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_location;
 
+use crate::components::session::{AuthContext, CsrfToken};
 use crate::model::{AccountView, Role};
 use crate::server_fns::auth::{SignOut, session_info};
-use crate::shell::{AuthContext, CsrfToken};
 
 #[component]
 pub fn Layout(children: Children) -> impl IntoView {

@@ -3,3 +3,4 @@
 pub mod bar_chart;
 pub mod form;
 pub mod layout;
+pub mod session;

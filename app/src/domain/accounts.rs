@@ -156,7 +156,7 @@ pub async fn authenticate(
     }
     match found {
         Some(a) if ok => {
-            if a.status == AccountStatus::Disabled.as_str() {
+            if AccountStatus::parse(&a.status) == Some(AccountStatus::Disabled) {
                 Err(AppError::forbidden("this account is disabled"))
             } else {
                 Ok(a)
@@ -187,10 +187,10 @@ pub async fn approve_advertiser(
         .one(&txn)
         .await?
         .ok_or_else(|| AppError::not_found("account"))?;
-    if acc.role != Role::Advertiser.as_str() {
+    if Role::parse(&acc.role) != Some(Role::Advertiser) {
         return Err(AppError::conflict("only advertiser accounts are approved"));
     }
-    if acc.status != AccountStatus::Pending.as_str() {
+    if AccountStatus::parse(&acc.status) != Some(AccountStatus::Pending) {
         return Err(AppError::conflict(format!(
             "the account is {}, not PENDING",
             acc.status

@@ -78,6 +78,13 @@ impl AccountStatus {
 }
 
 /// An account as shown to its owner and to administrators.
+/// A secret to copy now; it is not shown again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OneTimeSecret {
+    pub label: String,
+    pub value: String,
+}
+
 /// What every page needs to know about the visitor.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Visitor {

@@ -21,6 +21,34 @@ impl AccountType {
             AccountType::Individual => "INDIVIDUAL",
         }
     }
+
+    /// Either spelling of case (form fields arrive as typed).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "BUSINESS" => Some(AccountType::Business),
+            "INDIVIDUAL" => Some(AccountType::Individual),
+            _ => None,
+        }
+    }
+}
+
+wire_enum!(
+    /// How a funding arrives.
+    FundingMethod { Wire = "WIRE", PayProvider = "PAYPROVIDER" }
+);
+wire_enum!(
+    /// Where a funding stands: a wire awaits the administrator's review, a provider order
+    /// is open (PENDING) until captured; both end CREDITED or DECLINED.
+    FundingStatus {
+        AwaitingReview = "AWAITING_REVIEW", Pending = "PENDING", Credited = "CREDITED",
+        Declined = "DECLINED"
+    }
+);
+
+/// Whether a funding is a provider order still open (the payer may approve it).
+pub fn is_open_order(method: &str, status: &str) -> bool {
+    FundingMethod::parse(method) == Some(FundingMethod::PayProvider)
+        && FundingStatus::parse(status) == Some(FundingStatus::Pending)
 }
 
 /// The billing profile; `complete` says whether funding is possible (legal name and country).
@@ -93,6 +121,13 @@ pub struct Funding {
     pub checkout_url: Option<String>,
     pub created_at: DateTime<Utc>,
     pub credited_at: Option<DateTime<Utc>>,
+}
+
+impl Funding {
+    /// A provider order still open (the payer may approve it).
+    pub fn is_open_order(&self) -> bool {
+        is_open_order(&self.method, &self.status)
+    }
 }
 
 /// `{items}` of fundings (up to 100 newest).

@@ -47,7 +47,15 @@ impl DeliveryStatus {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
+        match s {
+            "HELD" => Some(DeliveryStatus::Held),
+            "WAITING_RECEIVER" => Some(DeliveryStatus::WaitingReceiver),
+            "PENDING" => Some(DeliveryStatus::Pending),
+            "DELIVERED" => Some(DeliveryStatus::Delivered),
+            "FAILED" => Some(DeliveryStatus::Failed),
+            "CANCELLED" => Some(DeliveryStatus::Cancelled),
+            _ => None,
+        }
     }
 }
 

@@ -108,10 +108,14 @@ pub struct OfferGoal {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Availability {
-    /// AVAILABLE, or COMPLETED once the user has converted every goal.
-    pub status: String,
+    pub status: AvailabilityStatus,
     pub reservation_required: bool,
 }
+
+wire_enum!(
+    /// AVAILABLE, or COMPLETED once the user has converted every goal.
+    AvailabilityStatus { Available = "AVAILABLE", Completed = "COMPLETED" }
+);
 
 /// An offer for one user (SDK) or one slot (static feed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

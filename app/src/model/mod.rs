@@ -24,7 +24,7 @@ macro_rules! wire_enum {
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+            pub const fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
             pub fn parse(s: &str) -> Option<Self> { match s { $($text => Some($name::$variant),)+ _ => None } }
         }
     };

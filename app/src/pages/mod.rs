@@ -23,8 +23,8 @@ pub use publisher::{
 
 use leptos::prelude::*;
 
+use crate::components::session::{AuthContext, CsrfToken};
 use crate::model::AccountView;
-use crate::shell::{AuthContext, CsrfToken};
 
 /// Renders `signed_in` with the current account, or a sign-in prompt.
 #[component]

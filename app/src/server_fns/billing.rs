@@ -44,7 +44,7 @@ pub struct WireReview {
 pub fn awaiting_capture(fundings: &[Funding]) -> Vec<Funding> {
     fundings
         .iter()
-        .filter(|f| f.method == "PAYPROVIDER" && f.status == "PENDING")
+        .filter(|f| f.is_open_order())
         .filter(|f| f.provider_order_id.is_some())
         .cloned()
         .collect()
@@ -115,10 +115,9 @@ pub async fn save_billing_profile(
     super::web::run(async move {
         use support::text;
         let (ctx, _, p) = support::writer(&csrf).await?;
-        let account_type = match text(account_type).map(|t| t.to_ascii_uppercase()) {
+        let account_type = match text(account_type) {
             None => None,
-            Some(t) if t == "BUSINESS" => Some(AccountType::Business),
-            Some(t) if t == "INDIVIDUAL" => Some(AccountType::Individual),
+            Some(t) if AccountType::parse(&t).is_some() => AccountType::parse(&t),
             Some(_) => {
                 return Err(AppError::field(
                     "accountType",

@@ -9,11 +9,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tower_sessions::Session;
 
-use super::publisher::OneTimeSecret;
 use super::web::plain_form_post;
 use crate::auth::RenderFlashes;
 use crate::domain::Ctx;
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 
 /// Session slot of the one-time secret.
 const SECRET: &str = "flash_secret";

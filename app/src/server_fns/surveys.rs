@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::publisher::OneTimeSecret;
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 use crate::model::survey::campaign::SurveyCampaign;
 use crate::model::survey::fetch::SurveyStats;
 use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};

@@ -219,7 +219,7 @@ pub fn offer_detail(
             )
         })
         .collect();
-    let completed = o.availability.status == "COMPLETED";
+    let completed = o.availability.status == app::model::delivery::AvailabilityStatus::Completed;
     let action = if completed {
         r#"<p class="done">You have completed this offer.</p>"#.to_owned()
     } else {

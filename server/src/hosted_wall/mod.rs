@@ -254,7 +254,7 @@ async fn detail(
     };
     let status = progress(&state, &w).await.get(&offer_id).copied();
     let mut fields = w.fields.clone();
-    if item.availability.status != "COMPLETED" {
+    if item.availability.status != app::model::delivery::AvailabilityStatus::Completed {
         let key = hosted_wall::impression_key(ctx, &w.s, &offer_id);
         match impressions::record(ctx, &w.s, &offer_id, slot, &key).await {
             Ok((receipt, _)) => {

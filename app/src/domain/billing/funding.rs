@@ -21,10 +21,10 @@ use crate::model::billing::*;
 use crate::model::money::format_micros;
 use entity::funding;
 
-const AWAITING_REVIEW: &str = "AWAITING_REVIEW";
-const PENDING: &str = "PENDING";
-const CREDITED: &str = "CREDITED";
-const DECLINED: &str = "DECLINED";
+const AWAITING_REVIEW: &str = FundingStatus::AwaitingReview.as_str();
+const PENDING: &str = FundingStatus::Pending.as_str();
+const CREDITED: &str = FundingStatus::Credited.as_str();
+const DECLINED: &str = FundingStatus::Declined.as_str();
 
 /// A new funding row; the caller sets the method-specific reference.
 fn new_funding(
@@ -191,7 +191,7 @@ pub async fn approve_wire(
         .one(&txn)
         .await?
         .ok_or_else(|| AppError::not_found("funding"))?;
-    if f.method != "WIRE"
+    if FundingMethod::parse(&f.method) != Some(FundingMethod::Wire)
         || !credit(&txn, &f, AWAITING_REVIEW, Some(&actor.account_id), now).await?
     {
         return Err(AppError::conflict(format!(
@@ -479,7 +479,7 @@ async fn load_view(ctx: &Ctx, id: &str) -> Result<Funding, AppError> {
 }
 
 fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
-    let open_order = (f.method == "PAYPROVIDER" && f.status == "PENDING")
+    let open_order = is_open_order(&f.method, &f.status)
         .then_some(f.provider_order_id.as_deref())
         .flatten();
     Funding {

@@ -38,6 +38,16 @@ impl Kind {
         }
     }
 
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "AVAILABLE" => Some(Kind::Available),
+            "RESERVED" => Some(Kind::Reserved),
+            "SPENT" => Some(Kind::Spent),
+            "FUNDING_CLEARING" => Some(Kind::FundingClearing),
+            _ => None,
+        }
+    }
+
     /// Whether the account may hold a negative balance.
     fn may_go_negative(self) -> bool {
         matches!(self, Kind::FundingClearing)
@@ -257,7 +267,7 @@ pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<
         .await?;
     let sum = |k: Kind| {
         rows.iter()
-            .filter(|a| a.kind == k.as_str())
+            .filter(|a| Kind::parse(&a.kind) == Some(k))
             .map(|a| a.balance_micros)
             .sum::<i64>()
     };
@@ -388,7 +398,7 @@ pub async fn reconcile<C: ConnectionTrait>(db: &C) -> Result<Reconciliation, App
         if by_account.get(a.id.as_str()).copied().unwrap_or(0) != i128::from(a.balance_micros) {
             r.drifted_accounts.push(a.id.clone());
         }
-        if a.kind != Kind::FundingClearing.as_str() && a.balance_micros < 0 {
+        if Kind::parse(&a.kind) != Some(Kind::FundingClearing) && a.balance_micros < 0 {
             r.negative_accounts.push(a.id.clone());
         }
     }

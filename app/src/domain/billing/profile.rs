@@ -160,11 +160,7 @@ fn view(adv: &str, r: Option<&billing_profile::Model>) -> BillingProfile {
     };
     BillingProfile {
         advertiser_id: adv.to_owned(),
-        account_type: Some(if r.account_type == "INDIVIDUAL" {
-            AccountType::Individual
-        } else {
-            AccountType::Business
-        }),
+        account_type: Some(AccountType::parse(&r.account_type).unwrap_or(AccountType::Business)),
         legal_name: Some(r.legal_name.clone()),
         country: Some(r.country.clone()),
         tax_id: r.tax_id.clone(),

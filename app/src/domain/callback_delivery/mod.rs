@@ -20,6 +20,7 @@ pub mod backlog;
 pub mod console;
 pub mod dispatch;
 pub mod outbox;
+pub mod payload;
 pub mod receivers;
 
 use chrono::Duration;

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
+use super::payload::RewardPayload;
 use crate::domain::ids::new_id;
-use crate::domain::publisher::callbacks::reward_payload;
 use crate::error::AppError;
 use crate::model::callback_delivery::DeliveryStatus;
 use crate::model::publisher::RewardPreview;
@@ -40,19 +40,20 @@ async fn insert<C: ConnectionTrait>(
     depends_on: Option<String>,
 ) -> Result<String, AppError> {
     let id = new_id("dlv");
-    let mut payload = reward_payload(
-        &id,
-        event,
-        ev.conversion_id,
-        &ev.placement.id,
-        ev.slot.map(|s| s.id.as_str()),
-        ev.user,
-        ev.campaign_id,
-        ev.goal_id,
-        ev.reward,
-        ev.occurred_at,
-        false,
-    );
+    let mut payload = RewardPayload {
+        event_id: &id,
+        event_type: event,
+        test: false,
+        transaction_id: ev.conversion_id,
+        placement_id: &ev.placement.id,
+        ad_slot_id: ev.slot.map(|s| s.id.as_str()),
+        external_user_id: ev.user,
+        campaign_id: ev.campaign_id,
+        goal_id: ev.goal_id,
+        reward: ev.reward,
+        occurred_at: ev.occurred_at,
+    }
+    .to_json();
     if let Some(confirmation) = &depends_on {
         // Links the reversal to the confirmation it undoes (same transactionId too).
         payload["reversesEventId"] = serde_json::json!(confirmation);
@@ -156,7 +157,7 @@ pub async fn reverse<C: ConnectionTrait>(
     if cancelled == 1 {
         return Ok(Reversal::Cancelled);
     }
-    if confirmation.status == DeliveryStatus::Cancelled.as_str() {
+    if DeliveryStatus::parse(&confirmation.status) == Some(DeliveryStatus::Cancelled) {
         return Ok(Reversal::Nothing);
     }
     let id = insert(db, now, ev, REVERSED, now, Some(confirmation.id)).await?;

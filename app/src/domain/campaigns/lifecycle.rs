@@ -148,7 +148,7 @@ pub async fn transition(
             let why: Vec<String> = r
                 .reasons
                 .iter()
-                .filter(|r| r.blocks == "SUBMIT")
+                .filter(|r| r.blocks == crate::model::campaign::ReadinessBlock::Submit)
                 .map(|r| r.message.clone())
                 .collect();
             return Err(AppError::conflict(format!(

@@ -7,15 +7,15 @@ use super::{config_of, live_config, owned_campaign, spent_for, status_of, tracki
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
-use crate::model::campaign::{CampaignReadiness, CampaignStatus, ReadinessReason};
+use crate::model::campaign::{CampaignReadiness, CampaignStatus, ReadinessBlock, ReadinessReason};
 use crate::model::money::format_micros;
 use entity::offer_campaign;
 
-fn reason(code: &str, blocks: &str, message: impl Into<String>) -> ReadinessReason {
+fn reason(code: &str, blocks: ReadinessBlock, message: impl Into<String>) -> ReadinessReason {
     ReadinessReason {
         code: code.to_owned(),
         message: message.into(),
-        blocks: blocks.to_owned(),
+        blocks,
     }
 }
 
@@ -30,12 +30,12 @@ pub async fn compute<C: ConnectionTrait>(
     let now = ctx.now();
     let mut reasons = Vec::new();
     if let Err(e) = check_selectable(ctx, &config.tracking_provider) {
-        reasons.push(reason("provider_not_selectable", "SUBMIT", e));
+        reasons.push(reason("provider_not_selectable", ReadinessBlock::Submit, e));
     }
     if config.schedule.end_at.is_some_and(|end| end <= now) {
         reasons.push(reason(
             "schedule_ended",
-            "SUBMIT",
+            ReadinessBlock::Submit,
             "the schedule's end date has passed",
         ));
     }
@@ -52,7 +52,7 @@ pub async fn compute<C: ConnectionTrait>(
         if needed > available {
             reasons.push(reason(
                 "insufficient_balance",
-                "LAUNCH",
+                ReadinessBlock::Launch,
                 format!(
                     "going live reserves {} USD but only {} USD is available; fund the wallet",
                     format_micros(needed),
@@ -66,14 +66,14 @@ pub async fn compute<C: ConnectionTrait>(
             if !tracking::has_active(db, &m.id, ProviderKind::Mmp).await? {
                 reasons.push(reason(
                     "mmp_credential_missing",
-                    "LAUNCH",
+                    ReadinessBlock::Launch,
                     "create the measurement-partner campaign token",
                 ));
             }
             if m.mmp_verified_revision != Some(m.revision) {
                 reasons.push(reason(
                     "mmp_verification_missing",
-                    "LAUNCH",
+                    ReadinessBlock::Launch,
                     "an administrator must verify a live test of the current revision",
                 ));
             }
@@ -82,7 +82,7 @@ pub async fn compute<C: ConnectionTrait>(
             if !tracking::has_active(db, &m.id, kind).await? {
                 reasons.push(reason(
                     "tracking_credential_missing",
-                    "NONE",
+                    ReadinessBlock::None,
                     "create the campaign's tracking credential before reporting conversions",
                 ));
             }
@@ -91,12 +91,13 @@ pub async fn compute<C: ConnectionTrait>(
     if config.creatives.is_empty() {
         reasons.push(reason(
             "creatives_missing",
-            "NONE",
+            ReadinessBlock::None,
             "offers with an icon convert better",
         ));
     }
-    let submit_blocked = reasons.iter().any(|r| r.blocks == "SUBMIT");
-    let launch_blocked = submit_blocked || reasons.iter().any(|r| r.blocks == "LAUNCH");
+    let submit_blocked = reasons.iter().any(|r| r.blocks == ReadinessBlock::Submit);
+    let launch_blocked =
+        submit_blocked || reasons.iter().any(|r| r.blocks == ReadinessBlock::Launch);
     Ok(CampaignReadiness {
         campaign_id: m.id.clone(),
         status,

@@ -13,6 +13,7 @@ use crate::domain::billing::acting_advertiser;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::Role;
 use crate::model::campaign::rules::merge;
 use crate::model::campaign::*;
 use entity::{audit_event, offer_campaign, offer_campaign_revision};
@@ -373,7 +374,7 @@ pub async fn audit_trail(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Audit
         .await?
         .into_iter()
         .map(|a| {
-            let shown = if a.role == "ADMIN" && !actor.role.is_admin() {
+            let shown = if Role::parse(&a.role) == Some(Role::Admin) && !actor.role.is_admin() {
                 "Marketplace review".to_owned()
             } else {
                 a.email

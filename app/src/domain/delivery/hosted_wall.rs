@@ -12,8 +12,8 @@ use crate::model::delivery::RewardStatus;
 use crate::model::publisher::{AdSlot, SlotType};
 use entity::{placement, sdk_session};
 
+use super::deliverable_sdk_slot;
 use super::offers::session_slot;
-use super::sessions::deliverable_sdk_slot;
 
 /// The wall's address for a session token. The token is in the query (the request log
 /// records paths only) and the pages send `Referrer-Policy: no-referrer`.
@@ -40,7 +40,9 @@ pub async fn slot(
     let mut walls: Vec<_> = config
         .slots
         .iter()
-        .filter(|x| deliverable_sdk_slot(x) && x.r#type == SlotType::Offerwall.as_str())
+        .filter(|x| {
+            deliverable_sdk_slot(x) && SlotType::parse(&x.r#type) == Some(SlotType::Offerwall)
+        })
         .collect();
     walls.sort_by(|a, b| a.created_at.cmp(&b.created_at));
     let first = walls

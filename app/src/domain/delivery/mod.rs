@@ -1,6 +1,6 @@
 //! Delivery to end users: SDK sessions, offer lists, impressions and launches, reward status
-//! and SDK support cases; conversion callbacks from advertisers and their settlement; the
-//! publisher's offers report. Every surface that shows offers asks [`offers`] so that the
+//! and SDK support cases, the web pixel, the hosted wall and the static feed; the
+//! publisher's offers report. (Advertisers' conversion reports are `domain::conversions`.) Every surface that shows offers asks [`offers`] so that the
 //! SDK list, a launch and (later) the static feed agree on eligibility.
 
 pub mod hosted_wall;
@@ -16,6 +16,7 @@ pub mod sessions;
 pub mod static_feed;
 pub mod web_pixel;
 
+use crate::model::publisher::{SlotState, SlotType};
 use chrono::Duration;
 
 /// Lifetime of an SDK session token.
@@ -34,6 +35,19 @@ pub const PUBLISHER_SHARE_BPS: i64 = 7_000;
 pub fn publisher_share(payout_micros: i64) -> i64 {
     let v = i128::from(payout_micros) * i128::from(PUBLISHER_SHARE_BPS) / 10_000;
     i64::try_from(v).unwrap_or(0)
+}
+
+/// Whether a slot can serve SDK sessions now.
+pub fn deliverable_sdk_slot(s: &entity::ad_slot::Model) -> bool {
+    s.archived_at.is_none()
+        && matches!(
+            SlotType::parse(&s.r#type),
+            Some(SlotType::Offerwall | SlotType::OfferApi)
+        )
+        && matches!(
+            SlotState::parse(&s.state),
+            Some(SlotState::Ready | SlotState::Active)
+        )
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use bytes::Bytes;
 
 use super::offers::{Audience, Eligible, country_param, eligible, item, session_slot};
 use crate::domain::Ctx;

@@ -12,7 +12,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
 };
 
-use super::sessions::deliverable_sdk_slot;
+use super::deliverable_sdk_slot;
 use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::Ctx;
 use crate::domain::campaigns::inventory::LiveOffer;
@@ -385,7 +385,7 @@ pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
                 .unwrap_or(e.offer.campaign.revision)
         ),
         availability: Availability {
-            status: "AVAILABLE".to_owned(),
+            status: crate::model::delivery::AvailabilityStatus::Available,
             reservation_required: true,
         },
         headline: None,

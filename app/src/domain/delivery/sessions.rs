@@ -5,7 +5,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
-use super::SESSION_TTL;
+use super::{SESSION_TTL, deliverable_sdk_slot};
 use crate::domain::changes::Change;
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::publisher::{slots, user_bans};
@@ -13,7 +13,7 @@ use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::*;
 use crate::model::publisher::rules::sdk_version;
-use crate::model::publisher::{PlacementStatus, SlotState, SlotType};
+use crate::model::publisher::{PlacementStatus, SlotType};
 use entity::{ad_slot, placement, sdk_session};
 
 const ENVIRONMENTS: [&str; 3] = ["sandbox", "development", "production"];
@@ -27,19 +27,6 @@ pub fn accepted_consents(require_consent: bool) -> &'static [&'static str] {
     } else {
         &CONSENTS
     }
-}
-
-/// Whether a slot can serve SDK sessions now.
-pub fn deliverable_sdk_slot(s: &ad_slot::Model) -> bool {
-    s.archived_at.is_none()
-        && matches!(
-            SlotType::parse(&s.r#type),
-            Some(SlotType::Offerwall | SlotType::OfferApi)
-        )
-        && matches!(
-            SlotState::parse(&s.state),
-            Some(SlotState::Ready | SlotState::Active)
-        )
 }
 
 /// `POST /sdk/v2/sessions`.
@@ -92,7 +79,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         .one(&ctx.db)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
-    if p.status != PlacementStatus::Verified.as_str() {
+    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::Verified) {
         return Err(AppError::forbidden("the placement is not verified")
             .with_code("placement_not_verified"));
     }

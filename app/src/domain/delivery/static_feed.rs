@@ -27,7 +27,7 @@ pub const MAX_AGE_SECONDS: u32 = 60;
 
 /// The feed's JSON body and its ETag (quoted, as sent in the header).
 pub struct Feed {
-    pub body: axum::body::Bytes,
+    pub body: bytes::Bytes,
     pub etag: String,
 }
 
@@ -287,8 +287,7 @@ async fn from_snapshot(
         },
         contract_version: CONTRACT_VERSION.to_owned(),
     };
-    let body =
-        axum::body::Bytes::from(serde_json::to_vec(&body).map_err(|_| AppError::internal())?);
+    let body = bytes::Bytes::from(serde_json::to_vec(&body).map_err(|_| AppError::internal())?);
     snap.remember_feed(
         cache_key,
         CachedFeed {

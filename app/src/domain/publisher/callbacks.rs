@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use super::owned_placement;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
 use crate::domain::callback_delivery::outbox;
+use crate::domain::callback_delivery::payload::RewardPayload;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
 use crate::error::AppError;
@@ -336,37 +337,6 @@ pub async fn signing_key<C: ConnectionTrait>(
     Ok((k.id.clone(), open_secret(ctx, &k)?))
 }
 
-/// The payload of a reward event (the same shape the delivery worker sends).
-#[allow(clippy::too_many_arguments)]
-pub fn reward_payload(
-    event_id: &str,
-    event_type: &str,
-    transaction_id: &str,
-    placement_id: &str,
-    ad_slot_id: Option<&str>,
-    external_user_id: &str,
-    campaign_id: &str,
-    goal_id: &str,
-    reward: &RewardPreview,
-    occurred_at: DateTime<Utc>,
-    test: bool,
-) -> Value {
-    json!({
-        "eventId": event_id,
-        "eventType": event_type,
-        "test": test,
-        "transactionId": transaction_id,
-        "placementId": placement_id,
-        "adSlotId": ad_slot_id,
-        "externalUserId": external_user_id,
-        "campaignId": campaign_id,
-        "goalId": goal_id,
-        "reward": {"minorUnits": reward.minor_units, "currency": reward.currency, "decimals": reward.decimals, "display": reward.display},
-        "payoutUsdMicros": reward.usd_micros,
-        "occurredAt": occurred_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-    })
-}
-
 /// Builds the payload and headers that a reward confirmation would carry, signed with the
 /// CURRENT key. Nothing is sent and nothing is accounted.
 pub async fn test(
@@ -399,19 +369,20 @@ pub async fn test(
     let reward = super::slots::preview(&currency, 1_000_000)?;
     let now = ctx.now();
     let event_id = new_id("evt_test");
-    let payload = reward_payload(
-        &event_id,
-        "reward.confirmed",
-        &new_id("txn_test"),
-        &p.id,
-        slot.as_ref().map(|s| s.id.as_str()),
-        "test-user",
-        "cmp_test",
-        "install",
-        &reward,
-        now,
-        true,
-    );
+    let payload = RewardPayload {
+        event_id: &event_id,
+        event_type: outbox::CONFIRMED,
+        test: true,
+        transaction_id: &new_id("txn_test"),
+        placement_id: &p.id,
+        ad_slot_id: slot.as_ref().map(|s| s.id.as_str()),
+        external_user_id: "test-user",
+        campaign_id: "cmp_test",
+        goal_id: "install",
+        reward: &reward,
+        occurred_at: now,
+    }
+    .to_json();
     let nonce = hex::encode(crypto::random_bytes::<16>());
     let signed = sign_delivery(&key_id, &secret, &payload, now, &nonce, &event_id);
     Ok(CallbackTest {

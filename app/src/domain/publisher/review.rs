@@ -41,7 +41,7 @@ pub async fn review(
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
-    if p.status != PlacementStatus::PendingReview.as_str() {
+    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::PendingReview) {
         return Err(AppError::conflict(format!(
             "only PENDING_REVIEW placements are reviewed; this one is {}",
             p.status
@@ -74,7 +74,7 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
-    if p.status != PlacementStatus::Verified.as_str() {
+    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::Verified) {
         return Err(AppError::conflict(format!(
             "only VERIFIED placements are released; this one is {}",
             p.status

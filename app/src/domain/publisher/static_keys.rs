@@ -56,7 +56,7 @@ async fn issue_once(
         .lock_exclusive()
         .one(&txn)
         .await?;
-    if slot.r#type != SlotType::StaticApi.as_str() {
+    if SlotType::parse(&slot.r#type) != Some(SlotType::StaticApi) {
         return Err(AppError::conflict(format!(
             "static keys are issued for STATIC_API slots; this slot is {}",
             slot.r#type

@@ -147,7 +147,9 @@ pub async fn patch(
         .await?
         .ok_or_else(|| AppError::not_found("user ban"))?;
     actor.require_owner(&row.owner_account_id, "user ban")?;
-    if input.status == Some(BanStatus::Active) && row.status != BanStatus::Active.as_str() {
+    if input.status == Some(BanStatus::Active)
+        && BanStatus::parse(&row.status) != Some(BanStatus::Active)
+    {
         if let Some(other) = active_ban(&txn, &row.placement_id, &row.external_user_id, now).await?
         {
             if other.id != row.id {
@@ -212,7 +214,7 @@ pub async fn active_bans<C: ConnectionTrait>(
 }
 
 fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
-    let status = if r.status == BanStatus::Active.as_str() {
+    let status = if BanStatus::parse(&r.status) == Some(BanStatus::Active) {
         BanStatus::Active
     } else {
         BanStatus::Lifted

@@ -92,8 +92,8 @@ fn in_field(m: &survey::Model, today: NaiveDate) -> bool {
 
 /// Whether a campaign is live, paid and in field today.
 pub fn live(m: &survey::Model, today: NaiveDate) -> bool {
-    m.status == SurveyStatus::Live.as_str()
-        && m.payment_status != PaymentStatus::Unpaid.as_str()
+    SurveyStatus::parse(&m.status) == Some(SurveyStatus::Live)
+        && PaymentStatus::parse(&m.payment_status) != Some(PaymentStatus::Unpaid)
         && in_field(m, today)
 }
 

@@ -249,6 +249,12 @@ pub struct VerificationRequest {
     pub note: Option<String>,
 }
 
+wire_enum!(
+    /// What a readiness reason holds up: SUBMIT (submission), LAUNCH (approval and going
+    /// live) or NONE (advice).
+    ReadinessBlock { Submit = "SUBMIT", Launch = "LAUNCH", None = "NONE" }
+);
+
 /// One thing standing between the campaign and review or delivery.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -256,8 +262,7 @@ pub struct VerificationRequest {
 pub struct ReadinessReason {
     pub code: String,
     pub message: String,
-    /// SUBMIT (blocks submission), LAUNCH (blocks approval/going live) or NONE (advice).
-    pub blocks: String,
+    pub blocks: ReadinessBlock,
 }
 
 /// What blocks submission or launch.

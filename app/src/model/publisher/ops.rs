@@ -32,15 +32,14 @@ impl BlacklistKind {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Campaign,
-            Self::Advertiser,
-            Self::Category,
-            Self::TaskType,
-            Self::Domain,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        match s {
+            "CAMPAIGN" => Some(Self::Campaign),
+            "ADVERTISER" => Some(Self::Advertiser),
+            "CATEGORY" => Some(Self::Category),
+            "TASK_TYPE" => Some(Self::TaskType),
+            "DOMAIN" => Some(Self::Domain),
+            _ => None,
+        }
     }
 }
 
@@ -135,6 +134,14 @@ impl BanStatus {
             BanStatus::Lifted => "LIFTED",
         }
     }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACTIVE" => Some(BanStatus::Active),
+            "LIFTED" => Some(BanStatus::Lifted),
+            _ => None,
+        }
+    }
 }
 
 /// A user ban. `effective` is false once lifted or expired.
@@ -186,9 +193,13 @@ impl SupportStatus {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Open, Self::InProgress, Self::Resolved, Self::Rejected]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        match s {
+            "OPEN" => Some(Self::Open),
+            "IN_PROGRESS" => Some(Self::InProgress),
+            "RESOLVED" => Some(Self::Resolved),
+            "REJECTED" => Some(Self::Rejected),
+            _ => None,
+        }
     }
 }
 

@@ -80,7 +80,10 @@ fn AwaitingCapture(pending: Vec<Funding>, capture: ServerAction<CapturePayment>)
             .value()
             .get()
             .and_then(Result::ok)
-            .filter(|f| f.status == "CREDITED")
+            .filter(|f| {
+                crate::model::billing::FundingStatus::parse(&f.status)
+                    == Some(crate::model::billing::FundingStatus::Credited)
+            })
             .map(|f| {
                 view! {
                     <div class="notice ok" role="status">

@@ -212,7 +212,8 @@ fn History(
 
 #[component]
 fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool) -> impl IntoView {
-    let open_order = (f.method == "PAYPROVIDER" && f.status == "PENDING")
+    let open_order = f
+        .is_open_order()
         .then(|| f.provider_order_id.clone())
         .flatten();
     let checkout_href = f.checkout_url.clone().unwrap_or_default();

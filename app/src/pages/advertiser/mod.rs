@@ -56,7 +56,7 @@ fn field_error(error: Signal<Option<AppError>>, field: &'static str) -> impl Int
             e.field_errors
                 .iter()
                 .find(|(f, _)| {
-                    f.as_str() == field
+                    *f == field
                         || f.strip_prefix(field)
                             .is_some_and(|rest| rest.starts_with('['))
                 })

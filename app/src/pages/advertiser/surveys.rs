@@ -80,7 +80,7 @@ fn SurveysView(data: SurveysData) -> impl IntoView {
 #[component]
 fn KeyCard(
     key: Option<SurveyKeyInfo>,
-    shown: Option<crate::server_fns::publisher::OneTimeSecret>,
+    shown: Option<crate::model::OneTimeSecret>,
     issue: ServerAction<IssueSurveyKey>,
 ) -> impl IntoView {
     let current = match key {

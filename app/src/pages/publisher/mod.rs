@@ -1,34 +1,29 @@
 //! The publisher console: placements, their ad slots, reward callback and keys. Every form
 //! is a plain HTML form that also works without JavaScript.
 
-mod callback_section;
 mod deliveries;
 mod gallery;
-mod placement_detail;
+mod placement;
 mod placements;
 mod reports;
-mod slot_editor;
-mod slot_panels;
-mod slots_section;
+mod slot;
 mod support;
 mod surveys;
-mod user_identity_section;
-mod wall_section;
 
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use gallery::OfferGalleryPage;
-pub use placement_detail::PlacementDetailPage;
+pub use placement::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};
 pub use reports::OffersReportPage;
-pub use slot_editor::SlotEditorPage;
+pub use slot::SlotEditorPage;
 pub use support::SupportInboxPage;
 pub use surveys::PublisherSurveysPage;
 
 use leptos::prelude::*;
 
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 use crate::model::publisher::{CallbackTest, PlacementStatus, SlotState};
-use crate::server_fns::publisher::OneTimeSecret;
 
 /// Coloured review status of a placement.
 #[component]

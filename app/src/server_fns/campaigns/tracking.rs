@@ -10,8 +10,8 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 use crate::model::campaign::*;
-use crate::server_fns::publisher::OneTimeSecret;
 
 #[cfg(feature = "ssr")]
 use crate::server_fns::campaigns::support;

@@ -19,12 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::publisher::*;
 
-/// A secret to copy now; it is not shown again.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OneTimeSecret {
-    pub label: String,
-    pub value: String,
-}
+pub use crate::model::OneTimeSecret;
 
 /// What a plain form post left for the page it returns to.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use super::Snapshot;
 /// A serialised static feed, its ETag and what it was asked for with (a rebuilt snapshot
 /// builds the same feeds again before anyone asks: `static_feed::keep_warm`).
 pub struct CachedFeed {
-    pub body: axum::body::Bytes,
+    pub body: bytes::Bytes,
     pub etag: String,
     pub request: FeedRequest,
     /// Whether a pull asked for it (not only the warm-keeping that built it).

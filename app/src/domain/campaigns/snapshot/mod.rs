@@ -22,8 +22,14 @@
 //! from the database, and settlement does so under the campaign's row lock.
 
 mod feeds;
+mod offer;
+mod view;
 
 pub use feeds::{CachedFeed, FeedRequest};
+pub use offer::{Offer, Stats};
+use offer::{score, stats};
+use view::{Bucket, SORTS};
+pub use view::{PAGE_TTL, Snapshot};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -31,16 +37,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use chrono::{DateTime, NaiveDate, Utc};
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
+use chrono::{DateTime, Utc};
+use sea_orm::ConnectionTrait;
 
 use super::inventory::{LiveOffer, RowMark, can_pay, live_marks, live_rows, reserve_of, reserves};
 use crate::domain::changes::generations::Generations;
 use crate::error::AppError;
-use crate::model::campaign::Platform;
 use crate::model::publisher::OfferSort;
-use entity::{conversion, sdk_launch};
 
 /// A snapshot older than this is rebuilt in the background (ranking and listing caps only;
 /// removals rebuild before the next read).
@@ -48,280 +51,6 @@ pub const MAX_AGE: Duration = Duration::from_secs(10);
 /// Campaigns are reloaded in the background this often even without a change announced: the
 /// backstop for an announcement that never arrived (`domain::changes`).
 pub const RELOAD_AGE: Duration = Duration::from_secs(60);
-/// Ranking statistics look at this many days of delivery.
-const STATS_DAYS: i64 = 30;
-
-/// Delivery counters of one campaign, as of the snapshot.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Stats {
-    /// Launches in the last 30 days.
-    pub clicks: i64,
-    /// Approved conversions and publisher earnings in the last 30 days.
-    pub conversions: i64,
-    pub earnings_micros: i64,
-    /// Approved conversions ever, and on the snapshot's UTC day (for listing caps).
-    pub approved_total: i64,
-    pub approved_today: i64,
-    pub spent_today_micros: i64,
-}
-
-/// One live offer with what delivery computes from it once per snapshot.
-pub struct Offer {
-    /// The campaign and its parsed configuration, shared by every snapshot until the
-    /// campaign's row changes (a recount or reload does not copy 10,000 campaigns).
-    pub live: Arc<LiveOffer>,
-    /// The reserve as of this snapshot's build (`live.reserved_micros` is the reserve
-    /// when the campaign was last read whole).
-    pub reserved_micros: i64,
-    /// Destination host, for domain blacklists.
-    pub host: String,
-    /// Sum of the goals' payouts.
-    pub total_payout_micros: i64,
-    pub stats: Stats,
-}
-
-impl std::ops::Deref for Offer {
-    type Target = LiveOffer;
-    fn deref(&self) -> &LiveOffer {
-        &self.live
-    }
-}
-
-impl Offer {
-    /// Whether a listing should treat a cap as used up (exact checks happen at launch and
-    /// settlement). Day counters only count on the snapshot's own day.
-    pub fn caps_reached(&self, snapshot_day: NaiveDate, now: DateTime<Utc>) -> bool {
-        let caps = &self.live.config.caps;
-        let same_day = now.date_naive() == snapshot_day;
-        let (today, spent) = if same_day {
-            (self.stats.approved_today, self.stats.spent_today_micros)
-        } else {
-            (0, 0)
-        };
-        caps.total_conversions
-            .is_some_and(|c| self.stats.approved_total >= c)
-            || caps.daily_conversions.is_some_and(|c| today >= c)
-            || caps.daily_budget_micros.is_some_and(|c| spent + 1 > c)
-    }
-
-    /// Whether the schedule delivers at `now`.
-    pub fn in_schedule(&self, now: DateTime<Utc>) -> bool {
-        self.live.config.schedule.delivers_at(now)
-    }
-}
-
-/// Which ordered index to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Bucket {
-    platform: Platform,
-    /// `None`: every country.
-    country: Option<[u8; 2]>,
-    sort: OfferSort,
-}
-
-const SORTS: [OfferSort; 4] = [
-    OfferSort::Payout,
-    OfferSort::ConversionRate,
-    OfferSort::Epc,
-    OfferSort::Ecpm,
-];
-
-/// An immutable view of the live inventory.
-pub struct Snapshot {
-    /// The change generation this snapshot reflects.
-    generation: u64,
-    /// Distinct for every build; static-feed ETags and body caches key on it.
-    pub version: u64,
-    pub built_at: DateTime<Utc>,
-    built: Instant,
-    /// When the campaigns were last read from the database (a recount keeps it).
-    loaded: Instant,
-    /// The UTC day the cap counters were taken on.
-    pub day: NaiveDate,
-    offers: Vec<Arc<Offer>>,
-    by_id: HashMap<String, u32>,
-    buckets: HashMap<Bucket, Vec<u32>>,
-    /// Static feeds built from this snapshot, by slot, parameters and slot fingerprint.
-    feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
-    /// Offer items serialised from this snapshot (or carried over from the one before, for
-    /// campaigns not read again), by slot currency and campaign: an item depends on nothing
-    /// else, so offer lists copy these bytes instead of building and serialising every item
-    /// for every user.
-    items: std::sync::RwLock<ItemCache>,
-    /// Whole offer-list pages for users with no counted conversions, by slot and query
-    /// (`offer_list::list_body`), with when each was built (service clock): a page also
-    /// depends on the clock (schedules), so it is used for [`PAGE_TTL`] only.
-    pages: std::sync::RwLock<HashMap<String, (DateTime<Utc>, axum::body::Bytes)>>,
-    /// Bytes held by `feeds`, `items` and `pages`, against their bounds.
-    feed_bytes: AtomicUsize,
-    item_bytes: AtomicUsize,
-    page_bytes: AtomicUsize,
-}
-
-/// How long a cached offer-list page is served: an offer whose schedule ends is listed
-/// at most this much longer (a launch checks eligibility again, exactly).
-pub const PAGE_TTL: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
-/// At most this many bytes of offer-list pages are kept per snapshot (a page of 20 items
-/// is about 20 KB: about 800 slot and query combinations).
-const MAX_PAGE_BYTES: usize = 16 << 20;
-
-/// Serialised offer items by slot currency and campaign.
-type ItemCache = HashMap<u64, HashMap<String, axum::body::Bytes>>;
-
-/// At most this many bytes of serialised items are kept per snapshot (an item is about
-/// 1 KB: 10,000 live campaigns in one slot currency take about 10 MB).
-const MAX_ITEM_BYTES: usize = 16 << 20;
-
-impl Snapshot {
-    fn empty() -> Self {
-        Snapshot {
-            generation: 0,
-            version: 0,
-            built_at: DateTime::<Utc>::MIN_UTC,
-            built: Instant::now(),
-            loaded: Instant::now(),
-            day: NaiveDate::MIN,
-            offers: Vec::new(),
-            by_id: HashMap::new(),
-            buckets: HashMap::new(),
-            feeds: Mutex::default(),
-            items: Default::default(),
-            pages: Default::default(),
-            feed_bytes: AtomicUsize::new(0),
-            item_bytes: AtomicUsize::new(0),
-            page_bytes: AtomicUsize::new(0),
-        }
-    }
-
-    /// An item serialised from this snapshot earlier for a slot currency.
-    pub fn item_json(&self, currency: u64, campaign_id: &str) -> Option<axum::body::Bytes> {
-        self.items
-            .read()
-            .ok()?
-            .get(&currency)?
-            .get(campaign_id)
-            .cloned()
-    }
-
-    /// The serialised items a snapshot of `offers` can keep: an item depends only on its
-    /// campaign as read (shared between snapshots until its row changes) and the slot
-    /// currency, so a recount or reload carries them over instead of serialising every item
-    /// again (and holding both copies meanwhile).
-    fn items_still_valid(&self, offers: &[Arc<Offer>]) -> (ItemCache, usize) {
-        let Ok(items) = self.items.read() else {
-            return Default::default();
-        };
-        let same =
-            |id: &str, o: &Offer| self.get(id).is_some_and(|p| Arc::ptr_eq(&p.live, &o.live));
-        let live: HashMap<&str, &Offer> = offers
-            .iter()
-            .map(|o| (o.campaign.id.as_str(), o.as_ref()))
-            .collect();
-        let mut bytes = 0;
-        let kept = items
-            .iter()
-            .map(|(currency, by_id)| {
-                let kept: HashMap<String, axum::body::Bytes> = by_id
-                    .iter()
-                    .filter(|(id, _)| live.get(id.as_str()).is_some_and(|o| same(id, o)))
-                    .map(|(id, json)| {
-                        bytes += json.len() + id.len();
-                        (id.clone(), json.clone())
-                    })
-                    .collect();
-                (*currency, kept)
-            })
-            .collect();
-        (kept, bytes)
-    }
-
-    /// Keeps an item serialised from this snapshot's offer (up to [`MAX_ITEM_BYTES`]).
-    pub fn remember_item_json(&self, currency: u64, campaign_id: &str, json: axum::body::Bytes) {
-        let size = json.len() + campaign_id.len();
-        if self.item_bytes.load(Ordering::Relaxed) + size > MAX_ITEM_BYTES {
-            return;
-        }
-        if let Ok(mut items) = self.items.write()
-            && items
-                .entry(currency)
-                .or_default()
-                .insert(campaign_id.to_owned(), json)
-                .is_none()
-        {
-            self.item_bytes.fetch_add(size, Ordering::Relaxed);
-        }
-    }
-
-    /// An offer-list page built from this snapshot less than [`PAGE_TTL`] before `now`.
-    pub fn page(&self, key: &str, now: DateTime<Utc>) -> Option<axum::body::Bytes> {
-        let pages = self.pages.read().ok()?;
-        let (at, body) = pages.get(key)?;
-        (*at <= now && now - *at < PAGE_TTL).then(|| body.clone())
-    }
-
-    /// Keeps an offer-list page (up to [`MAX_PAGE_BYTES`]; a rebuilt page replaces its
-    /// expired one).
-    pub fn remember_page(&self, key: String, now: DateTime<Utc>, body: axum::body::Bytes) {
-        let size = body.len() + key.len();
-        if let Ok(mut pages) = self.pages.write() {
-            let replaced = pages.get(&key).map_or(0, |(_, b)| b.len() + key.len());
-            if replaced == 0 && self.page_bytes.load(Ordering::Relaxed) + size > MAX_PAGE_BYTES {
-                return;
-            }
-            pages.insert(key, (now, body));
-            self.page_bytes.fetch_add(size, Ordering::Relaxed);
-            self.page_bytes.fetch_sub(replaced, Ordering::Relaxed);
-        }
-    }
-
-    /// Live offers, newest approval first.
-    pub fn all(&self) -> &[Arc<Offer>] {
-        &self.offers
-    }
-
-    pub fn len(&self) -> usize {
-        self.offers.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.offers.is_empty()
-    }
-
-    /// Seconds since the build.
-    pub fn age(&self) -> Duration {
-        self.built.elapsed()
-    }
-
-    pub fn get(&self, campaign_id: &str) -> Option<&Arc<Offer>> {
-        self.by_id
-            .get(campaign_id)
-            .map(|i| &self.offers[*i as usize])
-    }
-
-    /// Offers running on `platform` (and targeting `country` when given), in `sort` order.
-    pub fn ordered(
-        &self,
-        platform: Platform,
-        country: Option<&str>,
-        sort: OfferSort,
-    ) -> impl Iterator<Item = &Arc<Offer>> {
-        let country = match country.map(str::as_bytes) {
-            Some([a, b]) => Some([*a, *b]),
-            Some(_) => Some([0, 0]),
-            None => None,
-        };
-        self.buckets
-            .get(&Bucket {
-                platform,
-                country,
-                sort,
-            })
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|i| &self.offers[*i as usize])
-    }
-}
 
 /// The shared, swappable snapshot and its change generation.
 pub struct Inventory {
@@ -678,75 +407,6 @@ impl Inventory {
             page_bytes: AtomicUsize::new(0),
         }
     }
-}
-
-/// CONVERSION_RATE, EPC and ECPM scores in parts per million so comparisons stay integral;
-/// offers without launches rank after those with them (`None` sorts first in Rust, so the
-/// comparison above is reversed).
-fn score(o: &Offer, by: OfferSort) -> Option<i128> {
-    let c = i128::from(o.stats.clicks);
-    if c == 0 {
-        return None;
-    }
-    Some(match by {
-        OfferSort::ConversionRate => i128::from(o.stats.conversions) * 1_000_000 / c,
-        _ => i128::from(o.stats.earnings_micros) * 1_000 / c,
-    })
-}
-
-/// Delivery counters of every campaign: four grouped reads, whatever the inventory size.
-async fn stats<C: ConnectionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-) -> Result<HashMap<String, Stats>, AppError> {
-    let since = now - chrono::Duration::days(STATS_DAYS);
-    let day_start = now
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .map(|d| d.and_utc())
-        .unwrap_or(now);
-    let mut out: HashMap<String, Stats> = HashMap::new();
-    let clicks: Vec<(String, i64)> = sdk_launch::Entity::find()
-        .select_only()
-        .column(sdk_launch::Column::CampaignId)
-        .column_as(Expr::cust("COUNT(*)"), "n")
-        .filter(sdk_launch::Column::CreatedAt.gte(since))
-        .group_by(sdk_launch::Column::CampaignId)
-        .into_tuple()
-        .all(db)
-        .await?;
-    for (id, n) in clicks {
-        out.entry(id).or_default().clicks = n;
-    }
-    let approved = |from: Option<DateTime<Utc>>, sum: &'static str| {
-        let mut q = conversion::Entity::find()
-            .select_only()
-            .column(conversion::Column::CampaignId)
-            .column_as(Expr::cust("COUNT(*)"), "n")
-            .column_as(Expr::cust(sum), "s")
-            .filter(conversion::Column::Settlement.eq("APPROVED"));
-        if let Some(t) = from {
-            q = q.filter(conversion::Column::CreatedAt.gte(t));
-        }
-        q.group_by(conversion::Column::CampaignId)
-            .into_tuple::<(String, i64, i64)>()
-    };
-    let earnings = "CAST(COALESCE(SUM(publisher_earnings_micros), 0) AS BIGINT)";
-    let payouts = "CAST(COALESCE(SUM(payout_micros), 0) AS BIGINT)";
-    for (id, n, s) in approved(Some(since), earnings).all(db).await? {
-        let e = out.entry(id).or_default();
-        e.conversions = n;
-        e.earnings_micros = s;
-    }
-    for (id, n, _) in approved(None, payouts).all(db).await? {
-        out.entry(id).or_default().approved_total = n;
-    }
-    for (id, n, s) in approved(Some(day_start), payouts).all(db).await? {
-        let e = out.entry(id).or_default();
-        e.approved_today = n;
-        e.spent_today_micros = s;
-    }
-    Ok(out)
 }
 
 /// The inventory for a request: current with every committed change, refreshed in the

@@ -42,14 +42,14 @@ pub(super) fn ReadinessPanel(r: CampaignReadiness, status: CampaignStatus) -> im
                 view! {
                     <ul class="checklist">
                         {r.reasons.into_iter().map(|x| {
-                            let class = format!("badge blocks-{}", x.blocks.to_ascii_lowercase());
+                            let class = format!("badge blocks-{}", x.blocks.as_str().to_ascii_lowercase());
                             let label = match x.blocks.as_str() {
                                 "SUBMIT" => "blocks submission",
                                 "LAUNCH" => "blocks launch",
                                 _ => "advice",
                             };
                             view! {
-                                <li data-code=x.code.clone() data-blocks=x.blocks.clone()>
+                                <li data-code=x.code.clone() data-blocks=x.blocks.as_str()>
                                     <span class=class>{label}</span>" "{x.message}
                                 </li>
                             }

@@ -10,7 +10,6 @@ mod report;
 mod review;
 mod targeting_form;
 mod tracking;
-mod tracking_parts;
 
 pub use detail::CampaignDetailPage;
 pub use list::CampaignsPage;
@@ -22,8 +21,8 @@ pub use tracking::CampaignTrackingPage;
 use leptos::prelude::*;
 
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 use crate::model::campaign::CampaignStatus;
-use crate::server_fns::publisher::OneTimeSecret;
 
 /// Coloured lifecycle status of a campaign.
 #[component]

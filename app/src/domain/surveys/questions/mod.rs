@@ -3,106 +3,25 @@
 //! order and controls. Options start blank with `cs_accept` and are edited by `option_id`.
 //! Changes follow the targeting status policy of `quotas`.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, Set,
-};
+mod options;
+mod record;
 
-use super::campaigns::{SUBJECT, owned};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Set};
+
+use super::campaigns::owned;
 use super::quotas::{Scope, for_change};
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey::campaign::SurveyMessage;
 use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::survey_custom_question as cq;
 
-/// At most this many questions per campaign and options per question.
-pub const MAX_QUESTIONS: usize = 30;
-pub const MAX_OPTIONS: usize = 50;
-/// `question_type_id` values.
-pub const SINGLE_PUNCH: i32 = 1;
-pub const MULTI_PUNCH: i32 = 2;
-pub const ACCEPT: &str = "cs_accept";
-pub const REJECT: &str = "cs_reject";
-
-pub fn view(m: &cq::Model) -> CustomQuestion {
-    CustomQuestion {
-        _id: m.id.clone(),
-        campaign_id: m.campaign_id.clone(),
-        display_text: m.display_text.clone(),
-        question_type_id: m.question_type_id,
-        sort_order: m.sort_order,
-        controls: serde_json::from_str(&m.controls).unwrap_or_default(),
-        options: options_of(m),
-        created_at: m.created_at,
-        updated_at: m.updated_at,
-    }
-}
-
-fn options_of(m: &cq::Model) -> Vec<AnswerOption> {
-    let mut o: Vec<AnswerOption> = serde_json::from_str(&m.options).unwrap_or_default();
-    o.sort_by(|a, b| {
-        a.sort_order
-            .cmp(&b.sort_order)
-            .then(a.option_id.cmp(&b.option_id))
-    });
-    o
-}
-
-/// The campaign's questions in display order.
-pub async fn of_campaign<C: ConnectionTrait>(
-    db: &C,
-    campaign_id: &str,
-) -> Result<Vec<cq::Model>, AppError> {
-    Ok(cq::Entity::find()
-        .filter(cq::Column::CampaignId.eq(campaign_id.to_owned()))
-        .order_by_asc(cq::Column::SortOrder)
-        .order_by_asc(cq::Column::Id)
-        .all(db)
-        .await?)
-}
-
-async fn question_of<C: ConnectionTrait>(db: &C, id: &str) -> Result<cq::Model, AppError> {
-    cq::Entity::find_by_id(id.to_owned())
-        .one(db)
-        .await?
-        .ok_or_else(|| AppError::not_found("custom question"))
-}
-
-/// Loads a question of a campaign the actor may change.
-async fn for_edit<C: ConnectionTrait>(
-    db: &C,
-    actor: &Principal,
-    campaign_id: Option<&str>,
-    id: &str,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<cq::Model, AppError> {
-    let q = question_of(db, id).await?;
-    if campaign_id.is_some_and(|c| c != q.campaign_id) {
-        return Err(AppError::not_found("custom question"));
-    }
-    for_change(db, actor, &q.campaign_id, Scope::Targeting, now).await?;
-    Ok(q)
-}
-
-async fn audit_q<C: ConnectionTrait>(
-    db: &C,
-    now: chrono::DateTime<chrono::Utc>,
-    actor: &Principal,
-    action: &str,
-    q: &cq::Model,
-) -> Result<(), AppError> {
-    audit::record(
-        db,
-        now,
-        Some(&actor.account_id),
-        action,
-        (SUBJECT, &q.campaign_id),
-        serde_json::json!({"customQuestionId": q.id}),
-    )
-    .await
-}
+pub use options::{create_option, delete_option, update_option};
+pub use record::{
+    ACCEPT, MAX_OPTIONS, MAX_QUESTIONS, MULTI_PUNCH, REJECT, SINGLE_PUNCH, of_campaign, view,
+};
+use record::{audit_q, for_edit, question_of};
 
 /// `GET /{campaignId}/getcustomquestions`.
 pub async fn list(
@@ -294,141 +213,6 @@ pub async fn delete(
     txn.commit().await?;
     Ok(SurveyMessage {
         message: "Custom question deleted".to_owned(),
-    })
-}
-
-async fn save_options<C: ConnectionTrait>(
-    db: &C,
-    q: cq::Model,
-    options: &[AnswerOption],
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<cq::Model, AppError> {
-    let mut a = q.into_active_model();
-    a.options = Set(serde_json::to_string(options).unwrap_or_else(|_| "[]".into()));
-    a.updated_at = Set(now);
-    Ok(a.update(db).await?)
-}
-
-/// `POST /cq/{id}/createoption`: a blank `cs_accept` option at the end.
-pub async fn create_option(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-) -> Result<CustomQuestionRecord, AppError> {
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let q = for_edit(&txn, actor, None, id, now).await?;
-    let mut options = options_of(&q);
-    if options.len() >= MAX_OPTIONS {
-        return Err(
-            AppError::conflict(format!("a question has at most {MAX_OPTIONS} options"))
-                .with_code("limit_reached"),
-        );
-    }
-    options.push(AnswerOption {
-        option_id: new_id("opt"),
-        value: String::new(),
-        sort_order: options.iter().map(|o| o.sort_order).max().unwrap_or(0) + 1,
-        control_state: ACCEPT.to_owned(),
-    });
-    let row = save_options(&txn, q, &options, now).await?;
-    audit_q(
-        &txn,
-        now,
-        actor,
-        "survey_custom_question.option_created",
-        &row,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(CustomQuestionRecord {
-        custom_questions: view(&row),
-    })
-}
-
-/// `PUT /cq/{id}/option/{optionId}`.
-pub async fn update_option(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-    option_id: &str,
-    input: AnswerOptionInput,
-) -> Result<CustomQuestionRecord, AppError> {
-    let mut errs = FieldErrors::new();
-    if let Some(v) = &input.value {
-        errs.check("value", validate::display_name(v, 500));
-    }
-    if let Some(s) = &input.control_state
-        && !matches!(s.as_str(), ACCEPT | REJECT)
-    {
-        errs.add("control_state", "must be cs_accept or cs_reject");
-    }
-    if let Some(o) = input.sort_order
-        && !(0..=1000).contains(&o)
-    {
-        errs.add("sort_order", "must be 0-1000");
-    }
-    errs.finish()?;
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let q = for_edit(&txn, actor, None, id, now).await?;
-    let mut options = options_of(&q);
-    let o = options
-        .iter_mut()
-        .find(|o| o.option_id == option_id)
-        .ok_or_else(|| AppError::not_found("answer option"))?;
-    if let Some(v) = &input.value {
-        o.value = v.trim().to_owned();
-    }
-    if let Some(s) = &input.control_state {
-        o.control_state = s.clone();
-    }
-    if let Some(s) = input.sort_order {
-        o.sort_order = s;
-    }
-    let row = save_options(&txn, q, &options, now).await?;
-    audit_q(
-        &txn,
-        now,
-        actor,
-        "survey_custom_question.option_updated",
-        &row,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(CustomQuestionRecord {
-        custom_questions: view(&row),
-    })
-}
-
-/// `DELETE /cq/{id}/option/{optionId}`.
-pub async fn delete_option(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-    option_id: &str,
-) -> Result<CustomQuestionRecord, AppError> {
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let q = for_edit(&txn, actor, None, id, now).await?;
-    let mut options = options_of(&q);
-    let before = options.len();
-    options.retain(|o| o.option_id != option_id);
-    if options.len() == before {
-        return Err(AppError::not_found("answer option"));
-    }
-    let row = save_options(&txn, q, &options, now).await?;
-    audit_q(
-        &txn,
-        now,
-        actor,
-        "survey_custom_question.option_deleted",
-        &row,
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(CustomQuestionRecord {
-        custom_questions: view(&row),
     })
 }
 

@@ -3,12 +3,22 @@
 
 use leptos::prelude::*;
 
-use super::super::action_error;
-use super::tracking::TrackingActions;
-use super::{field_error_in, when};
+use super::super::super::action_error;
+use super::super::{field_error_in, when};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
-use crate::server_fns::campaigns::tracking::curl_command;
+use crate::server_fns::campaigns::tracking::{
+    IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, curl_command,
+};
+
+/// The page's actions, created once so their answers (and the secret in them) survive the
+/// reload they trigger.
+#[derive(Clone, Copy)]
+pub(in crate::pages::advertiser::campaigns) struct TrackingActions {
+    pub issue: ServerAction<IssueTrackingSecret>,
+    pub test: ServerAction<RunTrackingTest>,
+    pub allowlist: ServerAction<SaveIpAllowlist>,
+}
 
 /// The credential kind of a tracking provider.
 fn kind_of(provider: &str) -> &'static str {
@@ -21,7 +31,7 @@ fn kind_of(provider: &str) -> &'static str {
 }
 
 #[component]
-pub(super) fn CredentialsPanel(
+pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
     setup: TrackingSetup,
     status: CampaignStatus,
     actions: TrackingActions,
@@ -87,7 +97,7 @@ pub(super) fn CredentialsPanel(
 
 /// The Custom S2S signing recipe, the local test and its curl command.
 #[component]
-pub(super) fn SigningPanel(
+pub(in crate::pages::advertiser::campaigns) fn SigningPanel(
     setup: TrackingSetup,
     actions: TrackingActions,
     flashed: Option<S2sTestResult>,
@@ -158,7 +168,10 @@ fn TestResult(test: S2sTestResult) -> impl IntoView {
 }
 
 #[component]
-pub(super) fn AllowlistPanel(setup: TrackingSetup, actions: TrackingActions) -> impl IntoView {
+pub(in crate::pages::advertiser::campaigns) fn AllowlistPanel(
+    setup: TrackingSetup,
+    actions: TrackingActions,
+) -> impl IntoView {
     let error = action_error(actions.allowlist);
     let saved = move || actions.allowlist.value().get().is_some_and(|r| r.is_ok());
     let current = setup.ip_allowlist.join(", ");
@@ -189,7 +202,7 @@ pub(super) fn AllowlistPanel(setup: TrackingSetup, actions: TrackingActions) -> 
 }
 
 #[component]
-pub(super) fn PixelPanel(setup: TrackingSetup) -> impl IntoView {
+pub(in crate::pages::advertiser::campaigns) fn PixelPanel(setup: TrackingSetup) -> impl IntoView {
     let px = setup.web_pixel;
     view! {
         <section class="card" id="web-pixel">

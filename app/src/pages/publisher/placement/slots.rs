@@ -2,13 +2,16 @@
 
 use leptos::prelude::*;
 
-use super::{SlotStateBadge, action_error, reason_text};
+use super::super::{SlotStateBadge, action_error, reason_text};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::publisher::{AdSlot, Placement, Rounding};
 use crate::server_fns::publisher::CreateSlot;
 
 #[component]
-pub(super) fn SlotsSection(p: Placement, create: ServerAction<CreateSlot>) -> impl IntoView {
+pub(in crate::pages::publisher) fn SlotsSection(
+    p: Placement,
+    create: ServerAction<CreateSlot>,
+) -> impl IntoView {
     let slots = p.ad_slots.clone().unwrap_or_default();
     let pid = p.placement_id.clone();
     view! {
@@ -83,7 +86,7 @@ fn SlotTable(pid: String, slots: Vec<AdSlot>) -> impl IntoView {
 
 /// "ready", or the reasons why not.
 #[component]
-pub(super) fn Readiness(reasons: Vec<String>) -> impl IntoView {
+pub(in crate::pages::publisher) fn Readiness(reasons: Vec<String>) -> impl IntoView {
     if reasons.is_empty() {
         return view! { <span class="ok-text">"ready"</span> }.into_any();
     }
@@ -99,7 +102,7 @@ pub(super) fn Readiness(reasons: Vec<String>) -> impl IntoView {
 
 /// The rounding choices, with one selected.
 #[component]
-pub(super) fn RoundingSelect(
+pub(in crate::pages::publisher) fn RoundingSelect(
     selected: Rounding,
     #[prop(optional)] on_change: Option<Callback<String>>,
 ) -> impl IntoView {

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::action_error;
+use super::super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::publisher::AdSlot;
 use crate::model::wall_design::{WallDesign, WallExposure};

@@ -3,14 +3,14 @@
 
 use leptos::prelude::*;
 
-use super::action_error;
-use super::placement_detail::DetailActions;
+use super::super::action_error;
+use super::actions::DetailActions;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::user_identity::UserIdentitySettings;
 
 #[component]
-pub(super) fn UserIdentitySection(
+pub(in crate::pages::publisher) fn UserIdentitySection(
     placement_id: String,
     settings: Result<UserIdentitySettings, AppError>,
     actions: DetailActions,

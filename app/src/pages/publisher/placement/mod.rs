@@ -1,102 +1,27 @@
 //! One placement: status and review, edit form, ad slots, reward callback and keys.
 
+mod actions;
+mod callback;
+mod slots;
+mod user_identity;
+
+use actions::DetailActions;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+pub(in crate::pages::publisher) use slots::{Readiness, RoundingSelect};
 
-use super::callback_section::CallbackSection;
+use self::callback::CallbackSection;
+use self::slots::SlotsSection;
+use self::user_identity::UserIdentitySection;
 use super::deliveries::DeliveryHealthCard;
-use super::slots_section::SlotsSection;
-use super::user_identity_section::UserIdentitySection;
 use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementStatus};
 use crate::pages::RequireUser;
 use crate::server_fns::publisher::*;
-use crate::server_fns::user_identity::{
-    IssueUserIdentitySecret, SetUserIdentityRequired, load_user_identity,
-};
-
-/// Every action of the page, created once so that their answers (and the secrets in them)
-/// survive the reload of the placement they trigger.
-#[derive(Clone, Copy)]
-pub(super) struct DetailActions {
-    pub update: ServerAction<UpdatePlacement>,
-    pub review: ServerAction<RequestReview>,
-    pub delete: ServerAction<DeletePlacement>,
-    pub app_key: ServerAction<IssueAppKey>,
-    pub create_slot: ServerAction<CreateSlot>,
-    pub configure: ServerAction<ConfigureCallback>,
-    pub rotate: ServerAction<RotateCallback>,
-    pub promote: ServerAction<PromoteCallback>,
-    pub test: ServerAction<TestCallback>,
-    pub remove_callback: ServerAction<crate::server_fns::publisher::deliveries::RemoveCallback>,
-    pub user_secret: ServerAction<IssueUserIdentitySecret>,
-    pub user_required: ServerAction<SetUserIdentityRequired>,
-}
-
-impl DetailActions {
-    fn new() -> Self {
-        DetailActions {
-            update: ServerAction::new(),
-            review: ServerAction::new(),
-            delete: ServerAction::new(),
-            app_key: ServerAction::new(),
-            create_slot: ServerAction::new(),
-            configure: ServerAction::new(),
-            rotate: ServerAction::new(),
-            promote: ServerAction::new(),
-            test: ServerAction::new(),
-            remove_callback: ServerAction::new(),
-            user_secret: ServerAction::new(),
-            user_required: ServerAction::new(),
-        }
-    }
-
-    /// Changes whenever an action that alters the placement completes.
-    fn changes(&self) -> usize {
-        self.update.version().get()
-            + self.review.version().get()
-            + self.create_slot.version().get()
-            + self.configure.version().get()
-            + self.rotate.version().get()
-            + self.promote.version().get()
-            + self.remove_callback.version().get()
-    }
-
-    /// Secrets returned to a scripted page.
-    fn secrets(&self) -> Vec<OneTimeSecret> {
-        let mut out = Vec::new();
-        if let Some(Ok(s)) = self.configure.value().get() {
-            if let Some(value) = s.secret {
-                out.push(OneTimeSecret {
-                    label: format!("Callback signing secret (key {})", s.key_id),
-                    value,
-                });
-            }
-        }
-        if let Some(Ok(k)) = self.rotate.value().get() {
-            out.push(OneTimeSecret {
-                label: format!("Next callback signing secret (key {})", k.key_id),
-                value: k.secret,
-            });
-        }
-        if let Some(Ok(k)) = self.user_secret.value().get() {
-            out.push(OneTimeSecret {
-                label: "User identity secret".to_owned(),
-                value: k.secret,
-            });
-        }
-        if let Some(Ok(k)) = self.app_key.value().get() {
-            out.push(OneTimeSecret {
-                label: "Survey app key".to_owned(),
-                value: k.app_key,
-            });
-        }
-        out
-    }
-}
+use crate::server_fns::user_identity::load_user_identity;
 
 type Loaded<T> = Resource<Result<T, crate::error::AppError>>;
 

@@ -3,13 +3,13 @@
 
 use leptos::prelude::*;
 
-use super::placement_detail::DetailActions;
-use super::{CallbackTestView, action_error};
+use super::super::{CallbackTestView, action_error};
+use super::actions::DetailActions;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::publisher::{CallbackTest, Placement};
 
 #[component]
-pub(super) fn CallbackSection(
+pub(in crate::pages::publisher) fn CallbackSection(
     p: Placement,
     actions: DetailActions,
     flashed_test: Option<CallbackTest>,

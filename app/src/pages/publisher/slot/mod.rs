@@ -1,13 +1,15 @@
 //! One ad slot: its configuration form with a live reward preview, state changes, SDK
 //! snippets and (STATIC_API slots) the static feed key.
 
+mod panels;
+mod wall;
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::slot_panels::{LiveCurrency, PreviewPanel, SnippetsPanel, StateForm, StaticKeyForm};
-use super::slots_section::{Readiness, RoundingSelect};
-use super::wall_section::WallSection;
+use self::panels::{LiveCurrency, PreviewPanel, SnippetsPanel, StateForm, StaticKeyForm};
+use self::wall::WallSection;
 use super::{LoadError, SecretBoxes, SlotStateBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::model::AccountView;
@@ -15,11 +17,12 @@ use crate::model::publisher::{
     AdSlot, OfferSort, Placement, PlacementStatus, RewardPreview, SlotType, Snippets,
 };
 use crate::pages::RequireUser;
+use crate::pages::publisher::placement::{Readiness, RoundingSelect};
 use crate::server_fns::publisher::*;
 
 /// The page's actions, created once so that their answers survive the reload they trigger.
 #[derive(Clone, Copy)]
-pub(super) struct SlotActions {
+pub(in crate::pages::publisher) struct SlotActions {
     pub update: ServerAction<UpdateSlot>,
     pub state: ServerAction<SetSlotState>,
     pub static_key: ServerAction<IssueStaticKey>,

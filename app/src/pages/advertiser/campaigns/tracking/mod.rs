@@ -2,12 +2,16 @@
 //! campaign's credentials (secret or token shown once), the local S2S test with a ready
 //! curl command, the IP allowlist and the web pixel.
 
+mod panels;
+
+use panels::TrackingActions;
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
+use self::panels::{AllowlistPanel, CredentialsPanel, PixelPanel, SigningPanel};
 use super::super::successes;
-use super::tracking_parts::{AllowlistPanel, CredentialsPanel, PixelPanel, SigningPanel};
 use super::{CampaignBadge, CampaignLoadError, OnceSecret};
 use crate::error::AppError;
 use crate::model::AccountView;
@@ -15,18 +19,8 @@ use crate::model::campaign::TrackingSetup;
 use crate::model::postbacks::{TOKEN_HEADER, TOKEN_PARAM, partner_params};
 use crate::pages::RequireUser;
 use crate::server_fns::campaigns::tracking::{
-    CampaignFlash, IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, TrackingOverview,
-    secret_of, take_campaign_flash, tracking_page_data,
+    CampaignFlash, TrackingOverview, secret_of, take_campaign_flash, tracking_page_data,
 };
-
-/// The page's actions, created once so their answers (and the secret in them) survive the
-/// reload they trigger.
-#[derive(Clone, Copy)]
-pub(super) struct TrackingActions {
-    pub issue: ServerAction<IssueTrackingSecret>,
-    pub test: ServerAction<RunTrackingTest>,
-    pub allowlist: ServerAction<SaveIpAllowlist>,
-}
 
 /// Everything the page loads and does, created in the page body before [`RequireUser`]
 /// (a resource created in there would be fetched again and consume the flash twice).

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_location;
 
-use super::action_error;
+use super::super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::publisher::rules::{convert, format_minor};
@@ -14,7 +14,7 @@ use crate::server_fns::publisher::{ArchiveSlot, IssueStaticKey, SetSlotState, us
 
 /// The currency fields as typed in the form, for the preview computed in the browser.
 #[derive(Clone, Copy)]
-pub(super) struct LiveCurrency {
+pub(in crate::pages::publisher) struct LiveCurrency {
     pub name: RwSignal<String>,
     pub decimals: RwSignal<String>,
     pub numerator: RwSignal<String>,
@@ -94,7 +94,7 @@ fn PreviewResult(
 }
 
 #[component]
-pub(super) fn PreviewPanel(
+pub(in crate::pages::publisher) fn PreviewPanel(
     live: LiveCurrency,
     server: Result<RewardPreview, AppError>,
 ) -> impl IntoView {
@@ -134,7 +134,10 @@ pub(super) fn PreviewPanel(
 }
 
 #[component]
-pub(super) fn StateForm(ad_slot: AdSlot, action: ServerAction<SetSlotState>) -> impl IntoView {
+pub(in crate::pages::publisher) fn StateForm(
+    ad_slot: AdSlot,
+    action: ServerAction<SetSlotState>,
+) -> impl IntoView {
     let slot = ad_slot;
     let slot_for_archive = slot.clone();
     let can_activate = matches!(slot.state, SlotState::Ready | SlotState::Disabled);
@@ -175,7 +178,7 @@ fn ArchiveForm(ad_slot: AdSlot) -> impl IntoView {
 }
 
 #[component]
-pub(super) fn StaticKeyForm(
+pub(in crate::pages::publisher) fn StaticKeyForm(
     ad_slot: AdSlot,
     action: ServerAction<IssueStaticKey>,
 ) -> impl IntoView {
@@ -201,7 +204,9 @@ pub(super) fn StaticKeyForm(
 }
 
 #[component]
-pub(super) fn SnippetsPanel(snippets: Result<Snippets, AppError>) -> impl IntoView {
+pub(in crate::pages::publisher) fn SnippetsPanel(
+    snippets: Result<Snippets, AppError>,
+) -> impl IntoView {
     match snippets {
         Err(e) => view! { <section class="card"><p class="error">{e.message}</p></section> }.into_any(),
         Ok(s) => view! {

@@ -1,0 +1,334 @@
+//! The credentials a campaign's conversion reports authenticate with, and the endpoint they
+//! report to. Issuing, rotating and checking credentials share the row format and the
+//! sealing, so they live together; everything else only asks whether a key is active.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
+};
+
+use crate::domain::campaigns::providers::{ProviderKind, kind_of, mmp_code};
+use crate::domain::campaigns::store::SUBJECT;
+use crate::domain::campaigns::{locked_campaign, status_of};
+use crate::domain::{Ctx, Principal, audit, crypto, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::campaign::*;
+use entity::{campaign_credential, offer_campaign};
+
+const ACTIVE: &str = "ACTIVE";
+const RETIRED: &str = "RETIRED";
+
+/// Whether the campaign has an active credential of `kind`.
+pub async fn has_active<C: ConnectionTrait>(
+    db: &C,
+    campaign: &str,
+    kind: ProviderKind,
+) -> Result<bool, AppError> {
+    Ok(active(db, campaign, kind).await?.is_some())
+}
+
+pub(super) async fn active<C: ConnectionTrait>(
+    db: &C,
+    campaign: &str,
+    kind: ProviderKind,
+) -> Result<Option<campaign_credential::Model>, AppError> {
+    Ok(campaign_credential::Entity::find()
+        .filter(campaign_credential::Column::CampaignId.eq(campaign.to_owned()))
+        .filter(campaign_credential::Column::Kind.eq(kind.as_str()))
+        .filter(campaign_credential::Column::Status.eq(ACTIVE))
+        .one(db)
+        .await?)
+}
+
+/// The secret of the campaign's active Custom S2S key named `key_id` (postback checks).
+pub async fn s2s_secret(
+    ctx: &Ctx,
+    campaign: &str,
+    key_id: &str,
+) -> Result<Option<String>, AppError> {
+    match active(&ctx.db, campaign, ProviderKind::CustomS2s).await? {
+        Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => {
+            Ok(Some(open_secret(ctx, &c)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The campaign's conversion endpoint for its provider.
+pub fn postback_url(ctx: &Ctx, m: &offer_campaign::Model) -> String {
+    let base = format!("{}/performance-marketing/v2/postbacks", ctx.config.base_url);
+    match kind_of(&m.tracking_provider) {
+        ProviderKind::CustomS2s => format!("{base}/custom-s2s/{}", m.id),
+        ProviderKind::Mmp => format!(
+            "{base}/mmp/{}/{}",
+            m.id,
+            mmp_code(&m.tracking_provider)
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        ),
+        ProviderKind::Direct => format!("{base}/direct"),
+        ProviderKind::Managed => format!("{base}/managed"),
+    }
+}
+
+pub(super) fn require_kind(m: &offer_campaign::Model, kind: ProviderKind) -> Result<(), AppError> {
+    if kind_of(&m.tracking_provider) == kind {
+        Ok(())
+    } else {
+        Err(AppError::conflict(format!(
+            "the campaign tracks with {}, not {}",
+            m.tracking_provider,
+            kind.as_str()
+        ))
+        .with_code("tracking_provider_mismatch"))
+    }
+}
+
+pub(super) fn require_open(m: &offer_campaign::Model) -> Result<(), AppError> {
+    match status_of(m) {
+        CampaignStatus::Ended | CampaignStatus::Archived => Err(AppError::conflict(
+            "credentials of an ended campaign cannot change",
+        )
+        .with_code("campaign_not_editable")),
+        _ => Ok(()),
+    }
+}
+
+/// Retires every active credential of `kind`.
+async fn retire<C: ConnectionTrait>(
+    db: &C,
+    campaign: &str,
+    kind: ProviderKind,
+    now: DateTime<Utc>,
+) -> Result<u64, AppError> {
+    Ok(campaign_credential::Entity::update_many()
+        .col_expr(campaign_credential::Column::Status, Expr::value(RETIRED))
+        .col_expr(
+            campaign_credential::Column::RetiredAt,
+            Expr::value(Some(now)),
+        )
+        .filter(campaign_credential::Column::CampaignId.eq(campaign.to_owned()))
+        .filter(campaign_credential::Column::Kind.eq(kind.as_str()))
+        .filter(campaign_credential::Column::Status.eq(ACTIVE))
+        .exec(db)
+        .await?
+        .rows_affected)
+}
+
+/// Creates a credential of `kind` and returns the issuance (secret or token, once).
+async fn issue<C: ConnectionTrait>(
+    ctx: &Ctx,
+    db: &C,
+    m: &offer_campaign::Model,
+    kind: ProviderKind,
+    now: DateTime<Utc>,
+) -> Result<CredentialIssued, AppError> {
+    let key_id = new_id(match kind {
+        ProviderKind::CustomS2s => "s2sk",
+        ProviderKind::Mmp => "mmpk",
+        ProviderKind::Direct => "drtk",
+        ProviderKind::Managed => "mgdk",
+    });
+    let (secret, token) = match kind {
+        ProviderKind::CustomS2s => (Some(crypto::random_token("mkt_s2s")), None),
+        ProviderKind::Mmp => (None, Some(crypto::random_token("mkt_mmp"))),
+        ProviderKind::Direct => (None, Some(crypto::random_token("mkt_drt"))),
+        ProviderKind::Managed => (None, Some(crypto::random_token("mkt_mgd"))),
+    };
+    let row_id = new_id("ccr");
+    campaign_credential::ActiveModel {
+        id: Set(row_id.clone()),
+        campaign_id: Set(m.id.clone()),
+        kind: Set(kind.as_str().to_owned()),
+        key_id: Set(key_id.clone()),
+        secret_sealed: Set(secret
+            .as_deref()
+            .map(|s| ctx.keys.seal(&seal_binding(&row_id), s))
+            .transpose()?),
+        token_hash: Set(token.as_deref().map(crypto::sha256_hex)),
+        status: Set(ACTIVE.to_owned()),
+        created_at: Set(now),
+        retired_at: Set(None),
+    }
+    .insert(db)
+    .await
+    .map_err(db::race_on_unique)?;
+    Ok(CredentialIssued {
+        campaign_id: m.id.clone(),
+        kind: kind.as_str().to_owned(),
+        key_id,
+        status: ACTIVE.to_owned(),
+        secret,
+        token,
+        created: true,
+        created_at: now,
+        postback_url: postback_url(ctx, m),
+    })
+}
+
+async fn audit_credential<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    actor: &Principal,
+    action: &str,
+    issued: &CredentialIssued,
+) -> Result<(), AppError> {
+    audit::record(
+        db,
+        now,
+        Some(&actor.account_id),
+        action,
+        (SUBJECT, &issued.campaign_id),
+        serde_json::json!({"kind": issued.kind, "keyId": issued.key_id}),
+    )
+    .await
+}
+
+/// `custom-s2s/credentials`: the campaign's first signing key. A second call is refused;
+/// use rotate to replace the key.
+pub async fn create_s2s(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| create_s2s_once(ctx, actor, id)).await
+}
+
+async fn create_s2s_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
+    require_kind(&m, ProviderKind::CustomS2s)?;
+    require_open(&m)?;
+    if has_active(&txn, &m.id, ProviderKind::CustomS2s).await? {
+        return Err(AppError::conflict(
+            "the campaign already has a Custom S2S key; rotate it to get a new secret",
+        )
+        .with_code("credential_exists"));
+    }
+    let issued = issue(ctx, &txn, &m, ProviderKind::CustomS2s, now).await?;
+    audit_credential(&txn, now, actor, "campaign.s2s_key_created", &issued).await?;
+    txn.commit().await?;
+    Ok(issued)
+}
+
+/// `custom-s2s/rotate`: a new key replaces the active one at once.
+pub async fn rotate_s2s(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| rotate_s2s_once(ctx, actor, id)).await
+}
+
+async fn rotate_s2s_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
+    require_kind(&m, ProviderKind::CustomS2s)?;
+    require_open(&m)?;
+    if retire(&txn, &m.id, ProviderKind::CustomS2s, now).await? == 0 {
+        return Err(
+            AppError::conflict("the campaign has no Custom S2S key yet; create one first")
+                .with_code("credential_missing"),
+        );
+    }
+    let issued = issue(ctx, &txn, &m, ProviderKind::CustomS2s, now).await?;
+    audit_credential(&txn, now, actor, "campaign.s2s_key_rotated", &issued).await?;
+    txn.commit().await?;
+    Ok(issued)
+}
+
+/// `mmp/credentials` (and the direct and managed equivalents): generates the campaign token
+/// (201, shown once) or reports the existing one without it (200, `created: false`).
+pub async fn token(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    kind: ProviderKind,
+) -> Result<CredentialIssued, AppError> {
+    db::retry_on_race(|| token_once(ctx, actor, id, kind)).await
+}
+
+async fn token_once(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    kind: ProviderKind,
+) -> Result<CredentialIssued, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
+    require_kind(&m, kind)?;
+    if let Some(c) = active(&txn, &m.id, kind).await? {
+        return Ok(CredentialIssued {
+            campaign_id: m.id.clone(),
+            kind: c.kind,
+            key_id: c.key_id,
+            status: c.status,
+            secret: None,
+            token: None,
+            created: false,
+            created_at: c.created_at,
+            postback_url: postback_url(ctx, &m),
+        });
+    }
+    require_open(&m)?;
+    let issued = issue(ctx, &txn, &m, kind, now).await?;
+    audit_credential(&txn, now, actor, "campaign.token_created", &issued).await?;
+    txn.commit().await?;
+    Ok(issued)
+}
+
+/// `mmp/rotate`: only while DRAFT or IN_REVIEW; clears the live-test verification.
+pub async fn rotate_mmp(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<CredentialIssued, AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let m = locked_campaign(&txn, actor, id).await?;
+    require_kind(&m, ProviderKind::Mmp)?;
+    let status = status_of(&m);
+    if !matches!(status, CampaignStatus::Draft | CampaignStatus::InReview) {
+        return Err(AppError::conflict(format!(
+            "the campaign token can be rotated only while DRAFT or IN_REVIEW; this campaign is {}",
+            status.as_str()
+        ))
+        .with_code("rotation_not_allowed"));
+    }
+    retire(&txn, &m.id, ProviderKind::Mmp, now).await?;
+    let issued = issue(ctx, &txn, &m, ProviderKind::Mmp, now).await?;
+    let mut a = m.into_active_model();
+    a.mmp_verified_revision = Set(None);
+    a.mmp_verified_at = Set(None);
+    a.mmp_verified_by = Set(None);
+    a.updated_at = Set(now);
+    a.update(&txn).await?;
+    audit_credential(&txn, now, actor, "campaign.token_rotated", &issued).await?;
+    txn.commit().await?;
+    Ok(issued)
+}
+
+/// What a credential's sealed secret is bound to (its row).
+pub(crate) fn seal_binding(credential_row_id: &str) -> String {
+    format!("campaign_credentials:{credential_row_id}")
+}
+
+/// The plain secret of a stored Custom S2S credential.
+pub(super) fn open_secret(ctx: &Ctx, c: &campaign_credential::Model) -> Result<String, AppError> {
+    ctx.keys.open(
+        &seal_binding(&c.id),
+        c.secret_sealed.as_deref().unwrap_or_default(),
+    )
+}

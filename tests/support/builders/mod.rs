@@ -1,0 +1,11 @@
+//! Builders for the set-up the integration tests share: a publisher with a live placement
+//! and sessions (`publisher`), an advertiser's offer campaigns and postbacks (`offers`), survey markets (`surveys`), reward-callback worlds (`callbacks`).
+//! Test files use these instead of importing each other.
+
+pub mod callbacks;
+pub mod offers;
+pub mod publisher;
+pub mod surveys;
+
+pub use offers::*;
+pub use publisher::*;

@@ -1,0 +1,90 @@
+//! A publisher as tests need one: a verified, released website placement with a ready
+//! offerwall slot, SDK sessions of its users, and requests with an Idempotency-Key.
+
+use app::model::Role;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::TestApp;
+
+pub const DOMAIN: &str = "play.pixelquest.example";
+
+/// A verified, released website placement with one ready OFFERWALL slot (100 coins per USD).
+pub struct Publisher {
+    pub user: crate::TestUser,
+    pub token: String,
+    pub placement: String,
+    pub slot: String,
+}
+
+pub async fn publisher(app: &TestApp, admin: &str) -> Publisher {
+    let (user, token) = app.signed_in(Role::Publisher).await;
+    let p = app.website_placement(&token, DOMAIN).await;
+    let placement = p["placementId"].as_str().expect("id").to_owned();
+    app.verify_placement(&token, admin, &placement, true).await;
+    let (s, slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{placement}/ad-slots"),
+            Some(&token),
+            &json!({"name": "Wall", "type": "OFFERWALL", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    assert_eq!(slot["state"], "READY", "{slot}");
+    Publisher {
+        user,
+        token,
+        placement,
+        slot: slot["adSlotId"].as_str().expect("slot").to_owned(),
+    }
+}
+
+/// A STATIC_API slot (100 coins per USD) on the publisher's placement; its id.
+pub async fn static_slot(app: &TestApp, p: &Publisher) -> String {
+    let (s, slot) = app
+        .post(
+            &format!("/publisher/v2/placements/{}/ad-slots", p.placement),
+            Some(&p.token),
+            &json!({"name": "Feed", "type": "STATIC_API", "currency": {"name": "Coins", "decimals": 0, "rateNumeratorMinorUnits": 100, "rateDenominatorUsdMicros": 1_000_000, "rounding": "DOWN"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{slot}");
+    slot["adSlotId"].as_str().expect("slot").to_owned()
+}
+
+pub fn session_body(p: &Publisher, user: &str) -> Value {
+    json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
+        "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
+}
+
+pub async fn session(app: &TestApp, p: &Publisher, user: &str) -> (String, String) {
+    let (s, b) = app
+        .post("/sdk/v2/sessions", None, &session_body(p, user))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{b}");
+    (
+        b["sessionId"].as_str().expect("sessionId").to_owned(),
+        b["token"].as_str().expect("token").to_owned(),
+    )
+}
+
+/// A request with an Idempotency-Key header.
+pub async fn keyed(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> (StatusCode, Value) {
+    let res = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .expect("sent");
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
