@@ -4,3 +4,4 @@
 pub mod ceiling;
 pub mod seed;
 mod surveys;
+mod tools;

@@ -6,6 +6,7 @@
 //! in bulk, as months of traffic would have left them). Writes the fixtures the load
 //! generator needs (tokens, ids, the signing secret) to a JSON file; never in production.
 
+use super::tools::{Lcg, fail, input};
 use std::time::Instant;
 
 use app::domain::billing::funding;
@@ -14,7 +15,6 @@ use app::domain::delivery::{impressions, launches, sessions};
 use app::domain::idempotency::IdempotencyKey;
 use app::domain::publisher::static_keys;
 use app::domain::{Ctx, Principal, accounts};
-use app::error::AppError;
 use app::model::delivery::{CreateSession, LaunchRequest};
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
@@ -68,23 +68,6 @@ const CATEGORIES: [&str; 8] = [
 ];
 const TASK_TYPES: [&str; 4] = ["INSTALL", "REGISTER", "PURCHASE", "SUBSCRIBE"];
 
-/// A small deterministic generator, so two runs seed the same inventory.
-pub(super) struct Lcg(pub(super) u64);
-
-impl Lcg {
-    pub(super) fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
-
-pub(super) fn fail(what: &'static str) -> impl Fn(AppError) -> anyhow::Error {
-    move |e| anyhow::anyhow!("bench seed {what}: {} {:?}", e.message, e.field_errors)
-}
-
 async fn principal(ctx: &Ctx, email: &str) -> anyhow::Result<Principal> {
     let a = entity::account::Entity::find()
         .filter(entity::account::Column::Email.eq(email))
@@ -98,10 +81,6 @@ async fn principal(ctx: &Ctx, email: &str) -> anyhow::Result<Principal> {
         role: v.role,
         status: v.status,
     })
-}
-
-pub(super) fn input<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> anyhow::Result<T> {
-    Ok(serde_json::from_value(v)?)
 }
 
 /// Loads the data set and writes the fixtures.

@@ -13,7 +13,7 @@ use chrono::Duration;
 use sea_orm::{EntityTrait, Set};
 use serde_json::{Value, json};
 
-use super::seed::{Lcg, fail, input};
+use super::tools::{Lcg, fail, input};
 
 /// The locales the surveys and the respondents are spread over.
 pub const LOCALES: [&str; 8] = [

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use super::entries;
+use super::entries::link::entry_url;
 use super::fraud;
 use super::live::{Fit, snapshot::DEFAULT_LOI};
 use super::matching::Facts;
@@ -328,7 +328,7 @@ fn item(
     let incidence = m.conversion_hundredths.map(|c| Hundredths(c).rounded());
     Ok(SurveyItem {
         SurveyNumber: m.id.clone(),
-        SurveyUrl: entries::entry_url(
+        SurveyUrl: entry_url(
             ctx,
             now,
             &m.id,

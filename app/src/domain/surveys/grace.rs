@@ -11,7 +11,7 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
-use super::campaigns::SUBJECT;
+use super::SUBJECT;
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;

@@ -3,6 +3,9 @@
 //! Publishers: the survey fetch with respondent profiles and fraud checks, the hosted
 //! survey entry and the settlement of completes.
 
+/// Subject type of survey campaign audit records.
+pub const SUBJECT: &str = "survey_campaign";
+
 pub mod campaigns;
 pub mod cost;
 pub mod entries;

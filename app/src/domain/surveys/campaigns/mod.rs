@@ -22,8 +22,7 @@ use input::apply;
 pub use view::{eligibility, test_redirect_url, view_of, views};
 use view::{payment_of, status_of};
 
-/// Subject type of survey campaign audit records.
-pub const SUBJECT: &str = "survey_campaign";
+pub use super::SUBJECT;
 
 /// `POST /create`: a DRAFT campaign of the calling advertiser.
 pub async fn create(

@@ -13,7 +13,7 @@
 //! queued. Repeats of the same outcome are no-ops; a different outcome of a finished entry is
 //! refused.
 
-mod link;
+pub mod link;
 mod outcome;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
