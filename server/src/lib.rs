@@ -4,6 +4,7 @@
 pub mod api;
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod callback_sender;
 pub mod cli;
 pub mod config;
 pub mod demo;

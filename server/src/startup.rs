@@ -243,8 +243,9 @@ impl Application {
         let listener = TcpListener::bind(settings.bind)
             .await
             .with_context(|| format!("binding {}", settings.bind))?;
-        let callbacks = crate::workers::callbacks::Sender::from_settings(&settings)?;
-        let state = AppState::new(ctx, settings, callbacks);
+        let callbacks = crate::callback_sender::Sender::from_settings(&settings)?;
+        let bundle_version = crate::web::bundle_version(&settings.site_root);
+        let state = AppState::new(ctx, settings, callbacks, bundle_version);
         let router = crate::routes::router(state.clone());
         Ok(Self {
             listener,

@@ -25,7 +25,7 @@ pub struct Shared {
     /// cached for a year, since a new bundle gets a new path.
     pub bundle_version: Option<String>,
     /// The HTTP client of the reward-callback worker.
-    pub callbacks: Arc<crate::workers::callbacks::Sender>,
+    pub callbacks: Arc<crate::callback_sender::Sender>,
     /// Set once start-up has built what the hot paths read (`startup::warm_up`); until
     /// then `/readyz` answers 503, so a load balancer sends no user to a cold process.
     pub warm: std::sync::atomic::AtomicBool,
@@ -40,8 +40,14 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(ctx: Ctx, settings: Settings, callbacks: crate::workers::callbacks::Sender) -> Self {
-        let bundle_version = crate::web::bundle_version(&settings.site_root);
+    /// `bundle_version` is the browser bundle's content hash, if the site has one
+    /// (`web::bundle_version`).
+    pub fn new(
+        ctx: Ctx,
+        settings: Settings,
+        callbacks: crate::callback_sender::Sender,
+        bundle_version: Option<String>,
+    ) -> Self {
         let pkg_dir = match &bundle_version {
             Some(v) => format!("pkg/{v}"),
             None => "pkg".to_owned(),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use reqwest::StatusCode;
 use tests::{TestApp, TestUser, both_backends};
 
-use crate::access::{Owned, make};
+use tests::builders::ownership::{Owned, make};
 use tests::builders::publisher;
 
 both_backends!(a_second_account_reaches_nothing_through_the_dashboard);

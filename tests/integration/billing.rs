@@ -5,6 +5,7 @@ use app::domain::billing::ledger;
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tests::builders::billing::*;
 use tests::{TestApp, both_backends, error_code};
 
 both_backends!(
@@ -16,18 +17,6 @@ both_backends!(
     ledger_holds_under_random_interleavings,
     the_development_checkout_answers_only_this_machine,
 );
-
-const PROFILE: &str = "/performance-marketing/v2/billing/profile";
-pub(crate) const WIRE: &str = "/performance-marketing/v2/billing/funding/wire";
-const BALANCE: &str = "/performance-marketing/v2/billing/balance";
-pub(crate) const ORDER: &str = "/performance-marketing/v2/billing/funding/payprovider/order";
-
-pub(crate) async fn funded_ready(app: &TestApp) -> (String, String) {
-    let (user, t) = app.signed_in(Role::Advertiser).await;
-    let (s, p) = app.put(PROFILE, Some(&t), &json!({"accountType": "BUSINESS", "legalName": "Northwind Apps GmbH", "country": "de", "billingEmails": ["ap@northwind.example"]})).await;
-    assert_eq!(s, StatusCode::OK, "{p}");
-    (user.account_id, t)
-}
 
 async fn profile_is_validated_and_required_before_funding(app: TestApp) {
     let (_, t) = app.signed_in(Role::Advertiser).await;
@@ -632,13 +621,6 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
         .await
         .expect("reconcile");
     assert_eq!(rec, ledger::Reconciliation::default(), "seed {seed}");
-}
-
-/// The checkout action path (`approve` or `decline`) of an order, from its signed link.
-pub(crate) fn signed_action(order: &Value, action: &str) -> String {
-    let url = order["approveUrl"].as_str().unwrap_or_default();
-    let path = &url[url.find("/dev/").unwrap_or(0)..];
-    path.replacen("?sig=", &format!("/{action}?sig="), 1)
 }
 
 /// A development server bound to loopback behind a local reverse proxy must not hand free

@@ -13,9 +13,9 @@ use tests::receiver::{Answer, Receiver};
 
 use app::domain::callback_delivery::{LEASE_SECONDS, MAX_ATTEMPTS, dispatch};
 
-use crate::callback_delivery::{queue, receiving, request, row};
 use tests::builders::USD;
 use tests::builders::callbacks::{configure, world};
+use tests::builders::callbacks::{queue, receiving, request, row};
 use tests::builders::campaign_body;
 
 tests::each_backend!(

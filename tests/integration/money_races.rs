@@ -7,7 +7,7 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use crate::billing::{ORDER, WIRE, funded_ready, signed_action};
+use tests::builders::billing::{ORDER, WIRE, funded_ready, signed_action};
 use tests::builders::surveys::{call, create as create_survey, issue_key, survey};
 use tests::builders::surveys::{enter, market_with};
 use tests::builders::{

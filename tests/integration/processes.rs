@@ -284,7 +284,7 @@ async fn a_ban_reaches_the_other_process(backend: Backend) {
 /// The live surveys of `app::domain::surveys::live`: a survey paused on A leaves B's
 /// survey fetch within the bound, and comes back when resumed.
 async fn a_paused_survey_reaches_the_other_process(backend: Backend) {
-    use crate::survey_cache::lists;
+    use tests::builders::surveys::lists;
     use tests::builders::surveys::{market_with, respondent};
     let app = TestApp::spawn(backend).await;
     app.clock.set(chrono::Utc::now());

@@ -6,8 +6,8 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{Backend, TestApp, both_backends, error_code};
 
-use crate::callback_delivery::{queue, row, unconfigured};
 use tests::builders::callbacks::configure;
+use tests::builders::callbacks::{queue, row, unconfigured};
 use tests::builders::publisher;
 
 tests::each_backend!(a_removed_receiver_keeps_its_rewards_waiting);

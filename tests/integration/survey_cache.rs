@@ -13,7 +13,7 @@ use tests::{TestApp, both_backends};
 use tests::builders::surveys::{
     Market, enter, fetch, local, market_with, report_outcome, respondent,
 };
-use tests::builders::surveys::{call, create, survey};
+use tests::builders::surveys::{call, create, lists, survey};
 
 both_backends!(
     a_paused_or_closed_survey_leaves_the_next_fetch,
@@ -21,12 +21,6 @@ both_backends!(
     a_full_quota_leaves_the_next_fetch,
     a_profile_written_in_a_batch_is_what_the_next_fetch_and_the_entry_see,
 );
-
-pub(crate) fn lists(env: &Value, campaign: &str) -> bool {
-    env["Data"]
-        .as_array()
-        .is_some_and(|d| d.iter().any(|s| s["SurveyNumber"] == campaign))
-}
 
 async fn offered(app: &TestApp, m: &Market, user: &str) -> bool {
     let (s, env) = fetch(app, Some(&m.app_key), &respondent(m, user)).await;

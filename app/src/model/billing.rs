@@ -214,13 +214,17 @@ pub struct PayProviderConfig {
     pub environment: String,
 }
 
+wire_enum!(
+    /// What an invoice line is: a credited funding, or a month's spend on one campaign.
+    InvoiceLineKind { Funding = "FUNDING", Spend = "SPEND" }
+);
+
 /// One line of an invoice: a credited funding, or a month's spend on one campaign.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InvoiceLine {
-    /// FUNDING or SPEND.
-    pub kind: String,
+    pub kind: InvoiceLineKind,
     pub description: String,
     /// The funding id or campaign id.
     pub reference: String,

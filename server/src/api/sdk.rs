@@ -152,7 +152,7 @@ async fn configuration(
 /// Replace the session with a new token and fifteen fresh minutes; the old token stops
 /// working. A retry with the same Idempotency-Key returns the same replacement.
 #[utoipa::path(post, path = "/sessions/{sessionId}/refresh", tag = "sdk", security(("sdkSession" = [])),
-    params(("sessionId" = String, Path), ("Idempotency-Key" = String, Header)),
+    params(("sessionId" = String, Path), ("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")),
     responses((status = 200, body = SdkSession), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn refresh(
     State(s): State<AppState>,
@@ -168,7 +168,7 @@ async fn refresh(
 
 /// Revoke the session: its token stops working (204; again 204 when already revoked).
 #[utoipa::path(post, path = "/sessions/{sessionId}/revoke", tag = "sdk", security(("sdkSession" = [])),
-    params(("sessionId" = String, Path), ("Idempotency-Key" = String, Header)),
+    params(("sessionId" = String, Path), ("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")),
     responses((status = 204), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn revoke(
     State(s): State<AppState>,
@@ -231,7 +231,7 @@ pub(crate) async fn get_offer(
 /// with the first receipt and `duplicate: true`). A launch needs the receipt within ten
 /// minutes.
 #[utoipa::path(post, path = "/offers/{offerId}/impressions", tag = "sdk", security(("sdkSession" = [])),
-    params(("offerId" = String, Path), ("Idempotency-Key" = String, Header)), request_body(content = ImpressionRequest, description = "optional"),
+    params(("offerId" = String, Path), ("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")), request_body(content = ImpressionRequest, description = "optional"),
     responses((status = 201, body = ImpressionReceipt), (status = 200, body = ImpressionReceipt), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(crate) async fn record_impression(
     State(s): State<AppState>,
@@ -250,7 +250,7 @@ pub(crate) async fn record_impression(
 /// campaign's budget (409 `budget_exhausted`); a banned user gets 403 `user_banned`. A retry
 /// with the same Idempotency-Key returns the same launch (200, `duplicate: true`).
 #[utoipa::path(post, path = "/offers/{offerId}/launch", tag = "sdk", security(("sdkSession" = [])),
-    params(("offerId" = String, Path), ("Idempotency-Key" = String, Header)), request_body = LaunchRequest,
+    params(("offerId" = String, Path), ("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")), request_body = LaunchRequest,
     responses((status = 201, body = SignedLaunch), (status = 200, body = SignedLaunch), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(crate) async fn launch(
     State(s): State<AppState>,
@@ -346,7 +346,7 @@ async fn support_cases(
 /// (200). `reasonCode`: 3-64 of A-Z, 0-9, _; `message`: 10-2000 characters; `sessionId`: a
 /// session of the same user and placement.
 #[utoipa::path(post, path = "/support", tag = "sdk", security(("sdkSession" = [])),
-    params(("Idempotency-Key" = String, Header)), request_body = SdkSupportRequest,
+    params(("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")), request_body = SdkSupportRequest,
     responses((status = 201, body = SupportCase), (status = 200, body = SupportCase), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn open_support_case(
     State(s): State<AppState>,
@@ -365,7 +365,7 @@ async fn open_support_case(
 /// the same file answers 200 with the first upload (`duplicate: true`); another file under
 /// that key is 409 `idempotency_key_reused`.
 #[utoipa::path(post, path = "/support/{supportCaseId}/evidence", tag = "sdk", security(("sdkSession" = [])),
-    params(("supportCaseId" = String, Path), ("Idempotency-Key" = String, Header)),
+    params(("supportCaseId" = String, Path), ("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")),
     request_body(content_type = "multipart/form-data", content = EvidenceForm),
     responses((status = 201, body = SupportEvidence), (status = 200, body = SupportEvidence), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 413, body = ErrorBody), (status = 415, body = ErrorBody)))]
 async fn support_evidence(

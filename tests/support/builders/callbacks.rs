@@ -1,11 +1,16 @@
 //! Reward callbacks as tests need them: an application that trusts a test receiver, a
 //! configured receiver, a user's click, and a "world" (a funded advertiser with a live
-//! campaign and a publisher) that reports conversions and lists deliveries.
+//! campaign and a publisher) that reports conversions and lists deliveries, and outbox
+//! rows written straight into the database for the worker tests.
 
+use app::domain::callback_delivery::dispatch::ClaimRequest;
+use chrono::Duration;
+use entity::callback_delivery;
 use reqwest::StatusCode;
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use serde_json::{Value, json};
 
-use super::offers::{Conversion, USD, live_campaign, now_ts, postback};
+use super::offers::{Conversion, USD, campaign_body, live_campaign, now_ts, postback};
 use super::publisher::{Publisher, keyed, publisher, session};
 use crate::receiver::Receiver;
 use crate::{Backend, TestApp};
@@ -122,4 +127,100 @@ impl World {
         assert_eq!(s, StatusCode::OK, "{l}");
         l
     }
+}
+
+/// Queues `n` due confirmations for `placement` straight into the outbox.
+pub async fn queue(w: &World, placement: &str, n: usize, age_seconds: i64) -> Vec<String> {
+    let now = w.app.clock_now() - Duration::seconds(age_seconds);
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let at = now + Duration::milliseconds(i as i64);
+        let id = insert(
+            &w.app,
+            placement,
+            "acc_test",
+            &format!("cnv_{placement}_{i}"),
+            "PENDING",
+            at,
+        )
+        .await;
+        ids.push(id);
+    }
+    ids
+}
+
+/// One confirmation row in the outbox, due at `at`, as settlement (`PENDING`) or the
+/// worker (`DELIVERED`) leaves it.
+pub async fn insert(
+    app: &TestApp,
+    placement: &str,
+    owner: &str,
+    conversion: &str,
+    status: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> String {
+    let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
+    let delivered = status == "DELIVERED";
+    callback_delivery::ActiveModel {
+        id: Set(id.clone()),
+        placement_id: Set(placement.to_owned()),
+        owner_account_id: Set(owner.to_owned()),
+        conversion_id: Set(conversion.to_owned()),
+        event: Set("reward.confirmed".to_owned()),
+        payload: Set(json!({"eventId": id}).to_string()),
+        status: Set(status.to_owned()),
+        attempts: Set(i32::from(delivered)),
+        next_attempt_at: Set(at),
+        last_response_status: Set(delivered.then_some(200)),
+        last_error: Set(None),
+        key_id: Set(None),
+        created_at: Set(at),
+        updated_at: Set(at),
+        delivered_at: Set(delivered.then_some(at)),
+        external_user_id: Set(Some("user".to_owned())),
+        campaign_id: Set(None),
+        depends_on: Set(None),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        replays: Set(0),
+        failed_at: Set(None),
+    }
+    .insert(&app.state.ctx.db)
+    .await
+    .expect("queue a delivery");
+    id
+}
+
+/// A live campaign and a publisher whose placement's receiver is not configured yet.
+pub async fn unconfigured(backend: Backend) -> (Receiver, World) {
+    let rx = Receiver::start().await;
+    let app = app_for(backend, &rx, false).await;
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    (rx, w)
+}
+
+/// The same with the receiver configured on the placement.
+pub async fn receiving(backend: Backend) -> (Receiver, World) {
+    let (rx, w) = unconfigured(backend).await;
+    configure(&w.app, &w.p, &rx.url).await;
+    (rx, w)
+}
+
+pub fn request<'a>(owner: &'a str, limit: usize, per_placement: usize) -> ClaimRequest<'a> {
+    ClaimRequest {
+        owner,
+        limit,
+        per_placement,
+        exclude: &[],
+        lease: Duration::seconds(60),
+        after: None,
+    }
+}
+
+pub async fn row(w: &World, id: &str) -> callback_delivery::Model {
+    callback_delivery::Entity::find_by_id(id.to_owned())
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("read")
+        .expect("delivery exists")
 }

@@ -264,3 +264,9 @@ pub async fn enter(app: &TestApp, m: &Market, user: &str) -> Option<String> {
         .strip_prefix("https://survey.example/live?tid=")
         .map(str::to_owned)
 }
+
+pub fn lists(env: &Value, campaign: &str) -> bool {
+    env["Data"]
+        .as_array()
+        .is_some_and(|d| d.iter().any(|s| s["SurveyNumber"] == campaign))
+}

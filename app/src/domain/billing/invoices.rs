@@ -80,7 +80,7 @@ pub async fn list(
     for f in fundings {
         let period = format!("{:04}-{:02}", f.created_at.year(), f.created_at.month());
         months.entry(period).or_default().0.push(InvoiceLine {
-            kind: "FUNDING".to_owned(),
+            kind: InvoiceLineKind::Funding,
             description: format!("Wallet funding {}", f.created_at.format("%Y-%m-%d")),
             reference: f.reference,
             amount_micros: f.micros,
@@ -101,7 +101,7 @@ pub async fn list(
             .map(|(period, (mut lines, spend))| {
                 lines.extend(spend.into_iter().filter(|(_, m)| *m != 0).map(
                     |(campaign, micros)| InvoiceLine {
-                        kind: "SPEND".to_owned(),
+                        kind: InvoiceLineKind::Spend,
                         description: format!("Delivered results, campaign {campaign}"),
                         reference: campaign,
                         amount_micros: micros,
@@ -110,12 +110,12 @@ pub async fn list(
                 ));
                 let funded: i64 = lines
                     .iter()
-                    .filter(|l| l.kind == "FUNDING")
+                    .filter(|l| l.kind == InvoiceLineKind::Funding)
                     .map(|l| l.amount_micros)
                     .sum();
                 let spent: i64 = lines
                     .iter()
-                    .filter(|l| l.kind == "SPEND")
+                    .filter(|l| l.kind == InvoiceLineKind::Spend)
                     .map(|l| l.amount_micros)
                     .sum();
                 Invoice {

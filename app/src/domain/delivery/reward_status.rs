@@ -5,6 +5,7 @@
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use crate::domain::Ctx;
+use crate::domain::conversions::reported::Settlement;
 use crate::error::AppError;
 use crate::model::delivery::*;
 use entity::{ad_slot, conversion, sdk_session};
@@ -48,11 +49,11 @@ async fn totals(
         .chain(held.into_iter().map(|(s, v)| (s, v, true)))
     {
         let sum = sum.unwrap_or(0);
-        match user_status(&settlement) {
-            Some("EARNED") if in_hold => t.pending_minor_units += sum,
-            Some("PENDING") => t.pending_minor_units += sum,
-            Some("EARNED") => t.earned_minor_units += sum,
-            Some("REVERSED") => t.reversed_minor_units += sum,
+        match Settlement::parse(&settlement) {
+            Some(Settlement::Approved) if in_hold => t.pending_minor_units += sum,
+            Some(Settlement::Pending) => t.pending_minor_units += sum,
+            Some(Settlement::Approved) => t.earned_minor_units += sum,
+            Some(Settlement::Reversed) => t.reversed_minor_units += sum,
             _ => {}
         }
     }
@@ -60,13 +61,13 @@ async fn totals(
 }
 
 /// What the user sees for a settlement state (`None`: not shown, e.g. an unmatched click).
-fn user_status(settlement: &str) -> Option<&'static str> {
+fn user_status(settlement: Settlement) -> Option<&'static str> {
     match settlement {
-        "PENDING" => Some("PENDING"),
-        "APPROVED" => Some("EARNED"),
-        "REJECTED" | "CAP_REACHED" | "NO_BUDGET" => Some("REJECTED"),
-        "REVERSED" => Some("REVERSED"),
-        _ => None,
+        Settlement::Pending => Some("PENDING"),
+        Settlement::Approved => Some("EARNED"),
+        Settlement::Rejected | Settlement::CapReached | Settlement::NoBudget => Some("REJECTED"),
+        Settlement::Reversed => Some("REVERSED"),
+        Settlement::UnmatchedClick | Settlement::UnknownGoal | Settlement::OutOfWindow => None,
     }
 }
 
@@ -102,11 +103,14 @@ pub async fn status(
     };
     let mut items = Vec::new();
     for r in &rows {
-        let Some(mut status) = user_status(&r.settlement) else {
+        let Some(settled) = Settlement::parse(&r.settlement) else {
+            continue;
+        };
+        let Some(mut status) = user_status(settled) else {
             continue;
         };
         // An approved conversion in its goal's pending hold is not earned yet.
-        if status == "EARNED" && r.credit_at.is_some_and(|t| t > now) {
+        if settled == Settlement::Approved && r.credit_at.is_some_and(|t| t > now) {
             status = "PENDING";
         }
         items.push(RewardStatusItem {

@@ -391,6 +391,11 @@ pub struct ProviderCapabilities {
     pub items: Vec<ProviderCapability>,
 }
 
+wire_enum!(
+    /// Whether a campaign credential is in use.
+    CredentialStatus { Active = "ACTIVE", Retired = "RETIRED" }
+);
+
 /// A campaign credential without its secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -403,6 +408,13 @@ pub struct CredentialMeta {
     pub status: String,
     pub created_at: DateTime<Utc>,
     pub retired_at: Option<DateTime<Utc>>,
+}
+
+impl CredentialMeta {
+    /// Not retired: it signs or authenticates reports now.
+    pub fn is_active(&self) -> bool {
+        CredentialStatus::parse(&self.status) == Some(CredentialStatus::Active)
+    }
 }
 
 /// A newly issued campaign secret or token; `secret`/`token` appear only here, once.

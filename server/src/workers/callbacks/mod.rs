@@ -11,7 +11,6 @@
 //! - [`sender`]: the HTTP client and how an attempt's outcome is classified.
 
 pub mod dispatcher;
-pub mod sender;
 
 use std::collections::HashMap;
 
@@ -20,7 +19,7 @@ use app::domain::callback_delivery::dispatch::record::Recorded;
 use app::domain::callback_delivery::dispatch::{self, ClaimRequest, Claimed, Finished, Outcome};
 use futures::StreamExt;
 
-pub use sender::Sender;
+pub use crate::callback_sender::Sender;
 
 use crate::state::AppState;
 

@@ -40,7 +40,7 @@ pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
     let active = setup
         .credentials
         .iter()
-        .any(|c| c.kind == kind && c.status == "ACTIVE");
+        .any(|c| c.kind == kind && c.is_active());
     let open = !matches!(status, CampaignStatus::Ended | CampaignStatus::Archived);
     let mmp_rotatable = matches!(status, CampaignStatus::Draft | CampaignStatus::InReview);
     // (op, label) of the button this campaign offers now.
@@ -106,7 +106,7 @@ pub(in crate::pages::advertiser::campaigns) fn SigningPanel(
     let has_key = setup
         .credentials
         .iter()
-        .any(|c| c.kind == "CUSTOM_S2S" && c.status == "ACTIVE");
+        .any(|c| c.kind == "CUSTOM_S2S" && c.is_active());
     // The scripted answer wins over a flash left by an earlier plain post.
     let result = move || match actions.test.value().get() {
         Some(Ok(t)) => Some(t),
