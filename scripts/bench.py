@@ -344,7 +344,7 @@ def fresh_launches(base, fx, count):
         x = launchable[i % len(launchable)]
         status, _, body = http("POST", f"{base}/sdk/v2/offers/{fx['postbackCampaignId']}/launch",
                                {"Authorization": "Bearer " + x["token"],
-                                "Idempotency-Key": f"redirect-{time.time()}-{i}",
+                                "Idempotency-Key": f"redirect-{time.time_ns()}-{i}",
                                 "Content-Type": "application/json"},
                                json.dumps({"impressionId": x["impressionId"]}))
         if status in (200, 201):
