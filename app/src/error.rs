@@ -165,19 +165,6 @@ impl FieldErrors {
     }
 }
 
-impl leptos::server_fn::error::FromServerFnError for AppError {
-    type Encoder = leptos::server_fn::codec::JsonEncoding;
-
-    fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
-        use leptos::server_fn::error::ServerFnErrorErr as E;
-        match value {
-            E::Args(m) | E::MissingArg(m) => AppError::invalid(m),
-            E::Request(m) => AppError::unavailable(format!("could not reach the server: {m}")),
-            other => AppError::new(500, "internal", other.to_string()),
-        }
-    }
-}
-
 #[cfg(feature = "ssr")]
 mod http_impl {
     use super::AppError;

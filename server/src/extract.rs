@@ -20,6 +20,11 @@ pub(crate) use app::auth::ClientIp;
 /// Largest JSON body any route accepts (evidence uploads have their own limit).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// An evidence upload's limit: a multipart body around one 5 MiB file (the file itself is
+/// checked exactly).
+pub const EVIDENCE_BODY_BYTES: usize =
+    app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES + 64 * 1024;
+
 /// A JSON body parsed with field paths for `fieldErrors`; also a JSON response.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AppJson<T>(pub T);
@@ -274,7 +279,7 @@ pub async fn evidence_field(
     form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
     name: &str,
     max: usize,
-) -> Result<app::domain::delivery::sdk_evidence::EvidenceUpload, AppError> {
+) -> Result<app::domain::delivery::support_cases::evidence::EvidenceUpload, AppError> {
     let bad = |why: &str| AppError::field(name, why.to_owned());
     let too_large = || AppError::payload_too_large(max);
     let mut form = form.map_err(|_| {
@@ -300,7 +305,9 @@ pub async fn evidence_field(
             }
             bytes.extend_from_slice(&chunk);
         }
-        return Ok(app::domain::delivery::sdk_evidence::EvidenceUpload { file_name, bytes });
+        return Ok(
+            app::domain::delivery::support_cases::evidence::EvidenceUpload { file_name, bytes },
+        );
     }
     Err(bad("is required (multipart field with the file)"))
 }

@@ -246,7 +246,7 @@ impl RouteClass {
     /// The declared body size refused before reading (multipart framing included).
     fn body_limit(self) -> usize {
         match self {
-            Self::Upload => crate::api::sdk::EVIDENCE_BODY_BYTES,
+            Self::Upload => crate::extract::EVIDENCE_BODY_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }
@@ -254,7 +254,7 @@ impl RouteClass {
     /// The limit the refusal names (the file's own limit for uploads).
     fn shown_limit(self) -> usize {
         match self {
-            Self::Upload => app::domain::delivery::sdk_evidence::MAX_EVIDENCE_BYTES,
+            Self::Upload => app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }

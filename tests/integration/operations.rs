@@ -159,7 +159,7 @@ async fn user_bans_lifecycle(app: TestApp) {
 
     let now = app.state.ctx.now();
     assert!(
-        app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", now)
+        app::domain::publisher::bans::active_ban(&app.state.ctx.db, pid, "user-42", now)
             .await
             .expect("q")
             .is_some()
@@ -173,7 +173,7 @@ async fn user_bans_lifecycle(app: TestApp) {
     assert_eq!(active["count"], 0);
     let later = app.state.ctx.now();
     assert!(
-        app::domain::publisher::user_bans::active_ban(&app.state.ctx.db, pid, "user-42", later)
+        app::domain::publisher::bans::active_ban(&app.state.ctx.db, pid, "user-42", later)
             .await
             .expect("q")
             .is_none()

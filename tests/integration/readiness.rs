@@ -79,7 +79,8 @@ async fn a_restarted_process_is_ready_only_with_its_inventory(app: TestApp) {
         "ready means the live campaign is in the inventory"
     );
     let built = |snap: &app::domain::campaigns::snapshot::Snapshot| {
-        snap.feed_requests()
+        snap.feeds
+            .requests()
             .iter()
             .any(|(r, _)| r.slot_id == feed_slot && r.country.is_none())
     };

@@ -202,15 +202,16 @@ pub async fn approve_advertiser(
     am.approved_by = Set(Some(actor.account_id.clone()));
     am.updated_at = Set(now);
     let updated = am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "advertiser.approve",
-        ("account", account_id),
-        serde_json::json!({}),
-    )
-    .await?;
+    let detail = serde_json::json!({});
+    actor
+        .audit(
+            &txn,
+            now,
+            "advertiser.approve",
+            ("account", account_id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     Ok(view(&updated))
 }

@@ -141,7 +141,7 @@ impl<V: Clone> GuardedCache<V> {
 /// The hot-path caches of one process.
 pub struct HotCaches {
     /// SDK sessions by token hash.
-    pub sessions: GuardedCache<std::sync::Arc<entity::sdk_session::Model>>,
+    pub sessions: GuardedCache<std::sync::Arc<crate::domain::delivery::actor::SdkActor>>,
     /// Active bans by `placement|user`: the expiry of each active ban (`None`: never).
     pub bans: GuardedCache<std::sync::Arc<Vec<Option<chrono::DateTime<chrono::Utc>>>>>,
     /// A user's counted conversions on a placement by `placement|user`.

@@ -13,7 +13,6 @@ pub mod conversions;
 pub mod crypto;
 pub mod db;
 pub mod delivery;
-pub mod delivery_history;
 pub mod hot_cache;
 pub mod idempotency;
 pub mod ids;

@@ -13,6 +13,19 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// Records in the audit log that this account did `action` to `subject`
+    /// (`(type, id)`), inside the caller's transaction so the entry commits with the change.
+    pub async fn audit<C: sea_orm::ConnectionTrait>(
+        &self,
+        db: &C,
+        now: chrono::DateTime<chrono::Utc>,
+        action: &str,
+        subject: (&str, &str),
+        detail: serde_json::Value,
+    ) -> Result<(), AppError> {
+        super::audit::record(db, now, Some(&self.account_id), action, subject, detail).await
+    }
+
     /// ADMIN or SUPERADMIN.
     pub fn require_admin(&self) -> Result<(), AppError> {
         if self.role.is_admin() {

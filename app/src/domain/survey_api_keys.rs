@@ -5,7 +5,7 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::{EncryptionType, SurveyApiCredentialIssued};
 use entity::survey_api_credential as cred;
@@ -49,15 +49,16 @@ async fn issue_once(
     .insert(&txn)
     .await
     .map_err(crate::domain::db::race_on_unique)?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_api_credential.issue",
-        ("survey_api_credential", &id),
-        serde_json::json!({"encryptionType": encryption.as_str()}),
-    )
-    .await?;
+    let detail = serde_json::json!({"encryptionType": encryption.as_str()});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_api_credential.issue",
+            ("survey_api_credential", &id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     Ok(SurveyApiCredentialIssued {
         api_key,

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::money::Amount;
+use crate::model::money::Micros;
 
 /// BUSINESS or INDIVIDUAL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,11 +93,11 @@ pub struct BillingProfileInput {
 pub struct Balance {
     pub advertiser_id: String,
     pub currency: String,
-    pub available_micros: i64,
+    pub available_micros: Micros,
     pub available: String,
-    pub reserved_micros: i64,
+    pub reserved_micros: Micros,
     pub reserved: String,
-    pub spent_micros: i64,
+    pub spent_micros: Micros,
     pub spent: String,
 }
 
@@ -111,7 +112,7 @@ pub struct Funding {
     pub method: String,
     /// AWAITING_REVIEW (wire), PENDING (provider order open), CREDITED, DECLINED.
     pub status: String,
-    pub amount_micros: i64,
+    pub amount_micros: Micros,
     pub amount: String,
     pub currency: String,
     pub external_reference: Option<String>,
@@ -188,9 +189,9 @@ pub struct AdvertiserSelector {
 #[serde(rename_all = "camelCase")]
 pub struct WireConfig {
     pub currency: String,
-    pub minimum_micros: i64,
+    pub minimum_micros: Micros,
     pub minimum: String,
-    pub maximum_micros: i64,
+    pub maximum_micros: Micros,
     pub maximum: String,
     pub beneficiary: String,
     pub bank_name: String,
@@ -199,17 +200,23 @@ pub struct WireConfig {
     pub reference_instructions: String,
 }
 
+wire_enum!(
+    /// Which payment provider the service is configured with: the development stand-in
+    /// (checkout page served by this service) or none (wire transfers only).
+    ProviderCode { Development = "DEVELOPMENT", Disabled = "NONE" }
+);
+
 /// Checkout client configuration of the payment provider.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PayProviderConfig {
-    pub provider: String,
+    pub provider: ProviderCode,
     pub client_id: String,
     pub currency: String,
-    pub minimum_micros: i64,
+    pub minimum_micros: Micros,
     pub minimum: String,
-    pub maximum_micros: i64,
+    pub maximum_micros: Micros,
     pub maximum: String,
     pub environment: String,
 }
@@ -228,7 +235,7 @@ pub struct InvoiceLine {
     pub description: String,
     /// The funding id or campaign id.
     pub reference: String,
-    pub amount_micros: i64,
+    pub amount_micros: Micros,
     pub amount: String,
 }
 
@@ -243,9 +250,9 @@ pub struct Invoice {
     pub period: String,
     pub status: String,
     pub currency: String,
-    pub funded_micros: i64,
+    pub funded_micros: Micros,
     pub funded: String,
-    pub spent_micros: i64,
+    pub spent_micros: Micros,
     pub spent: String,
     pub lines: Vec<InvoiceLine>,
 }

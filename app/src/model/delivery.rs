@@ -5,6 +5,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::publisher::{Currency, SlotState, SlotType};
+use crate::model::money::Micros;
 
 /// `contractVersion` of session, offer list, static feed and reward-status responses.
 pub const CONTRACT_VERSION: &str = "2.0.0";
@@ -398,7 +399,7 @@ pub struct OffersReportRow {
     pub conversions: i64,
     pub reversals: i64,
     /// Publisher earnings net of reversals.
-    pub earnings_micros: i64,
+    pub earnings_micros: Micros,
     pub earnings: String,
 }
 
@@ -411,7 +412,7 @@ pub struct OffersReportTotals {
     pub clicks: i64,
     pub conversions: i64,
     pub reversals: i64,
-    pub earnings_micros: i64,
+    pub earnings_micros: Micros,
     pub earnings: String,
 }
 
@@ -444,7 +445,7 @@ impl OffersReport {
                 r.clicks,
                 r.conversions,
                 r.reversals,
-                r.earnings_micros,
+                r.earnings_micros.get(),
                 r.earnings
             ));
         }

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
+mod error;
 pub mod publisher;
 pub mod surveys;
 pub mod user_identity;

@@ -191,7 +191,7 @@ pub async fn add_qualification(
 ) -> Result<(), AppError> {
     super::web::run(async move {
         use crate::domain::surveys::reference;
-        use crate::model::survey::targeting::{NumericRange, QualificationInput};
+        use crate::model::survey::targeting::{NumericRange, QualificationInput, QuestionKind};
         let (ctx, _, p) = super::web::writer(&csrf).await?;
         let parts: Vec<String> = criteria
             .split([',', '\n'])
@@ -200,13 +200,13 @@ pub async fn add_qualification(
             .collect();
         let kind = reference::question(&question_id)
             .map(|q| q.kind)
-            .unwrap_or("SINGLE");
+            .unwrap_or(QuestionKind::Single);
         let mut input = QualificationInput {
             question_id: Some(question_id),
             ..Default::default()
         };
         match kind {
-            "NUMERIC" => {
+            QuestionKind::Numeric => {
                 let mut ranges = Vec::new();
                 for (i, r) in parts.iter().enumerate() {
                     let (a, b) = r.split_once('-').unwrap_or((r, r));
@@ -222,8 +222,8 @@ pub async fn add_qualification(
                 }
                 input.ranges = Some(ranges);
             }
-            "TEXT" => input.values = Some(parts),
-            _ => input.answer_ids = Some(parts),
+            QuestionKind::Text => input.values = Some(parts),
+            QuestionKind::Single | QuestionKind::Multi => input.answer_ids = Some(parts),
         }
         crate::domain::surveys::quotas::create_qualification(
             &ctx,

@@ -2,7 +2,6 @@
 //! generated from the handlers' annotations, so a route cannot be added without it.
 
 pub mod admin;
-pub mod admin_campaigns;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
@@ -137,7 +136,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest(
             "/admin/v1",
-            admin::router().merge(admin_campaigns::router()).layer(
+            admin::router().merge(admin::campaigns::router()).layer(
                 axum::middleware::from_fn_with_state(state.clone(), crate::middleware::admins_only),
             ),
         )
@@ -148,8 +147,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
                 .merge(campaigns::router())
                 .merge(gated(postbacks::router(), delivery)),
         )
-        .layer(crate::routes::compression())
-        .layer(crate::routes::trace());
+        .layer(crate::layers::compression())
+        .layer(crate::layers::trace());
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(console)
         .merge(delivery_routes(foundation, delivery))

@@ -6,7 +6,7 @@
 use crate::extract::ClientIp;
 use app::domain::Policy;
 use app::domain::delivery::{
-    impressions, launches, offer_list, offers, reward_status, sdk_evidence, sdk_support, sessions,
+    impressions, launches, offer_list, offers, reward_status, sessions, support_cases,
 };
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
@@ -47,7 +47,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(record_impression))
         .routes(routes!(launch))
         .routes(routes!(open_launch))
-        .merge(compressed().layer(crate::routes::compression()))
+        .merge(compressed().layer(crate::layers::compression()))
         .layer(cors())
 }
 
@@ -62,11 +62,11 @@ fn compressed() -> OpenApiRouter<AppState> {
         .routes(routes!(rewards))
         .routes(routes!(offer_rewards))
         .routes(routes!(support_cases, open_support_case))
-        .routes(routes!(support_evidence).layer(DefaultBodyLimit::max(EVIDENCE_BODY_BYTES)))
+        .routes(
+            routes!(support_evidence)
+                .layer(DefaultBodyLimit::max(crate::extract::EVIDENCE_BODY_BYTES)),
+        )
 }
-
-/// A multipart body around one 5 MiB file (the file itself is checked exactly).
-pub const EVIDENCE_BODY_BYTES: usize = sdk_evidence::MAX_EVIDENCE_BYTES + 64 * 1024;
 
 /// The raw session token of the request.
 pub(crate) struct SessionToken(String);
@@ -82,7 +82,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SessionToken {
 }
 
 /// A live session (expired, revoked and banned users are refused).
-pub(crate) struct Session(entity::sdk_session::Model);
+pub(crate) struct Session(std::sync::Arc<app::domain::delivery::actor::SdkActor>);
 
 impl FromRequestParts<AppState> for Session {
     type Rejection = AppError;
@@ -339,7 +339,7 @@ async fn support_cases(
     AppQuery(q): AppQuery<SupportPage>,
 ) -> Result<AppJson<SupportCaseList>, AppError> {
     let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "case")?;
-    sdk_support::list(&s.ctx, &sess, &page).await.map(AppJson)
+    support_cases::list(&s.ctx, &sess, &page).await.map(AppJson)
 }
 
 /// Open a support case (201), or get the one already opened with this Idempotency-Key
@@ -354,7 +354,7 @@ async fn open_support_case(
     IdempotencyKey(key): IdempotencyKey,
     AppJson(body): AppJson<SdkSupportRequest>,
 ) -> Result<(StatusCode, AppJson<SupportCase>), AppError> {
-    let (case, created) = sdk_support::open(&s.ctx, &sess, body, &key).await?;
+    let (case, created) = support_cases::open(&s.ctx, &sess, body, &key).await?;
     Ok(created_or_ok(case, created))
 }
 
@@ -375,10 +375,14 @@ async fn support_evidence(
     AppPath(id): AppPath<String>,
     form: Result<Multipart, MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<SupportEvidence>), AppError> {
-    sdk_evidence::ensure_allowed(&s.ctx, &sess)?;
-    let upload =
-        crate::extract::evidence_field(form, "evidence", sdk_evidence::MAX_EVIDENCE_BYTES).await?;
-    let (e, created) = sdk_evidence::upload(&s.ctx, &sess, &id, upload, &key).await?;
+    support_cases::evidence::ensure_allowed(&s.ctx, &sess)?;
+    let upload = crate::extract::evidence_field(
+        form,
+        "evidence",
+        support_cases::evidence::MAX_EVIDENCE_BYTES,
+    )
+    .await?;
+    let (e, created) = support_cases::evidence::upload(&s.ctx, &sess, &id, upload, &key).await?;
     Ok(created_or_ok(e, created))
 }
 

@@ -1,8 +1,8 @@
 //! The headers of every wall page: private and never stored, no referrer that could carry
 //! the token away, and a Content-Security-Policy that says who may frame the page.
 
+use app::domain::delivery::actor::SdkActor;
 use axum::response::{IntoResponse, Response};
-use entity::sdk_session;
 use http::{HeaderValue, StatusCode, header};
 
 /// Every wall answer: private, never stored, no referrer leaves with the token.
@@ -32,7 +32,7 @@ const WALL_CSP: &str = "default-src 'self'; img-src https: data: 'self'; style-s
 /// frames it. Refusal pages carry no action and keep the base policy. Outside production a
 /// page on this machine (`http://localhost:*`, `http://127.0.0.1:*`) may frame it too, so a
 /// developer can try the web SDK from a local page.
-pub(super) fn wall_policy(s: &sdk_session::Model, development: bool) -> String {
+pub(super) fn wall_policy(s: &SdkActor, development: bool) -> String {
     let domain = s.package_bundle_or_domain.to_ascii_lowercase();
     let safe = !domain.is_empty()
         && domain
@@ -58,11 +58,10 @@ pub(super) fn wall_policy(s: &sdk_session::Model, development: bool) -> String {
 mod tests {
     use super::*;
 
-    fn session(platform: &str, domain: &str) -> sdk_session::Model {
+    fn session(platform: &str, domain: &str) -> SdkActor {
         let now = chrono::Utc::now();
-        sdk_session::Model {
+        SdkActor {
             id: "ses_1".into(),
-            token_hash: String::new(),
             placement_id: "plc_1".into(),
             ad_slot_id: None,
             external_user_id: "u".into(),
@@ -75,10 +74,6 @@ mod tests {
             issued_at: now,
             expires_at: now,
             revoked_at: None,
-            replaced_by: None,
-            refresh_key: None,
-            sealed_token: None,
-            revoke_key: None,
             user_verified: false,
         }
     }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use app::domain::Policy;
 use app::domain::delivery::{
-    hosted_wall, impressions, launches, offer_list, offers, reward_status, sdk_support, sessions,
+    hosted_wall, impressions, launches, offer_list, offers, reward_status, sessions, support_cases,
 };
 use app::domain::idempotency::IdempotencyKey;
 use app::error::AppError;
@@ -27,7 +27,6 @@ use app::model::wall_design::{WallDesign, WallExposure};
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use entity::sdk_session;
 use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -73,7 +72,7 @@ const PAGE: &str = "text/html";
 
 /// A session opened on the wall, with its slot and look.
 struct Wall {
-    s: sdk_session::Model,
+    s: std::sync::Arc<app::domain::delivery::actor::SdkActor>,
     slot: AdSlot,
     design: WallDesign,
     exposure: WallExposure,
@@ -381,7 +380,7 @@ async fn support_page(
 ) -> Response {
     let page = app::domain::paging::Page::parse(Some(20), None, "case").ok();
     let cases = match page {
-        Some(p) => sdk_support::list(&state.ctx, &w.s, &p)
+        Some(p) => support_cases::list(&state.ctx, &w.s, &p)
             .await
             .map(|l| l.items)
             .unwrap_or_default(),
@@ -469,7 +468,7 @@ async fn open_case(
         message: f.message.clone(),
         offer_id: offer.clone(),
     };
-    match sdk_support::open(&state.ctx, &w.s, req, &key).await {
+    match support_cases::open(&state.ctx, &w.s, req, &key).await {
         Ok(_) => {
             let to = format!("/offerwall/support?{}&sent=1", w.qs.replace("&amp;", "&"));
             let mut r = StatusCode::SEE_OTHER.into_response();

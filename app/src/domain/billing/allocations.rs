@@ -10,8 +10,9 @@ use super::{CURRENCY, acting_advertiser, ledger};
 use crate::domain::changes::Change;
 use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility};
 use crate::domain::surveys::cost;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::survey::campaign::{Allocation, AllocationList, PaymentStatus, SurveyStatus};
 use entity::allocation;
@@ -23,7 +24,7 @@ fn view(a: allocation::Model) -> Allocation {
         campaign_id: a.survey_campaign_id,
         campaign_type: "SURVEY".to_owned(),
         amount: format_micros(a.amount_micros),
-        amount_micros: a.amount_micros,
+        amount_micros: Micros(a.amount_micros),
         currency: CURRENCY.to_owned(),
         status: "RESERVED".to_owned(),
         created_at: a.created_at,
@@ -107,15 +108,16 @@ pub async fn allocate(
     }
     .insert(&txn)
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.allocated",
-        (SUBJECT, &m.id),
-        serde_json::json!({"amountMicros": amount}),
-    )
-    .await?;
+    let detail = serde_json::json!({"amountMicros": amount});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_campaign.allocated",
+            (SUBJECT, &m.id),
+            detail,
+        )
+        .await?;
     ctx.commit_and_announce(txn, [Change::Offers, Change::Surveys])
         .await?;
     Ok((view(row), true))

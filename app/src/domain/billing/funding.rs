@@ -15,9 +15,10 @@ use super::{
     acting_advertiser, check_currency, ledger, profile,
 };
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::billing::*;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::funding;
 
@@ -123,15 +124,10 @@ pub async fn request_wire(
         .insert(&txn)
         .await
         .map_err(|e| db::conflict_on_unique(e, "this external reference is already in use"))?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "funding.wire_request",
-        ("funding", &id),
-        serde_json::json!({"amountMicros": row.amount_micros}),
-    )
-    .await?;
+    let detail = serde_json::json!({"amountMicros": row.amount_micros});
+    actor
+        .audit(&txn, now, "funding.wire_request", ("funding", &id), detail)
+        .await?;
     txn.commit().await?;
     Ok(view(ctx, &row))
 }
@@ -199,15 +195,16 @@ pub async fn approve_wire(
             f.status
         )));
     }
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "funding.approve",
-        ("funding", funding_id),
-        serde_json::json!({"amountMicros": f.amount_micros}),
-    )
-    .await?;
+    let detail = serde_json::json!({"amountMicros": f.amount_micros});
+    actor
+        .audit(
+            &txn,
+            now,
+            "funding.approve",
+            ("funding", funding_id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     load_view(ctx, funding_id).await
 }
@@ -279,7 +276,7 @@ pub async fn open_order(
     };
     let order = match ctx
         .payments
-        .create_order(&row.id, row.amount_micros, &row.currency)
+        .create_order(&row.id, Micros(row.amount_micros), &row.currency)
         .await
     {
         Ok(o) => o,
@@ -293,15 +290,10 @@ pub async fn open_order(
     let mut am: funding::ActiveModel = row.into();
     am.provider_order_id = Set(Some(order.id.clone()));
     let row = am.update(&ctx.db).await?;
-    audit::record(
-        &ctx.db,
-        now,
-        Some(&actor.account_id),
-        "funding.order",
-        ("funding", &id),
-        serde_json::json!({"orderId": order.id}),
-    )
-    .await?;
+    let detail = serde_json::json!({"orderId": order.id});
+    actor
+        .audit(&ctx.db, now, "funding.order", ("funding", &id), detail)
+        .await?;
     Ok(pay_order(ctx, &row, &order.id))
 }
 
@@ -384,7 +376,7 @@ pub async fn capture(
             );
         }
     }
-    if order.amount_micros != f.amount_micros || order.currency != f.currency {
+    if order.amount_micros != Micros(f.amount_micros) || order.currency != f.currency {
         tracing::warn!(funding = %f.id, "provider capture does not match the order; not credited");
         return Err(AppError::conflict(
             "the captured amount or currency does not match the order; nothing was credited",
@@ -393,15 +385,10 @@ pub async fn capture(
     }
     let txn = db::begin(&ctx.db).await?;
     if credit(&txn, &f, PENDING, None, now).await? {
-        audit::record(
-            &txn,
-            now,
-            Some(&actor.account_id),
-            "funding.capture",
-            ("funding", &f.id),
-            serde_json::json!({"amountMicros": f.amount_micros}),
-        )
-        .await?;
+        let detail = serde_json::json!({"amountMicros": f.amount_micros});
+        actor
+            .audit(&txn, now, "funding.capture", ("funding", &f.id), detail)
+            .await?;
     }
     txn.commit().await?;
     load_view(ctx, &f.id).await
@@ -444,9 +431,9 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, A
 pub fn wire_config() -> WireConfig {
     WireConfig {
         currency: CURRENCY.to_owned(),
-        minimum_micros: WIRE_MINIMUM_MICROS,
+        minimum_micros: Micros(WIRE_MINIMUM_MICROS),
         minimum: format_micros(WIRE_MINIMUM_MICROS),
-        maximum_micros: FUNDING_MAXIMUM_MICROS,
+        maximum_micros: Micros(FUNDING_MAXIMUM_MICROS),
         maximum: format_micros(FUNDING_MAXIMUM_MICROS),
         beneficiary: "Marketplace Payments Ltd".to_owned(),
         bank_name: "Example Commercial Bank".to_owned(),
@@ -459,12 +446,12 @@ pub fn wire_config() -> WireConfig {
 /// Checkout client configuration.
 pub fn payprovider_config(ctx: &Ctx) -> PayProviderConfig {
     PayProviderConfig {
-        provider: ctx.payments.code().to_owned(),
+        provider: ctx.payments.code(),
         client_id: "dev-client".to_owned(),
         currency: CURRENCY.to_owned(),
-        minimum_micros: PAYPROVIDER_MINIMUM_MICROS,
+        minimum_micros: Micros(PAYPROVIDER_MINIMUM_MICROS),
         minimum: format_micros(PAYPROVIDER_MINIMUM_MICROS),
-        maximum_micros: FUNDING_MAXIMUM_MICROS,
+        maximum_micros: Micros(FUNDING_MAXIMUM_MICROS),
         maximum: format_micros(FUNDING_MAXIMUM_MICROS),
         environment: ctx.config.environment.as_str().to_owned(),
     }
@@ -488,7 +475,7 @@ fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
         advertiser_id: f.advertiser_id.clone(),
         method: f.method.clone(),
         status: f.status.clone(),
-        amount_micros: f.amount_micros,
+        amount_micros: Micros(f.amount_micros),
         amount: format_micros(f.amount_micros),
         currency: f.currency.clone(),
         external_reference: f.external_reference.clone(),

@@ -35,6 +35,7 @@ fn month_of(backend: DatabaseBackend, column: &str) -> String {
 }
 
 use crate::domain::sql::statement;
+use crate::model::money::Micros;
 
 /// Up to 100 newest monthly invoices of the advertiser.
 pub async fn list(
@@ -83,7 +84,7 @@ pub async fn list(
             kind: InvoiceLineKind::Funding,
             description: format!("Wallet funding {}", f.created_at.format("%Y-%m-%d")),
             reference: f.reference,
-            amount_micros: f.micros,
+            amount_micros: Micros(f.micros),
             amount: format_micros(f.micros),
         });
     }
@@ -104,19 +105,19 @@ pub async fn list(
                         kind: InvoiceLineKind::Spend,
                         description: format!("Delivered results, campaign {campaign}"),
                         reference: campaign,
-                        amount_micros: micros,
+                        amount_micros: Micros(micros),
                         amount: format_micros(micros),
                     },
                 ));
                 let funded: i64 = lines
                     .iter()
                     .filter(|l| l.kind == InvoiceLineKind::Funding)
-                    .map(|l| l.amount_micros)
+                    .map(|l| l.amount_micros.get())
                     .sum();
                 let spent: i64 = lines
                     .iter()
                     .filter(|l| l.kind == InvoiceLineKind::Spend)
-                    .map(|l| l.amount_micros)
+                    .map(|l| l.amount_micros.get())
                     .sum();
                 Invoice {
                     invoice_id: format!(
@@ -132,9 +133,9 @@ pub async fn list(
                     status: if period == current { "OPEN" } else { "ISSUED" }.to_owned(),
                     period,
                     currency: CURRENCY.to_owned(),
-                    funded_micros: funded,
+                    funded_micros: Micros(funded),
                     funded: format_micros(funded),
-                    spent_micros: spent,
+                    spent_micros: Micros(spent),
                     spent: format_micros(spent),
                     lines,
                 }

@@ -12,7 +12,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use crate::domain::{db, ids::new_id};
 use crate::error::AppError;
 use crate::model::billing::Balance;
-use crate::model::money::format_micros;
+use crate::model::money::{Micros, format_micros};
 use entity::{ledger_account, ledger_entry, ledger_transaction};
 
 /// Kinds of ledger accounts.
@@ -60,16 +60,16 @@ pub struct Leg {
     pub owner: String,
     pub kind: Kind,
     pub reference: String,
-    pub amount_micros: i64,
+    pub amount_micros: Micros,
 }
 
 impl Leg {
-    pub fn new(owner: &str, kind: Kind, reference: &str, amount_micros: i64) -> Self {
+    pub fn new(owner: &str, kind: Kind, reference: &str, amount: impl Into<Micros>) -> Self {
         Self {
             owner: owner.to_owned(),
             kind,
             reference: reference.to_owned(),
-            amount_micros,
+            amount_micros: amount.into(),
         }
     }
 }
@@ -156,7 +156,7 @@ pub async fn post<C: ConnectionTrait>(
     if legs.is_empty()
         || legs
             .iter()
-            .map(|l| i128::from(l.amount_micros))
+            .map(|l| i128::from(l.amount_micros.get()))
             .sum::<i128>()
             != 0
     {
@@ -206,7 +206,7 @@ pub async fn post<C: ConnectionTrait>(
             id: Set(new_id("len")),
             transaction_id: Set(tx_id.clone()),
             ledger_account_id: Set(acc),
-            amount_micros: Set(leg.amount_micros),
+            amount_micros: Set(leg.amount_micros.get()),
             created_at: Set(now),
         });
     }
@@ -225,12 +225,12 @@ fn guarded(
 ) -> sea_orm::UpdateMany<ledger_account::Entity> {
     let update = update.col_expr(
         ledger_account::Column::BalanceMicros,
-        Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros),
+        Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros.get()),
     );
-    if !leg.kind.may_go_negative() && leg.amount_micros < 0 {
+    if !leg.kind.may_go_negative() && leg.amount_micros.is_negative() {
         update.filter(
             Expr::col(ledger_account::Column::BalanceMicros)
-                .add(leg.amount_micros)
+                .add(leg.amount_micros.get())
                 .gte(0),
         )
     } else {
@@ -276,11 +276,11 @@ pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<
     Ok(Balance {
         advertiser_id: advertiser_id.to_owned(),
         currency: super::CURRENCY.to_owned(),
-        available_micros: available,
+        available_micros: Micros(available),
         available: format_micros(available),
-        reserved_micros: reserved,
+        reserved_micros: Micros(reserved),
         reserved: format_micros(reserved),
-        spent_micros: spent,
+        spent_micros: Micros(spent),
         spent: format_micros(spent),
     })
 }

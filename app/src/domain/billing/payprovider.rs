@@ -9,6 +9,8 @@ use sea_orm::{ActiveModelTrait, DatabaseConnection, EntityTrait, Set};
 
 use crate::domain::{Clock, clock::truncate_micros, ids::new_id};
 use crate::error::AppError;
+use crate::model::billing::ProviderCode;
+use crate::model::money::Micros;
 use entity::payprovider_order;
 
 /// State of a provider order.
@@ -45,7 +47,7 @@ impl OrderStatus {
 pub struct ProviderOrder {
     pub id: String,
     pub status: OrderStatus,
-    pub amount_micros: i64,
+    pub amount_micros: Micros,
     pub currency: String,
 }
 
@@ -53,12 +55,12 @@ pub struct ProviderOrder {
 #[async_trait]
 pub trait PaymentProvider: Send + Sync {
     /// Short provider code shown in the configuration.
-    fn code(&self) -> &'static str;
+    fn code(&self) -> ProviderCode;
     /// Opens an order for `amount_micros` in `currency`.
     async fn create_order(
         &self,
         funding_id: &str,
-        amount_micros: i64,
+        amount_micros: Micros,
         currency: &str,
     ) -> Result<ProviderOrder, AppError>;
     /// Captures an approved order; capturing a completed order again reports it unchanged.
@@ -114,28 +116,28 @@ fn order(o: &payprovider_order::Model) -> ProviderOrder {
     ProviderOrder {
         id: o.id.clone(),
         status: OrderStatus::parse(&o.status),
-        amount_micros: o.amount_micros,
+        amount_micros: Micros(o.amount_micros),
         currency: o.currency.clone(),
     }
 }
 
 #[async_trait]
 impl PaymentProvider for DevProvider {
-    fn code(&self) -> &'static str {
-        "DEVELOPMENT"
+    fn code(&self) -> ProviderCode {
+        ProviderCode::Development
     }
 
     async fn create_order(
         &self,
         funding_id: &str,
-        amount_micros: i64,
+        amount_micros: Micros,
         currency: &str,
     ) -> Result<ProviderOrder, AppError> {
         let now = truncate_micros(self.clock.now());
         let row = payprovider_order::ActiveModel {
             id: Set(new_id("ord")),
             funding_id: Set(funding_id.to_owned()),
-            amount_micros: Set(amount_micros),
+            amount_micros: Set(amount_micros.get()),
             currency: Set(currency.to_owned()),
             status: Set(OrderStatus::Created.as_str().to_owned()),
             created_at: Set(now),
@@ -170,11 +172,11 @@ pub struct NoProvider;
 
 #[async_trait]
 impl PaymentProvider for NoProvider {
-    fn code(&self) -> &'static str {
-        "NONE"
+    fn code(&self) -> ProviderCode {
+        ProviderCode::Disabled
     }
 
-    async fn create_order(&self, _: &str, _: i64, _: &str) -> Result<ProviderOrder, AppError> {
+    async fn create_order(&self, _: &str, _: Micros, _: &str) -> Result<ProviderOrder, AppError> {
         Err(unavailable())
     }
 

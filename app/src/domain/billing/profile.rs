@@ -5,7 +5,7 @@ use sea_orm::sea_query::OnConflict;
 use sea_orm::{ConnectionTrait, EntityTrait, Set};
 
 use super::acting_advertiser;
-use crate::domain::{Ctx, Principal, audit};
+use crate::domain::{Ctx, Principal};
 use crate::error::{AppError, FieldErrors};
 use crate::model::billing::*;
 use crate::model::validate;
@@ -108,15 +108,16 @@ pub async fn put(
         )
         .exec_without_returning(&txn)
         .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "billing_profile.update",
-        ("account", &adv),
-        serde_json::json!({}),
-    )
-    .await?;
+    let detail = serde_json::json!({});
+    actor
+        .audit(
+            &txn,
+            now,
+            "billing_profile.update",
+            ("account", &adv),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     let row = billing_profile::Entity::find_by_id(adv.clone())
         .one(&ctx.db)

@@ -13,7 +13,7 @@ use sea_orm::{
 };
 
 use crate::domain::publisher::owned_placement;
-use crate::domain::{Ctx, Principal, audit, db, sql};
+use crate::domain::{Ctx, Principal, db, sql};
 use crate::error::AppError;
 use crate::model::callback_delivery::{PausedReceiver, ReceiverResumed};
 use entity::{callback_delivery, callback_receiver, placement};
@@ -118,15 +118,10 @@ pub async fn resume(
         .filter(callback_delivery::Column::Status.eq("PENDING"))
         .count(&txn)
         .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "callback.resume",
-        ("placement", &p.id),
-        serde_json::json!({ "pending": pending }),
-    )
-    .await?;
+    let detail = serde_json::json!({ "pending": pending });
+    actor
+        .audit(&txn, now, "callback.resume", ("placement", &p.id), detail)
+        .await?;
     txn.commit().await?;
     super::announce(ctx).await;
     Ok(ReceiverResumed {

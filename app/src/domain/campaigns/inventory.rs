@@ -11,6 +11,7 @@ use super::{config_of, parse_config};
 use crate::domain::billing::ledger::Kind;
 use crate::error::AppError;
 use crate::model::campaign::{CampaignConfig, CampaignStatus};
+use crate::model::money::Micros;
 use entity::{ledger_account, offer_campaign, offer_campaign_revision};
 
 /// A live campaign with its delivering (approved) configuration and remaining reserve.
@@ -18,7 +19,7 @@ use entity::{ledger_account, offer_campaign, offer_campaign_revision};
 pub struct LiveOffer {
     pub campaign: offer_campaign::Model,
     pub config: CampaignConfig,
-    pub reserved_micros: i64,
+    pub reserved_micros: Micros,
 }
 
 impl LiveOffer {
@@ -58,13 +59,13 @@ pub async fn live_offer<C: ConnectionTrait>(
 }
 
 /// Whether a reserve still pays the campaign's cheapest goal.
-pub fn can_pay(config: &CampaignConfig, reserved_micros: i64) -> bool {
+pub fn can_pay(config: &CampaignConfig, reserved_micros: Micros) -> bool {
     let cheapest = config
         .goals
         .iter()
         .map(|g| g.payout_micros)
         .min()
-        .unwrap_or(i64::MAX);
+        .unwrap_or(Micros(i64::MAX));
     reserved_micros >= cheapest
 }
 
@@ -192,11 +193,13 @@ async fn with_live_configs<C: ConnectionTrait>(
 pub type Reserves = HashMap<(String, String), i64>;
 
 /// A campaign's reserve (0 when it has none).
-pub fn reserve_of(reserves: &Reserves, advertiser_id: &str, campaign_id: &str) -> i64 {
-    reserves
-        .get(&(advertiser_id.to_owned(), campaign_id.to_owned()))
-        .copied()
-        .unwrap_or(0)
+pub fn reserve_of(reserves: &Reserves, advertiser_id: &str, campaign_id: &str) -> Micros {
+    Micros(
+        reserves
+            .get(&(advertiser_id.to_owned(), campaign_id.to_owned()))
+            .copied()
+            .unwrap_or(0),
+    )
 }
 
 /// The reserve of each campaign in `ids`, read 500 at a time.

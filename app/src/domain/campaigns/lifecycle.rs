@@ -11,7 +11,7 @@ use super::store::SUBJECT;
 use super::{live_config, locked_campaign, spent_for, status_of, tracking, view};
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::*;
@@ -73,7 +73,8 @@ async fn set_reserve(
         Err(PostError::Insufficient) => {
             let available = ledger::balance(txn, &m.advertiser_id)
                 .await?
-                .available_micros;
+                .available_micros
+                .get();
             Err(AppError::conflict(format!(
                 "the available balance ({} USD) does not cover the campaign's unspent budget ({} USD); fund {} USD more",
                 format_micros(available),
@@ -91,7 +92,7 @@ async fn live_target(
     txn: &DatabaseTransaction,
     m: &offer_campaign::Model,
 ) -> Result<i64, AppError> {
-    let budget = live_config(txn, m).await?.budget_micros;
+    let budget = live_config(txn, m).await?.budget_micros.get();
     Ok((budget - spent_for(txn, m).await?).max(0))
 }
 
@@ -180,15 +181,11 @@ pub async fn transition(
         now,
     )
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.transition",
-        (SUBJECT, &m.id),
-        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": req.reason}),
-    )
-    .await?;
+    let detail =
+        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "reason": req.reason});
+    actor
+        .audit(&txn, now, "campaign.transition", (SUBJECT, &m.id), detail)
+        .await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
@@ -272,15 +269,11 @@ pub async fn approve(
         now,
     )
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.approved",
-        (SUBJECT, &m.id),
-        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "revision": revision}),
-    )
-    .await?;
+    let detail =
+        serde_json::json!({"from": from.as_str(), "to": to.as_str(), "revision": revision});
+    actor
+        .audit(&txn, now, "campaign.approved", (SUBJECT, &m.id), detail)
+        .await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
@@ -319,15 +312,10 @@ pub async fn reject(
         now,
     )
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.rejected",
-        (SUBJECT, &m.id),
-        serde_json::json!({"reason": reason}),
-    )
-    .await?;
+    let detail = serde_json::json!({"reason": reason});
+    actor
+        .audit(&txn, now, "campaign.rejected", (SUBJECT, &m.id), detail)
+        .await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
@@ -374,15 +362,10 @@ pub async fn verify_mmp(
         now,
     )
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.mmp_verified",
-        (SUBJECT, &m.id),
-        serde_json::json!({"revision": revision, "note": req.note}),
-    )
-    .await?;
+    let detail = serde_json::json!({"revision": revision, "note": req.note});
+    actor
+        .audit(&txn, now, "campaign.mmp_verified", (SUBJECT, &m.id), detail)
+        .await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)

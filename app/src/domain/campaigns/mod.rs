@@ -19,6 +19,7 @@ use crate::domain::Principal;
 use crate::domain::billing::ledger;
 use crate::error::AppError;
 use crate::model::campaign::{Campaign, CampaignConfig, CampaignStatus};
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::{offer_campaign, offer_campaign_revision};
 
@@ -113,9 +114,9 @@ pub async fn view<C: ConnectionTrait>(
         status: status_of(m),
         budget: format_micros(config.budget_micros),
         config,
-        reserved_micros: reserved,
+        reserved_micros: Micros(reserved),
         reserved: format_micros(reserved),
-        spent_micros: spent,
+        spent_micros: Micros(spent),
         spent: format_micros(spent),
         revision: m.revision,
         live_revision: m.live_revision,

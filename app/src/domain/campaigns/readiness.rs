@@ -44,12 +44,13 @@ pub async fn compute<C: ConnectionTrait>(
         status,
         CampaignStatus::Live | CampaignStatus::Ended | CampaignStatus::Archived
     ) {
-        let needed = (live_config(db, m).await?.budget_micros - spent_for(db, m).await?).max(0)
+        let needed = (live_config(db, m).await?.budget_micros.get() - spent_for(db, m).await?)
+            .max(0)
             - ledger::reserved_for(db, &m.advertiser_id, &m.id).await?;
         let available = ledger::balance(db, &m.advertiser_id)
             .await?
             .available_micros;
-        if needed > available {
+        if needed > available.get() {
             reasons.push(reason(
                 "insufficient_balance",
                 ReadinessBlock::Launch,

@@ -10,7 +10,7 @@ use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::{CampaignReport, ReportRow};
-use crate::model::money::format_micros;
+use crate::model::money::{Micros, format_micros};
 use entity::{conversion, ledger_entry, sdk_launch};
 
 /// Longest report range.
@@ -85,7 +85,7 @@ pub async fn report(
             .await?;
         for e in entries {
             if let Some(row) = days.get_mut(index(e.created_at)) {
-                row.spend_micros += e.amount_micros;
+                row.spend_micros += Micros(e.amount_micros);
             }
         }
     }

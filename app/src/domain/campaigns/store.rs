@@ -11,7 +11,7 @@ use sea_orm::{
 use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::Role;
 use crate::model::campaign::rules::merge;
@@ -87,7 +87,7 @@ async fn insert_campaign<C: ConnectionTrait>(
         status: Set(CampaignStatus::Draft.as_str().to_owned()),
         name: Set(config.name.clone()),
         tracking_provider: Set(config.tracking_provider.clone()),
-        budget_micros: Set(config.budget_micros),
+        budget_micros: Set(config.budget_micros.get()),
         config: Set(json(config)),
         revision: Set(1),
         live_revision: Set(None),
@@ -106,19 +106,21 @@ async fn insert_campaign<C: ConnectionTrait>(
     .insert(db)
     .await?;
     insert_revision(db, &id, 1, config, actor, now).await?;
-    audit::record(
-        db,
-        now,
-        Some(&actor.account_id),
-        if cloned_from.is_some() {
-            "campaign.cloned"
-        } else {
-            "campaign.created"
-        },
-        (SUBJECT, &id),
-        serde_json::json!({"name": config.name, "clonedFrom": cloned_from, "revision": 1}),
-    )
-    .await?;
+    let audited =
+        serde_json::json!({"name": config.name, "clonedFrom": cloned_from, "revision": 1});
+    actor
+        .audit(
+            db,
+            now,
+            if cloned_from.is_some() {
+                "campaign.cloned"
+            } else {
+                "campaign.created"
+            },
+            (SUBJECT, &id),
+            audited,
+        )
+        .await?;
     Ok(m)
 }
 
@@ -258,20 +260,13 @@ pub async fn update(
     }
     a.name = Set(next.name.clone());
     a.tracking_provider = Set(next.tracking_provider.clone());
-    a.budget_micros = Set(next.budget_micros);
+    a.budget_micros = Set(next.budget_micros.get());
     a.config = Set(json(&next));
     a.revision = Set(revision);
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
     let changed = changed_fields(&current, &next);
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.updated",
-        (SUBJECT, &m.id),
-        serde_json::json!({"fields": changed, "revision": revision, "withdrawnFromReview": withdrawn}),
-    )
+    actor.audit(&txn, now, "campaign.updated", (SUBJECT, &m.id), serde_json::json!({"fields": changed, "revision": revision, "withdrawnFromReview": withdrawn}))
     .await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;

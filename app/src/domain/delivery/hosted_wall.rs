@@ -5,12 +5,13 @@
 
 use std::collections::HashMap;
 
+use super::actor::SdkActor;
 use crate::domain::Ctx;
 use crate::domain::idempotency::IdempotencyKey;
 use crate::error::AppError;
 use crate::model::delivery::RewardStatus;
 use crate::model::publisher::{AdSlot, SlotType};
-use entity::{placement, sdk_session};
+use entity::placement;
 
 use super::deliverable_sdk_slot;
 use super::offers::session_slot;
@@ -25,7 +26,7 @@ pub fn url(base_url: &str, token: &str) -> String {
 /// first deliverable OFFERWALL slot.
 pub async fn slot(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     asked: Option<&str>,
 ) -> Result<(placement::Model, AdSlot), AppError> {
     let asked = asked.map(str::trim).filter(|a| !a.is_empty());
@@ -61,7 +62,7 @@ fn window(ctx: &Ctx) -> i64 {
 }
 
 /// Idempotency-Key of the impression recorded when the wall shows an offer's details.
-pub fn impression_key(ctx: &Ctx, s: &sdk_session::Model, offer_id: &str) -> IdempotencyKey {
+pub fn impression_key(ctx: &Ctx, s: &SdkActor, offer_id: &str) -> IdempotencyKey {
     IdempotencyKey::derived(format!("wall-imp-{}-{offer_id}-{}", s.id, window(ctx)))
 }
 

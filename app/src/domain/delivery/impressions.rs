@@ -4,17 +4,18 @@
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::IMPRESSION_TTL;
+use super::actor::SdkActor;
 use super::offers::find_for_session;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::ImpressionReceipt;
-use entity::{sdk_impression, sdk_session};
+use entity::sdk_impression;
 
 /// `POST /sdk/v2/offers/{offerId}/impressions`; the flag says whether it was new.
 pub async fn record(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     offer_id: &str,
     slot_id: Option<&str>,
     key: &IdempotencyKey,
@@ -66,7 +67,7 @@ fn reused_key() -> AppError {
 
 async fn by_key(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     key: &str,
 ) -> Result<Option<sdk_impression::Model>, AppError> {
     Ok(sdk_impression::Entity::find()
@@ -77,7 +78,7 @@ async fn by_key(
 }
 
 /// Whether `key` was used for an impression of the session (a launch must use another).
-pub async fn key_used(ctx: &Ctx, s: &sdk_session::Model, key: &str) -> Result<bool, AppError> {
+pub async fn key_used(ctx: &Ctx, s: &SdkActor, key: &str) -> Result<bool, AppError> {
     Ok(by_key(ctx, s, key).await?.is_some())
 }
 

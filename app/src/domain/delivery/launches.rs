@@ -8,6 +8,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
+use super::actor::SdkActor;
 use super::impressions::key_used;
 use super::offers::{caps_reached, find_for_session};
 use crate::domain::campaigns::inventory::live_offer;
@@ -15,12 +16,13 @@ use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::{LaunchRequest, SignedLaunch};
-use entity::{sdk_impression, sdk_launch, sdk_session};
+use crate::model::money::Micros;
+use entity::{sdk_impression, sdk_launch};
 
 /// `POST /sdk/v2/offers/{offerId}/launch`; the flag says whether it was new.
 pub async fn launch(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     offer_id: &str,
     req: LaunchRequest,
     key: &IdempotencyKey,
@@ -84,7 +86,7 @@ pub async fn launch(
                 "this offer is not available to this user now",
             )
         })?;
-    if caps_reached(&ctx.db, now, &exact, 0).await? {
+    if caps_reached(&ctx.db, now, &exact, Micros(0)).await? {
         return Err(AppError::new(
             404,
             "offer_unavailable",
@@ -97,9 +99,9 @@ pub async fn launch(
         .goals
         .iter()
         .filter(|g| !e.completed_goals.contains(&g.external_goal_id))
-        .map(|g| g.payout_micros)
+        .map(|g| g.payout_micros.get())
         .sum();
-    if exact.reserved_micros < open_goals {
+    if exact.reserved_micros < Micros(open_goals) {
         return Err(
             AppError::conflict("this offer has no budget left for a new user")
                 .with_code("budget_exhausted"),
@@ -150,11 +152,7 @@ pub async fn launch(
     }
 }
 
-async fn by_key(
-    ctx: &Ctx,
-    s: &sdk_session::Model,
-    key: &str,
-) -> Result<Option<sdk_launch::Model>, AppError> {
+async fn by_key(ctx: &Ctx, s: &SdkActor, key: &str) -> Result<Option<sdk_launch::Model>, AppError> {
     Ok(sdk_launch::Entity::find()
         .filter(sdk_launch::Column::SessionId.eq(s.id.clone()))
         .filter(sdk_launch::Column::IdempotencyKey.eq(key.to_owned()))

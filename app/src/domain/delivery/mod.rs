@@ -3,6 +3,8 @@
 //! publisher's offers report. (Advertisers' conversion reports are `domain::conversions`.) Every surface that shows offers asks [`offers`] so that the
 //! SDK list, a launch and (later) the static feed agree on eligibility.
 
+pub mod actor;
+pub mod history;
 pub mod hosted_wall;
 pub mod impressions;
 pub mod launches;
@@ -10,12 +12,12 @@ pub mod offer_list;
 pub mod offers;
 pub mod report;
 pub mod reward_status;
-pub mod sdk_evidence;
-pub mod sdk_support;
 pub mod sessions;
 pub mod static_feed;
+pub mod support_cases;
 pub mod web_pixel;
 
+use crate::model::money::Micros;
 use crate::model::publisher::{SlotState, SlotType};
 use chrono::Duration;
 
@@ -32,9 +34,9 @@ pub const ATTRIBUTION_WINDOW_HOURS: i64 = 720;
 pub const PUBLISHER_SHARE_BPS: i64 = 7_000;
 
 /// The publisher's earnings for an advertiser payout (exact; rounded down to the micro).
-pub fn publisher_share(payout_micros: i64) -> i64 {
-    let v = i128::from(payout_micros) * i128::from(PUBLISHER_SHARE_BPS) / 10_000;
-    i64::try_from(v).unwrap_or(0)
+pub fn publisher_share(payout_micros: Micros) -> Micros {
+    let v = i128::from(payout_micros.get()) * i128::from(PUBLISHER_SHARE_BPS) / 10_000;
+    Micros(i64::try_from(v).unwrap_or(0))
 }
 
 /// Whether a slot can serve SDK sessions now.
@@ -56,8 +58,11 @@ mod tests {
 
     #[test]
     fn publisher_share_is_seventy_percent_rounded_down() {
-        assert_eq!(publisher_share(1_500_000), 1_050_000);
-        assert_eq!(publisher_share(1), 0);
-        assert_eq!(publisher_share(i64::MAX), 6_456_360_425_798_343_064);
+        assert_eq!(publisher_share(Micros(1_500_000)), Micros(1_050_000));
+        assert_eq!(publisher_share(Micros(1)), Micros(0));
+        assert_eq!(
+            publisher_share(Micros(i64::MAX)),
+            Micros(6_456_360_425_798_343_064)
+        );
     }
 }

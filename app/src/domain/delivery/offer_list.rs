@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use super::actor::SdkActor;
 use super::offers::{Audience, Eligible, country_param, eligible, item, session_slot};
 use crate::domain::Ctx;
 use crate::domain::campaigns::snapshot::{Snapshot, snapshot};
@@ -13,7 +14,6 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::device_targeting::{self, DeviceParams};
 use crate::model::delivery::*;
 use crate::model::publisher::Currency;
-use entity::sdk_session;
 
 const DEFAULT_LIMIT: u32 = 20;
 const MAX_LIMIT: u32 = 100;
@@ -32,7 +32,7 @@ fn cursor_offset(cursor: Option<&str>) -> Result<usize, AppError> {
 /// `items` left empty).
 async fn list_page(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: &str,
     q: OfferListQuery,
 ) -> Result<(Vec<Eligible>, OfferList), AppError> {
@@ -118,7 +118,7 @@ async fn list_page(
 /// The offer list as a typed answer.
 pub async fn list(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: &str,
     q: OfferListQuery,
 ) -> Result<OfferList, AppError> {
@@ -141,7 +141,7 @@ pub async fn list(
 /// request that would pass them too.
 pub async fn list_body(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: &str,
     q: OfferListQuery,
 ) -> Result<Bytes, AppError> {
@@ -168,7 +168,7 @@ pub async fn list_body(
 /// parameter.
 async fn shared_page_key(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: &str,
     q: &OfferListQuery,
 ) -> Result<Option<String>, AppError> {
@@ -204,7 +204,7 @@ async fn shared_page_key(
 /// Builds the page: each item's bytes from the snapshot's item cache.
 async fn build_body(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: &str,
     q: OfferListQuery,
 ) -> Result<Vec<u8>, AppError> {

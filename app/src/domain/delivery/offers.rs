@@ -12,6 +12,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
 };
 
+use super::actor::SdkActor;
 use super::deliverable_sdk_slot;
 use super::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::Ctx;
@@ -22,9 +23,10 @@ use crate::error::AppError;
 use crate::model::campaign::device_targeting::Device;
 use crate::model::campaign::{CreativeKind, Platform};
 use crate::model::delivery::*;
+use crate::model::money::Micros;
 use crate::model::publisher::rules::convert;
 use crate::model::publisher::{AdSlot, Currency};
-use entity::{conversion, placement, sdk_session};
+use entity::{conversion, placement};
 
 /// Conversions that count against caps and completions.
 pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
@@ -33,7 +35,7 @@ pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
 /// has one, an SDK slot that is READY or ACTIVE.
 pub async fn session_slot(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: Option<&str>,
 ) -> Result<(placement::Model, AdSlot), AppError> {
     let config = ctx
@@ -232,7 +234,7 @@ pub async fn caps_reached<C: ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
     offer: &LiveOffer,
-    next_payout_micros: i64,
+    next_payout_micros: Micros,
 ) -> Result<bool, AppError> {
     let caps = &offer.config.caps;
     if caps.total_conversions.is_none()
@@ -269,7 +271,7 @@ pub async fn caps_reached<C: ConnectionTrait>(
         || caps.daily_conversions.is_some_and(|c| today >= c)
         || caps
             .daily_budget_micros
-            .is_some_and(|c| spent_today + next_payout_micros.max(1) > c))
+            .is_some_and(|c| spent_today + next_payout_micros.get().max(1) > c.get()))
 }
 
 /// [`completions`] through the hot cache (settlements invalidate the user's entry).
@@ -310,11 +312,11 @@ pub async fn completions<C: ConnectionTrait>(
     Ok(out)
 }
 
-fn reward_minor(currency: &Currency, payout_micros: i64) -> i64 {
+fn reward_minor(currency: &Currency, payout_micros: Micros) -> i64 {
     convert(
         publisher_share(payout_micros),
         currency.rate_numerator_minor_units,
-        currency.rate_denominator_usd_micros,
+        currency.rate_denominator_usd_micros.get(),
         currency.rounding,
     )
     .unwrap_or(0)
@@ -401,7 +403,7 @@ pub fn item(e: &Eligible, currency: &Currency) -> OfferItem {
 /// `exact` reads the user's completions from the database (launches) instead of the cache.
 pub async fn find_for_session(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     slot_id: Option<&str>,
     offer_id: &str,
     exact: bool,
@@ -437,7 +439,7 @@ pub async fn find_for_session(
 /// `GET /sdk/v2/offers/{offerId}`.
 pub async fn get(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     offer_id: &str,
     slot_id: Option<&str>,
 ) -> Result<OfferItem, AppError> {

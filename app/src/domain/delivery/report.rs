@@ -13,6 +13,7 @@ use crate::domain::publisher::owned_placement;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::delivery::*;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::{ad_slot, conversion, offer_campaign, placement, sdk_impression, sdk_launch};
 
@@ -100,7 +101,7 @@ pub async fn offers(
             totals.clicks += c.clicks;
             totals.conversions += c.conversions;
             totals.reversals += c.reversals;
-            totals.earnings_micros += c.earnings;
+            totals.earnings_micros += Micros(c.earnings);
             OffersReportRow {
                 date,
                 offer_name: names.get(&offer_id).cloned().unwrap_or_default(),
@@ -109,7 +110,7 @@ pub async fn offers(
                 clicks: c.clicks,
                 conversions: c.conversions,
                 reversals: c.reversals,
-                earnings_micros: c.earnings,
+                earnings_micros: Micros(c.earnings),
                 earnings: format_micros(c.earnings),
             }
         })

@@ -4,11 +4,12 @@
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
+use super::actor::SdkActor;
 use crate::domain::Ctx;
 use crate::domain::conversions::reported::Settlement;
 use crate::error::AppError;
 use crate::model::delivery::*;
-use entity::{ad_slot, conversion, sdk_session};
+use entity::{ad_slot, conversion};
 
 /// Most items one answer lists (the newest changes).
 const MAX_ITEMS: u64 = 100;
@@ -74,7 +75,7 @@ fn user_status(settlement: Settlement) -> Option<&'static str> {
 /// `GET /sdk/v2/reward-status` and, with `offer_id`, `/sdk/v2/reward-status/{offerId}`.
 pub async fn status(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     offer_id: Option<&str>,
 ) -> Result<RewardStatus, AppError> {
     crate::domain::publisher::user_identity::require_verified(ctx, s).await?;

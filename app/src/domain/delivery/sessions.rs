@@ -3,12 +3,15 @@
 //! with an Idempotency-Key. Tokens are stored as SHA-256; a refresh keeps the replacement
 //! token sealed so that a retried refresh returns the same session.
 
+use std::sync::Arc;
+
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
+use super::actor::SdkActor;
 use super::{SESSION_TTL, deliverable_sdk_slot};
 use crate::domain::changes::Change;
 use crate::domain::idempotency::IdempotencyKey;
-use crate::domain::publisher::{slots, user_bans};
+use crate::domain::publisher::{bans, slots};
 use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::*;
@@ -167,7 +170,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
     }
     .insert(&ctx.db)
     .await?;
-    view(ctx, &row, Some(token)).await
+    view(ctx, &SdkActor::from(&row), Some(token)).await
 }
 
 async fn refuse_banned<C: ConnectionTrait>(
@@ -176,7 +179,7 @@ async fn refuse_banned<C: ConnectionTrait>(
     user: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), AppError> {
-    if user_bans::active_ban(db, placement_id, user, now)
+    if bans::active_ban(db, placement_id, user, now)
         .await?
         .is_some()
     {
@@ -208,17 +211,18 @@ async fn by_hash(ctx: &Ctx, hash: String) -> Result<sdk_session::Model, AppError
 ///
 /// Every SDK request starts here, so the session and the user's bans come from the hot
 /// cache (refresh, revoke and ban changes invalidate it; expiry is checked on every call).
-pub async fn authenticate(ctx: &Ctx, token: &str) -> Result<sdk_session::Model, AppError> {
+pub async fn authenticate(ctx: &Ctx, token: &str) -> Result<Arc<SdkActor>, AppError> {
     let hash = crypto::sha256_hex(token);
     let s = ctx
         .hot
         .sessions
         .get_or_load(&hash, || async {
-            by_hash(ctx, hash.clone()).await.map(std::sync::Arc::new)
+            let row = by_hash(ctx, hash.clone()).await?;
+            Ok(Arc::new(SdkActor::from(&row)))
         })
         .await?;
     check_live(ctx, &s).await?;
-    Ok(sdk_session::Model::clone(&s))
+    Ok(s)
 }
 
 /// Whether the user has an active ban on the placement now, from the hot cache.
@@ -228,7 +232,7 @@ async fn banned_now(ctx: &Ctx, placement_id: &str, user: &str) -> Result<bool, A
         .hot
         .bans
         .get_or_load(&key, || async {
-            let bans = user_bans::active_bans(&ctx.db, placement_id, user).await?;
+            let bans = bans::active_bans(&ctx.db, placement_id, user).await?;
             Ok(std::sync::Arc::new(
                 bans.into_iter().map(|b| b.expires_at).collect(),
             ))
@@ -238,7 +242,7 @@ async fn banned_now(ctx: &Ctx, placement_id: &str, user: &str) -> Result<bool, A
     Ok(expiries.iter().any(|e| e.is_none_or(|e| e > now)))
 }
 
-async fn check_live(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
+async fn check_live(ctx: &Ctx, s: &SdkActor) -> Result<(), AppError> {
     let now = ctx.now();
     if s.revoked_at.is_some() {
         return Err(AppError::unauthorized(
@@ -258,8 +262,8 @@ async fn check_live(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
     Ok(())
 }
 
-fn same_session(s: &sdk_session::Model, path_id: &str) -> Result<(), AppError> {
-    if s.id != path_id {
+fn same_session(session_id: &str, path_id: &str) -> Result<(), AppError> {
+    if session_id != path_id {
         return Err(AppError::forbidden(
             "the session in the path is not the bearer's session",
         ));
@@ -268,12 +272,8 @@ fn same_session(s: &sdk_session::Model, path_id: &str) -> Result<(), AppError> {
 }
 
 /// `GET /sdk/v2/sessions/{sessionId}/configuration` (no token in the answer).
-pub async fn configuration(
-    ctx: &Ctx,
-    s: &sdk_session::Model,
-    path_id: &str,
-) -> Result<SdkSession, AppError> {
-    same_session(s, path_id)?;
+pub async fn configuration(ctx: &Ctx, s: &SdkActor, path_id: &str) -> Result<SdkSession, AppError> {
+    same_session(&s.id, path_id)?;
     view(ctx, s, None).await
 }
 
@@ -288,7 +288,7 @@ pub async fn refresh(
 ) -> Result<SdkSession, AppError> {
     let key = key.as_str();
     let old = by_token(ctx, token).await?;
-    same_session(&old, path_id)?;
+    same_session(&old.id, path_id)?;
     if let Some(next) = old.replaced_by.as_deref() {
         if old.refresh_key.as_deref() != Some(key) {
             return Err(AppError::conflict(
@@ -300,14 +300,14 @@ pub async fn refresh(
             .one(&ctx.db)
             .await?
             .ok_or_else(|| AppError::not_found("session"))?;
-        check_live(ctx, &n).await?;
+        check_live(ctx, &SdkActor::from(&n)).await?;
         let token = ctx.keys.open(
             &seal_binding(&n.id),
             n.sealed_token.as_deref().unwrap_or_default(),
         )?;
-        return view(ctx, &n, Some(token)).await;
+        return view(ctx, &SdkActor::from(&n), Some(token)).await;
     }
-    check_live(ctx, &old).await?;
+    check_live(ctx, &SdkActor::from(&old)).await?;
     let now = ctx.now();
     let token = crypto::random_token("sdk");
     let txn = crate::domain::db::begin(&ctx.db).await?;
@@ -361,7 +361,7 @@ pub async fn refresh(
     }
     ctx.commit_and_announce(txn, [Change::Session(old.token_hash.clone())])
         .await?;
-    view(ctx, &next, Some(token)).await
+    view(ctx, &SdkActor::from(&next), Some(token)).await
 }
 
 /// `POST /sdk/v2/sessions/{sessionId}/revoke`: the token stops working. Revoking a session
@@ -374,7 +374,7 @@ pub async fn revoke(
 ) -> Result<(), AppError> {
     let key = key.as_str();
     let s = by_token(ctx, token).await?;
-    same_session(&s, path_id)?;
+    same_session(&s.id, path_id)?;
     if s.revoked_at.is_some() {
         return Ok(());
     }
@@ -389,11 +389,7 @@ pub async fn revoke(
 }
 
 /// The session as the SDK sees it; `token` only when it is being issued.
-pub async fn view(
-    ctx: &Ctx,
-    s: &sdk_session::Model,
-    token: Option<String>,
-) -> Result<SdkSession, AppError> {
+pub async fn view(ctx: &Ctx, s: &SdkActor, token: Option<String>) -> Result<SdkSession, AppError> {
     let db = &ctx.db;
     let p = placement::Entity::find_by_id(s.placement_id.clone())
         .one(db)
@@ -445,7 +441,7 @@ pub async fn view(
             offer_api: has(SlotType::OfferApi),
             reward_status: true,
             support: true,
-            evidence_upload: super::sdk_evidence::allowed(ctx, s),
+            evidence_upload: super::support_cases::evidence::allowed(ctx, s),
             hosted_offerwall: hosted,
         },
         ad_slots,

@@ -152,7 +152,7 @@ pub async fn keep_warm(ctx: Ctx, start: Vec<FeedRequest>) {
         let current = ctx.inventory.peek();
         let swapped =
             tokio::time::timeout(std::time::Duration::from_secs(1), swaps.changed()).await;
-        for (request, pulled) in current.feed_requests() {
+        for (request, pulled) in current.feeds.requests() {
             if pulled {
                 warm.insert(request, Instant::now());
             }
@@ -232,7 +232,7 @@ async fn from_snapshot(
         country.as_deref().unwrap_or(""),
         config.fingerprint
     );
-    if let Some(hit) = snap.feed(&cache_key) {
+    if let Some(hit) = snap.feeds.get(&cache_key) {
         if pulled {
             hit.pulled.store(true, std::sync::atomic::Ordering::Relaxed);
         }
@@ -288,7 +288,7 @@ async fn from_snapshot(
         contract_version: CONTRACT_VERSION.to_owned(),
     };
     let body = bytes::Bytes::from(serde_json::to_vec(&body).map_err(|_| AppError::internal())?);
-    snap.remember_feed(
+    snap.feeds.remember(
         cache_key,
         CachedFeed {
             body: body.clone(),

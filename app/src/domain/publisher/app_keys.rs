@@ -5,7 +5,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySele
 
 use super::owned_placement;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::AppKeyIssued;
 use entity::app_key;
@@ -54,15 +54,10 @@ async fn issue_once(
     .await
     // Two issuers at once: the database keeps one active key; the loser runs again.
     .map_err(crate::domain::db::race_on_unique)?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "app_key.issue",
-        ("placement", &p.id),
-        serde_json::json!({"appKeyId": id}),
-    )
-    .await?;
+    let detail = serde_json::json!({"appKeyId": id});
+    actor
+        .audit(&txn, now, "app_key.issue", ("placement", &p.id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::AppKeys]).await?;
     Ok(AppKeyIssued {
         app_key: key,

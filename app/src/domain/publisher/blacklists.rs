@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use super::owned_placement;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::ops::*;
 use entity::blacklist;
@@ -81,15 +81,10 @@ pub async fn create(
     {
         return Err(AppError::conflict("this entry is already on the blacklist"));
     }
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "blacklist.create",
-        ("blacklist", &id),
-        serde_json::json!({"kind": row.kind, "value": row.value}),
-    )
-    .await?;
+    let detail = serde_json::json!({"kind": row.kind, "value": row.value});
+    actor
+        .audit(&txn, now, "blacklist.create", ("blacklist", &id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(view(&row))
@@ -134,15 +129,16 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     blacklist::Entity::delete_by_id(id.to_owned())
         .exec(&txn)
         .await?;
-    audit::record(
-        &txn,
-        ctx.now(),
-        Some(&actor.account_id),
-        "blacklist.delete",
-        ("blacklist", id),
-        serde_json::json!({"kind": row.kind, "value": row.value}),
-    )
-    .await?;
+    let detail = serde_json::json!({"kind": row.kind, "value": row.value});
+    actor
+        .audit(
+            &txn,
+            ctx.now(),
+            "blacklist.delete",
+            ("blacklist", id),
+            detail,
+        )
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(())

@@ -18,8 +18,9 @@ use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked}
 use crate::domain::callback_delivery::outbox;
 use crate::domain::callback_delivery::payload::RewardPayload;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::publisher::*;
 use entity::{callback_key, placement};
 
@@ -212,15 +213,16 @@ async fn configure_once(
     let p = am.update(&txn).await?;
     // Rewards kept while no receiver was configured are sent now.
     outbox::release_waiting(&txn, now, &p.id).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "callback.configure",
-        ("placement", placement_id),
-        json!({"url": url}),
-    )
-    .await?;
+    let detail = json!({"url": url});
+    actor
+        .audit(
+            &txn,
+            now,
+            "callback.configure",
+            ("placement", placement_id),
+            detail,
+        )
+        .await?;
     let ks = keys(&txn, &p.id).await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
@@ -269,15 +271,16 @@ async fn rotate_once(
         am.update(&txn).await?;
     }
     let (key_id, secret) = new_key(ctx, &txn, &p.id, NEXT).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "callback.rotate",
-        ("placement", placement_id),
-        json!({"keyId": key_id}),
-    )
-    .await?;
+    let detail = json!({"keyId": key_id});
+    actor
+        .audit(
+            &txn,
+            now,
+            "callback.rotate",
+            ("placement", placement_id),
+            detail,
+        )
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(CallbackKeyIssued { key_id, secret })
@@ -309,15 +312,16 @@ pub async fn promote(
     am.state = Set(CURRENT.to_owned());
     am.promoted_at = Set(Some(now));
     am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "callback.promote",
-        ("placement", placement_id),
-        json!({"keyId": key_id}),
-    )
-    .await?;
+    let detail = json!({"keyId": key_id});
+    actor
+        .audit(
+            &txn,
+            now,
+            "callback.promote",
+            ("placement", placement_id),
+            detail,
+        )
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(CallbackKeyRef { key_id })
@@ -362,11 +366,11 @@ pub async fn test(
             name: "Points".to_owned(),
             decimals: 0,
             rate_numerator_minor_units: 100,
-            rate_denominator_usd_micros: 1_000_000,
+            rate_denominator_usd_micros: Micros(1_000_000),
             minimum_payout_minor_units: 0,
             rounding: Rounding::Down,
         });
-    let reward = super::slots::preview(&currency, 1_000_000)?;
+    let reward = super::slots::preview(&currency, Micros(1_000_000))?;
     let now = ctx.now();
     let event_id = new_id("evt_test");
     let payload = RewardPayload {

@@ -8,6 +8,7 @@ use crate::domain::campaigns::snapshot::snapshot;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::Platform;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::publisher::ops::{GalleryGoal, GalleryOffer, OfferGallery};
 
@@ -86,7 +87,7 @@ pub async fn gallery(
         if excludes(&rules, &candidate) {
             continue;
         }
-        let total: i64 = c.goals.iter().map(|g| g.payout_micros).sum();
+        let total: i64 = c.goals.iter().map(|g| g.payout_micros.get()).sum();
         items.push(GalleryOffer {
             campaign_id: offer.campaign.id.clone(),
             name: c.name.clone(),
@@ -106,7 +107,7 @@ pub async fn gallery(
                     payout: g.payout.clone(),
                 })
                 .collect(),
-            total_payout_micros: total,
+            total_payout_micros: Micros(total),
             total_payout: format_micros(total),
         });
     }

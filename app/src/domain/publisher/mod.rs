@@ -2,6 +2,7 @@
 //! callback settings and survey app keys.
 
 pub mod app_keys;
+pub mod bans;
 pub mod blacklists;
 pub mod callbacks;
 pub mod delivery_config;
@@ -12,12 +13,13 @@ pub mod review;
 pub mod slots;
 pub mod static_keys;
 pub mod support;
-pub mod user_bans;
 pub mod user_identity;
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
-use crate::domain::Principal;
+use crate::domain::changes::Change;
+use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use entity::{ad_slot, placement};
 
@@ -53,4 +55,21 @@ pub async fn owned_slot<C: ConnectionTrait>(
         .await?
         .ok_or_else(|| AppError::not_found("ad slot"))?;
     Ok((p, s))
+}
+
+/// Audits `action` on a placement (by whom, when) and commits the change, announcing it so
+/// every process reloads the placement's delivery configuration.
+pub(crate) async fn commit_placement(
+    ctx: &Ctx,
+    txn: DatabaseTransaction,
+    by: (&Principal, DateTime<Utc>),
+    action: &str,
+    placement_id: &str,
+    detail: serde_json::Value,
+) -> Result<(), AppError> {
+    let (actor, now) = by;
+    actor
+        .audit(&txn, now, action, ("placement", placement_id), detail)
+        .await?;
+    ctx.commit_and_announce(txn, [Change::DeliveryConfig]).await
 }

@@ -2,9 +2,8 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use super::{owned_placement, slots};
-use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, ids::new_id};
+use super::{commit_placement, owned_placement, slots};
+use crate::domain::{Ctx, Principal, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::rules::{normalize_identity, sdk_version, store_url};
 use crate::model::publisher::*;
@@ -92,17 +91,8 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "placement.create",
-        ("placement", &id),
-        serde_json::json!({"type": kind.as_str()}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
+    let detail = serde_json::json!({"type": kind.as_str()});
+    commit_placement(ctx, txn, (actor, now), "placement.create", &id, detail).await?;
     Ok(view(ctx, &row, &[], None))
 }
 
@@ -262,17 +252,8 @@ pub async fn patch(
     }
     am.updated_at = Set(now);
     am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "placement.update",
-        ("placement", id),
-        serde_json::json!({}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
+    let detail = serde_json::json!({});
+    commit_placement(ctx, txn, (actor, now), "placement.update", id, detail).await?;
     get(ctx, actor, id).await
 }
 
@@ -294,17 +275,16 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
     am.status = Set(PlacementStatus::PendingReview.as_str().to_owned());
     am.updated_at = Set(now);
     am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
+    let detail = serde_json::json!({});
+    commit_placement(
+        ctx,
+        txn,
+        (actor, now),
         "placement.request_review",
-        ("placement", id),
-        serde_json::json!({}),
+        id,
+        detail,
     )
     .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
     get(ctx, actor, id).await
 }
 
@@ -333,7 +313,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     if live_slots.is_some() {
         obligations.push("it has an active or disabled ad slot");
     }
-    if super::super::delivery_history::placement_has_sessions(&txn, &p.id).await? {
+    if crate::domain::delivery::history::placement_has_sessions(&txn, &p.id).await? {
         obligations.push("it has SDK session history");
     }
     if !obligations.is_empty() {
@@ -346,17 +326,8 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     am.archived_at = Set(Some(now));
     am.updated_at = Set(now);
     am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "placement.archive",
-        ("placement", id),
-        serde_json::json!({}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
+    let detail = serde_json::json!({});
+    commit_placement(ctx, txn, (actor, now), "placement.archive", id, detail).await?;
     Ok(())
 }
 

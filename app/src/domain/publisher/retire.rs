@@ -8,10 +8,10 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::callbacks::{CURRENT, NEXT, RETIRED};
-use super::owned_placement;
+use super::{commit_placement, owned_placement};
 use crate::domain::callback_delivery::outbox;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, db};
+use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
 use crate::model::callback_delivery::CallbackRemoved;
 use crate::model::publisher::SlotState;
@@ -51,15 +51,10 @@ pub async fn archive_slot(
         .filter(static_key::Column::DeactivatedAt.is_null())
         .exec(&txn)
         .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "ad_slot.archive",
-        ("ad_slot", slot_id),
-        serde_json::json!({"placementId": p.id}),
-    )
-    .await?;
+    let audited = serde_json::json!({"placementId": p.id});
+    actor
+        .audit(&txn, now, "ad_slot.archive", ("ad_slot", slot_id), audited)
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig, Change::StaticKeys])
         .await?;
     Ok(())
@@ -96,17 +91,8 @@ pub async fn remove_callback(
     am.callback_url = Set(None);
     am.updated_at = Set(now);
     am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "callback.remove",
-        ("placement", &id),
-        serde_json::json!({"waiting": waiting}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
+    let detail = serde_json::json!({"waiting": waiting});
+    commit_placement(ctx, txn, (actor, now), "callback.remove", &id, detail).await?;
     Ok(CallbackRemoved {
         placement_id: id,
         waiting,

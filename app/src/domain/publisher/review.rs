@@ -2,9 +2,9 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 
-use super::{placements, slots};
+use super::{commit_placement, placements, slots};
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit};
+use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::publisher::*;
 use entity::placement;
@@ -54,17 +54,8 @@ pub async fn review(
     am.updated_at = Set(now);
     let p = am.update(&txn).await?;
     slots::refresh_readiness(&txn, &p, now).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "placement.review",
-        ("placement", id),
-        serde_json::json!({"decision": req.decision.as_str(), "note": note}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::DeliveryConfig])
-        .await?;
+    let detail = serde_json::json!({"decision": req.decision.as_str(), "note": note});
+    commit_placement(ctx, txn, (actor, now), "placement.review", id, detail).await?;
     placements::get(ctx, actor, id).await
 }
 
@@ -86,15 +77,15 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
         am.released_at = Set(Some(now));
         am.updated_at = Set(now);
         am.update(&txn).await?;
-        audit::record(
-            &txn,
-            now,
-            Some(&actor.account_id),
-            "placement.release",
-            ("placement", id),
-            serde_json::json!({}),
-        )
-        .await?;
+        actor
+            .audit(
+                &txn,
+                now,
+                "placement.release",
+                ("placement", id),
+                serde_json::json!({}),
+            )
+            .await?;
     }
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;

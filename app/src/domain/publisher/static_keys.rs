@@ -7,7 +7,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySele
 
 use super::owned_slot;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, crypto, ids::new_id};
+use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::*;
 use entity::static_key;
@@ -84,15 +84,10 @@ async fn issue_once(
     .await
     // Two issuers at once: the database keeps one active key; the loser runs again.
     .map_err(crate::domain::db::race_on_unique)?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "static_key.issue",
-        ("ad_slot", slot_id),
-        serde_json::json!({"staticKeyId": id, "reason": reason}),
-    )
-    .await?;
+    let detail = serde_json::json!({"staticKeyId": id, "reason": reason});
+    actor
+        .audit(&txn, now, "static_key.issue", ("ad_slot", slot_id), detail)
+        .await?;
     // The slot's earlier keys were deactivated: no cached copy may still open the feed.
     ctx.commit_and_announce(txn, [Change::StaticKeys]).await?;
     Ok(StaticKeyIssued {

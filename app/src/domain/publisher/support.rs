@@ -4,7 +4,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use crate::domain::{Ctx, Principal, audit};
+use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::publisher::ops::*;
 use entity::{placement, support_case};
@@ -45,7 +45,7 @@ pub async fn list(
         .await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);
     let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
-    crate::domain::delivery::sdk_evidence::attach(&ctx.db, &mut items).await?;
+    crate::domain::delivery::support_cases::evidence::attach(&ctx.db, &mut items).await?;
     Ok(SupportCaseList {
         count: items.len(),
         items,
@@ -105,15 +105,16 @@ pub async fn patch(
     }
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "support_case.update",
-        ("support_case", id),
-        serde_json::json!({"status": row.status}),
-    )
-    .await?;
+    let detail = serde_json::json!({"status": row.status});
+    actor
+        .audit(
+            &txn,
+            now,
+            "support_case.update",
+            ("support_case", id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     Ok(view(&row))
 }

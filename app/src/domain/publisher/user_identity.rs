@@ -17,11 +17,11 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Set};
 
 use super::owned_placement;
-use crate::domain::{Ctx, Principal, audit, crypto};
+use crate::domain::delivery::actor::SdkActor;
+use crate::domain::{Ctx, Principal, crypto};
 use crate::error::AppError;
 use crate::model::user_identity::*;
 use entity::placement_user_identity as identity;
-use entity::sdk_session;
 
 /// Prefix of user identity secrets.
 pub const PREFIX: &str = "mkt_uis";
@@ -97,15 +97,16 @@ pub async fn issue_secret(
             .map_err(crate::domain::db::race_on_unique)?;
         }
     }
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "user_identity.secret_issued",
-        ("placement", &p.id),
-        serde_json::json!({}),
-    )
-    .await?;
+    let detail = serde_json::json!({});
+    actor
+        .audit(
+            &txn,
+            now,
+            "user_identity.secret_issued",
+            ("placement", &p.id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     Ok(UserIdentitySecret {
         placement_id: p.id,
@@ -140,15 +141,16 @@ pub async fn set_required(
     a.required = Set(input.required);
     a.updated_at = Set(now);
     let r = a.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "user_identity.updated",
-        ("placement", &p.id),
-        serde_json::json!({"required": input.required}),
-    )
-    .await?;
+    let detail = serde_json::json!({"required": input.required});
+    actor
+        .audit(
+            &txn,
+            now,
+            "user_identity.updated",
+            ("placement", &p.id),
+            detail,
+        )
+        .await?;
     txn.commit().await?;
     Ok(view(&p.id, Some(&r)))
 }
@@ -212,7 +214,7 @@ pub async fn verify(
 
 /// Before a read of the user's history: refused when the placement requires signed users
 /// and this session's user was not signed.
-pub async fn require_verified(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
+pub async fn require_verified(ctx: &Ctx, s: &SdkActor) -> Result<(), AppError> {
     if s.user_verified {
         return Ok(());
     }

@@ -29,6 +29,7 @@ use crate::domain::publisher::delivery_config::DeliveryConfig;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher::rules::format_minor;
@@ -118,17 +119,17 @@ pub async fn reward_slot<C: ConnectionTrait>(
 /// The respondent's reward for a survey paying `cpi_micros`.
 pub fn reward_for(
     slot: Option<&ad_slot::Model>,
-    cpi_micros: i64,
+    cpi_micros: Micros,
 ) -> Result<RewardPreview, AppError> {
     let earnings = publisher_share(cpi_micros);
     match slot {
         Some(s) => slots::preview(&slots::currency_of(s), earnings),
         None => Ok(RewardPreview {
             usd_micros: earnings,
-            minor_units: earnings / 10_000,
+            minor_units: earnings.get() / 10_000,
             currency: "USD".to_owned(),
             decimals: 2,
-            display: format_minor(earnings / 10_000, 2),
+            display: format_minor(earnings.get() / 10_000, 2),
             meets_minimum_payout: true,
         }),
     }
@@ -322,7 +323,7 @@ fn item(
 ) -> Result<SurveyItem, AppError> {
     let m = &fit.survey.campaign;
     let cpi = m.cpi_micros.unwrap_or(0);
-    let reward = reward_for(slot, cpi)?;
+    let reward = reward_for(slot, Micros(cpi))?;
     let loi = Hundredths(m.loi_hundredths.unwrap_or(DEFAULT_LOI.0));
     // The fetch gives the completion percentage as an integer.
     let incidence = m.conversion_hundredths.map(|c| Hundredths(c).rounded());

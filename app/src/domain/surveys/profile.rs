@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use serde_json::Value;
 
 use super::reference::{self, Locale};
+use crate::model::survey::targeting::QuestionKind;
 
 /// Why a fetch body was refused.
 #[derive(Debug)]
@@ -303,10 +304,10 @@ pub fn read(body: &Value, today: NaiveDate) -> Result<Profile, Invalid> {
                                     .collect()
                             })
                             .unwrap_or_default();
-                        if ids.is_empty() || (q.kind == "SINGLE" && ids.len() != 1) {
+                        if ids.is_empty() || (q.kind == QuestionKind::Single && ids.len() != 1) {
                             add!(
                                 &format!("{at}.answerIds"),
-                                if q.kind == "SINGLE" {
+                                if q.kind == QuestionKind::Single {
                                     "must hold exactly one answer id"
                                 } else {
                                     "must hold at least one answer id"

@@ -98,7 +98,7 @@ pub fn country_languages(q: &CountryLanguageQuery) -> CountryLanguageList {
 pub struct Question {
     pub id: &'static str,
     pub text: &'static str,
-    pub kind: &'static str,
+    pub kind: QuestionKind,
     countries: &'static str,
 }
 
@@ -115,7 +115,7 @@ impl Question {
 
     /// Whether respondents answer it with answer ids (SINGLE or MULTI).
     pub fn takes_answer_ids(&self) -> bool {
-        matches!(self.kind, "SINGLE" | "MULTI")
+        matches!(self.kind, QuestionKind::Single | QuestionKind::Multi)
     }
 }
 
@@ -124,7 +124,8 @@ pub fn question(id: &str) -> Option<Question> {
     QUESTIONS.iter().find(|q| q.0 == id).map(|q| Question {
         id: q.0,
         text: q.1,
-        kind: q.2,
+        // The catalog's kinds are checked by the `catalog_kinds_parse` test.
+        kind: QuestionKind::parse(q.2).unwrap_or(QuestionKind::Text),
         countries: q.3,
     })
 }
@@ -133,7 +134,7 @@ fn view(q: Question) -> ProfilingQuestion {
     ProfilingQuestion {
         question_id: q.id.to_owned(),
         question_text: q.text.to_owned(),
-        question_type: q.kind.to_owned(),
+        question_type: q.kind.as_str().to_owned(),
         answers: ANSWERS
             .iter()
             .filter(|a| a.0 == q.id)
@@ -185,17 +186,32 @@ mod tests {
     }
 
     #[test]
+    fn catalog_kinds_parse() {
+        for q in QUESTIONS {
+            assert!(
+                QuestionKind::parse(q.2).is_some(),
+                "{} has kind {}",
+                q.0,
+                q.2
+            );
+        }
+    }
+
+    #[test]
     fn catalog_per_country() {
+        let asks = |list: &ProfilingQuestionList, id: &str| {
+            list.questions.iter().any(|q| q.question_id == id)
+        };
         let us = profiling_questions(&ProfilingQuery {
             country_language_id: Some("en-US".into()),
         })
         .unwrap();
-        assert!(us.questions.iter().any(|q| q.question_id == "ETHNICITY"));
+        assert!(asks(&us, "ETHNICITY"));
         let de = profiling_questions(&ProfilingQuery {
             country_language_id: Some("de-DE".into()),
         })
         .unwrap();
-        assert!(!de.questions.iter().any(|q| q.question_id == "ETHNICITY"));
+        assert!(!asks(&de, "ETHNICITY"));
         assert!(question("GENDER").unwrap().has_answer("2"));
         assert!(!question("GENDER").unwrap().has_answer("9"));
     }

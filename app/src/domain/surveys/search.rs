@@ -9,7 +9,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use super::campaigns::{SUBJECT, owned, views};
 use super::{questions, quotas, reference};
 use crate::domain::paging::Page;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey::campaign::*;
 use crate::model::survey::targeting::*;
@@ -140,15 +140,10 @@ pub async fn clone(
         quotas::copy_quota(&txn, now, &q, &id, name).await?;
     }
     questions::copy_all(&txn, now, &src.id, &id).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.cloned",
-        (SUBJECT, &id),
-        serde_json::json!({"from": src.id}),
-    )
-    .await?;
+    let detail = serde_json::json!({"from": src.id});
+    actor
+        .audit(&txn, now, "survey_campaign.cloned", (SUBJECT, &id), detail)
+        .await?;
     txn.commit().await?;
     Ok(SurveyCreated {
         message: "Campaign cloned as a draft".to_owned(),

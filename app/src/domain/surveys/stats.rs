@@ -8,6 +8,7 @@ use sea_orm::FromQueryResult;
 use crate::domain::sql::{prefix_of, statement};
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::survey::fetch::{SurveyDay, SurveyStats};
 
@@ -59,7 +60,7 @@ pub async fn by_day(ctx: &Ctx, actor: &Principal, days: i64) -> Result<SurveySta
                 fetches: 0,
                 entries: 0,
                 completes: 0,
-                earnings_micros: 0,
+                earnings_micros: Micros(0),
                 earnings: String::new(),
             });
             match i {
@@ -67,7 +68,7 @@ pub async fn by_day(ctx: &Ctx, actor: &Principal, days: i64) -> Result<SurveySta
                 1 => d.entries = r.n,
                 _ => {
                     d.completes = r.n;
-                    d.earnings_micros = r.micros;
+                    d.earnings_micros = Micros(r.micros);
                 }
             }
         }
@@ -81,14 +82,14 @@ pub async fn by_day(ctx: &Ctx, actor: &Principal, days: i64) -> Result<SurveySta
         .collect();
     days.reverse();
     let sum = |f: fn(&SurveyDay) -> i64| days.iter().map(f).sum::<i64>();
-    let earnings_micros = sum(|d| d.earnings_micros);
+    let earnings_micros = sum(|d| d.earnings_micros.get());
     Ok(SurveyStats {
         from: from_text,
         to: today.to_string(),
         fetches: sum(|d| d.fetches),
         entries: sum(|d| d.entries),
         completes: sum(|d| d.completes),
-        earnings_micros,
+        earnings_micros: Micros(earnings_micros),
         earnings: format_micros(earnings_micros),
         days,
     })

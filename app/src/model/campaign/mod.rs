@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::money::Micros;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +32,7 @@ pub struct GoalInput {
     pub external_goal_id: String,
     pub name: String,
     /// What the advertiser pays per approved conversion, USD micros.
-    pub payout_micros: i64,
+    pub payout_micros: Micros,
     /// Minutes a conversion stays pending before it settles (default 0, at most 43,200).
     #[serde(default)]
     pub pending_minutes: Option<i64>,
@@ -44,7 +45,7 @@ pub struct GoalInput {
 pub struct Goal {
     pub external_goal_id: String,
     pub name: String,
-    pub payout_micros: i64,
+    pub payout_micros: Micros,
     pub payout: String,
     pub pending_minutes: i64,
 }
@@ -83,7 +84,7 @@ pub struct Caps {
     pub per_user: Option<i64>,
     /// Spend per UTC day, USD micros.
     #[serde(default)]
-    pub daily_budget_micros: Option<i64>,
+    pub daily_budget_micros: Option<Micros>,
 }
 
 /// A creative shown with the offer: an HTTPS URL or an uploaded development creative.
@@ -118,7 +119,7 @@ pub struct CampaignInput {
     /// CUSTOM_S2S, DIRECT, MANAGED or MMP:<providerCode>; must be selectable.
     pub tracking_provider: Option<String>,
     /// Total budget over the campaign's life, USD micros.
-    pub budget_micros: Option<i64>,
+    pub budget_micros: Option<Micros>,
     pub goals: Option<Vec<GoalInput>>,
     pub schedule: Option<Schedule>,
     pub caps: Option<Caps>,
@@ -145,7 +146,7 @@ pub struct CampaignConfig {
     pub category: String,
     pub task_type: String,
     pub tracking_provider: String,
-    pub budget_micros: i64,
+    pub budget_micros: Micros,
     pub goals: Vec<Goal>,
     pub schedule: Schedule,
     pub caps: Caps,
@@ -170,10 +171,10 @@ pub struct Campaign {
     pub config: CampaignConfig,
     pub budget: String,
     /// Money held for the campaign now.
-    pub reserved_micros: i64,
+    pub reserved_micros: Micros,
     pub reserved: String,
     /// Money paid for its conversions.
-    pub spent_micros: i64,
+    pub spent_micros: Micros,
     pub spent: String,
     /// The newest revision number.
     pub revision: i64,
@@ -338,7 +339,7 @@ pub struct ReportRow {
     pub date: Option<NaiveDate>,
     pub clicks: i64,
     pub conversions: ConversionCounts,
-    pub spend_micros: i64,
+    pub spend_micros: Micros,
     pub spend: String,
 }
 

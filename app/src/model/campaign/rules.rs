@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::publisher::rules::store_url;
 
@@ -134,7 +135,7 @@ fn goals(raw: &[GoalInput], errs: &mut Errors) -> Vec<Goal> {
         if name.is_empty() || name.chars().count() > 120 {
             errs.insert(at("name"), "must be 1-120 characters".into());
         }
-        if g.payout_micros <= 0 || g.payout_micros > MAX_BUDGET_MICROS {
+        if g.payout_micros <= Micros(0) || g.payout_micros > Micros(MAX_BUDGET_MICROS) {
             errs.insert(
                 at("payoutMicros"),
                 "must be a positive amount of micros".into(),
@@ -163,7 +164,10 @@ fn caps(c: &Caps, errs: &mut Errors) {
         ("caps.dailyConversions", c.daily_conversions),
         ("caps.totalConversions", c.total_conversions),
         ("caps.perUser", c.per_user),
-        ("caps.dailyBudgetMicros", c.daily_budget_micros),
+        (
+            "caps.dailyBudgetMicros",
+            c.daily_budget_micros.map(Micros::get),
+        ),
     ] {
         if v.is_some_and(|v| v <= 0) {
             errs.insert(field.into(), "must be positive when set".into());
@@ -271,14 +275,14 @@ pub fn merge(
     let budget_micros = field!(
         budget_micros,
         "budgetMicros",
-        |v: &i64| {
-            if *v > 0 && *v <= MAX_BUDGET_MICROS {
+        |v: &Micros| {
+            if v.get() > 0 && v.get() <= MAX_BUDGET_MICROS {
                 Ok(*v)
             } else {
                 Err("must be a positive amount of micros up to 10,000,000 USD".to_owned())
             }
         },
-        0
+        Micros::ZERO
     );
     let goals = match (&patch.goals, base) {
         (Some(g), _) => goals(g, &mut errs),
@@ -345,7 +349,7 @@ pub fn merge(
         &mut errs,
     );
     if let Some(max) = goals.iter().map(|g| g.payout_micros).max()
-        && budget_micros > 0
+        && budget_micros > Micros::ZERO
         && max > budget_micros
     {
         errs.insert(
@@ -442,11 +446,11 @@ mod tests {
             category: Some("games".into()),
             task_type: Some("INSTALL".into()),
             tracking_provider: Some("mmp:appsflyer".into()),
-            budget_micros: Some(500_000_000),
+            budget_micros: Some(Micros(500_000_000)),
             goals: Some(vec![GoalInput {
                 external_goal_id: "install".into(),
                 name: "Install".into(),
-                payout_micros: 1_500_000,
+                payout_micros: Micros(1_500_000),
                 pending_minutes: None,
             }]),
             ..Default::default()
@@ -473,7 +477,7 @@ mod tests {
         i.destination_url = Some("https://advertiser.example/install".into());
         let first = i.goals.as_ref().unwrap()[0].clone();
         i.goals.as_mut().unwrap().push(first);
-        i.budget_micros = Some(0);
+        i.budget_micros = Some(Micros(0));
         let e = merge(None, &i).unwrap_err();
         assert!(e["destinationUrl"].contains("{click_id}"));
         assert!(e.contains_key("goals[1].externalGoalId"));

@@ -3,6 +3,7 @@
 pub mod ops;
 pub mod rules;
 
+use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -203,7 +204,7 @@ pub struct Currency {
     pub name: String,
     pub decimals: i32,
     pub rate_numerator_minor_units: i64,
-    pub rate_denominator_usd_micros: i64,
+    pub rate_denominator_usd_micros: Micros,
     pub minimum_payout_minor_units: i64,
     pub rounding: Rounding,
 }
@@ -216,7 +217,7 @@ pub struct CurrencyInput {
     pub name: Option<String>,
     pub decimals: Option<i32>,
     pub rate_numerator_minor_units: Option<i64>,
-    pub rate_denominator_usd_micros: Option<i64>,
+    pub rate_denominator_usd_micros: Option<Micros>,
     pub minimum_payout_minor_units: Option<i64>,
     pub rounding: Option<Rounding>,
 }
@@ -251,7 +252,7 @@ pub struct PolicyInput {
 #[serde(rename_all = "camelCase")]
 pub struct OfferDelivery {
     pub sort: OfferSort,
-    pub minimum_payout_micros: i64,
+    pub minimum_payout_micros: Micros,
 }
 
 /// Partial offer delivery for create and PATCH.
@@ -260,7 +261,7 @@ pub struct OfferDelivery {
 #[serde(rename_all = "camelCase")]
 pub struct OfferDeliveryInput {
     pub sort: Option<OfferSort>,
-    pub minimum_payout_micros: Option<i64>,
+    pub minimum_payout_micros: Option<Micros>,
 }
 
 /// Whether a slot can deliver, and why not.
@@ -319,7 +320,7 @@ pub struct SlotInput {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RewardPreviewRequest {
-    pub usd_micros: i64,
+    pub usd_micros: Micros,
 }
 
 /// A reward converted with the slot's rate and rounding.
@@ -327,7 +328,7 @@ pub struct RewardPreviewRequest {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RewardPreview {
-    pub usd_micros: i64,
+    pub usd_micros: Micros,
     pub minor_units: i64,
     /// Currency name.
     pub currency: String,

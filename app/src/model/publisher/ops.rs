@@ -1,5 +1,6 @@
 //! Publisher operations wire types: blacklists, user bans and support cases.
 
+use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -276,7 +277,7 @@ pub struct GalleryGoal {
     pub external_goal_id: String,
     pub name: String,
     /// What the advertiser pays per approved conversion (gross, USD micros).
-    pub payout_micros: i64,
+    pub payout_micros: Micros,
     pub payout: String,
 }
 
@@ -295,7 +296,7 @@ pub struct GalleryOffer {
     pub preview_url: Option<String>,
     pub goals: Vec<GalleryGoal>,
     /// Sum of the goals' payouts (gross, USD micros).
-    pub total_payout_micros: i64,
+    pub total_payout_micros: Micros,
     pub total_payout: String,
 }
 

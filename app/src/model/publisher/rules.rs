@@ -2,6 +2,7 @@
 //! normalisation, store URLs, SDK versions and reward conversion.
 
 use super::{PlacementType, Rounding};
+use crate::model::money::Micros;
 
 /// Normalises a placement's platform identity:
 /// - ANDROID_APP: an application id (`com.example.app`): dot-separated segments of letters,
@@ -109,12 +110,12 @@ pub fn sdk_version(raw: &str) -> Result<semver::Version, String> {
 /// asked, in exact 128-bit integer arithmetic. `None` when the denominator is not positive,
 /// an input is negative, or the result does not fit in `i64`.
 pub fn convert(
-    usd_micros: i64,
+    usd_micros: Micros,
     numerator: i64,
     denominator: i64,
     rounding: Rounding,
 ) -> Option<i64> {
-    if denominator <= 0 || numerator < 0 || usd_micros < 0 {
+    if denominator <= 0 || numerator < 0 || usd_micros < Micros(0) {
         return None;
     }
     let product = i128::from(usd_micros) * i128::from(numerator);
@@ -208,22 +209,40 @@ mod tests {
     fn rounding_edges() {
         // 1 USD at 100 coins per USD.
         assert_eq!(
-            convert(1_000_000, 100, 1_000_000, Rounding::Down),
+            convert(Micros(1_000_000), 100, 1_000_000, Rounding::Down),
             Some(100)
         );
         // 0.015 USD at 100/USD = 1.5 coins.
-        assert_eq!(convert(15_000, 100, 1_000_000, Rounding::Down), Some(1));
-        assert_eq!(convert(15_000, 100, 1_000_000, Rounding::Nearest), Some(2));
-        assert_eq!(convert(15_000, 100, 1_000_000, Rounding::Up), Some(2));
+        assert_eq!(
+            convert(Micros(15_000), 100, 1_000_000, Rounding::Down),
+            Some(1)
+        );
+        assert_eq!(
+            convert(Micros(15_000), 100, 1_000_000, Rounding::Nearest),
+            Some(2)
+        );
+        assert_eq!(
+            convert(Micros(15_000), 100, 1_000_000, Rounding::Up),
+            Some(2)
+        );
         // 0.014999 USD: just under half.
-        assert_eq!(convert(14_999, 100, 1_000_000, Rounding::Nearest), Some(1));
+        assert_eq!(
+            convert(Micros(14_999), 100, 1_000_000, Rounding::Nearest),
+            Some(1)
+        );
         // Exact results never move.
-        assert_eq!(convert(20_000, 100, 1_000_000, Rounding::Up), Some(2));
-        assert_eq!(convert(0, 100, 1_000_000, Rounding::Up), Some(0));
-        assert_eq!(convert(1, 1, 0, Rounding::Down), None);
-        assert_eq!(convert(i64::MAX, i64::MAX, 1, Rounding::Down), None);
+        assert_eq!(
+            convert(Micros(20_000), 100, 1_000_000, Rounding::Up),
+            Some(2)
+        );
+        assert_eq!(convert(Micros(0), 100, 1_000_000, Rounding::Up), Some(0));
+        assert_eq!(convert(Micros(1), 1, 0, Rounding::Down), None);
+        assert_eq!(convert(Micros(i64::MAX), i64::MAX, 1, Rounding::Down), None);
         // A huge but representable product is still exact.
-        assert_eq!(convert(i64::MAX, 2, 2, Rounding::Down), Some(i64::MAX));
+        assert_eq!(
+            convert(Micros(i64::MAX), 2, 2, Rounding::Down),
+            Some(i64::MAX)
+        );
     }
 
     #[test]
@@ -236,9 +255,9 @@ mod tests {
     proptest! {
         #[test]
         fn down_le_nearest_le_up_and_within_one(usd in 0i64..=10_000_000_000, num in 0i64..=1_000_000, den in 1i64..=10_000_000) {
-            let d = convert(usd, num, den, Rounding::Down).unwrap_or(-1);
-            let n = convert(usd, num, den, Rounding::Nearest).unwrap_or(-1);
-            let u = convert(usd, num, den, Rounding::Up).unwrap_or(-1);
+            let d = convert(Micros(usd), num, den, Rounding::Down).unwrap_or(-1);
+            let n = convert(Micros(usd), num, den, Rounding::Nearest).unwrap_or(-1);
+            let u = convert(Micros(usd), num, den, Rounding::Up).unwrap_or(-1);
             prop_assert!(d <= n && n <= u && u - d <= 1);
             // DOWN is the floor: d·den ≤ usd·num < (d+1)·den.
             let exact = i128::from(usd) * i128::from(num);

@@ -4,6 +4,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::model::money::Micros;
 use crate::model::money::parse_decimal;
 
 /// A number the specification gives as `number` that is never money (minutes of interview,
@@ -134,7 +135,7 @@ pub struct SurveyCampaign {
     pub status: SurveyStatus,
     pub payment_status: PaymentStatus,
     pub country_language_id: String,
-    pub cpi_micros: Option<i64>,
+    pub cpi_micros: Option<Micros>,
     pub cpi: Option<String>,
     pub length_of_interview: Option<Hundredths>,
     pub conversion: Option<Hundredths>,
@@ -149,7 +150,7 @@ pub struct SurveyCampaign {
     /// Incremented by every edit; administrators approve a named revision.
     pub revision: i64,
     /// cpi × planned_completes: what paying reserves.
-    pub estimated_cost_micros: i64,
+    pub estimated_cost_micros: Micros,
     pub estimated_cost: String,
     pub supported_devices: Vec<String>,
     pub research_category: Option<String>,
@@ -211,7 +212,7 @@ pub struct Allocation {
     pub campaign_id: String,
     /// SURVEY.
     pub campaign_type: String,
-    pub amount_micros: i64,
+    pub amount_micros: Micros,
     pub amount: String,
     pub currency: String,
     /// RESERVED: held for the campaign's completes.

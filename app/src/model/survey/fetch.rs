@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::money::Micros;
 use serde::{Deserialize, Serialize};
 
 /// One profiling response: a catalog question and the answer ids chosen.
@@ -109,7 +110,7 @@ pub struct SurveyDay {
     pub fetches: i64,
     pub entries: i64,
     pub completes: i64,
-    pub earnings_micros: i64,
+    pub earnings_micros: Micros,
     pub earnings: String,
 }
 
@@ -124,6 +125,6 @@ pub struct SurveyStats {
     pub fetches: i64,
     pub entries: i64,
     pub completes: i64,
-    pub earnings_micros: i64,
+    pub earnings_micros: Micros,
     pub earnings: String,
 }

@@ -44,6 +44,12 @@ pub struct ProfilingAnswer {
     pub answer_text: String,
 }
 
+wire_enum!(
+    /// How a profiling question is answered: one or several answer ids, number ranges, or
+    /// free text values (postal codes).
+    QuestionKind { Single = "SINGLE", Multi = "MULTI", Numeric = "NUMERIC", Text = "TEXT" }
+);
+
 /// A profiling question. `question_type`: SINGLE or MULTI (answer ids), NUMERIC (ranges;
 /// AGE comes from DateOfBirth), TEXT (values; ZIP is matched by prefix).
 #[derive(Debug, Clone, Serialize, Deserialize)]

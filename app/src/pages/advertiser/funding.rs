@@ -11,7 +11,7 @@ use super::{
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
-use crate::model::billing::{Funding, PayProviderConfig, WireConfig};
+use crate::model::billing::{Funding, PayProviderConfig, ProviderCode, WireConfig};
 use crate::pages::RequireUser;
 use crate::server_fns::billing::{
     CapturePayment, FundingSummary, OpenPaymentOrder, RequestWireFunding, funding_overview,
@@ -71,7 +71,7 @@ fn FundingView(data: FundingData) -> impl IntoView {
                     Err(error) => view! { <LoadError error/> }.into_any(),
                     Ok(s) => {
                         // The development provider's checkout page can be reopened from the history.
-                        let dev_checkout = s.payprovider.provider == "DEVELOPMENT";
+                        let dev_checkout = s.payprovider.provider == ProviderCode::Development;
                         view! {
                             <BalanceCard balance=s.balance/>
                             {(!s.profile_complete).then(|| view! {
@@ -102,7 +102,7 @@ fn ProviderForm(
 ) -> impl IntoView {
     let error = action_error(order);
     let going = move || order.value().get().is_some_and(|r| r.is_ok());
-    let dev = config.provider == "DEVELOPMENT";
+    let dev = config.provider == ProviderCode::Development;
     view! {
         <section class="card grow" id="payprovider">
             <h2>"Pay by card"</h2>

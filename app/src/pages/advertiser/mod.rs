@@ -97,19 +97,19 @@ fn BalanceCard(balance: Balance, #[prop(optional)] funding_link: bool) -> impl I
             <dl class="balance">
                 <div class="available">
                     <dt>"Available"</dt>
-                    <dd data-micros=balance.available_micros.to_string()>
+                    <dd data-micros=balance.available_micros.get().to_string()>
                         <span class="amount">{balance.available}</span>" "<span class="cur">{c1}</span>
                     </dd>
                 </div>
                 <div class="reserved">
                     <dt>"Reserved"</dt>
-                    <dd data-micros=balance.reserved_micros.to_string()>
+                    <dd data-micros=balance.reserved_micros.get().to_string()>
                         <span class="amount">{balance.reserved}</span>" "<span class="cur">{c2}</span>
                     </dd>
                 </div>
                 <div class="spent">
                     <dt>"Spent"</dt>
-                    <dd data-micros=balance.spent_micros.to_string()>
+                    <dd data-micros=balance.spent_micros.get().to_string()>
                         <span class="amount">{balance.spent}</span>" "<span class="cur">{c3}</span>
                     </dd>
                 </div>

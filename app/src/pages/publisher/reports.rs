@@ -72,7 +72,7 @@ fn earnings_bars(r: &OffersReport) -> Vec<Bar> {
                 .rows
                 .iter()
                 .filter(|row| row.date == day)
-                .map(|row| row.earnings_micros)
+                .map(|row| row.earnings_micros.get())
                 .sum();
             Bar {
                 value: micros,

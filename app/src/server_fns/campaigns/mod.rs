@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::billing::Balance;
 use crate::model::campaign::*;
+use crate::model::money::Micros;
 
 /// What the campaign list shows: the campaigns and the wallet they reserve from (absent
 /// for administrators, who have no wallet of their own).
@@ -201,7 +202,7 @@ pub async fn create_offer_campaign(
                 external_goal_id: g.external_goal_id.clone().unwrap_or_default(),
                 name: g.name.clone().unwrap_or_default(),
                 // A placeholder keeps the other rules checking while the payout is refused.
-                payout_micros: payout.unwrap_or(1),
+                payout_micros: Micros(payout.unwrap_or(1)),
                 pending_minutes: pending,
             });
         }
@@ -213,7 +214,7 @@ pub async fn create_offer_campaign(
             category: text(category),
             task_type: text(task_type),
             tracking_provider: text(tracking_provider),
-            budget_micros,
+            budget_micros: budget_micros.map(Micros),
             goals: Some(inputs),
             ..CampaignInput::default()
         };
@@ -308,7 +309,9 @@ pub async fn edit_offer_campaign(
             .config;
         let patch = CampaignInput {
             name: text(name).filter(|n| *n != current.name),
-            budget_micros: budget_micros.filter(|b| *b != current.budget_micros),
+            budget_micros: budget_micros
+                .map(Micros)
+                .filter(|b| *b != current.budget_micros),
             destination_url: text(destination_url).filter(|u| *u != current.destination_url),
             ..CampaignInput::default()
         };

@@ -1,7 +1,7 @@
 //! Blacklists, user bans and support cases of the publisher console.
 
 use app::domain::paging::Page;
-use app::domain::publisher::{blacklists, support, user_bans};
+use app::domain::publisher::{bans, blacklists, support};
 use app::error::AppError;
 use app::model::publisher::ops::*;
 use axum::extract::State;
@@ -100,7 +100,7 @@ async fn list_bans(
     AppQuery(q): AppQuery<BanQuery>,
 ) -> Result<AppJson<UserBanList>, AppError> {
     let page = Page::parse(q.limit, q.cursor.as_deref(), "ban")?;
-    user_bans::list(
+    bans::list(
         &s.ctx,
         &p,
         q.placement_id.as_deref(),
@@ -122,7 +122,7 @@ async fn create_ban(
 ) -> Result<(StatusCode, AppJson<UserBan>), AppError> {
     Ok((
         StatusCode::CREATED,
-        AppJson(user_bans::create(&s.ctx, &p, b).await?),
+        AppJson(bans::create(&s.ctx, &p, b).await?),
     ))
 }
 
@@ -136,7 +136,7 @@ async fn patch_ban(
     AppPath(id): AppPath<String>,
     AppJson(b): AppJson<PatchUserBan>,
 ) -> Result<AppJson<UserBan>, AppError> {
-    user_bans::patch(&s.ctx, &p, &id, b).await.map(AppJson)
+    bans::patch(&s.ctx, &p, &id, b).await.map(AppJson)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -219,7 +219,8 @@ async fn evidence_download(
     use axum::response::IntoResponse;
     use http::header;
     let (kind, bytes) =
-        app::domain::delivery::sdk_evidence::content(&s.ctx, p, case_id, evidence_id).await?;
+        app::domain::delivery::support_cases::evidence::content(&s.ctx, p, case_id, evidence_id)
+            .await?;
     let ext = match kind.as_str() {
         "image/png" => "png",
         "image/jpeg" => "jpg",

@@ -22,7 +22,7 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(static_offers))
-        .layer(crate::routes::compression())
+        .layer(crate::layers::compression())
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -23,7 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_all_surveys))
         .routes(routes!(open_entry, verify_entry))
         .routes(routes!(survey_return))
-        .layer(crate::routes::compression())
+        .layer(crate::layers::compression())
 }
 
 /// Surveys for one respondent, server to server. The envelope's `ErrorCode` is always

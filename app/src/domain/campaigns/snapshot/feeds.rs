@@ -2,10 +2,9 @@
 //! to the offers, and listed with what they were asked for, so the next snapshot can build
 //! them again before anyone asks (`delivery::static_feed::keep_warm`).
 
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
-
-use super::Snapshot;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A serialised static feed, its ETag and what it was asked for with (a rebuilt snapshot
 /// builds the same feeds again before anyone asks: `static_feed::keep_warm`).
@@ -29,14 +28,22 @@ pub struct FeedRequest {
 /// of 100 offers is about 115 KB, so about 140 slot and parameter combinations).
 const MAX_FEED_BYTES: usize = 16 << 20;
 
-impl Snapshot {
+/// The feeds built from one snapshot, by slot, parameters and slot fingerprint, with the
+/// bytes they hold (bounded by [`MAX_FEED_BYTES`]).
+#[derive(Default)]
+pub struct FeedShelf {
+    feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
+    bytes: AtomicUsize,
+}
+
+impl FeedShelf {
     /// A feed built from this snapshot earlier.
-    pub fn feed(&self, key: &str) -> Option<Arc<CachedFeed>> {
+    pub fn get(&self, key: &str) -> Option<Arc<CachedFeed>> {
         self.feeds.lock().ok()?.get(key).cloned()
     }
 
     /// What the feeds built from this snapshot were asked for, and whether a pull asked.
-    pub fn feed_requests(&self) -> Vec<(FeedRequest, bool)> {
+    pub fn requests(&self) -> Vec<(FeedRequest, bool)> {
         self.feeds
             .lock()
             .map(|f| {
@@ -48,15 +55,15 @@ impl Snapshot {
     }
 
     /// Keeps a feed built from this snapshot (up to [`MAX_FEED_BYTES`]).
-    pub fn remember_feed(&self, key: String, feed: CachedFeed) {
+    pub fn remember(&self, key: String, feed: CachedFeed) {
         let size = feed.body.len() + key.len();
-        if self.feed_bytes.load(Ordering::Relaxed) + size > MAX_FEED_BYTES {
+        if self.bytes.load(Ordering::Relaxed) + size > MAX_FEED_BYTES {
             return;
         }
         if let Ok(mut feeds) = self.feeds.lock()
             && feeds.insert(key, Arc::new(feed)).is_none()
         {
-            self.feed_bytes.fetch_add(size, Ordering::Relaxed);
+            self.bytes.fetch_add(size, Ordering::Relaxed);
         }
     }
 }

@@ -25,15 +25,15 @@ mod feeds;
 mod offer;
 mod view;
 
-pub use feeds::{CachedFeed, FeedRequest};
+pub use feeds::{CachedFeed, FeedRequest, FeedShelf};
 pub use offer::{Offer, Stats};
 use offer::{score, stats};
 use view::{Bucket, SORTS};
 pub use view::{PAGE_TTL, Snapshot};
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -399,10 +399,9 @@ impl Inventory {
             offers,
             by_id,
             buckets,
-            feeds: Mutex::default(),
+            feeds: FeedShelf::default(),
             items: std::sync::RwLock::new(items),
             pages: Default::default(),
-            feed_bytes: AtomicUsize::new(0),
             item_bytes: AtomicUsize::new(item_bytes),
             page_bytes: AtomicUsize::new(0),
         }

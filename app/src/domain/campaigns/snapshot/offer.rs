@@ -11,6 +11,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelec
 
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::publisher::OfferSort;
 use entity::{conversion, sdk_launch};
 
@@ -24,11 +25,11 @@ pub struct Stats {
     pub clicks: i64,
     /// Approved conversions and publisher earnings in the last 30 days.
     pub conversions: i64,
-    pub earnings_micros: i64,
+    pub earnings_micros: Micros,
     /// Approved conversions ever, and on the snapshot's UTC day (for listing caps).
     pub approved_total: i64,
     pub approved_today: i64,
-    pub spent_today_micros: i64,
+    pub spent_today_micros: Micros,
 }
 
 /// One live offer with what delivery computes from it once per snapshot.
@@ -38,11 +39,11 @@ pub struct Offer {
     pub live: Arc<LiveOffer>,
     /// The reserve as of this snapshot's build (`live.reserved_micros` is the reserve
     /// when the campaign was last read whole).
-    pub reserved_micros: i64,
+    pub reserved_micros: Micros,
     /// Destination host, for domain blacklists.
     pub host: String,
     /// Sum of the goals' payouts.
-    pub total_payout_micros: i64,
+    pub total_payout_micros: Micros,
     pub stats: Stats,
 }
 
@@ -62,12 +63,14 @@ impl Offer {
         let (today, spent) = if same_day {
             (self.stats.approved_today, self.stats.spent_today_micros)
         } else {
-            (0, 0)
+            (0, Micros::ZERO)
         };
         caps.total_conversions
             .is_some_and(|c| self.stats.approved_total >= c)
             || caps.daily_conversions.is_some_and(|c| today >= c)
-            || caps.daily_budget_micros.is_some_and(|c| spent + 1 > c)
+            || caps
+                .daily_budget_micros
+                .is_some_and(|c| spent.get() + 1 > c.get())
     }
 
     /// Whether the schedule delivers at `now`.
@@ -132,7 +135,7 @@ pub(super) async fn stats<C: ConnectionTrait>(
     for (id, n, s) in approved(Some(since), earnings).all(db).await? {
         let e = out.entry(id).or_default();
         e.conversions = n;
-        e.earnings_micros = s;
+        e.earnings_micros = Micros(s);
     }
     for (id, n, _) in approved(None, payouts).all(db).await? {
         out.entry(id).or_default().approved_total = n;
@@ -140,7 +143,7 @@ pub(super) async fn stats<C: ConnectionTrait>(
     for (id, n, s) in approved(Some(day_start), payouts).all(db).await? {
         let e = out.entry(id).or_default();
         e.approved_today = n;
-        e.spent_today_micros = s;
+        e.spent_today_micros = Micros(s);
     }
     Ok(out)
 }

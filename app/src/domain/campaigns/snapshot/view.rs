@@ -3,13 +3,13 @@
 //! the inventory's business (`mod.rs`), so the two change independently.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::feeds::CachedFeed;
+use super::feeds::FeedShelf;
 use super::offer::Offer;
 use crate::model::campaign::Platform;
 use crate::model::publisher::OfferSort;
@@ -46,7 +46,7 @@ pub struct Snapshot {
     pub(super) by_id: HashMap<String, u32>,
     pub(super) buckets: HashMap<Bucket, Vec<u32>>,
     /// Static feeds built from this snapshot, by slot, parameters and slot fingerprint.
-    pub(super) feeds: Mutex<HashMap<String, Arc<CachedFeed>>>,
+    pub feeds: FeedShelf,
     /// Offer items serialised from this snapshot (or carried over from the one before, for
     /// campaigns not read again), by slot currency and campaign: an item depends on nothing
     /// else, so offer lists copy these bytes instead of building and serialising every item
@@ -56,8 +56,7 @@ pub struct Snapshot {
     /// (`offer_list::list_body`), with when each was built (service clock): a page also
     /// depends on the clock (schedules), so it is used for [`PAGE_TTL`] only.
     pub(super) pages: std::sync::RwLock<HashMap<String, (DateTime<Utc>, bytes::Bytes)>>,
-    /// Bytes held by `feeds`, `items` and `pages`, against their bounds.
-    pub(super) feed_bytes: AtomicUsize,
+    /// Bytes held by `items` and `pages`, against their bounds.
     pub(super) item_bytes: AtomicUsize,
     pub(super) page_bytes: AtomicUsize,
 }
@@ -88,10 +87,9 @@ impl Snapshot {
             offers: Vec::new(),
             by_id: HashMap::new(),
             buckets: HashMap::new(),
-            feeds: Mutex::default(),
+            feeds: FeedShelf::default(),
             items: Default::default(),
             pages: Default::default(),
-            feed_bytes: AtomicUsize::new(0),
             item_bytes: AtomicUsize::new(0),
             page_bytes: AtomicUsize::new(0),
         }

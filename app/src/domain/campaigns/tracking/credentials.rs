@@ -11,7 +11,7 @@ use sea_orm::{
 use crate::domain::campaigns::providers::{ProviderKind, kind_of, mmp_code};
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{locked_campaign, status_of};
-use crate::domain::{Ctx, Principal, audit, crypto, db, ids::new_id};
+use crate::domain::{Ctx, Principal, crypto, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;
 use entity::{campaign_credential, offer_campaign};
@@ -174,15 +174,15 @@ async fn audit_credential<C: ConnectionTrait>(
     action: &str,
     issued: &CredentialIssued,
 ) -> Result<(), AppError> {
-    audit::record(
-        db,
-        now,
-        Some(&actor.account_id),
-        action,
-        (SUBJECT, &issued.campaign_id),
-        serde_json::json!({"kind": issued.kind, "keyId": issued.key_id}),
-    )
-    .await
+    actor
+        .audit(
+            db,
+            now,
+            action,
+            (SUBJECT, &issued.campaign_id),
+            serde_json::json!({"kind": issued.kind, "keyId": issued.key_id}),
+        )
+        .await
 }
 
 /// `custom-s2s/credentials`: the campaign's first signing key. A second call is refused;
@@ -192,29 +192,7 @@ pub async fn create_s2s(
     actor: &Principal,
     id: &str,
 ) -> Result<CredentialIssued, AppError> {
-    db::retry_on_race(|| create_s2s_once(ctx, actor, id)).await
-}
-
-async fn create_s2s_once(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-) -> Result<CredentialIssued, AppError> {
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let m = locked_campaign(&txn, actor, id).await?;
-    require_kind(&m, ProviderKind::CustomS2s)?;
-    require_open(&m)?;
-    if has_active(&txn, &m.id, ProviderKind::CustomS2s).await? {
-        return Err(AppError::conflict(
-            "the campaign already has a Custom S2S key; rotate it to get a new secret",
-        )
-        .with_code("credential_exists"));
-    }
-    let issued = issue(ctx, &txn, &m, ProviderKind::CustomS2s, now).await?;
-    audit_credential(&txn, now, actor, "campaign.s2s_key_created", &issued).await?;
-    txn.commit().await?;
-    Ok(issued)
+    db::retry_on_race(|| s2s_key_once(ctx, actor, id, S2sKey::First)).await
 }
 
 /// `custom-s2s/rotate`: a new key replaces the active one at once.
@@ -223,27 +201,50 @@ pub async fn rotate_s2s(
     actor: &Principal,
     id: &str,
 ) -> Result<CredentialIssued, AppError> {
-    db::retry_on_race(|| rotate_s2s_once(ctx, actor, id)).await
+    db::retry_on_race(|| s2s_key_once(ctx, actor, id, S2sKey::Replacement)).await
 }
 
-async fn rotate_s2s_once(
+/// Which Custom S2S key is asked for: the first (refused when one exists) or a
+/// replacement (refused when none exists).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum S2sKey {
+    First,
+    Replacement,
+}
+
+async fn s2s_key_once(
     ctx: &Ctx,
     actor: &Principal,
     id: &str,
+    which: S2sKey,
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, ProviderKind::CustomS2s)?;
     require_open(&m)?;
-    if retire(&txn, &m.id, ProviderKind::CustomS2s, now).await? == 0 {
-        return Err(
-            AppError::conflict("the campaign has no Custom S2S key yet; create one first")
-                .with_code("credential_missing"),
-        );
-    }
+    let action = match which {
+        S2sKey::First => {
+            if has_active(&txn, &m.id, ProviderKind::CustomS2s).await? {
+                return Err(AppError::conflict(
+                    "the campaign already has a Custom S2S key; rotate it to get a new secret",
+                )
+                .with_code("credential_exists"));
+            }
+            "campaign.s2s_key_created"
+        }
+        S2sKey::Replacement => {
+            if retire(&txn, &m.id, ProviderKind::CustomS2s, now).await? == 0 {
+                return Err(AppError::conflict(
+                    "the campaign has no Custom S2S key yet; create one first",
+                )
+                .with_code("credential_missing"));
+            }
+            "campaign.s2s_key_rotated"
+        }
+    };
     let issued = issue(ctx, &txn, &m, ProviderKind::CustomS2s, now).await?;
-    audit_credential(&txn, now, actor, "campaign.s2s_key_rotated", &issued).await?;
+    audit_credential(&txn, now, actor, action, &issued).await?;
     txn.commit().await?;
     Ok(issued)
 }

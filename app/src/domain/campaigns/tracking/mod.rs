@@ -12,7 +12,7 @@ use sea_orm::{
 use super::providers::{ProviderKind, kind_of};
 use super::store::SUBJECT;
 use super::{config_of, locked_campaign, owned_campaign};
-use crate::domain::{Ctx, Principal, audit, db};
+use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
 use crate::model::campaign::rules::CONVERSION_FIELDS;
 use crate::model::campaign::*;
@@ -167,15 +167,10 @@ pub async fn set_allowlist(
     a.ip_allowlist = Set(serde_json::to_string(&entries).unwrap_or_else(|_| "[]".into()));
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "campaign.ip_allowlist",
-        (SUBJECT, &m.id),
-        serde_json::json!({"entries": entries}),
-    )
-    .await?;
+    let detail = serde_json::json!({"entries": entries});
+    actor
+        .audit(&txn, now, "campaign.ip_allowlist", (SUBJECT, &m.id), detail)
+        .await?;
     txn.commit().await?;
     Ok(IpAllowlist { entries })
 }

@@ -9,6 +9,7 @@ use crate::domain::campaigns::live_config;
 use crate::domain::delivery::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::publisher::slots;
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher::rules::format_minor;
 use entity::{ad_slot, offer_campaign, offer_campaign_revision, placement, sdk_launch};
@@ -18,7 +19,7 @@ pub(in crate::domain::conversions) struct Attribution {
     pub(super) launch: sdk_launch::Model,
     pub(super) placement: placement::Model,
     pub(super) slot: Option<ad_slot::Model>,
-    pub(super) payout_micros: i64,
+    pub(super) payout_micros: Micros,
     pub(super) pending_minutes: i64,
     pub(super) reward: RewardPreview,
 }

@@ -35,6 +35,7 @@ use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::CampaignStatus;
+use crate::model::money::Micros;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher::rules::format_minor;
 use entity::{ad_slot, conversion, offer_campaign, placement};
@@ -119,7 +120,7 @@ pub(in crate::domain::conversions) async fn after_settlement(
                 .iter()
                 .map(|g| g.payout_micros)
                 .min()
-                .unwrap_or(0);
+                .unwrap_or(Micros(0));
             let caps = &listed.config.caps;
             let capped = caps.total_conversions.is_some()
                 || caps.daily_conversions.is_some()
@@ -131,7 +132,8 @@ pub(in crate::domain::conversions) async fn after_settlement(
                     ledger::reserved_for(&ctx.db, &campaign.advertiser_id, &campaign.id).await?
                 }
             };
-            reserve < cheapest || (capped && caps_reached(&ctx.db, now, listed, 0).await?)
+            reserve < cheapest.get()
+                || (capped && caps_reached(&ctx.db, now, listed, Micros(0)).await?)
         }
         _ => false,
     };
@@ -290,7 +292,7 @@ async fn reverse(
         .map(|s| (s.currency_name.clone(), s.currency_decimals))
         .unwrap_or_default();
     let reward = RewardPreview {
-        usd_micros: c.publisher_earnings_micros,
+        usd_micros: Micros(c.publisher_earnings_micros),
         minor_units: c.reward_minor_units,
         display: format_minor(c.reward_minor_units, decimals),
         currency,
@@ -334,7 +336,7 @@ async fn pay(
     let offer = LiveOffer {
         campaign: campaign.clone(),
         config,
-        reserved_micros: 0,
+        reserved_micros: Micros(0),
     };
     if i64::try_from(done).unwrap_or(i64::MAX) >= per_user
         || caps_reached(txn, now, &offer, a.payout_micros).await?
@@ -344,11 +346,12 @@ async fn pay(
     // Checked first so a refusal writes no ledger transaction at all.
     let reserve = ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await?;
     let dedupe = format!("conversion_spend:{conversion_id}");
-    if reserve >= a.payout_micros {
-        return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros, &dedupe).await
+    if reserve >= a.payout_micros.get() {
+        return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros.get(), &dedupe)
+            .await
         {
             Ok(_) => {
-                *reserve_left = Some(reserve - a.payout_micros);
+                *reserve_left = Some(reserve - a.payout_micros.get());
                 Ok(Settlement::Approved)
             }
             Err(PostError::AlreadyPosted) => Ok(Settlement::Approved),
@@ -366,8 +369,8 @@ async fn pay(
         ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
     let budget = live_config(txn, campaign).await?.budget_micros;
     if spent
-        .checked_add(a.payout_micros)
-        .is_none_or(|total| total > budget)
+        .checked_add(a.payout_micros.get())
+        .is_none_or(|total| total > budget.get())
     {
         return Ok(Settlement::NoBudget);
     }
@@ -378,7 +381,7 @@ async fn pay(
         &campaign.advertiser_id,
         (SUBJECT, &campaign.id),
         &dedupe,
-        &ledger::late_spend_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros),
+        &ledger::late_spend_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros.get()),
     )
     .await
     {
@@ -403,8 +406,8 @@ async fn write(
     let counted = matches!(settlement, Settlement::Pending | Settlement::Approved);
     let (payout, earnings, reward) = match a {
         Some(a) if counted => (
-            a.payout_micros,
-            publisher_share(a.payout_micros),
+            a.payout_micros.get(),
+            publisher_share(a.payout_micros).get(),
             a.reward.minor_units,
         ),
         _ => (0, 0, 0),

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::currency::currency_of;
 use crate::error::FieldErrors;
+use crate::model::money::Micros;
 use crate::model::publisher::*;
 use crate::model::validate;
 use entity::ad_slot;
@@ -33,7 +34,7 @@ impl Config {
                 name: "Points".to_owned(),
                 decimals: 0,
                 rate_numerator_minor_units: 0,
-                rate_denominator_usd_micros: 1_000_000,
+                rate_denominator_usd_micros: Micros(1_000_000),
                 minimum_payout_minor_units: 0,
                 rounding: Rounding::Down,
             },
@@ -42,7 +43,7 @@ impl Config {
             policy: Policy::default(),
             offer_delivery: OfferDelivery {
                 sort: OfferSort::Payout,
-                minimum_payout_micros: 0,
+                minimum_payout_micros: Micros(0),
             },
         }
     }
@@ -56,7 +57,7 @@ impl Config {
             policy: serde_json::from_str(&s.policy).unwrap_or_default(),
             offer_delivery: serde_json::from_str(&s.offer_delivery).unwrap_or(OfferDelivery {
                 sort: OfferSort::Payout,
-                minimum_payout_micros: 0,
+                minimum_payout_micros: Micros(0),
             }),
         }
     }
@@ -93,7 +94,7 @@ impl Config {
                 }
             }
             if let Some(v) = c.rate_denominator_usd_micros {
-                if (1..=1_000_000_000_000).contains(&v) {
+                if (1..=1_000_000_000_000).contains(&v.get()) {
                     cur.rate_denominator_usd_micros = v
                 } else {
                     errs.add(
@@ -205,7 +206,7 @@ impl Config {
                 self.offer_delivery.sort = s;
             }
             if let Some(m) = o.minimum_payout_micros {
-                if m >= 0 {
+                if m >= Micros(0) {
                     self.offer_delivery.minimum_payout_micros = m
                 } else {
                     errs.add("offerDelivery.minimumPayoutMicros", "must not be negative")

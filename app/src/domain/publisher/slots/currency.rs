@@ -5,6 +5,7 @@
 use crate::domain::publisher::owned_slot;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::publisher::rules::{convert, format_minor};
 use crate::model::publisher::*;
 use entity::ad_slot;
@@ -15,9 +16,9 @@ pub async fn reward_preview(
     actor: &Principal,
     placement_id: &str,
     slot_id: &str,
-    usd_micros: i64,
+    usd_micros: Micros,
 ) -> Result<RewardPreview, AppError> {
-    if usd_micros < 0 {
+    if usd_micros < Micros(0) {
         return Err(AppError::field("usdMicros", "must not be negative"));
     }
     let (_, s) = owned_slot(&ctx.db, actor, placement_id, slot_id).await?;
@@ -25,11 +26,11 @@ pub async fn reward_preview(
 }
 
 /// The conversion itself (also used by delivery to price offers).
-pub fn preview(c: &Currency, usd_micros: i64) -> Result<RewardPreview, AppError> {
+pub fn preview(c: &Currency, usd_micros: Micros) -> Result<RewardPreview, AppError> {
     let minor = convert(
         usd_micros,
         c.rate_numerator_minor_units,
-        c.rate_denominator_usd_micros,
+        c.rate_denominator_usd_micros.get(),
         c.rounding,
     )
     .ok_or_else(|| AppError::field("usdMicros", "is too large to convert"))?;
@@ -49,7 +50,7 @@ pub fn currency_of(s: &ad_slot::Model) -> Currency {
         name: s.currency_name.clone(),
         decimals: s.currency_decimals,
         rate_numerator_minor_units: s.rate_numerator_minor_units,
-        rate_denominator_usd_micros: s.rate_denominator_usd_micros,
+        rate_denominator_usd_micros: Micros(s.rate_denominator_usd_micros),
         minimum_payout_minor_units: s.minimum_payout_minor_units,
         rounding: Rounding::parse(&s.rounding).unwrap_or(Rounding::Down),
     }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{owned_placement, owned_slot};
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, ids::new_id};
+use crate::domain::{Ctx, Principal, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::*;
 use entity::{ad_slot, ad_slot_revision, placement};
@@ -99,7 +99,7 @@ pub async fn create(
         currency_name: Set(cfg.currency.name.clone()),
         currency_decimals: Set(cfg.currency.decimals),
         rate_numerator_minor_units: Set(cfg.currency.rate_numerator_minor_units),
-        rate_denominator_usd_micros: Set(cfg.currency.rate_denominator_usd_micros),
+        rate_denominator_usd_micros: Set(cfg.currency.rate_denominator_usd_micros.get()),
         minimum_payout_minor_units: Set(cfg.currency.minimum_payout_minor_units),
         rounding: Set(cfg.currency.rounding.as_str().to_owned()),
         design: Set(cfg.design.to_string()),
@@ -114,15 +114,10 @@ pub async fn create(
     .insert(&txn)
     .await?;
     revision(&txn, &id, 1, &cfg, &actor.account_id, now).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "ad_slot.create",
-        ("ad_slot", &id),
-        json!({"type": kind.as_str()}),
-    )
-    .await?;
+    let detail = json!({"type": kind.as_str()});
+    actor
+        .audit(&txn, now, "ad_slot.create", ("ad_slot", &id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(view(&row, &p))
@@ -181,7 +176,7 @@ pub async fn patch(
     am.currency_name = Set(cfg.currency.name.clone());
     am.currency_decimals = Set(cfg.currency.decimals);
     am.rate_numerator_minor_units = Set(cfg.currency.rate_numerator_minor_units);
-    am.rate_denominator_usd_micros = Set(cfg.currency.rate_denominator_usd_micros);
+    am.rate_denominator_usd_micros = Set(cfg.currency.rate_denominator_usd_micros.get());
     am.minimum_payout_minor_units = Set(cfg.currency.minimum_payout_minor_units);
     am.rounding = Set(cfg.currency.rounding.as_str().to_owned());
     am.design = Set(cfg.design.to_string());
@@ -192,15 +187,10 @@ pub async fn patch(
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
     revision(&txn, slot_id, version, &cfg, &actor.account_id, now).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "ad_slot.update",
-        ("ad_slot", slot_id),
-        json!({"version": version}),
-    )
-    .await?;
+    let detail = json!({"version": version});
+    actor
+        .audit(&txn, now, "ad_slot.update", ("ad_slot", slot_id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(view(&row, &p))
@@ -244,15 +234,10 @@ pub async fn set_state(
     am.state = Set(to.as_str().to_owned());
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "ad_slot.state",
-        ("ad_slot", slot_id),
-        json!({"from": from.as_str(), "to": to.as_str()}),
-    )
-    .await?;
+    let detail = json!({"from": from.as_str(), "to": to.as_str()});
+    actor
+        .audit(&txn, now, "ad_slot.state", ("ad_slot", slot_id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
     Ok(view(&row, &p))

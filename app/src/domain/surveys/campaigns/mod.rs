@@ -12,7 +12,7 @@ use sea_orm::{
 };
 
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::survey::campaign::*;
 use entity::survey_campaign as survey;
@@ -56,15 +56,10 @@ pub async fn create(
     apply(&mut a, &input, true)?;
     let txn = db::begin(&ctx.db).await?;
     let m = a.insert(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.created",
-        (SUBJECT, &id),
-        serde_json::json!({"name": m.name}),
-    )
-    .await?;
+    let detail = serde_json::json!({"name": m.name});
+    actor
+        .audit(&txn, now, "survey_campaign.created", (SUBJECT, &id), detail)
+        .await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(SurveyCreated {
         message: "Campaign created as a draft".to_owned(),
@@ -222,15 +217,16 @@ pub async fn update(
     if closing {
         super::grace::hold_on_close(&txn, now, &updated).await?;
     }
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.updated",
-        (SUBJECT, &m.id),
-        serde_json::json!({"from": from.as_str(), "to": to.as_str()}),
-    )
-    .await?;
+    let detail = serde_json::json!({"from": from.as_str(), "to": to.as_str()});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_campaign.updated",
+            (SUBJECT, &m.id),
+            detail,
+        )
+        .await?;
     let out = view_of(ctx, &txn, &updated).await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)
@@ -254,15 +250,16 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMess
     survey::Entity::delete_by_id(m.id.clone())
         .exec(&txn)
         .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.deleted",
-        (SUBJECT, &m.id),
-        serde_json::json!({"name": m.name}),
-    )
-    .await?;
+    let detail = serde_json::json!({"name": m.name});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_campaign.deleted",
+            (SUBJECT, &m.id),
+            detail,
+        )
+        .await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(SurveyMessage {
         message: "Campaign deleted".to_owned(),
@@ -308,15 +305,16 @@ pub async fn approve(
     a.status = Set(SurveyStatus::Live.as_str().to_owned());
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.approved",
-        (SUBJECT, &m.id),
-        serde_json::json!({"payment": m.payment_status, "revision": m.revision}),
-    )
-    .await?;
+    let detail = serde_json::json!({"payment": m.payment_status, "revision": m.revision});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_campaign.approved",
+            (SUBJECT, &m.id),
+            detail,
+        )
+        .await?;
     let out = view_of(ctx, &txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)
@@ -349,15 +347,16 @@ pub async fn record_external_payment(
     a.payment_status = Set(PaymentStatus::External.as_str().to_owned());
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_campaign.paid_externally",
-        (SUBJECT, &m.id),
-        serde_json::json!({}),
-    )
-    .await?;
+    let detail = serde_json::json!({});
+    actor
+        .audit(
+            &txn,
+            now,
+            "survey_campaign.paid_externally",
+            (SUBJECT, &m.id),
+            detail,
+        )
+        .await?;
     let out = view_of(ctx, &txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
     Ok(out)

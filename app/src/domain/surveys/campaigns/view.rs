@@ -7,6 +7,7 @@ use super::input::{Metadata, TRANSACTION_MACRO};
 use crate::domain::Ctx;
 use crate::domain::surveys::cost;
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use crate::model::survey::campaign::*;
 use entity::survey_campaign as survey;
@@ -60,7 +61,7 @@ fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
         status: status_of(m),
         payment_status: payment_of(m),
         country_language_id: m.country_language_id.clone(),
-        cpi_micros: m.cpi_micros,
+        cpi_micros: m.cpi_micros.map(Micros),
         cpi: m.cpi_micros.map(format_micros),
         length_of_interview: m.loi_hundredths.map(Hundredths),
         conversion: m.conversion_hundredths.map(Hundredths),
@@ -72,7 +73,7 @@ fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
         total_completes: m.total_completes,
         planned_completes: cost::planned_completes(m, quota_total),
         revision: m.revision,
-        estimated_cost_micros: cost,
+        estimated_cost_micros: Micros(cost),
         estimated_cost: format_micros(cost),
         supported_devices: serde_json::from_str(&m.supported_devices).unwrap_or_default(),
         research_category: meta.research_category,

@@ -25,6 +25,7 @@ use crate::domain::changes::Change;
 use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use entity::{
     ad_slot, survey_campaign as survey, survey_entry as entry, survey_respondent as respondent,
     survey_respondent_answer as answer,
@@ -130,7 +131,7 @@ async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entr
         None => reward_slot(&txn, &r.placement_id).await?,
     };
     let cpi = m.cpi_micros.unwrap_or(0);
-    let reward = reward_for(slot.as_ref(), cpi)?;
+    let reward = reward_for(slot.as_ref(), Micros(cpi))?;
     let id = crate::domain::ids::new_id("stx");
     entry::ActiveModel {
         id: Set(id.clone()),

@@ -16,6 +16,7 @@ use crate::domain::surveys::fetch::reward_for;
 use crate::domain::surveys::matching::status;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::survey::campaign::PaymentStatus;
 use entity::{
     ad_slot, conversion, placement, survey_campaign as survey, survey_entry as entry,
@@ -57,7 +58,7 @@ pub struct OutcomeReceipt {
     pub paid: bool,
     /// True when the same outcome had already been recorded.
     pub duplicate: bool,
-    pub cost_micros: i64,
+    pub cost_micros: Micros,
 }
 
 /// `POST /api/v1/campaigns/{campaignId}/respondent-status`.
@@ -95,7 +96,7 @@ pub async fn report(
         status: status.to_owned(),
         paid,
         duplicate,
-        cost_micros: cost,
+        cost_micros: Micros(cost),
     };
     if e.status != status::ENTERED {
         let same =
@@ -137,15 +138,10 @@ pub async fn report(
     a.conversion_id = Set(conversion_id);
     a.finished_at = Set(Some(now));
     a.update(&txn).await?;
-    crate::domain::audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "survey_entry.reported",
-        (SUBJECT, &m.id),
-        serde_json::json!({"transactionId": e.id, "status": final_state}),
-    )
-    .await?;
+    let detail = serde_json::json!({"transactionId": e.id, "status": final_state});
+    actor
+        .audit(&txn, now, "survey_entry.reported", (SUBJECT, &m.id), detail)
+        .await?;
     if fills {
         // The survey (or a quota) is full: the answer leaves once the fetch no longer
         // offers it here.
@@ -255,7 +251,7 @@ async fn pay(
         .one(txn)
         .await?
         .ok_or_else(AppError::internal)?;
-    let reward = reward_for(slot.as_ref(), e.cpi_micros)?;
+    let reward = reward_for(slot.as_ref(), Micros(e.cpi_micros))?;
     conversion::ActiveModel {
         id: Set(conversion_id.clone()),
         campaign_id: Set(m.id.clone()),
@@ -272,7 +268,7 @@ async fn pay(
         session_id: Set(None),
         external_user_id: Set(Some(r.external_user_id.clone())),
         payout_micros: Set(e.cpi_micros),
-        publisher_earnings_micros: Set(publisher_share(e.cpi_micros)),
+        publisher_earnings_micros: Set(publisher_share(Micros(e.cpi_micros)).get()),
         reward_minor_units: Set(reward.minor_units),
         occurred_at: Set(now),
         created_at: Set(now),

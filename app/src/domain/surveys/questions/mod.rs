@@ -47,33 +47,7 @@ pub async fn create(
     actor: &Principal,
     campaign_id: &str,
 ) -> Result<CustomQuestion, AppError> {
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let m = for_change(&txn, actor, campaign_id, Scope::Targeting, now).await?;
-    let existing = of_campaign(&txn, &m.id).await?;
-    if existing.len() >= MAX_QUESTIONS {
-        return Err(AppError::conflict(format!(
-            "a campaign has at most {MAX_QUESTIONS} custom questions"
-        ))
-        .with_code("limit_reached"));
-    }
-    let order = existing.iter().map(|q| q.sort_order).max().unwrap_or(0) + 1;
-    let row = cq::ActiveModel {
-        id: Set(new_id("scq")),
-        campaign_id: Set(m.id.clone()),
-        display_text: Set(String::new()),
-        question_type_id: Set(SINGLE_PUNCH),
-        sort_order: Set(order),
-        controls: Set(serde_json::to_string(&QuestionControls::default()).unwrap_or_default()),
-        options: Set("[]".to_owned()),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&txn)
-    .await?;
-    audit_q(&txn, now, actor, "survey_custom_question.created", &row).await?;
-    txn.commit().await?;
-    Ok(view(&row))
+    append(ctx, actor, campaign_id, String::new(), SINGLE_PUNCH, &[]).await
 }
 
 /// A whole question in one transaction (the dashboard's form): text, single or multi-punch,
@@ -106,6 +80,27 @@ pub async fn create_filled(
         }
     }
     errs.finish()?;
+    let kind = if multi { MULTI_PUNCH } else { SINGLE_PUNCH };
+    append(
+        ctx,
+        actor,
+        campaign_id,
+        text.unwrap_or_default(),
+        kind,
+        &out,
+    )
+    .await
+}
+
+/// Inserts a question after the campaign's others (at most [`MAX_QUESTIONS`]) and audits it.
+async fn append(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+    display_text: String,
+    question_type_id: i32,
+    options: &[AnswerOption],
+) -> Result<CustomQuestion, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = for_change(&txn, actor, campaign_id, Scope::Targeting, now).await?;
@@ -119,11 +114,11 @@ pub async fn create_filled(
     let row = cq::ActiveModel {
         id: Set(new_id("scq")),
         campaign_id: Set(m.id.clone()),
-        display_text: Set(text.unwrap_or_default()),
-        question_type_id: Set(if multi { MULTI_PUNCH } else { SINGLE_PUNCH }),
+        display_text: Set(display_text),
+        question_type_id: Set(question_type_id),
         sort_order: Set(existing.iter().map(|q| q.sort_order).max().unwrap_or(0) + 1),
         controls: Set(serde_json::to_string(&QuestionControls::default()).unwrap_or_default()),
-        options: Set(serde_json::to_string(&out).unwrap_or_else(|_| "[]".into())),
+        options: Set(serde_json::to_string(options).unwrap_or_else(|_| "[]".into())),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -234,10 +229,11 @@ pub async fn for_profiling(
                 question_id: v._id,
                 question_text: v.display_text,
                 question_type: if v.question_type_id == MULTI_PUNCH {
-                    "MULTI"
+                    QuestionKind::Multi
                 } else {
-                    "SINGLE"
+                    QuestionKind::Single
                 }
+                .as_str()
                 .to_owned(),
                 required: v.controls.required,
                 accepted_answer_ids: v

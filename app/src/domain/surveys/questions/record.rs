@@ -5,9 +5,9 @@
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
+use crate::domain::Principal;
 use crate::domain::surveys::campaigns::SUBJECT;
 use crate::domain::surveys::quotas::{Scope, for_change};
-use crate::domain::{Principal, audit};
 use crate::error::AppError;
 use crate::model::survey::targeting::*;
 use entity::survey_custom_question as cq;
@@ -91,13 +91,13 @@ pub(super) async fn audit_q<C: ConnectionTrait>(
     action: &str,
     q: &cq::Model,
 ) -> Result<(), AppError> {
-    audit::record(
-        db,
-        now,
-        Some(&actor.account_id),
-        action,
-        (SUBJECT, &q.campaign_id),
-        serde_json::json!({"customQuestionId": q.id}),
-    )
-    .await
+    actor
+        .audit(
+            db,
+            now,
+            action,
+            (SUBJECT, &q.campaign_id),
+            serde_json::json!({"customQuestionId": q.id}),
+        )
+        .await
 }

@@ -4,11 +4,13 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    IntoActiveModel, QueryFilter, Set,
 };
 
+use crate::domain::changes::Change;
 use crate::domain::surveys::campaigns::{SUBJECT, owned};
-use crate::domain::{Principal, audit};
+use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::survey::campaign::SurveyStatus;
 use entity::{survey_campaign as survey, survey_quota as quota};
@@ -67,21 +69,35 @@ pub(super) async fn quota_of<C: ConnectionTrait>(
         .ok_or_else(|| AppError::not_found("quota"))
 }
 
-pub(super) async fn audit_change<C: ConnectionTrait>(
-    db: &C,
+/// Who changed which campaign's targeting, and when (the time the rows were written with).
+pub(super) struct Edit<'a> {
+    actor: &'a Principal,
+    campaign_id: &'a str,
     now: DateTime<Utc>,
-    actor: &Principal,
-    action: &str,
-    campaign_id: &str,
-    detail: serde_json::Value,
-) -> Result<(), AppError> {
-    audit::record(
-        db,
-        now,
-        Some(&actor.account_id),
-        action,
-        (SUBJECT, campaign_id),
-        detail,
-    )
-    .await
+}
+
+impl<'a> Edit<'a> {
+    pub(super) fn new(actor: &'a Principal, campaign_id: &'a str, now: DateTime<Utc>) -> Self {
+        Edit {
+            actor,
+            campaign_id,
+            now,
+        }
+    }
+
+    /// Records the change (`action`, `detail`) in the audit log and commits it with the
+    /// rows, announcing it so every process's survey inventory is rebuilt.
+    pub(super) async fn commit(
+        self,
+        ctx: &Ctx,
+        txn: DatabaseTransaction,
+        action: &str,
+        detail: serde_json::Value,
+    ) -> Result<(), AppError> {
+        let subject = (SUBJECT, self.campaign_id);
+        self.actor
+            .audit(&txn, self.now, action, subject, detail)
+            .await?;
+        ctx.commit_and_announce(txn, [Change::Surveys]).await
+    }
 }

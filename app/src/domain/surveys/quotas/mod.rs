@@ -17,15 +17,14 @@ use sea_orm::{
 };
 
 use super::campaigns::owned;
-use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::{survey_qualification as qual, survey_quota as quota};
 
+use access::{Edit, quota_of};
 pub use access::{Scope, for_change};
-use access::{audit_change, quota_of};
 use qualifications::quals_of;
 pub use qualifications::{
     MAX_QUALIFICATIONS, create_qualification, delete_qualification, get_qualification,
@@ -120,16 +119,10 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_quota.created",
-        &m.id,
-        serde_json::json!({"quotaId": row.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"quotaId": row.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_quota.created", detail)
+        .await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&row, &[]),
     })
@@ -189,17 +182,11 @@ pub async fn update(
     }
     a.updated_at = Set(now);
     let q = a.update(&txn).await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_quota.updated",
-        &m.id,
-        serde_json::json!({"quotaId": q.id}),
-    )
-    .await?;
     let quals = quals_of(&txn, vec![q.id.clone()]).await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"quotaId": q.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_quota.updated", detail)
+        .await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&q, &quals),
     })
@@ -221,16 +208,10 @@ pub async fn delete(
         .exec(&txn)
         .await?;
     quota::Entity::delete_by_id(q.id.clone()).exec(&txn).await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_quota.deleted",
-        &m.id,
-        serde_json::json!({"quotaId": q.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"quotaId": q.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_quota.deleted", detail)
+        .await?;
     Ok(crate::model::survey::campaign::SurveyMessage {
         message: "Quota deleted".to_owned(),
     })
@@ -294,16 +275,10 @@ pub async fn clone(
         .take(120)
         .collect();
     let (row, quals) = copy_quota(&txn, now, &source, &m.id, name).await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_quota.cloned",
-        &m.id,
-        serde_json::json!({"quotaId": row.id, "from": source.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"quotaId": row.id, "from": source.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_quota.cloned", detail)
+        .await?;
     Ok(QuotaResponse {
         campaign_quota: quota_view(&row, &quals),
     })

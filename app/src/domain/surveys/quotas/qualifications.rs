@@ -7,8 +7,7 @@ use sea_orm::{
     QueryOrder, Set,
 };
 
-use super::access::{Scope, audit_change, for_change, quota_of};
-use crate::domain::changes::Change;
+use super::access::{Edit, Scope, for_change, quota_of};
 use crate::domain::surveys::campaigns::owned;
 use crate::domain::surveys::reference;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
@@ -96,7 +95,7 @@ fn validate_qualification(
         c.values = v.iter().map(|s| s.trim().to_ascii_uppercase()).collect();
     }
     match q.kind {
-        "SINGLE" | "MULTI" => {
+        QuestionKind::Single | QuestionKind::Multi => {
             if c.answer_ids.is_empty() || c.answer_ids.len() > 100 {
                 errs.add("answer_ids", "must list 1-100 answer ids");
             }
@@ -111,7 +110,7 @@ fn validate_qualification(
             c.ranges.clear();
             c.values.clear();
         }
-        "NUMERIC" => {
+        QuestionKind::Numeric => {
             if c.ranges.is_empty() || c.ranges.len() > 20 {
                 errs.add("ranges", "must list 1-20 ranges");
             }
@@ -123,7 +122,7 @@ fn validate_qualification(
             c.answer_ids.clear();
             c.values.clear();
         }
-        _ => {
+        QuestionKind::Text => {
             if c.values.is_empty() || c.values.len() > 10_000 {
                 errs.add("values", "must list 1-10000 postal codes or prefixes");
             }
@@ -217,16 +216,10 @@ pub async fn create_qualification(
     }
     .insert(&txn)
     .await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_qualification.created",
-        &m.id,
-        serde_json::json!({"qualificationId": row.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"qualificationId": row.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_qualification.created", detail)
+        .await?;
     Ok(QualificationResponse {
         campaign_qualification: qualification_view(&row),
     })
@@ -278,16 +271,10 @@ pub async fn update_qualification(
     a.criteria = Set(serde_json::to_string(&c).unwrap_or_else(|_| "{}".into()));
     a.updated_at = Set(now);
     let row = a.update(&txn).await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_qualification.updated",
-        &m.id,
-        serde_json::json!({"qualificationId": row.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"qualificationId": row.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_qualification.updated", detail)
+        .await?;
     Ok(QualificationResponse {
         campaign_qualification: qualification_view(&row),
     })
@@ -309,16 +296,10 @@ pub async fn delete_qualification(
     qual::Entity::delete_by_id(row.id.clone())
         .exec(&txn)
         .await?;
-    audit_change(
-        &txn,
-        now,
-        actor,
-        "survey_qualification.deleted",
-        &m.id,
-        serde_json::json!({"qualificationId": row.id}),
-    )
-    .await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
+    let detail = serde_json::json!({"qualificationId": row.id});
+    Edit::new(actor, &m.id, now)
+        .commit(ctx, txn, "survey_qualification.deleted", detail)
+        .await?;
     Ok(crate::model::survey::campaign::SurveyMessage {
         message: "Qualification deleted".to_owned(),
     })

@@ -3,7 +3,6 @@
 //! is a plain HTML form that also works without JavaScript.
 
 mod detail;
-mod detail_parts;
 mod list;
 mod new;
 mod report;

@@ -12,6 +12,7 @@ use crate::components::form::ErrorNotice;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::{CampaignReport, ReportRow};
+use crate::model::money::Micros;
 use crate::pages::RequireUser;
 use crate::server_fns::campaigns::{ReportOverview, campaign_report_data};
 
@@ -109,12 +110,12 @@ fn SpendChart(report: CampaignReport) -> impl IntoView {
         .iter()
         .map(|d| d.spend_micros)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(Micros(0));
     let bars = report
         .days
         .iter()
         .map(|d| Bar {
-            value: d.spend_micros,
+            value: d.spend_micros.get(),
             title: format!(
                 "{}: {} USD",
                 d.date.map(|x| x.to_string()).unwrap_or_default(),
@@ -122,7 +123,7 @@ fn SpendChart(report: CampaignReport) -> impl IntoView {
             ),
         })
         .collect();
-    let caption = if max > 0 {
+    let caption = if max > Micros(0) {
         format!(
             "Spend per day, highest {} USD.",
             crate::model::money::format_micros(max)

@@ -66,7 +66,7 @@ fn SlotTable(pid: String, slots: Vec<AdSlot>) -> impl IntoView {
                         "{} {} per {} USD ({})",
                         crate::model::publisher::rules::format_minor(c.rate_numerator_minor_units, c.decimals),
                         c.name,
-                        usd_text(c.rate_denominator_usd_micros),
+                        usd_text(c.rate_denominator_usd_micros.get()),
                         c.rounding.as_str().to_ascii_lowercase()
                     );
                     view! {

@@ -190,7 +190,7 @@ fn EditForm(ad_slot: AdSlot, actions: SlotActions, live: LiveCurrency) -> impl I
                     <label>"Name"<input type="text" name="currency_name" value=c.name.clone() on:input=live.bind(live.name)/></label>
                     <label>"Decimals"<input type="number" name="decimals" min="0" max="8" value=c.decimals on:input=live.bind(live.decimals)/></label>
                     <label>"Rate: minor units"<input type="number" name="rate_numerator" min="0" value=c.rate_numerator_minor_units on:input=live.bind(live.numerator)/></label>
-                    <label>"per USD micros"<input type="number" name="rate_denominator" min="1" value=c.rate_denominator_usd_micros on:input=live.bind(live.denominator)/></label>
+                    <label>"per USD micros"<input type="number" name="rate_denominator" min="1" value=c.rate_denominator_usd_micros.get() on:input=live.bind(live.denominator)/></label>
                     <label>"Minimum payout (minor units)"<input type="number" name="minimum_payout" min="0" value=c.minimum_payout_minor_units on:input=live.bind(live.minimum)/></label>
                     <label>"Rounding"<RoundingSelect selected=c.rounding on_change=Callback::new(move |v| { live.rounding.set(v); live.touched.set(true); })/></label>
                 </fieldset>
@@ -211,7 +211,7 @@ fn EditForm(ad_slot: AdSlot, actions: SlotActions, live: LiveCurrency) -> impl I
                             }).collect_view()}
                         </select>
                     </label>
-                    <label>"Minimum payout (USD micros)"<input type="number" name="minimum_payout_micros" min="0" value=od.minimum_payout_micros/></label>
+                    <label>"Minimum payout (USD micros)"<input type="number" name="minimum_payout_micros" min="0" value=od.minimum_payout_micros.get()/></label>
                 </fieldset>
                 <div class="form-actions span-2"><button type="submit">"Save configuration"</button></div>
             </ActionForm>

@@ -8,6 +8,7 @@ use leptos_router::hooks::use_location;
 use super::super::action_error;
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use crate::model::publisher::rules::{convert, format_minor};
 use crate::model::publisher::{AdSlot, Currency, RewardPreview, Rounding, SlotState, Snippets};
 use crate::server_fns::publisher::{ArchiveSlot, IssueStaticKey, SetSlotState, usd_to_micros};
@@ -32,7 +33,7 @@ impl LiveCurrency {
             name: RwSignal::new(c.name.clone()),
             decimals: RwSignal::new(c.decimals.to_string()),
             numerator: RwSignal::new(c.rate_numerator_minor_units.to_string()),
-            denominator: RwSignal::new(c.rate_denominator_usd_micros.to_string()),
+            denominator: RwSignal::new(c.rate_denominator_usd_micros.get().to_string()),
             minimum: RwSignal::new(c.minimum_payout_minor_units.to_string()),
             rounding: RwSignal::new(c.rounding.as_str().to_owned()),
             usd: RwSignal::new(usd),
@@ -60,7 +61,7 @@ impl LiveCurrency {
         let minimum = int(self.minimum).filter(|m| *m >= 0).ok_or(bad)?;
         let rounding = Rounding::parse(&self.rounding.get()).unwrap_or(Rounding::Down);
         let minor = convert(
-            usd,
+            Micros(usd),
             int(self.numerator).ok_or(bad)?,
             int(self.denominator).ok_or(bad)?,
             rounding,

@@ -1,8 +1,11 @@
 //! Support cases opened by end users through the SDK ("I completed the offer but got no
 //! reward"). The publisher works them in the console (`publisher::support`).
 
+pub mod evidence;
+
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
+use crate::domain::delivery::actor::SdkActor;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::publisher::support::view;
 use crate::domain::{Ctx, ids::new_id};
@@ -21,7 +24,7 @@ fn reason_ok(r: &str) -> bool {
 /// Idempotency-Key by the same user (flag false).
 pub async fn open(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     req: SdkSupportRequest,
     key: &IdempotencyKey,
 ) -> Result<(SupportCase, bool), AppError> {
@@ -117,7 +120,7 @@ pub async fn open(
 
 async fn by_key(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     key: &str,
 ) -> Result<Option<support_case::Model>, AppError> {
     Ok(support_case::Entity::find()
@@ -131,7 +134,7 @@ async fn by_key(
 /// `GET /sdk/v2/support`: the session user's cases on the placement, newest first.
 pub async fn list(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     page: &crate::domain::paging::Page,
 ) -> Result<SupportCaseList, AppError> {
     crate::domain::publisher::user_identity::require_verified(ctx, s).await?;
@@ -144,7 +147,7 @@ pub async fn list(
         .await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);
     let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
-    super::sdk_evidence::attach(&ctx.db, &mut items).await?;
+    evidence::attach(&ctx.db, &mut items).await?;
     Ok(SupportCaseList {
         count: items.len(),
         items,

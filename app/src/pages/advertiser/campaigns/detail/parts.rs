@@ -2,10 +2,10 @@
 
 use leptos::prelude::*;
 
-use super::when;
 use crate::model::campaign::{
     AuditEntry, Campaign, CampaignReadiness, CampaignRevision, CampaignStatus,
 };
+use crate::pages::advertiser::campaigns::when;
 
 /// What blocks submission (SUBMIT) or launch (LAUNCH), and advice (NONE). The headline says
 /// what is true for the campaign's state: a live campaign is not "ready to submit".

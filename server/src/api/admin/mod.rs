@@ -1,5 +1,7 @@
 //! Administrator routes (CONTRACT.md section 3). Each decision is audited in the domain.
 
+pub mod campaigns;
+
 use app::domain::accounts;
 use app::domain::billing::funding;
 use app::domain::publisher::review;

@@ -8,11 +8,12 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
+use crate::domain::delivery::actor::SdkActor;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, Environment, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::ops::{SupportCase, SupportEvidence, SupportStatus};
-use entity::{sdk_session, support_case, support_evidence};
+use entity::{support_case, support_evidence};
 
 /// Largest evidence file (the specification's limit).
 pub const MAX_EVIDENCE_BYTES: usize = 5 * 1024 * 1024;
@@ -26,13 +27,13 @@ pub struct EvidenceUpload {
 }
 
 /// Whether this session may upload evidence (also its `capabilities.evidenceUpload`).
-pub fn allowed(ctx: &Ctx, s: &sdk_session::Model) -> bool {
+pub fn allowed(ctx: &Ctx, s: &SdkActor) -> bool {
     ctx.config.environment != Environment::Production && s.environment != "production"
 }
 
 /// 403 `evidence_upload_unavailable` unless [`allowed`]; the route calls it before it reads
 /// the body, so production never receives a file.
-pub fn ensure_allowed(ctx: &Ctx, s: &sdk_session::Model) -> Result<(), AppError> {
+pub fn ensure_allowed(ctx: &Ctx, s: &SdkActor) -> Result<(), AppError> {
     if allowed(ctx, s) {
         Ok(())
     } else {
@@ -64,7 +65,7 @@ pub fn sniff(b: &[u8]) -> Option<&'static str> {
 /// true), or returns the file already stored under this Idempotency-Key (flag false).
 pub async fn upload(
     ctx: &Ctx,
-    s: &sdk_session::Model,
+    s: &SdkActor,
     case_id: &str,
     up: EvidenceUpload,
     key: &IdempotencyKey,

@@ -6,7 +6,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 
 use super::owned_placement;
 use crate::domain::changes::Change;
-use crate::domain::{Ctx, Principal, audit, ids::new_id};
+use crate::domain::{Ctx, Principal, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::ops::*;
 use entity::user_ban;
@@ -59,15 +59,10 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "user_ban.create",
-        ("user_ban", &id),
-        serde_json::json!({"placementId": p.id}),
-    )
-    .await?;
+    let detail = serde_json::json!({"placementId": p.id});
+    actor
+        .audit(&txn, now, "user_ban.create", ("user_ban", &id), detail)
+        .await?;
     let key = crate::domain::hot_cache::user_key(&row.placement_id, &row.external_user_id);
     ctx.commit_and_announce(txn, [Change::Ban(key)]).await?;
     Ok(view(&row, now))
@@ -171,15 +166,10 @@ pub async fn patch(
     }
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
-    audit::record(
-        &txn,
-        now,
-        Some(&actor.account_id),
-        "user_ban.update",
-        ("user_ban", id),
-        serde_json::json!({"status": row.status}),
-    )
-    .await?;
+    let detail = serde_json::json!({"status": row.status});
+    actor
+        .audit(&txn, now, "user_ban.update", ("user_ban", id), detail)
+        .await?;
     let key = crate::domain::hot_cache::user_key(&row.placement_id, &row.external_user_id);
     ctx.commit_and_announce(txn, [Change::Ban(key)]).await?;
     Ok(view(&row, now))

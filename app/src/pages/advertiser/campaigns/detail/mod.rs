@@ -6,19 +6,23 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::super::{action_error, successes};
-use super::detail_parts::{AuditPanel, GoalsPanel, ReadinessPanel, RevisionsPanel};
-use super::targeting_form::TargetingForm;
-use super::{CampaignBadge, CampaignLoadError, field_error_at, move_label};
+mod parts;
+
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::{Campaign, CampaignStatus};
 use crate::pages::RequireUser;
+use crate::pages::advertiser::campaigns::targeting_form::TargetingForm;
+use crate::pages::advertiser::campaigns::{
+    CampaignBadge, CampaignLoadError, field_error_at, move_label,
+};
 use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
 use crate::server_fns::campaigns::{
     CampaignOverview, CloneOfferCampaign, EditOfferCampaign, MoveCampaign, campaign_page_data,
 };
+use parts::{AuditPanel, GoalsPanel, ReadinessPanel, RevisionsPanel};
 
 /// The page's actions, created once so their answers survive the reload they trigger.
 #[derive(Clone, Copy)]

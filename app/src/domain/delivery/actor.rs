@@ -1,0 +1,53 @@
+//! The SDK session a delivery request acts as. Built once when the bearer token is
+//! authenticated (and kept in the hot cache), it is what every delivery rule receives: the
+//! session's identity and terms, never its stored row with the token hash, the refresh and
+//! revoke keys and the sealed replacement token.
+
+use chrono::{DateTime, Utc};
+
+use entity::sdk_session;
+
+/// An authenticated SDK session (`sessions::authenticate`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SdkActor {
+    /// The session id.
+    pub id: String,
+    pub placement_id: String,
+    /// The slot the session was created for (`None`: every deliverable slot).
+    pub ad_slot_id: Option<String>,
+    pub external_user_id: String,
+    /// android, ios or web.
+    pub platform: String,
+    pub sdk_version: String,
+    pub package_bundle_or_domain: String,
+    /// sandbox, development or production.
+    pub environment: String,
+    pub consent: String,
+    pub att_status: Option<String>,
+    pub issued_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    /// The publisher's server signed the user id (`user_identity`).
+    pub user_verified: bool,
+}
+
+impl From<&sdk_session::Model> for SdkActor {
+    fn from(s: &sdk_session::Model) -> Self {
+        SdkActor {
+            id: s.id.clone(),
+            placement_id: s.placement_id.clone(),
+            ad_slot_id: s.ad_slot_id.clone(),
+            external_user_id: s.external_user_id.clone(),
+            platform: s.platform.clone(),
+            sdk_version: s.sdk_version.clone(),
+            package_bundle_or_domain: s.package_bundle_or_domain.clone(),
+            environment: s.environment.clone(),
+            consent: s.consent.clone(),
+            att_status: s.att_status.clone(),
+            issued_at: s.issued_at,
+            expires_at: s.expires_at,
+            revoked_at: s.revoked_at,
+            user_verified: s.user_verified,
+        }
+    }
+}
