@@ -21,6 +21,7 @@ mod idempotency;
 mod inventory;
 mod money_races;
 mod money_rules;
+mod offer_flow;
 mod operations;
 mod outage;
 mod placement_view;

@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use tests::builders::surveys::{call, create, issue_key, survey};
+use tests::builders::surveys::{Key, call, create, issue_key, survey};
 
 both_backends!(
     survey_reference_data_and_locale_validation,
@@ -114,14 +114,23 @@ async fn survey_reference_data_and_locale_validation(app: TestApp) {
 }
 
 async fn quotas_qualifications_and_questions(app: TestApp) {
+    let app = &app;
     let (_, t) = app.funded_advertiser(1_000_000_000).await;
-    let key = issue_key(&app, &t, "SHA256").await;
-    let id = create(&app, &key, &survey("Quota study")).await;
+    let key = issue_key(app, &t, "SHA256").await;
+    let id = create(app, &key, &survey("Quota study")).await;
     let base = format!("/api/v1/campaigns/{id}");
+    let quota = quotas_and_qualifications(app, &key, &base).await;
+    a_quota_is_cloned(app, &key, &base, &quota).await;
+    let qid = custom_questions_and_options(app, &key, &base).await;
+    another_advertiser_sees_none_of_it(app, &base, &qid).await;
+    a_live_campaign_only_resizes_quotas(app, (&t, &key), &id, &quota).await;
+}
 
+/// A quota, its qualifications checked against the catalog, their updates and the listing.
+async fn quotas_and_qualifications(app: &TestApp, key: &Key, base: &str) -> String {
     let (s, q) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/campaignsquota"),
         Some(&json!({"name": "Women 18-34", "num_respondents": 60})),
@@ -130,8 +139,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{q}");
     let quota = q["campaignQuota"]["_id"].as_str().unwrap().to_owned();
     let (s, _) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/campaignsquota"),
         Some(&json!({"name": "x"})),
@@ -139,8 +148,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "num_respondents required");
     let (s, e) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/campaignsquota"),
         Some(&json!({"name": "bad\u{1}name", "num_respondents": 5})),
@@ -155,8 +164,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
 
     let quals = format!("{base}/campaignsquota/{quota}/campaignsqualification");
     let (s, g) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &quals,
         Some(&json!({"question_id": "GENDER", "answer_ids": ["2"]})),
@@ -168,8 +177,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         .unwrap()
         .to_owned();
     let (s, a) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &quals,
         Some(&json!({"question_id": "AGE", "ranges": [{"min": 18, "max": 34}]})),
@@ -202,15 +211,15 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
             None,
         ),
     ] {
-        let (s, e) = call(&app, &key, Method::POST, &quals, Some(&bad)).await;
+        let (s, e) = call(app, &key, Method::POST, &quals, Some(&bad)).await;
         assert_eq!((s, error_code(&e)), (status, code), "{bad}: {e}");
         if let Some(f) = field {
             assert!(e["error"]["fieldErrors"][f].is_string(), "{bad}: {e}");
         }
     }
     let (s, u) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &format!("{quals}/{gender}"),
         Some(&json!({"answer_ids": ["1", "2"]})),
@@ -219,8 +228,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{u}");
     assert_eq!(u["campaignQualification"]["answer_ids"], json!(["1", "2"]));
     let (_, list) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::GET,
         &format!("{base}/getcampaignquota"),
         None,
@@ -234,10 +243,14 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         2,
         "{list}"
     );
+    quota
+}
 
+/// A cloned quota keeps its qualifications under new ids.
+async fn a_quota_is_cloned(app: &TestApp, key: &Key, base: &str, quota: &str) {
     let (s, cl) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/clonecampaignsquota"),
         Some(&json!({"quotaId": quota})),
@@ -253,8 +266,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     );
     let copy = cl["campaignQuota"]["_id"].as_str().unwrap().to_owned();
     let (s, _) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::DELETE,
         &format!("{base}/campaignsquota/{copy}"),
         None,
@@ -262,19 +275,22 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK);
     let (s, _) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::GET,
         &format!("{base}/campaignsquota/{copy}"),
         None,
     )
     .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
+}
 
+/// Custom questions: blank on create, set by PUT, options start as cs_accept.
+async fn custom_questions_and_options(app: &TestApp, key: &Key, base: &str) -> String {
     // Custom questions: blank on create, set by PUT, options start as cs_accept.
     let (s, cq) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/customquestion"),
         Some(&json!({"display_text": "ignored"})),
@@ -283,11 +299,11 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{cq}");
     assert_eq!(cq["display_text"], "");
     let qid = cq["_id"].as_str().unwrap().to_owned();
-    let (s, u) = call(&app, &key, Method::PUT, &format!("{base}/customquestion/{qid}"), Some(&json!({"display_text": "Do you own a dog?", "question_type_id": 1, "controls": {"required": true}}))).await;
+    let (s, u) = call(app, &key, Method::PUT, &format!("{base}/customquestion/{qid}"), Some(&json!({"display_text": "Do you own a dog?", "question_type_id": 1, "controls": {"required": true}}))).await;
     assert_eq!(s, StatusCode::OK, "{u}");
     let (s, o) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("/api/v1/campaigns/cq/{qid}/createoption"),
         None,
@@ -298,8 +314,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     assert_eq!(opt["control_state"], "cs_accept");
     let oid = opt["option_id"].as_str().unwrap().to_owned();
     let (s, o) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &format!("/api/v1/campaigns/cq/{qid}/option/{oid}"),
         Some(&json!({"value": "Yes"})),
@@ -307,8 +323,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK, "{o}");
     let (s, _) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &format!("/api/v1/campaigns/cq/{qid}/option/{oid}"),
         Some(&json!({"control_state": "maybe"})),
@@ -316,8 +332,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let (_, l) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::GET,
         &format!("{base}/getcustomquestions"),
         None,
@@ -325,20 +341,24 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(l["customQuestions"][0]["options"][0]["value"], "Yes");
     let (_, p) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::GET,
         &format!("{base}/getcustomquestionsforprofiling"),
         None,
     )
     .await;
     assert_eq!(p["questions"][0]["accepted_answer_ids"], json!([oid]));
+    qid
+}
 
+/// Another advertiser sees none of it.
+async fn another_advertiser_sees_none_of_it(app: &TestApp, base: &str, qid: &str) {
     // Another advertiser sees none of it.
     let (_, t2) = app.funded_advertiser(200_000_000).await;
-    let other = issue_key(&app, &t2, "SHA256").await;
+    let other = issue_key(app, &t2, "SHA256").await;
     let (s, _) = call(
-        &app,
+        app,
         &other,
         Method::GET,
         &format!("{base}/getcampaignquota"),
@@ -347,7 +367,7 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let (s, _) = call(
-        &app,
+        app,
         &other,
         Method::POST,
         &format!("/api/v1/campaigns/cq/{qid}/createoption"),
@@ -355,7 +375,17 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
+}
 
+/// Once LIVE only quota sizes change.
+async fn a_live_campaign_only_resizes_quotas(
+    app: &TestApp,
+    (t, key): (&str, &Key),
+    id: &str,
+    quota: &str,
+) {
+    let base = format!("/api/v1/campaigns/{id}");
+    let quals = format!("{base}/campaignsquota/{quota}/campaignsqualification");
     // Once LIVE only quota sizes change.
     let admin = app.admin_token().await;
     let (s, al) = app
@@ -367,8 +397,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         .await;
     assert!(s.is_success(), "{al}");
     let (_, c) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &base,
         Some(&json!({"status": "PENDINGAPPROVAL"})),
@@ -383,8 +413,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         .await;
     assert_eq!(s, StatusCode::OK, "{ap}");
     let (s, _) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &format!("{base}/campaignsquota/{quota}"),
         Some(&json!({"num_respondents": 80})),
@@ -392,8 +422,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK);
     let (s, e) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::PUT,
         &format!("{base}/campaignsquota/{quota}"),
         Some(&json!({"name": "Renamed"})),
@@ -405,8 +435,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         "{e}"
     );
     let (s, e) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &quals,
         Some(&json!({"question_id": "EDUCATION", "answer_ids": ["5"]})),
@@ -418,8 +448,8 @@ async fn quotas_qualifications_and_questions(app: TestApp) {
         "{e}"
     );
     let (s, e) = call(
-        &app,
-        &key,
+        app,
+        key,
         Method::POST,
         &format!("{base}/customquestion"),
         None,
