@@ -37,69 +37,106 @@ async fn page_text(app: &TestApp, path: &str) -> String {
 }
 
 async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
-    let admin = app.admin_token().await;
-    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
-    let p = publisher(&app, &admin).await;
-    // The slot's design is checked and applied.
-    let slot_path = format!(
-        "/publisher/v2/placements/{}/ad-slots/{}",
-        p.placement, p.slot
-    );
-    let (s, e) = app
-        .patch(
-            &slot_path,
-            Some(&p.token),
-            &json!({"design": {"accentColor": "red"}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
-    assert!(
-        e["error"]["fieldErrors"]["design.accentColor"].is_string(),
-        "{e}"
-    );
-    let (s, e) = app
-        .patch(
-            &slot_path,
-            Some(&p.token),
-            &json!({"design": {"accentColor": "#0B8043", "title": "Earn Coins", "darkMode": true}}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{e}");
-    let mut body = campaign_body("CUSTOM_S2S", 100 * USD);
-    body["description"] = json!("Install the game and reach level 10 within 7 days.");
-    let (game, key_id, secret) = live_campaign(&app, &adv, &admin, body).await;
+    let w = Wall::open(&app).await;
+    let (qs, impression) = the_wall_lists_and_details_the_offer(&app, &w).await;
+    a_launch_and_a_postback_show_the_reward_as_earned(&app, &w, &qs, &impression).await;
+    a_support_message_opens_one_case(&app, &w, &qs).await;
+    the_script_is_served_and_bad_sessions_are_told(&app, &w).await;
+}
 
-    let (s, session) = app
-        .post("/sdk/v2/sessions", None, &session_body(&p, "user-1"))
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{session}");
-    assert_eq!(session["capabilities"]["hostedOfferwall"], true);
-    let url = session["hostedOfferwallUrl"]
-        .as_str()
-        .expect("hosted URL")
-        .to_owned();
-    let token = session["token"].as_str().expect("token");
-    assert!(url.contains(token), "the URL carries the token");
-    // The configuration read has no token, so no URL either.
-    let (s, conf) = app
-        .get(
-            &format!(
-                "/sdk/v2/sessions/{}/configuration",
-                session["sessionId"].as_str().unwrap_or_default()
-            ),
-            Some(token),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{conf}");
-    assert_eq!(conf["sessionId"], session["sessionId"], "{conf}");
-    assert!(
-        conf.get("hostedOfferwallUrl").is_none_or(|v| v.is_null()),
-        "{conf}"
-    );
+/// A publisher whose offerwall slot has a checked design, a live Custom S2S campaign and a
+/// session whose hosted wall URL carries its token.
+struct Wall {
+    game: String,
+    key_id: String,
+    secret: String,
+    token: String,
+    slot: String,
+    /// The wall's path and query on this server.
+    wall: String,
+}
 
-    // The wall lists the offer with its reward in the slot currency.
-    let wall = local(&url);
-    let res = app.client.get(app.url(&wall)).send().await.expect("sent");
+impl Wall {
+    async fn open(app: &TestApp) -> Wall {
+        let admin = app.admin_token().await;
+        let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+        let p = publisher(app, &admin).await;
+        // The slot's design is checked and applied.
+        let slot_path = format!(
+            "/publisher/v2/placements/{}/ad-slots/{}",
+            p.placement, p.slot
+        );
+        let (s, e) = app
+            .patch(
+                &slot_path,
+                Some(&p.token),
+                &json!({"design": {"accentColor": "red"}}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+        assert!(
+            e["error"]["fieldErrors"]["design.accentColor"].is_string(),
+            "{e}"
+        );
+        let (s, e) = app
+            .patch(
+                &slot_path,
+                Some(&p.token),
+                &json!({"design": {"accentColor": "#0B8043", "title": "Earn Coins", "darkMode": true}}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{e}");
+        let mut body = campaign_body("CUSTOM_S2S", 100 * USD);
+        body["description"] = json!("Install the game and reach level 10 within 7 days.");
+        let (game, key_id, secret) = live_campaign(app, &adv, &admin, body).await;
+
+        let (s, session) = app
+            .post("/sdk/v2/sessions", None, &session_body(&p, "user-1"))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{session}");
+        assert_eq!(session["capabilities"]["hostedOfferwall"], true);
+        let url = session["hostedOfferwallUrl"]
+            .as_str()
+            .expect("hosted URL")
+            .to_owned();
+        let token = session["token"].as_str().expect("token");
+        assert!(url.contains(token), "the URL carries the token");
+        // The configuration read has no token, so no URL either.
+        let (s, conf) = app
+            .get(
+                &format!(
+                    "/sdk/v2/sessions/{}/configuration",
+                    session["sessionId"].as_str().unwrap_or_default()
+                ),
+                Some(token),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{conf}");
+        assert_eq!(conf["sessionId"], session["sessionId"], "{conf}");
+        assert!(
+            conf.get("hostedOfferwallUrl").is_none_or(|v| v.is_null()),
+            "{conf}"
+        );
+
+        // The wall lists the offer with its reward in the slot currency.
+        let wall = local(&url);
+        Wall {
+            game,
+            key_id,
+            secret,
+            token: token.to_owned(),
+            slot: p.slot.clone(),
+            wall,
+        }
+    }
+}
+
+/// The wall lists the offer with its reward in the slot currency, only the session's site may
+/// frame it, and the details show requirements, goals and disclaimer before the launch
+/// button. Returns the wall's query string and the impression the details recorded.
+async fn the_wall_lists_and_details_the_offer(app: &TestApp, w: &Wall) -> (String, String) {
+    let (wall, game) = (&w.wall, &w.game);
+    let res = app.client.get(app.url(wall)).send().await.expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()["cache-control"], "no-store");
     assert_eq!(res.headers()["referrer-policy"], "no-referrer");
@@ -131,7 +168,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
         .map(|(_, q)| q)
         .unwrap_or_default()
         .to_owned();
-    let detail = page_text(&app, &format!("/offerwall/offers/{game}?{qs}")).await;
+    let detail = page_text(app, &format!("/offerwall/offers/{game}?{qs}")).await;
     let req_at = detail
         .find("reach level 10 within 7 days")
         .expect("requirements shown");
@@ -143,14 +180,26 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
                 .is_some_and(|d| d < button_at)
     );
     // Embedded, the advertiser opens in a new tab without a handle on the wall's window.
-    let embedded = page_text(&app, &format!("/offerwall/offers/{game}?{qs}&embed=1")).await;
+    let embedded = page_text(app, &format!("/offerwall/offers/{game}?{qs}&embed=1")).await;
     assert!(
         embedded.contains(r#"target="_blank" rel="noopener noreferrer""#),
         "{embedded}"
     );
     let impression = hidden(&detail, "impression_id");
     assert!(impression.starts_with("imp"), "{detail}");
+    (qs, impression)
+}
 
+/// Launching follows the signed link to the advertiser with a click id; a signed approved
+/// postback shows the reward as earned on the wall's reward page.
+async fn a_launch_and_a_postback_show_the_reward_as_earned(
+    app: &TestApp,
+    w: &Wall,
+    qs: &str,
+    impression: &str,
+) {
+    let (game, key_id, secret) = (&w.game, &w.key_id, &w.secret);
+    let (token, p) = (w.token.as_str(), w);
     // Launching follows the signed link to the advertiser with a click id.
     let no_follow = reqwest::Client::builder()
         .redirect(Policy::none())
@@ -161,7 +210,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
         .form(&[
             ("token", token),
             ("slot", p.slot.as_str()),
-            ("impression_id", impression.as_str()),
+            ("impression_id", impression),
         ])
         .send()
         .await
@@ -194,17 +243,25 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
         goal: "install",
         status: "approved",
     };
-    let (s, b) = postback(&app, &game, &key_id, &secret, &conv, now_ts(&app)).await;
+    let (s, b) = postback(app, &game, &key_id, &secret, &conv, now_ts(app)).await;
     assert_eq!(s, StatusCode::OK, "{b}");
-    let rewards = page_text(&app, &format!("/offerwall/rewards?{qs}")).await;
+    let rewards = page_text(app, &format!("/offerwall/rewards?{qs}")).await;
     assert!(
         rewards.contains("data-earned-minor-units=\"105\""),
         "{rewards}"
     );
     assert!(rewards.contains("status-earned"), "{rewards}");
+}
 
+/// A short message is refused on the page; a good one, submitted twice, opens one case.
+async fn a_support_message_opens_one_case(app: &TestApp, w: &Wall, qs: &str) {
+    let (game, token, p) = (&w.game, w.token.as_str(), w);
+    let no_follow = reqwest::Client::builder()
+        .redirect(Policy::none())
+        .build()
+        .expect("client");
     // Support: a short message is refused on the page, a good one opens one case.
-    let support = page_text(&app, &format!("/offerwall/support?{qs}&offer={game}")).await;
+    let support = page_text(app, &format!("/offerwall/support?{qs}&offer={game}")).await;
     let nonce = hidden(&support, "nonce");
     let form = |msg: &'static str| {
         vec![
@@ -235,7 +292,12 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
     let (_, cases) = app.get("/sdk/v2/support", Some(token)).await;
     assert_eq!(cases["count"], 1, "a double submit opens one case: {cases}");
     assert_eq!(cases["items"][0]["offerId"], game.as_str());
+}
 
+/// The web SDK script is served where the snippet names it; a wrong token and an expired
+/// session each get a page that says so.
+async fn the_script_is_served_and_bad_sessions_are_told(app: &TestApp, w: &Wall) {
+    let wall = &w.wall;
     // The web SDK script is served where the snippet names it.
     let res = app
         .client
@@ -266,7 +328,7 @@ async fn hosted_wall_runs_the_whole_user_flow(app: TestApp) {
         .expect("sent");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     app.clock.advance(chrono::Duration::minutes(16));
-    let res = app.client.get(app.url(&wall)).send().await.expect("sent");
+    let res = app.client.get(app.url(wall)).send().await.expect("sent");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     assert!(
         res.text()

@@ -21,9 +21,23 @@ both_backends!(
 );
 
 async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
-    let m = market(&app).await;
+    let app = &app;
+    let (m, tx, reserved_before) = a_qualified_respondent_enters_once(app).await;
+    let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
+    a_forged_complete_is_refused(app, &m, &tx, reserved_before).await;
+    the_reported_complete_is_paid_once(app, &m, &tx, reserved_before).await;
+    the_reward_is_queued_and_the_responses_list_it(app, &m, &tx).await;
+    another_advertiser_cannot_report(app, &path, &tx).await;
+}
+
+/// A qualified respondent gets the survey (a man does not qualify for the women's quota);
+/// the hosted entry redirects to the live link with the transaction id; an entered survey is
+/// not offered again and a tampered link is refused. Returns the market, the transaction id
+/// and the advertiser's reserve before any payment.
+async fn a_qualified_respondent_enters_once(app: &TestApp) -> (Market, String, i64) {
+    let m = market(app).await;
     let (_, reserved_before, _) = app.balance(&m.adv).await;
-    let (s, env) = fetch(&app, Some(&m.app_key), &respondent(&m, "user-1")).await;
+    let (s, env) = fetch(app, Some(&m.app_key), &respondent(&m, "user-1")).await;
     assert_eq!(s, StatusCode::OK, "{env}");
     assert_eq!(env["ErrorCode"], "SUCCESS");
     assert_eq!(env["Errors"], json!([]));
@@ -48,7 +62,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     // A man does not qualify for the women's quota.
     let mut man = respondent(&m, "user-2");
     man["Gender"] = json!("M");
-    let (s, env2) = fetch(&app, Some(&m.app_key), &man).await;
+    let (s, env2) = fetch(app, Some(&m.app_key), &man).await;
     assert_eq!(
         (s, env2["ErrorCode"].as_str()),
         (StatusCode::NOT_FOUND, Some("NOT_FOUND")),
@@ -56,7 +70,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     );
 
     // The hosted entry redirects to the live link with the transaction id.
-    let url = &local(&app, item["SurveyUrl"].as_str().unwrap());
+    let url = &local(app, item["SurveyUrl"].as_str().unwrap());
     let no_redirect = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -70,15 +84,19 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         .expect(&location)
         .to_owned();
     // Entered surveys are not offered again; a tampered link is refused.
-    let (s, _) = fetch(&app, Some(&m.app_key), &respondent(&m, "user-1")).await;
+    let (s, _) = fetch(app, Some(&m.app_key), &respondent(&m, "user-1")).await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let res = no_redirect.get(format!("{url}0")).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    (m, tx, reserved_before)
+}
 
+/// A forged complete is refused: a bad signature, or the respondent's own browser.
+async fn a_forged_complete_is_refused(app: &TestApp, m: &Market, tx: &str, reserved_before: i64) {
     // A forged complete is refused: a bad signature, or the respondent's own browser.
     let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
     let (s, _) = tests::builders::surveys::signed(
-        &app,
+        app,
         &m.key,
         Method::POST,
         &path,
@@ -101,10 +119,19 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         reserved_before,
         "nothing paid yet"
     );
+}
 
+/// The advertiser reports the complete: paid once from the reservation.
+async fn the_reported_complete_is_paid_once(
+    app: &TestApp,
+    m: &Market,
+    tx: &str,
+    reserved_before: i64,
+) {
+    let path = format!("/api/v1/campaigns/{}/respondent-status", m.campaign);
     // The advertiser reports the complete: paid once from the reservation.
     let (s, r) = call(
-        &app,
+        app,
         &m.key,
         Method::POST,
         &path,
@@ -117,7 +144,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         (Some("COMPLETE"), Some(true))
     );
     let (s, again) = call(
-        &app,
+        app,
         &m.key,
         Method::POST,
         &path,
@@ -129,7 +156,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         (StatusCode::OK, Some(true))
     );
     let (s, e) = call(
-        &app,
+        app,
         &m.key,
         Method::POST,
         &path,
@@ -149,7 +176,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     );
     assert_eq!(spent, 2_500_000);
     let (_, q) = call(
-        &app,
+        app,
         &m.key,
         Method::GET,
         &format!("/api/v1/campaigns/{}/getcampaignquota", m.campaign),
@@ -157,7 +184,11 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
     )
     .await;
     assert_eq!(q["campaignQuotas"][0]["completes"], 1);
+}
 
+/// The publisher's reward callback is queued for the respondent, and the responses download
+/// lists the transaction as COMPLETE with its cost.
+async fn the_reward_is_queued_and_the_responses_list_it(app: &TestApp, m: &Market, tx: &str) {
     // The publisher's reward callback is queued for the respondent.
     let (s, d) = app
         .get("/publisher/v2/callback-deliveries", Some(&m.pub_token))
@@ -172,7 +203,7 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
 
     // The responses download lists the transaction as COMPLETE with its cost.
     let csv = signed_text(
-        &app,
+        app,
         &m.key,
         "/api/v1/campaigns/downloadresponses",
         Some(&json!({"campaign_id": m.campaign})),
@@ -192,22 +223,25 @@ async fn a_fetched_survey_is_entered_completed_and_paid(app: TestApp) {
         "the publisher's user id is not shown to advertisers"
     );
     let bad = signed_text(
-        &app,
+        app,
         &m.key,
         "/api/v1/campaigns/downloadresponses",
         Some(&json!({"from": "2026-05-01", "to": "2026-01-01"})),
     )
     .await;
     assert!(bad.contains("invalid_input"), "{bad}");
+}
 
+/// Another advertiser cannot report on this campaign.
+async fn another_advertiser_cannot_report(app: &TestApp, path: &str, tx: &str) {
     // Another advertiser cannot report on this campaign.
     let (_, other) = app.funded_advertiser(200 * USD).await;
-    let okey = issue_key(&app, &other, "SHA256").await;
+    let okey = issue_key(app, &other, "SHA256").await;
     let (s, _) = call(
-        &app,
+        app,
         &okey,
         Method::POST,
-        &path,
+        path,
         Some(&json!({"transaction_id": tx, "status": "complete"})),
     )
     .await;

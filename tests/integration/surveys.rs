@@ -222,21 +222,55 @@ async fn survey_campaign_crud_and_validation(app: TestApp) {
 }
 
 async fn allocations_pay_survey_campaigns_once(app: TestApp) {
+    let app = &app;
     let (user, t) = app.funded_advertiser(200 * USD).await;
     let admin = app.admin_token().await;
-    let key = issue_key(&app, &t, "SHA256").await;
-    let id = create(&app, &key, &survey("Brand tracker wave 1")).await;
+    let key = issue_key(app, &t, "SHA256").await;
+    let id = create(app, &key, &survey("Brand tracker wave 1")).await;
     let allocate = format!("/performance-marketing/v2/billing/survey-campaigns/{id}/allocate");
+    let w = Allocation {
+        advertiser_id: user.account_id.clone(),
+        t,
+        admin,
+        key,
+        id,
+        allocate,
+    };
+    an_allocation_waits_for_funds_then_reserves_once(app, &w).await;
+    strangers_are_refused_and_approval_goes_live(app, &w).await;
+    a_campaign_paid_outside_the_wallet_is_never_charged(app, &w).await;
+    no_cost_reserves_nothing_and_old_invoices_agree(app, &w).await;
+}
 
+/// An advertiser with 200 USD, a survey API key and a campaign estimated at 250 USD.
+struct Allocation {
+    advertiser_id: String,
+    t: String,
+    admin: String,
+    key: Key,
+    id: String,
+    allocate: String,
+}
+
+/// 250 USD estimated against 200 available is refused; after another wire the allocation
+/// succeeds exactly once.
+async fn an_allocation_waits_for_funds_then_reserves_once(app: &TestApp, w: &Allocation) {
+    let (t, admin, key, id, allocate) = (
+        w.t.as_str(),
+        w.admin.as_str(),
+        &w.key,
+        w.id.as_str(),
+        w.allocate.as_str(),
+    );
     // 250 USD estimated against 200 available.
-    let (s, e) = app.post(&allocate, Some(&t), &json!({})).await;
+    let (s, e) = app.post(allocate, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "insufficient_balance");
     assert_eq!(app.balance(&t).await, (200 * USD, 0, 0));
     let (s, e) = app
         .post(
             &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(&admin),
+            Some(admin),
             &json!({}),
         )
         .await;
@@ -247,7 +281,7 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     let (s, f) = app
         .post(
             "/performance-marketing/v2/billing/funding/wire",
-            Some(&t),
+            Some(t),
             &json!({"amount": 100 * USD, "currency": "USD", "externalReference": "WIRE-SECOND"}),
         )
         .await;
@@ -257,18 +291,18 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
             "/admin/v1/funding/{}/approve",
             f["fundingId"].as_str().expect("id")
         ),
-        Some(&admin),
+        Some(admin),
         &json!({}),
     )
     .await;
-    let (s, a) = app.post(&allocate, Some(&t), &json!({})).await;
+    let (s, a) = app.post(allocate, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::CREATED, "{a}");
     assert_eq!(
         (a["amountMicros"].as_i64(), a["campaignId"].as_str()),
-        (Some(250 * USD), Some(id.as_str()))
+        (Some(250 * USD), Some(id))
     );
     assert_eq!(app.balance(&t).await, (50 * USD, 250 * USD, 0));
-    let (s, again) = app.post(&allocate, Some(&t), &json!({})).await;
+    let (s, again) = app.post(allocate, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(again["allocationId"], a["allocationId"]);
     assert_eq!(
@@ -277,12 +311,12 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
         "never charged twice"
     );
     let (_, list) = app
-        .get("/performance-marketing/v2/billing/allocations", Some(&t))
+        .get("/performance-marketing/v2/billing/allocations", Some(t))
         .await;
     assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
     let (_, c) = call(
-        &app,
-        &key,
+        app,
+        key,
         reqwest::Method::GET,
         &format!("/api/v1/campaigns/{id}"),
         None,
@@ -290,19 +324,30 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     .await;
     assert_eq!(c["payment_status"], "PAID_WALLET");
     let (s, e) = call(
-        &app,
-        &key,
+        app,
+        key,
         reqwest::Method::PUT,
         &format!("/api/v1/campaigns/{id}"),
         Some(&json!({"cpi": "3.00"})),
     )
     .await;
     assert_eq!(s, StatusCode::CONFLICT, "paid cost fields are frozen: {e}");
+}
 
+/// Unowned campaigns are not found; administrators may allocate for the owner. Approval
+/// makes the funded campaign LIVE; closing it returns the unused reserve.
+async fn strangers_are_refused_and_approval_goes_live(app: &TestApp, w: &Allocation) {
+    let (t, admin, key, id, allocate) = (
+        w.t.as_str(),
+        w.admin.as_str(),
+        &w.key,
+        w.id.as_str(),
+        w.allocate.as_str(),
+    );
     // Unowned campaigns are not found; administrators may allocate for the owner.
     let (_, stranger) = app.funded_advertiser(500 * USD).await;
     assert_eq!(
-        app.post(&allocate, Some(&stranger), &json!({})).await.0,
+        app.post(allocate, Some(&stranger), &json!({})).await.0,
         StatusCode::NOT_FOUND
     );
 
@@ -310,15 +355,15 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     let (s, c) = app
         .post(
             &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(&admin),
+            Some(admin),
             &json!({}),
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["status"], "LIVE");
     let (s, c) = call(
-        &app,
-        &key,
+        app,
+        key,
         reqwest::Method::PUT,
         &format!("/api/v1/campaigns/{id}"),
         Some(&json!({"status": "CLOSED"})),
@@ -326,13 +371,17 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(app.balance(&t).await, (300 * USD, 0, 0));
+}
 
+/// Paid outside the wallet: refused, never charged.
+async fn a_campaign_paid_outside_the_wallet_is_never_charged(app: &TestApp, w: &Allocation) {
+    let (admin, key) = (w.admin.as_str(), &w.key);
     // Paid outside the wallet: refused, never charged.
-    let ext = create(&app, &key, &survey("Brand tracker wave 2")).await;
+    let ext = create(app, key, &survey("Brand tracker wave 2")).await;
     let (s, c) = app
         .post(
             &format!("/admin/v1/survey-campaigns/{ext}/external-payment"),
-            Some(&admin),
+            Some(admin),
             &json!({}),
         )
         .await;
@@ -340,8 +389,8 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     let (s, e) = app
         .post(
             &format!("/performance-marketing/v2/billing/survey-campaigns/{ext}/allocate"),
-            Some(&admin),
-            &json!({"advertiserId": user.account_id}),
+            Some(admin),
+            &json!({"advertiserId": w.advertiser_id}),
         )
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
@@ -349,25 +398,30 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     assert_eq!(
         app.post(
             &format!("/admin/v1/survey-campaigns/{ext}/approve"),
-            Some(&admin),
+            Some(admin),
             &json!({})
         )
         .await
         .0,
         StatusCode::OK
     );
+}
 
+/// No estimated cost: nothing to reserve. The older invoices route serves the same invoices
+/// to signed callers.
+async fn no_cost_reserves_nothing_and_old_invoices_agree(app: &TestApp, w: &Allocation) {
+    let (t, key) = (w.t.as_str(), &w.key);
     // No estimated cost: nothing to reserve.
     let mut no_cost = survey("Brand tracker wave 3");
     no_cost
         .as_object_mut()
         .expect("object")
         .remove("total_completes");
-    let nc = create(&app, &key, &no_cost).await;
+    let nc = create(app, key, &no_cost).await;
     let (s, e) = app
         .post(
             &format!("/performance-marketing/v2/billing/survey-campaigns/{nc}/allocate"),
-            Some(&t),
+            Some(t),
             &json!({}),
         )
         .await;
@@ -376,7 +430,7 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     let (s, _) = app
         .post(
             "/performance-marketing/v2/billing/survey-campaigns/svc_missing/allocate",
-            Some(&t),
+            Some(t),
             &json!({}),
         )
         .await;
@@ -384,8 +438,8 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
 
     // The older invoices route serves the same invoices to signed callers.
     let (s, legacy) = call(
-        &app,
-        &key,
+        app,
+        key,
         reqwest::Method::GET,
         "/api/v1/campaigns/invoices",
         None,
@@ -393,7 +447,7 @@ async fn allocations_pay_survey_campaigns_once(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK, "{legacy}");
     let (_, current) = app
-        .get("/performance-marketing/v2/billing/invoices", Some(&t))
+        .get("/performance-marketing/v2/billing/invoices", Some(t))
         .await;
     assert_eq!(legacy, current);
     assert_eq!(legacy["items"][0]["fundedMicros"], 300 * USD);
