@@ -62,8 +62,25 @@ async fn provider_capabilities(app: TestApp) {
 }
 
 async fn custom_s2s_keys_and_local_test(app: TestApp) {
+    let app = &app;
+    let k = a_custom_s2s_key_is_issued_once(app).await;
+    let body = the_local_test_signs_only_its_own_sample(app, &k).await;
+    rotation_retires_the_old_key(app, &k, &body).await;
+}
+
+/// An advertiser's Custom S2S campaign and its signing key (shown once).
+struct S2sKey {
+    t: String,
+    base: String,
+    secret: String,
+    key_id: String,
+}
+
+/// The key is issued once (a second create is refused) and the tracking summary never
+/// carries the secret.
+async fn a_custom_s2s_key_is_issued_once(app: &TestApp) -> S2sKey {
     let (_, t) = app.funded_advertiser(0).await;
-    let id = create(&app, &t, &campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let id = create(app, &t, &campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let base = format!("{CAMPAIGNS}/{id}/tracking");
     let (s, e) = app
         .post(&format!("{base}/custom-s2s/test"), Some(&t), &json!({}))
@@ -120,13 +137,25 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
             .to_string()
             .contains(&secret)
     );
+    S2sKey {
+        t,
+        base,
+        secret,
+        key_id,
+    }
+}
 
+/// The route never signs values the caller chose (no signing oracle); the local test signs
+/// its own sample with the active key, and checks the advertiser's own signature, goal and
+/// skew. Nothing is delivered or accounted. Returns the advertiser's signed sample body.
+async fn the_local_test_signs_only_its_own_sample(app: &TestApp, k: &S2sKey) -> serde_json::Value {
+    let (t, base, secret, key_id) = (k.t.as_str(), &k.base, &k.secret, &k.key_id);
     // The route never signs values the caller chose (no signing oracle): they need the
     // caller's own signature.
     let (s, r) = app
         .post(
             &format!("{base}/custom-s2s/test"),
-            Some(&t),
+            Some(t),
             &json!({"click_id": "clk_1", "transaction_id": "order-9"}),
         )
         .await;
@@ -136,7 +165,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
 
     // The local test signs its own sample with the active key; nothing is delivered or accounted.
     let (s, r) = app
-        .post(&format!("{base}/custom-s2s/test"), Some(&t), &json!({}))
+        .post(&format!("{base}/custom-s2s/test"), Some(t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(
@@ -163,7 +192,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
     let body = json!({"click_id": "clk_sample", "transaction_id": "txn_sample_1", "goal_id": "install", "status": "approved",
         "occurred_at": r["request"]["body"]["occurred_at"], "timestamp": ts, "signature": expected});
     assert_eq!(
-        app.post(&format!("{base}/custom-s2s/test"), Some(&t), &body)
+        app.post(&format!("{base}/custom-s2s/test"), Some(t), &body)
             .await
             .1["valid"],
         true
@@ -171,7 +200,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
     let mut bad = body.clone();
     bad["signature"] = json!("00".repeat(32));
     let (_, r) = app
-        .post(&format!("{base}/custom-s2s/test"), Some(&t), &bad)
+        .post(&format!("{base}/custom-s2s/test"), Some(t), &bad)
         .await;
     assert_eq!(r["valid"], false);
     assert!(
@@ -185,7 +214,7 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
     stale["timestamp"] = json!((app.state.ctx.now().timestamp() - 301).to_string());
     stale["goal_id"] = json!("level_99");
     let (_, r) = app
-        .post(&format!("{base}/custom-s2s/test"), Some(&t), &stale)
+        .post(&format!("{base}/custom-s2s/test"), Some(t), &stale)
         .await;
     let failed: Vec<&str> = r["checks"]
         .as_array()
@@ -198,14 +227,20 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
         failed.contains(&"timestamp") && failed.contains(&"goal_id"),
         "{r}"
     );
+    body
+}
 
+/// Rotation replaces the key and retires the old one; token routes belong to their
+/// providers; another advertiser sees nothing.
+async fn rotation_retires_the_old_key(app: &TestApp, k: &S2sKey, body: &serde_json::Value) {
+    let (t, base, secret) = (k.t.as_str(), &k.base, &k.secret);
     // Rotation replaces the key: the old one is retired.
     let (s, rotated) = app
-        .post(&format!("{base}/custom-s2s/rotate"), Some(&t), &json!({}))
+        .post(&format!("{base}/custom-s2s/rotate"), Some(t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::CREATED, "{rotated}");
     assert_ne!(rotated["secret"].as_str(), Some(secret.as_str()));
-    let (_, setup) = app.get(&base, Some(&t)).await;
+    let (_, setup) = app.get(&base, Some(t)).await;
     let creds = setup["credentials"].as_array().expect("credentials");
     assert_eq!(creds.len(), 2);
     assert_eq!(
@@ -213,13 +248,13 @@ async fn custom_s2s_keys_and_local_test(app: TestApp) {
         (Some("ACTIVE"), Some("RETIRED"))
     );
     let (_, r) = app
-        .post(&format!("{base}/custom-s2s/test"), Some(&t), &body)
+        .post(&format!("{base}/custom-s2s/test"), Some(t), body)
         .await;
     assert_eq!(r["valid"], false, "the old secret no longer signs");
 
     // Token routes belong to their providers.
     let (s, e) = app
-        .post(&format!("{base}/mmp/credentials"), Some(&t), &json!({}))
+        .post(&format!("{base}/mmp/credentials"), Some(t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "tracking_provider_mismatch");
@@ -349,14 +384,23 @@ async fn mmp_campaigns_need_token_and_verification(app: TestApp) {
 }
 
 async fn allowlist_pixel_and_creatives(app: TestApp) {
+    let app = &app;
     let (_, t) = app.funded_advertiser(0).await;
-    let id = create(&app, &t, &campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let id = create(app, &t, &campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    the_allowlist_and_the_web_pixel(app, &t, &id).await;
+    development_creatives_match_their_type(app, &t, &id).await;
+    production_takes_no_uploads(app).await;
+}
+
+/// The IP allowlist is checked; the web pixel is documented per campaign and is a
+/// conversion route (a draft campaign takes no conversions).
+async fn the_allowlist_and_the_web_pixel(app: &TestApp, t: &str, id: &str) {
     let base = format!("{CAMPAIGNS}/{id}/tracking");
 
     let (s, l) = app
         .put(
             &format!("{base}/ip-allowlist"),
-            Some(&t),
+            Some(t),
             &json!({"entries": ["203.0.113.7", "198.51.100.0/24", "2001:db8::/32"]}),
         )
         .await;
@@ -365,21 +409,21 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (s, e) = app
         .put(
             &format!("{base}/ip-allowlist"),
-            Some(&t),
+            Some(t),
             &json!({"entries": ["not-an-ip"]}),
         )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert!(e["error"]["fieldErrors"]["entries[0]"].is_string());
     assert_eq!(
-        app.get(&base, Some(&t)).await.1["ipAllowlist"]
+        app.get(&base, Some(t)).await.1["ipAllowlist"]
             .as_array()
             .map(Vec::len),
         Some(3)
     );
 
     // Web pixel: documented per campaign, served as a GIF for web campaigns.
-    let (s, px) = app.get(&format!("{base}/web-pixels"), Some(&t)).await;
+    let (s, px) = app.get(&format!("{base}/web-pixels"), Some(t)).await;
     assert_eq!(s, StatusCode::OK, "{px}");
     assert_eq!(px["supported"], true);
     assert!(
@@ -406,22 +450,27 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
         .await
         .expect("pixel");
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
+}
 
+/// Development creatives: the bytes must match the declared type.
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+async fn development_creatives_match_their_type(app: &TestApp, t: &str, id: &str) {
     // Development creatives: the bytes must match the declared type.
     let (_, cap) = app
-        .get("/performance-marketing/v2/upload-capability", Some(&t))
+        .get("/performance-marketing/v2/upload-capability", Some(t))
         .await;
     assert_eq!(
         (cap["enabled"].as_bool(), cap["developmentOnly"].as_bool()),
         (Some(true), Some(true))
     );
-    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
     let assets = format!("/performance-marketing/v2/assets/{id}/creatives");
     let (s, c) = app
         .post(
             &assets,
-            Some(&t),
-            &json!({"name": "icon", "contentType": "image/png", "dataBase64": png}),
+            Some(t),
+            &json!({"name": "icon", "contentType": "image/png", "dataBase64": PNG}),
         )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{c}");
@@ -429,13 +478,13 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (s, e) = app
         .post(
             &assets,
-            Some(&t),
-            &json!({"name": "icon", "contentType": "image/jpeg", "dataBase64": png}),
+            Some(t),
+            &json!({"name": "icon", "contentType": "image/jpeg", "dataBase64": PNG}),
         )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     assert_eq!(
-        app.get(&assets, Some(&t)).await.1["items"]
+        app.get(&assets, Some(t)).await.1["items"]
             .as_array()
             .map(Vec::len),
         Some(1)
@@ -452,7 +501,7 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (_, v) = app
         .post(
             "/performance-marketing/v2/campaigns/validate-asset",
-            Some(&t),
+            Some(t),
             &json!({"creativeId": creative}),
         )
         .await;
@@ -460,7 +509,7 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (_, v) = app
         .post(
             "/performance-marketing/v2/campaigns/validate-asset",
-            Some(&t),
+            Some(t),
             &json!({"url": "http://cdn.example/icon.png"}),
         )
         .await;
@@ -468,7 +517,7 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (s, c) = app
         .patch(
             &format!("{CAMPAIGNS}/{id}"),
-            Some(&t),
+            Some(t),
             &json!({"creatives": [{"kind": "ICON", "creativeId": creative}]}),
         )
         .await;
@@ -476,12 +525,15 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
     let (s, _) = app
         .patch(
             &format!("{CAMPAIGNS}/{id}"),
-            Some(&t),
+            Some(t),
             &json!({"creatives": [{"kind": "ICON", "creativeId": "crt_nope"}]}),
         )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
+}
 
+/// Production has no uploads.
+async fn production_takes_no_uploads(app: &TestApp) {
     // Production has no uploads.
     let prod = TestApp::spawn_with(
         app.backend,
@@ -499,7 +551,7 @@ async fn allowlist_pixel_and_creatives(app: TestApp) {
         .post(
             &format!("/performance-marketing/v2/assets/{pid}/creatives"),
             Some(&pt),
-            &json!({"name": "icon", "contentType": "image/png", "dataBase64": png}),
+            &json!({"name": "icon", "contentType": "image/png", "dataBase64": PNG}),
         )
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
