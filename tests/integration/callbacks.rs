@@ -9,7 +9,7 @@ use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::builders::callbacks::*;
-use tests::receiver::{Answer, Receiver};
+use tests::receiver::{Answer, Received, Receiver};
 use tests::{Backend, TestApp, error_code};
 
 use tests::builders::{USD, session};
@@ -64,7 +64,19 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     assert_eq!(confirmed.header("x-service-nonce").len(), 32);
     let (_, rs) = w.app.get("/sdk/v2/reward-status", Some(&token)).await;
     assert_eq!(rs["totals"]["earnedMinorUnits"], 105, "{rs}");
+    let (id, stranger) = the_console_lists_and_details_it(&w, &event, confirmed, &secret).await;
+    a_reversal_follows_the_confirmation(&w, &rx, &clk, &secret, (&event, confirmed)).await;
+    a_replay_sends_the_same_event_again(&w, &rx, (&id, &stranger), &secret).await;
+}
 
+/// The console lists the delivery, filters it, details it with its attempt (and no secret);
+/// another publisher sees 404. Returns the delivery id and the other publisher's token.
+async fn the_console_lists_and_details_it(
+    w: &World,
+    event: &Value,
+    confirmed: &Received,
+    secret: &str,
+) -> (String, String) {
     // The console: listed, filterable, detailed with its attempt; another publisher sees 404.
     let list = w.deliveries("?status=DELIVERED").await;
     assert_eq!(list["count"], 1, "{list}");
@@ -102,7 +114,7 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     assert_eq!(detail["attempts"][0]["responseStatus"], 200, "{detail}");
     assert_eq!(detail["body"], confirmed.body.as_str());
     assert!(
-        !detail.to_string().contains(&secret),
+        !detail.to_string().contains(secret),
         "no secret in the console"
     );
     let (_, stranger) = w.app.signed_in(Role::Publisher).await;
@@ -123,15 +135,25 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
             .1["count"],
         0
     );
+    (id, stranger)
+}
 
+/// A reversal arrives after the confirmation, linked to it, with its own Idempotency-Key.
+async fn a_reversal_follows_the_confirmation(
+    w: &World,
+    rx: &Receiver,
+    clk: &str,
+    secret: &str,
+    (event, confirmed): (&Value, &Received),
+) {
     // A reversal arrives after the confirmation, linked to it.
-    w.report(&clk, "order-1", "reversed").await;
+    w.report(clk, "order-1", "reversed").await;
     // The running worker and this drain race for it; either one sends it.
     w.app.run_workers_once().await;
-    let got = received_at_least(&rx, 2).await;
+    let got = received_at_least(rx, 2).await;
     assert_eq!(got.len(), 2, "{got:?}");
     let reversed = got[1].json();
-    assert!(got[1].verifies(&secret));
+    assert!(got[1].verifies(secret));
     assert_eq!(reversed["eventType"], "reward.reversed");
     assert_eq!(reversed["reversesEventId"], event["eventId"]);
     assert_eq!(reversed["transactionId"], event["transactionId"]);
@@ -139,7 +161,16 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
         got[1].header("idempotency-key"),
         confirmed.header("idempotency-key")
     );
+}
 
+/// Replay: the same event and Idempotency-Key with a fresh signature, then its reversal
+/// again; another publisher cannot replay it.
+async fn a_replay_sends_the_same_event_again(
+    w: &World,
+    rx: &Receiver,
+    (id, stranger): (&str, &str),
+    secret: &str,
+) {
     // Replay: the same event and Idempotency-Key with a fresh signature.
     let (s, r) = w
         .app
@@ -154,7 +185,7 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
         w.app
             .post(
                 &format!("/publisher/v2/callback-deliveries/{id}/replay"),
-                Some(&stranger),
+                Some(stranger),
                 &json!({})
             )
             .await
@@ -163,7 +194,7 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     );
     w.app.run_workers_once().await;
     // The replayed confirmation, then its reversal again.
-    let got = received_at_least(&rx, 4).await;
+    let got = received_at_least(rx, 4).await;
     let replayed = got
         .iter()
         .filter(|r| r.header("idempotency-key") == id)
@@ -174,7 +205,7 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
         replayed[0].header("x-service-nonce"),
         replayed[1].header("x-service-nonce")
     );
-    assert!(replayed[1].verifies(&secret));
+    assert!(replayed[1].verifies(secret));
     let (_, detail) = w
         .app
         .get(
