@@ -18,11 +18,20 @@ both_backends!(
 );
 
 async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
+    let app = &app;
     let admin = app.admin_token().await;
-    let p = publisher(&app, &admin).await;
+    let p = publisher(app, &admin).await;
+    a_session_must_match_its_placement(app, &admin, &p).await;
+    a_session_refreshes_once_and_expires(app, &p).await;
+    a_revoked_session_is_refused(app, &p).await;
+}
 
+/// Identity, platform, version and consent must match the placement; an unverified placement
+/// gets no session and an unreleased one none in production; the web SDK may call from the
+/// publisher's pages (CORS, bearer only).
+async fn a_session_must_match_its_placement(app: &TestApp, admin: &str, p: &Publisher) {
     // Identity, platform, version and consent must match the placement.
-    let mut bad = session_body(&p, "user-1");
+    let mut bad = session_body(p, "user-1");
     bad["packageBundleOrDomain"] = json!("evil.example");
     bad["platform"] = json!("android");
     bad["sdkVersion"] = json!("1.9.0");
@@ -31,7 +40,7 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
     for f in ["packageBundleOrDomain", "platform", "sdkVersion"] {
         assert!(e["error"]["fieldErrors"][f].is_string(), "{f}: {e}");
     }
-    let mut missing = session_body(&p, "");
+    let mut missing = session_body(p, "");
     missing["consent"] = json!("MAYBE");
     let (s, e) = app.post("/sdk/v2/sessions", None, &missing).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
@@ -46,7 +55,7 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         .website_placement(&p.token, "draft.pixelquest.example")
         .await;
     let draft_id = draft["placementId"].as_str().expect("id");
-    let mut body = session_body(&p, "user-1");
+    let mut body = session_body(p, "user-1");
     body["placementId"] = json!(draft_id);
     body["packageBundleOrDomain"] = json!("draft.pixelquest.example");
     body["adSlotId"] = Value::Null;
@@ -84,10 +93,15 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
             .and_then(|v| v.to_str().ok()),
         Some("*")
     );
+}
 
+/// A session: token once, fifteen minutes, configuration without the token; tokens do not
+/// cross between SDK and console routes; a refresh needs an Idempotency-Key and a retry
+/// returns the same replacement; fifteen minutes later the session has expired.
+async fn a_session_refreshes_once_and_expires(app: &TestApp, p: &Publisher) {
     // A session: token once, fifteen minutes, configuration without the token.
     let (s, created) = app
-        .post("/sdk/v2/sessions", None, &session_body(&p, "user-1"))
+        .post("/sdk/v2/sessions", None, &session_body(p, "user-1"))
         .await;
     assert_eq!(s, StatusCode::CREATED, "{created}");
     assert_eq!(created["contractVersion"], "2.0.0");
@@ -115,7 +129,7 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         app.get("/publisher/v2/placements", Some(&token)).await.0,
         StatusCode::UNAUTHORIZED
     );
-    let (_, other) = session(&app, &p, "user-2").await;
+    let (_, other) = session(app, p, "user-2").await;
     assert_eq!(
         app.get(&config, Some(&other)).await.0,
         StatusCode::FORBIDDEN
@@ -127,13 +141,13 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         app.post(&refresh, Some(&token), &json!({})).await.0,
         StatusCode::BAD_REQUEST
     );
-    let (s, next) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
+    let (s, next) = keyed(app, &refresh, &token, "refresh-0001", &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{next}");
-    let (s, again) = keyed(&app, &refresh, &token, "refresh-0001", &json!({})).await;
+    let (s, again) = keyed(app, &refresh, &token, "refresh-0001", &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{again}");
     assert_eq!(again["sessionId"], next["sessionId"]);
     assert_eq!(again["token"], next["token"]);
-    let (s, e) = keyed(&app, &refresh, &token, "refresh-0002", &json!({})).await;
+    let (s, e) = keyed(app, &refresh, &token, "refresh-0002", &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
     assert_eq!(error_code(&e), "session_already_refreshed");
     let (s, e) = app.get(&config, Some(&token)).await;
@@ -156,18 +170,21 @@ async fn sessions_check_identity_expire_refresh_and_revoke(app: TestApp) {
         .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_eq!(error_code(&e), "sdk_session_expired");
+}
 
+/// Revoke: 204, then the token is refused; revoking again is 204.
+async fn a_revoked_session_is_refused(app: &TestApp, p: &Publisher) {
     // Revoke: 204, then the token is refused; revoking again is 204.
-    let (id, token) = session(&app, &p, "user-3").await;
+    let (id, token) = session(app, p, "user-3").await;
     let revoke = format!("/sdk/v2/sessions/{id}/revoke");
-    let (s, _) = keyed(&app, &revoke, &token, "revoke-0001", &json!({})).await;
+    let (s, _) = keyed(app, &revoke, &token, "revoke-0001", &json!({})).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
     assert_eq!(
         app.get("/sdk/v2/reward-status", Some(&token)).await.0,
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        keyed(&app, &revoke, &token, "revoke-0001", &json!({}))
+        keyed(app, &revoke, &token, "revoke-0001", &json!({}))
             .await
             .0,
         StatusCode::NO_CONTENT
