@@ -274,17 +274,25 @@ async fn administrator_credits_a_wire_exactly_once(app: TestApp) {
 }
 
 async fn payment_provider_order_and_capture(app: TestApp) {
-    let (_, t) = funded_ready(&app).await;
+    let app = &app;
+    let (_, t) = funded_ready(app).await;
+    an_approved_order_is_captured_once(app, &t).await;
+    declined_and_mismatched_orders_are_never_credited(app, &t).await;
+}
+
+/// An order (replayed by its key, refused over the limit), a checkout that only the signed
+/// link opens, the payer's approval on the provider's page, and one capture.
+async fn an_approved_order_is_captured_once(app: &TestApp, t: &str) {
     let (_, cfg) = app
         .get(
             "/performance-marketing/v2/billing/payprovider/config",
-            Some(&t),
+            Some(t),
         )
         .await;
     assert_eq!(cfg["provider"], "DEVELOPMENT");
     let body =
         json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"});
-    let (s, order) = app.post(ORDER, Some(&t), &body).await;
+    let (s, order) = app.post(ORDER, Some(t), &body).await;
     assert_eq!(s, StatusCode::CREATED, "{order}");
     let order_id = order["orderId"].as_str().expect("order").to_owned();
     let approve_url = order["approveUrl"].as_str().expect("approveUrl").to_owned();
@@ -294,20 +302,20 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     );
     let checkout = approve_url[approve_url.find("/dev/").expect("path")..].to_owned();
     let sig = checkout.split("sig=").nth(1).unwrap_or_default().to_owned();
-    let (_, replay) = app.post(ORDER, Some(&t), &body).await;
+    let (_, replay) = app.post(ORDER, Some(t), &body).await;
     assert_eq!(
         replay["orderId"],
         order_id.as_str(),
         "same key, same body: same order"
     );
-    let (s, err) = app.post(ORDER, Some(&t), &json!({"amount": 41_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"})).await;
+    let (s, err) = app.post(ORDER, Some(t), &json!({"amount": 41_000_000, "currency": "USD", "idempotencyKey": "order:2026-03-02:001"})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "idempotency_key_reused");
     for bad in ["short", "has spaces in it", "ümlaut-key-123"] {
         let (s, err) = app
             .post(
                 ORDER,
-                Some(&t),
+                Some(t),
                 &json!({"amount": 40_000_000, "currency": "USD", "idempotencyKey": bad}),
             )
             .await;
@@ -317,7 +325,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
 
     let capture =
         format!("/performance-marketing/v2/billing/funding/payprovider/{order_id}/capture");
-    let (s, err) = app.post(&capture, Some(&t), &json!({})).await;
+    let (s, err) = app.post(&capture, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_not_approved");
 
@@ -336,7 +344,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
             .expect("approve");
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{path}");
     }
-    let (s, err) = app.post(&capture, Some(&t), &json!({})).await;
+    let (s, err) = app.post(&capture, Some(t), &json!({})).await;
     assert_eq!(
         (s, error_code(&err)),
         (StatusCode::CONFLICT, "payment_not_approved")
@@ -364,20 +372,23 @@ async fn payment_provider_order_and_capture(app: TestApp) {
         .await
         .expect("approve");
     assert!(res.status().is_redirection());
-    let (s, f) = app.post(&capture, Some(&t), &json!({})).await;
+    let (s, f) = app.post(&capture, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{f}");
     assert_eq!(f["status"], "CREDITED");
-    let (s, again) = app.post(&capture, Some(&t), &json!({})).await;
+    let (s, again) = app.post(&capture, Some(t), &json!({})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(again["fundingId"], f["fundingId"]);
     assert_eq!(
-        app.get(BALANCE, Some(&t)).await.1["availableMicros"],
+        app.get(BALANCE, Some(t)).await.1["availableMicros"],
         40_000_000,
         "captured once, credited once"
     );
+}
 
+/// A declined order is never credited, nor one the provider captures for another amount.
+async fn declined_and_mismatched_orders_are_never_credited(app: &TestApp, t: &str) {
     // A declined order is never credited.
-    let (_, declined) = app.post(ORDER, Some(&t), &json!({"amount": 20_000_000, "currency": "USD", "idempotencyKey": "order:declined:01"})).await;
+    let (_, declined) = app.post(ORDER, Some(t), &json!({"amount": 20_000_000, "currency": "USD", "idempotencyKey": "order:declined:01"})).await;
     let did = declined["orderId"].as_str().expect("order");
     app.client
         .post(app.url(&signed_action(&declined, "decline")))
@@ -387,7 +398,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (s, err) = app
         .post(
             &format!("/performance-marketing/v2/billing/funding/payprovider/{did}/capture"),
-            Some(&t),
+            Some(t),
             &json!({}),
         )
         .await;
@@ -395,7 +406,7 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     assert_eq!(error_code(&err), "payment_declined");
 
     // A provider that captures another amount than ordered is not credited.
-    let (_, odd) = app.post(ORDER, Some(&t), &json!({"amount": 30_000_000, "currency": "USD", "idempotencyKey": "order:mismatch:01"})).await;
+    let (_, odd) = app.post(ORDER, Some(t), &json!({"amount": 30_000_000, "currency": "USD", "idempotencyKey": "order:mismatch:01"})).await;
     let oid = odd["orderId"].as_str().expect("order").to_owned();
     app.client
         .post(app.url(&signed_action(&odd, "approve")))
@@ -414,14 +425,14 @@ async fn payment_provider_order_and_capture(app: TestApp) {
     let (s, err) = app
         .post(
             &format!("/performance-marketing/v2/billing/funding/payprovider/{oid}/capture"),
-            Some(&t),
+            Some(t),
             &json!({}),
         )
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&err), "payment_mismatch");
     assert_eq!(
-        app.get(BALANCE, Some(&t)).await.1["availableMicros"],
+        app.get(BALANCE, Some(t)).await.1["availableMicros"],
         40_000_000
     );
 }
