@@ -95,38 +95,52 @@ async fn open_case(app: &TestApp, sid: &str, token: &str, key: &str) -> String {
 }
 
 async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
+    let app = &app;
     let admin = app.admin_token().await;
-    let p = publisher(&app, &admin).await;
+    let p = publisher(app, &admin).await;
     assert!(!DOMAIN.is_empty());
+    production_sessions_may_not_upload(app, &p).await;
+    let (case, token, id) = uploads_are_checked_and_kept_once(app, &p).await;
+    the_user_and_the_publisher_see_the_files(app, &p, (&case, &token, &id)).await;
+}
 
+async fn production_sessions_may_not_upload(app: &TestApp, p: &Publisher) {
     // Production sessions may not upload, and say so in their capabilities.
-    let (psid, ptoken, pcaps) = session_in(&app, &p, "user-1", "production").await;
+    let (psid, ptoken, pcaps) = session_in(app, p, "user-1", "production").await;
     assert_eq!(pcaps["evidenceUpload"], false);
-    let pcase = open_case(&app, &psid, &ptoken, "case-prod-1").await;
+    let pcase = open_case(app, &psid, &ptoken, "case-prod-1").await;
     let prod = Uploader {
-        app: &app,
+        app,
         case: &pcase,
         token: &ptoken,
     };
     let (s, e) = prod.file("ev-prod-0001", "image/png", PNG).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
     assert_eq!(error_code(&e), "evidence_upload_unavailable");
+}
 
-    let (sid, token, caps) = session_in(&app, &p, "user-1", "development").await;
+/// The key and the field name are required; the type comes from the content; one file per
+/// key; 5 MiB at most; another user's case is not found; at most five files per case.
+/// Returns the case, the user's token and the PNG's evidence id.
+async fn uploads_are_checked_and_kept_once(
+    app: &TestApp,
+    p: &Publisher,
+) -> (String, String, String) {
+    let (sid, token, caps) = session_in(app, p, "user-1", "development").await;
     assert_eq!(caps["evidenceUpload"], true);
-    let case = open_case(&app, &sid, &token, "case-dev-01").await;
+    let case = open_case(app, &sid, &token, "case-dev-01").await;
     let mine = Uploader {
-        app: &app,
+        app,
         case: &case,
         token: &token,
     };
 
     // The Idempotency-Key is required.
-    let (s, _) = upload(&app, &case, &token, None, "evidence", "image/png", PNG).await;
+    let (s, _) = upload(app, &case, &token, None, "evidence", "image/png", PNG).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     // The field must be called `evidence`.
     let (s, e) = upload(
-        &app,
+        app,
         &case,
         &token,
         Some("ev-00000001"),
@@ -180,10 +194,10 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
     assert_eq!(error_code(&e), "payload_too_large");
 
     // Another user's case is not found.
-    let (osid, otoken, _) = session_in(&app, &p, "user-2", "development").await;
+    let (osid, otoken, _) = session_in(app, p, "user-2", "development").await;
     assert!(!osid.is_empty());
     let other = Uploader {
-        app: &app,
+        app,
         case: &case,
         token: &otoken,
     };
@@ -200,9 +214,19 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
     let (s, e) = mine.file("ev-more-0009", "image/png", PNG).await;
     assert_eq!(s, StatusCode::CONFLICT, "{e}");
     assert_eq!(error_code(&e), "evidence_limit_reached");
+    let id = png["evidenceId"].as_str().expect("evidence id").to_owned();
+    (case, token, id)
+}
 
+/// The user and the publisher see the files with the case; the publisher downloads one;
+/// another publisher cannot read it.
+async fn the_user_and_the_publisher_see_the_files(
+    app: &TestApp,
+    p: &Publisher,
+    (case, token, id): (&str, &str, &str),
+) {
     // The user and the publisher see the files with the case; the publisher downloads one.
-    let (_, mine) = app.get("/sdk/v2/support", Some(&token)).await;
+    let (_, mine) = app.get("/sdk/v2/support", Some(token)).await;
     assert_eq!(
         mine["items"][0]["evidence"].as_array().map(Vec::len),
         Some(5),
@@ -212,7 +236,7 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
     assert_eq!(s, StatusCode::OK);
     let listed = inbox["items"]
         .as_array()
-        .and_then(|items| items.iter().find(|c| c["supportCaseId"] == case.as_str()))
+        .and_then(|items| items.iter().find(|c| c["supportCaseId"] == case))
         .cloned()
         .unwrap_or(Value::Null);
     assert_eq!(
@@ -220,7 +244,6 @@ async fn evidence_is_checked_stored_and_shown_to_the_publisher(app: TestApp) {
         Some(5),
         "{inbox}"
     );
-    let id = png["evidenceId"].as_str().expect("evidence id");
     let res = app
         .client
         .get(app.url(&format!("/publisher/v2/support-cases/{case}/evidence/{id}")))
