@@ -92,13 +92,19 @@ async fn lifecycle_reserves_and_releases_the_budget(app: TestApp) {
 }
 
 async fn campaign_refusals(app: TestApp) {
+    let app = &app;
     let (_, t) = app.funded_advertiser(100 * USD).await;
     let admin = app.admin_token().await;
+    bad_campaign_input_is_refused(app, &t).await;
+    approval_rejection_and_ownership(app, &t, &admin).await;
+}
 
+/// Missing {click_id}, http, duplicate goal ids, unknown and uncertified providers.
+async fn bad_campaign_input_is_refused(app: &TestApp, t: &str) {
     // Missing {click_id}, http, duplicate goal ids, unknown and uncertified providers.
     let mut body = campaign_body("CUSTOM_S2S", 50 * USD);
     body["destinationUrl"] = json!("https://advertiser.example/install?click=123");
-    let (s, e) = app.post(CAMPAIGNS, Some(&t), &body).await;
+    let (s, e) = app.post(CAMPAIGNS, Some(t), &body).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_eq!(error_code(&e), "invalid_input");
     assert!(
@@ -109,14 +115,14 @@ async fn campaign_refusals(app: TestApp) {
         "{e}"
     );
     body["destinationUrl"] = json!("http://advertiser.example/?c={click_id}");
-    let (s, e) = app.post(CAMPAIGNS, Some(&t), &body).await;
+    let (s, e) = app.post(CAMPAIGNS, Some(t), &body).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     let mut body = campaign_body("CUSTOM_S2S", 50 * USD);
     body["goals"] = json!([
         {"externalGoalId": "install", "name": "Install", "payoutMicros": 1_000_000},
         {"externalGoalId": "install", "name": "Again", "payoutMicros": 1_000_000}
     ]);
-    let (s, e) = app.post(CAMPAIGNS, Some(&t), &body).await;
+    let (s, e) = app.post(CAMPAIGNS, Some(t), &body).await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert!(
         e["error"]["fieldErrors"]["goals[1].externalGoalId"].is_string(),
@@ -124,7 +130,7 @@ async fn campaign_refusals(app: TestApp) {
     );
     for provider in ["MMP:TENJIN", "MMP:NOPE", "FACEBOOK"] {
         let (s, e) = app
-            .post(CAMPAIGNS, Some(&t), &campaign_body(provider, 50 * USD))
+            .post(CAMPAIGNS, Some(t), &campaign_body(provider, 50 * USD))
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{provider}: {e}");
         assert!(
@@ -135,28 +141,30 @@ async fn campaign_refusals(app: TestApp) {
     let mut body = campaign_body("CUSTOM_S2S", 50 * USD);
     body["budgetMicros"] = json!(1.5);
     assert_eq!(
-        app.post(CAMPAIGNS, Some(&t), &body).await.0,
+        app.post(CAMPAIGNS, Some(t), &body).await.0,
         StatusCode::BAD_REQUEST
     );
-    let (_, list) = app.get(CAMPAIGNS, Some(&t)).await;
+    let (_, list) = app.get(CAMPAIGNS, Some(t)).await;
     assert_eq!(list["count"], 0, "nothing half-written");
+}
 
+/// Insufficient balance refuses approval and moves nothing; a rejection needs a reason and
+/// the campaign can be resubmitted; unknown statuses and other accounts' campaigns are
+/// refused; the provider can change only while DRAFT.
+async fn approval_rejection_and_ownership(app: &TestApp, t: &str, admin: &str) {
     // Insufficient balance: approval is refused and nothing moves.
-    let id = create(&app, &t, &campaign_body("CUSTOM_S2S", 500 * USD)).await;
-    let (s, e) = transition(&app, &t, &id, "LIVE").await;
+    let id = create(app, t, &campaign_body("CUSTOM_S2S", 500 * USD)).await;
+    let (s, e) = transition(app, t, &id, "LIVE").await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "invalid_transition");
-    assert_eq!(
-        transition(&app, &t, &id, "IN_REVIEW").await.0,
-        StatusCode::OK
-    );
-    let (s, e) = approve(&app, &t, &id).await;
+    assert_eq!(transition(app, t, &id, "IN_REVIEW").await.0, StatusCode::OK);
+    let (s, e) = approve(app, t, &id).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "advertisers cannot approve: {e}");
-    let (s, e) = approve(&app, &admin, &id).await;
+    let (s, e) = approve(app, admin, &id).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "insufficient_balance");
     assert_eq!(
-        app.get(&format!("{CAMPAIGNS}/{id}"), Some(&t)).await.1["status"],
+        app.get(&format!("{CAMPAIGNS}/{id}"), Some(t)).await.1["status"],
         "IN_REVIEW"
     );
     assert_eq!(app.balance(&t).await, (100 * USD, 0, 0));
@@ -164,7 +172,7 @@ async fn campaign_refusals(app: TestApp) {
     // Rejection needs a reason; a rejected campaign can be resubmitted.
     let reject = format!("/admin/v1/offer-campaigns/{id}/reject");
     assert_eq!(
-        app.post(&reject, Some(&admin), &json!({"reason": ""}))
+        app.post(&reject, Some(admin), &json!({"reason": ""}))
             .await
             .0,
         StatusCode::BAD_REQUEST
@@ -172,7 +180,7 @@ async fn campaign_refusals(app: TestApp) {
     let (s, c) = app
         .post(
             &reject,
-            Some(&admin),
+            Some(admin),
             &json!({"reason": "Budget exceeds the wallet"}),
         )
         .await;
@@ -180,12 +188,12 @@ async fn campaign_refusals(app: TestApp) {
     assert_eq!(c["status"], "REJECTED");
     assert_eq!(c["rejectionReason"], "Budget exceeds the wallet");
     assert_eq!(
-        app.post(&reject, Some(&admin), &json!({"reason": "again"}))
+        app.post(&reject, Some(admin), &json!({"reason": "again"}))
             .await
             .0,
         StatusCode::CONFLICT
     );
-    let (s, c) = transition(&app, &t, &id, "IN_REVIEW").await;
+    let (s, c) = transition(app, t, &id, "IN_REVIEW").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert!(c["rejectionReason"].is_null());
 
@@ -193,7 +201,7 @@ async fn campaign_refusals(app: TestApp) {
     let (s, _) = app
         .post(
             &format!("{CAMPAIGNS}/{id}/transition"),
-            Some(&t),
+            Some(t),
             &json!({"to": "FLYING"}),
         )
         .await;
@@ -203,7 +211,7 @@ async fn campaign_refusals(app: TestApp) {
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert_eq!(error_code(&e), "not_found");
     assert_eq!(
-        transition(&app, &other, &id, "DRAFT").await.0,
+        transition(app, &other, &id, "DRAFT").await.0,
         StatusCode::NOT_FOUND
     );
     let (_, publisher) = app.signed_in(Role::Publisher).await;
@@ -217,7 +225,7 @@ async fn campaign_refusals(app: TestApp) {
     let (s, e) = app
         .patch(
             &format!("{CAMPAIGNS}/{id}"),
-            Some(&t),
+            Some(t),
             &json!({"trackingProvider": "DIRECT"}),
         )
         .await;
@@ -226,14 +234,26 @@ async fn campaign_refusals(app: TestApp) {
 }
 
 async fn revisions_clone_and_audit(app: TestApp) {
+    let app = &app;
     let (_, t) = app.funded_advertiser(1_000 * USD).await;
     let admin = app.admin_token().await;
-    let id = create(&app, &t, &campaign_body("CUSTOM_S2S", 200 * USD)).await;
-    let path = format!("{CAMPAIGNS}/{id}");
+    let id = create(app, &t, &campaign_body("CUSTOM_S2S", 200 * USD)).await;
+    edits_make_revisions_and_live_ones_wait_for_review(app, (&t, &admin), &id).await;
+    clones_read_only_ends_and_the_audit_trail(app, &t, &id).await;
+}
 
+/// Before the first submission the draft revision is rewritten; an edit under review
+/// withdraws the campaign; editing a live campaign keeps the approved revision delivering
+/// until its review.
+async fn edits_make_revisions_and_live_ones_wait_for_review(
+    app: &TestApp,
+    (t, admin): (&str, &str),
+    id: &str,
+) {
+    let path = format!("{CAMPAIGNS}/{id}");
     // Before the first submission the draft revision is rewritten.
     let (s, c) = app
-        .patch(&path, Some(&t), &json!({"name": "Reach level 10"}))
+        .patch(&path, Some(t), &json!({"name": "Reach level 10"}))
         .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(
@@ -245,28 +265,22 @@ async fn revisions_clone_and_audit(app: TestApp) {
         "unnamed fields are kept"
     );
 
-    assert_eq!(
-        transition(&app, &t, &id, "IN_REVIEW").await.0,
-        StatusCode::OK
-    );
+    assert_eq!(transition(app, t, &id, "IN_REVIEW").await.0, StatusCode::OK);
     let (_, c) = app
-        .patch(&path, Some(&t), &json!({"countries": ["fr"]}))
+        .patch(&path, Some(t), &json!({"countries": ["fr"]}))
         .await;
     assert_eq!(c["revision"], 2);
     assert_eq!(c["countries"], json!(["FR"]));
     // An edit under review withdraws the campaign; it is submitted again.
     assert_eq!(c["status"], "DRAFT");
-    assert_eq!(
-        transition(&app, &t, &id, "IN_REVIEW").await.0,
-        StatusCode::OK
-    );
-    let (s, c) = approve(&app, &admin, &id).await;
+    assert_eq!(transition(app, t, &id, "IN_REVIEW").await.0, StatusCode::OK);
+    let (s, c) = approve(app, admin, &id).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["liveRevision"], 2);
 
     // Editing a live campaign keeps the approved revision delivering until review.
     let (_, c) = app
-        .patch(&path, Some(&t), &json!({"budgetMicros": 300 * USD}))
+        .patch(&path, Some(t), &json!({"budgetMicros": 300 * USD}))
         .await;
     assert_eq!(
         (c["revision"].as_i64(), c["liveRevision"].as_i64()),
@@ -278,15 +292,15 @@ async fn revisions_clone_and_audit(app: TestApp) {
         200 * USD,
         "the live budget is unchanged"
     );
-    let (_, queue) = app.get("/admin/v1/offer-campaigns", Some(&admin)).await;
+    let (_, queue) = app.get("/admin/v1/offer-campaigns", Some(admin)).await;
     assert!(
         queue["items"]
             .as_array()
             .expect("items")
             .iter()
-            .any(|c| c["campaignId"] == id.as_str())
+            .any(|c| c["campaignId"] == id)
     );
-    let (s, c) = approve(&app, &admin, &id).await;
+    let (s, c) = approve(app, admin, &id).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(
         (c["liveRevision"].as_i64(), c["pendingRevision"].as_bool()),
@@ -298,7 +312,7 @@ async fn revisions_clone_and_audit(app: TestApp) {
         "the reserve follows the new budget"
     );
 
-    let (_, revs) = app.get(&format!("{path}/revisions"), Some(&t)).await;
+    let (_, revs) = app.get(&format!("{path}/revisions"), Some(t)).await;
     let items = revs["items"].as_array().expect("items");
     assert_eq!(items.len(), 3);
     assert_eq!(
@@ -307,10 +321,15 @@ async fn revisions_clone_and_audit(app: TestApp) {
     );
     assert_eq!(items[2]["config"]["name"], "Reach level 10");
     assert_eq!(items[1]["config"]["countries"], json!(["FR"]));
+}
 
+/// A clone is a new DRAFT with the newest configuration and no money; ended campaigns are
+/// read-only; the audit trail names every change.
+async fn clones_read_only_ends_and_the_audit_trail(app: &TestApp, t: &str, id: &str) {
+    let path = format!("{CAMPAIGNS}/{id}");
     // Clone: a new DRAFT with the newest configuration, no money.
     let (s, copy) = app
-        .post(&format!("{path}/clone"), Some(&t), &json!({}))
+        .post(&format!("{path}/clone"), Some(t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::CREATED, "{copy}");
     assert_eq!(
@@ -319,17 +338,17 @@ async fn revisions_clone_and_audit(app: TestApp) {
     );
     assert_eq!(copy["budgetMicros"], 300 * USD);
     assert_eq!(copy["reservedMicros"], 0);
-    assert_ne!(copy["campaignId"], id.as_str());
+    assert_ne!(copy["campaignId"], id);
 
     // Ended campaigns are read-only.
-    assert_eq!(transition(&app, &t, &id, "ENDED").await.0, StatusCode::OK);
+    assert_eq!(transition(app, t, &id, "ENDED").await.0, StatusCode::OK);
     let (s, e) = app
-        .patch(&path, Some(&t), &json!({"name": "Too late"}))
+        .patch(&path, Some(t), &json!({"name": "Too late"}))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "campaign_not_editable");
 
-    let (_, audit) = app.get(&format!("{path}/audit"), Some(&t)).await;
+    let (_, audit) = app.get(&format!("{path}/audit"), Some(t)).await;
     let actions: Vec<&str> = audit["items"]
         .as_array()
         .expect("items")

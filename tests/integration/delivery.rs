@@ -364,17 +364,7 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{key}");
     let token = key["token"].as_str().expect("token").to_owned();
     let path = format!("/publisher/v2/ad-slots/{slot}/static-offers");
-    let get = |key: Option<String>, etag: Option<String>, query: &'static str| {
-        let mut req = app.client.get(app.url(&format!("{path}{query}")));
-        if let Some(k) = key {
-            req = req.header("X-Service-Static-Key", k);
-        }
-        if let Some(e) = etag {
-            req = req.header("If-None-Match", e);
-        }
-        req.send()
-    };
-    let res = get(Some(token.clone()), None, "?country=US")
+    let res = pull(&app, &path, Some(token.clone()), None, "?country=US")
         .await
         .expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
@@ -420,9 +410,15 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{imp}");
 
     // Unchanged: 304 without a body; a blacklist changes the feed.
-    let res = get(Some(token.clone()), Some(etag.clone()), "?country=US")
-        .await
-        .expect("sent");
+    let res = pull(
+        &app,
+        &path,
+        Some(token.clone()),
+        Some(etag.clone()),
+        "?country=US",
+    )
+    .await
+    .expect("sent");
     assert_eq!(res.status(), StatusCode::NOT_MODIFIED);
     app.post(
         "/publisher/v2/blacklists",
@@ -430,32 +426,43 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
         &json!({"kind": "CAMPAIGN", "value": game}),
     )
     .await;
-    let res = get(Some(token.clone()), Some(etag), "?country=US")
+    let res = pull(&app, &path, Some(token.clone()), Some(etag), "?country=US")
         .await
         .expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.json::<Value>().await.expect("json")["items"], json!([]));
+    feed_refusals_and_expiry(&app, (&feed_slot, &p.slot), &token).await;
+}
+
+/// Refusals: no key, a wrong key, another slot's key, a bad query; then the key expires.
+/// `slots`: the feed's slot and another slot of the same placement.
+async fn feed_refusals_and_expiry(app: &TestApp, slots: (&str, &str), token: &str) {
+    let (slot, other_slot) = slots;
+    let path = format!("/publisher/v2/ad-slots/{slot}/static-offers");
     // Refusals: no key, a wrong key, another slot's key, a bad query.
     assert_eq!(
-        get(None, None, "").await.expect("sent").status(),
-        StatusCode::UNAUTHORIZED
-    );
-    assert_eq!(
-        get(Some("stk_wrong".into()), None, "")
+        pull(app, &path, None, None, "")
             .await
             .expect("sent")
             .status(),
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        get(Some(token.clone()), None, "?country=us")
+        pull(app, &path, Some("stk_wrong".into()), None, "")
+            .await
+            .expect("sent")
+            .status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        pull(app, &path, Some(token.to_owned()), None, "?country=us")
             .await
             .expect("sent")
             .status(),
         StatusCode::BAD_REQUEST
     );
     assert_eq!(
-        get(Some(token.clone()), None, "?platform=ios")
+        pull(app, &path, Some(token.to_owned()), None, "?platform=ios")
             .await
             .expect("sent")
             .status(),
@@ -463,8 +470,10 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     );
     let other = app
         .client
-        .get(app.url(&format!("/publisher/v2/ad-slots/{}/static-offers", p.slot)))
-        .header("X-Service-Static-Key", &token)
+        .get(app.url(&format!(
+            "/publisher/v2/ad-slots/{other_slot}/static-offers"
+        )))
+        .header("X-Service-Static-Key", token)
         .send()
         .await
         .expect("sent");
@@ -472,9 +481,30 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
     // The key expires.
     app.clock.advance(chrono::Duration::days(31));
     assert_eq!(
-        get(Some(token), None, "").await.expect("sent").status(),
+        pull(app, &path, Some(token.to_owned()), None, "")
+            .await
+            .expect("sent")
+            .status(),
         StatusCode::UNAUTHORIZED
     );
+}
+
+/// One pull of a static feed with an optional key and ETag.
+async fn pull(
+    app: &TestApp,
+    path: &str,
+    key: Option<String>,
+    etag: Option<String>,
+    query: &str,
+) -> reqwest::Result<reqwest::Response> {
+    let mut req = app.client.get(app.url(&format!("{path}{query}")));
+    if let Some(k) = key {
+        req = req.header("X-Service-Static-Key", k);
+    }
+    if let Some(e) = etag {
+        req = req.header("If-None-Match", e);
+    }
+    req.send().await
 }
 
 async fn reversals_give_back_what_was_paid_after_a_new_revision(app: TestApp) {

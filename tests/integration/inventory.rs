@@ -358,18 +358,31 @@ async fn caps_and_budget_hold(app: TestApp, queued: bool) {
         "exactly the budget was paid, never more"
     );
 
-    // Neither is offered any more, and a launch from an impression taken before is refused
-    // by the database checks.
-    let now = listed(&app, &p.slot, &late).await;
-    assert!(!now.contains(&capped) && !now.contains(&budget), "{now:?}");
-    for (campaign, imp, key) in [
-        (&capped, &capped_imp, "late-launch-capped"),
-        (&budget, &budget_imp, "late-launch-budget"),
-    ] {
+    nothing_is_offered_or_launched_late(
+        &app,
+        (&p.slot, &late),
+        [
+            (&capped, &capped_imp, "late-launch-capped"),
+            (&budget, &budget_imp, "late-launch-budget"),
+        ],
+    )
+    .await;
+}
+
+/// Neither campaign is offered any more, and a launch from an impression taken before is
+/// refused by the database checks. `offers`: campaign, impression and launch key.
+async fn nothing_is_offered_or_launched_late(
+    app: &TestApp,
+    (slot, late): (&str, &str),
+    offers: [(&String, &String, &str); 2],
+) {
+    let now = listed(app, slot, late).await;
+    assert!(offers.iter().all(|(c, _, _)| !now.contains(*c)), "{now:?}");
+    for (campaign, imp, key) in offers {
         let (s, r) = keyed(
-            &app,
+            app,
             &format!("/sdk/v2/offers/{campaign}/launch"),
-            &late,
+            late,
             key,
             &json!({"impressionId": imp}),
         )
