@@ -1,0 +1,222 @@
+//! Tracking wire types of an offer campaign: what each provider needs, its credentials, the
+//! tracking setup page, the IP allowlist and the local Custom S2S test.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::Platform;
+
+/// One tracking provider and what it needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderCapability {
+    /// Provider code: CUSTOM_S2S, DIRECT, MANAGED or a measurement partner (APPSFLYER, …).
+    pub code: String,
+    /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
+    pub kind: String,
+    pub name: String,
+    /// The value to put in a campaign's `trackingProvider`.
+    pub tracking_provider: String,
+    pub enabled: bool,
+    pub certified: bool,
+    /// Enabled and certified: a campaign may select it.
+    pub selectable: bool,
+    pub platforms: Vec<Platform>,
+    pub events: Vec<String>,
+    pub required_macros: Vec<String>,
+    /// HMAC_SHA256, CAMPAIGN_TOKEN, DIRECT_TOKEN or MANAGED_TOKEN.
+    pub callback_authentication: String,
+    pub credential_fields: Vec<String>,
+    /// Callback path with `{campaignId}` where the provider has one.
+    pub callback_path: String,
+    /// Kept for older integrations only.
+    pub legacy: bool,
+}
+
+/// `GET providers/capabilities`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderCapabilities {
+    pub contract_version: String,
+    pub items: Vec<ProviderCapability>,
+}
+
+wire_enum!(
+    /// Whether a campaign credential is in use.
+    CredentialStatus { Active = "ACTIVE", Retired = "RETIRED" }
+);
+
+/// A campaign credential without its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialMeta {
+    /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
+    pub kind: String,
+    pub key_id: String,
+    /// ACTIVE or RETIRED.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    pub retired_at: Option<DateTime<Utc>>,
+}
+
+impl CredentialMeta {
+    /// Not retired: it signs or authenticates reports now.
+    pub fn is_active(&self) -> bool {
+        CredentialStatus::parse(&self.status) == Some(CredentialStatus::Active)
+    }
+}
+
+/// A newly issued campaign secret or token; `secret`/`token` appear only here, once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialIssued {
+    pub campaign_id: String,
+    pub kind: String,
+    pub key_id: String,
+    pub status: String,
+    /// Custom S2S signing secret (HMAC-SHA256 key, UTF-8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// Measurement-partner, direct or managed token; absent when an existing token is
+    /// retrieved (it is shown only when new).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Whether this call created the credential.
+    pub created: bool,
+    pub created_at: DateTime<Utc>,
+    /// Where conversions go.
+    pub postback_url: String,
+}
+
+/// Where and how conversions are reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TrackingEndpoint {
+    pub method: String,
+    pub url: String,
+    pub also_accepts_get: bool,
+}
+
+/// How a Custom S2S conversion is signed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SigningRecipe {
+    pub algorithm: String,
+    pub headers: Vec<String>,
+    /// The message is these values joined by "\n", in this order.
+    pub message_fields: Vec<String>,
+    pub timestamp: String,
+    pub max_skew_seconds: i64,
+}
+
+/// Live-test verification of a measurement-partner campaign.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MmpVerification {
+    pub verified_revision: i64,
+    pub verified_at: DateTime<Utc>,
+    pub verified_by: String,
+    /// Whether it covers the campaign's newest revision.
+    pub current: bool,
+}
+
+/// Web pixel capability of a campaign.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebPixel {
+    /// Only campaigns that run on the web platform can use a pixel.
+    pub supported: bool,
+    pub pixel_url: String,
+    pub html_snippet: String,
+}
+
+/// `GET campaigns/{id}/tracking`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TrackingSetup {
+    pub campaign_id: String,
+    pub tracking_provider: String,
+    pub callback_authentication: String,
+    pub endpoint: TrackingEndpoint,
+    /// Credentials, newest first, without secrets.
+    pub credentials: Vec<CredentialMeta>,
+    pub required_parameters: Vec<String>,
+    pub signing: Option<SigningRecipe>,
+    pub ip_allowlist: Vec<String>,
+    pub web_pixel: WebPixel,
+    pub mmp_verification: Option<MmpVerification>,
+}
+
+/// `PUT campaigns/{id}/tracking/ip-allowlist`: IPv4/IPv6 addresses or CIDR ranges; empty
+/// means any source.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct IpAllowlist {
+    pub entries: Vec<String>,
+}
+
+/// `POST tracking/custom-s2s/test`: a sample conversion. Every field is optional; missing
+/// ones are filled with a sample. Send `timestamp` and `signature` to check your own signing.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct S2sTestRequest {
+    #[serde(default)]
+    pub click_id: Option<String>,
+    #[serde(default)]
+    pub transaction_id: Option<String>,
+    #[serde(default)]
+    pub goal_id: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub occurred_at: Option<String>,
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    #[serde(default)]
+    pub signature: Option<String>,
+}
+
+/// One check of the local S2S test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TestCheck {
+    pub name: String,
+    pub ok: bool,
+    pub message: String,
+}
+
+/// The exact request the service would accept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct SampleRequest {
+    pub method: String,
+    pub url: String,
+    pub headers: BTreeMap<String, String>,
+    #[cfg_attr(feature = "ssr", schema(value_type = Object))]
+    pub body: serde_json::Value,
+}
+
+/// Result of the local S2S test: nothing is delivered, nothing is accounted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct S2sTestResult {
+    pub valid: bool,
+    pub checks: Vec<TestCheck>,
+    pub delivered_externally: bool,
+    pub accounting_writes: i64,
+    /// The newline-joined message that is signed.
+    pub signed_message: String,
+    pub request: SampleRequest,
+}
