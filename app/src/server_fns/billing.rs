@@ -115,16 +115,13 @@ pub async fn save_billing_profile(
     super::web::run(async move {
         use support::text;
         let (ctx, _, p) = support::writer(&csrf).await?;
-        let account_type = match text(account_type) {
-            None => None,
-            Some(t) if AccountType::parse(&t).is_some() => AccountType::parse(&t),
-            Some(_) => {
-                return Err(AppError::field(
-                    "accountType",
-                    "must be BUSINESS or INDIVIDUAL",
-                ));
-            }
-        };
+        // A form select: text until parsed; the profile's rules stay in the domain.
+        let account_type = text(account_type)
+            .map(|t| {
+                AccountType::parse(&t)
+                    .ok_or_else(|| AppError::field("accountType", "must be BUSINESS or INDIVIDUAL"))
+            })
+            .transpose()?;
         let input = BillingProfileInput {
             account_type,
             legal_name,

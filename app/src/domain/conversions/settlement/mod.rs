@@ -183,18 +183,14 @@ async fn settle(
     let a = match attribution {
         Ok(a) => a,
         Err(unmatched) => {
-            write(
-                txn,
-                now,
-                campaign,
-                ev,
-                &conversion_id,
+            let row = ConversionRow {
+                id: &conversion_id,
                 existing,
-                unmatched,
-                None,
-                None,
-            )
-            .await?;
+                settlement: unmatched,
+                attribution: None,
+                credit_at: None,
+            };
+            write(txn, now, campaign, ev, row).await?;
             return Ok((conversion_id, Outcome::Settled(unmatched), None));
         }
     };
@@ -216,18 +212,14 @@ async fn settle(
     };
     let credit_at = (next == Settlement::Approved)
         .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
-    write(
-        txn,
-        now,
-        campaign,
-        ev,
-        &conversion_id,
+    let row = ConversionRow {
+        id: &conversion_id,
         existing,
-        next,
-        Some(&a),
+        settlement: next,
+        attribution: Some(&a),
         credit_at,
-    )
-    .await?;
+    };
+    write(txn, now, campaign, ev, row).await?;
     if let Some(credit_at) = credit_at {
         let reward = RewardEvent {
             placement: &a.placement,
@@ -391,18 +383,30 @@ async fn pay(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a report makes of its conversion row: the row (new or `existing`), its settlement,
+/// the launch it is attributed to and when the publisher is credited.
+struct ConversionRow<'a> {
+    id: &'a str,
+    existing: Option<conversion::Model>,
+    settlement: Settlement,
+    attribution: Option<&'a Attribution>,
+    credit_at: Option<DateTime<Utc>>,
+}
+
 async fn write(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
     ev: &Reported,
-    id: &str,
-    existing: Option<conversion::Model>,
-    settlement: Settlement,
-    a: Option<&Attribution>,
-    credit_at: Option<DateTime<Utc>>,
+    row: ConversionRow<'_>,
 ) -> Result<(), AppError> {
+    let ConversionRow {
+        id,
+        existing,
+        settlement,
+        attribution: a,
+        credit_at,
+    } = row;
     let counted = matches!(settlement, Settlement::Pending | Settlement::Approved);
     let (payout, earnings, reward) = match a {
         Some(a) if counted => (
