@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::billing::Balance;
 use crate::model::campaign::*;
+#[cfg(feature = "ssr")]
 use crate::model::money::Micros;
 
 /// What the campaign list shows: the campaigns and the wallet they reserve from (absent

@@ -9,6 +9,7 @@ use crate::model::publisher::*;
 
 #[cfg(feature = "ssr")]
 use super::support;
+#[cfg(feature = "ssr")]
 use crate::model::money::Micros;
 
 #[cfg(feature = "ssr")]
