@@ -30,7 +30,9 @@ import urllib.parse
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "server")
+# BENCH_SERVER_BIN runs another build (an older commit's, for a before/after comparison on
+# the same data); --skip-build is then implied.
+BIN = os.environ.get("BENCH_SERVER_BIN") or os.path.join(ROOT, "target", "release", "server")
 WORK = os.path.join(ROOT, "target", "bench")
 
 
@@ -652,7 +654,7 @@ def main():
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
     os.makedirs(WORK, exist_ok=True)
-    if not args.skip_build:
+    if not args.skip_build and not os.environ.get("BENCH_SERVER_BIN"):
         subprocess.run(["cargo", "build", "--release", "-p", "server", "--features", "bench"], cwd=ROOT, check=True)
     kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
     results = [bench_db(k, args) for k in kinds]

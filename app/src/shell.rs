@@ -42,6 +42,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
                     <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/support") view=pages::SupportInboxPage/>
+                    <Route path=path!("/publisher/bans") view=pages::BansPage/>
+                    <Route path=path!("/publisher/blacklist") view=pages::BlacklistPage/>
                     <Route path=path!("/publisher/deliveries") view=pages::DeliveriesPage/>
                     <Route path=path!("/publisher/deliveries/:id") view=pages::DeliveryDetailPage/>
                     <Route path=path!("/publisher/reports") view=pages::OffersReportPage/>

@@ -178,6 +178,13 @@ impl Sender {
     }
 }
 
+#[async_trait::async_trait]
+impl app::domain::callback_delivery::transport::Transport for Sender {
+    async fn send(&self, ctx: &Ctx, url: &str, attempt: &Attempt) -> Outcome {
+        Sender::send(self, ctx, url, attempt).await
+    }
+}
+
 /// `Retry-After` as seconds: a number of seconds or an HTTP date.
 fn retry_after_seconds(v: &str, now: chrono::DateTime<chrono::Utc>) -> Option<i64> {
     if let Ok(s) = v.trim().parse::<i64>() {

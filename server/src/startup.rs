@@ -222,6 +222,8 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         inbox: Arc::new(app::domain::conversions::inbox::Inbox::new(usize::from(
             settings.settlement_inline_slots,
         ))),
+        // Command-line tools send nothing; `Application::build` puts the real client here.
+        transport: Arc::new(app::domain::callback_delivery::transport::NoTransport),
         deliveries: Arc::default(),
         surveys: Arc::default(),
         changes: Arc::default(),
@@ -239,11 +241,12 @@ impl Application {
     /// Connects, migrates, binds the listen address and assembles the router.
     pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
         crate::metrics::handle();
-        let ctx = domain_context(&settings, clock).await?;
+        let mut ctx = domain_context(&settings, clock).await?;
         let listener = TcpListener::bind(settings.bind)
             .await
             .with_context(|| format!("binding {}", settings.bind))?;
-        let callbacks = crate::callback_sender::Sender::from_settings(&settings)?;
+        let callbacks = Arc::new(crate::callback_sender::Sender::from_settings(&settings)?);
+        ctx.transport = callbacks.clone();
         let bundle_version = crate::web::bundle_version(&settings.site_root);
         let state = AppState::new(ctx, settings, callbacks, bundle_version);
         let router = crate::routes::router(state.clone());

@@ -45,7 +45,7 @@ impl AppState {
     pub fn new(
         ctx: Ctx,
         settings: Settings,
-        callbacks: crate::callback_sender::Sender,
+        callbacks: Arc<crate::callback_sender::Sender>,
         bundle_version: Option<String>,
     ) -> Self {
         let pkg_dir = match &bundle_version {
@@ -63,7 +63,7 @@ impl AppState {
             settings: Arc::new(settings),
             leptos_options,
             bundle_version,
-            callbacks: Arc::new(callbacks),
+            callbacks,
             warm: std::sync::atomic::AtomicBool::new(false),
         }))
     }

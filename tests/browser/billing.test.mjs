@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAt, SHOTS } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -95,7 +95,7 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   await page.locator('body[data-hydrated=true]').waitFor();
   await page.click('a:has-text("Billing and invoices")');
   await landed(page, `${server.base}/advertiser/billing`);
-  await waitForBalance(page, '0.000000');
+  await waitForBalance(page, '0.00');
   await page.getByText('No invoices yet.').waitFor();
   await page.locator('#billing-profile .badge', { hasText: 'INCOMPLETE' }).waitFor();
 
@@ -103,7 +103,7 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   await page.click('a:has-text("Add funds")');
   await landed(page, `${server.base}/advertiser/billing/funding`);
   await page.getByText('before funding').first().waitFor();
-  await page.locator('.wire-minimum', { hasText: '100.000000 USD' }).waitFor();
+  await page.locator('.wire-minimum', { hasText: '100.00 USD' }).waitFor();
   const early = formWith(page, 'Continue to checkout');
   await early.locator('input[name=amount]').fill('25');
   await early.locator('button[type=submit]').click();
@@ -146,16 +146,16 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   const card = formWith(page, 'Continue to checkout');
   await card.locator('input[name=amount]').fill('5');
   await card.locator('button[type=submit]').click();
-  await page.locator('#payprovider .field-error', { hasText: 'at least 10.000000' }).waitFor();
+  await page.locator('#payprovider .field-error', { hasText: 'at least 10.00' }).waitFor();
   await card.locator('input[name=amount]').fill('25.50');
   await card.locator('button[type=submit]').click();
   await approveAtCheckout(page, '25.500000');
   await shot(page, 'billing-awaiting-capture');
-  await waitForBalance(page, '0.000000');
-  const pending = page.locator('#awaiting-capture tr', { hasText: '25.500000' });
+  await waitForBalance(page, '0.00');
+  const pending = page.locator('#awaiting-capture tr', { hasText: '25.50' });
   await pending.locator('button:has-text("Capture payment")').click();
-  await page.getByText('Payment captured: 25.500000 USD credited.').waitFor();
-  await waitForBalance(page, '25.500000');
+  await page.getByText('Payment captured: 25.50 USD credited.').waitFor();
+  await waitForBalance(page, '25.50');
   assert.equal(await page.locator('#awaiting-capture').count(), 0);
   await shot(page, 'billing-captured');
 
@@ -166,14 +166,14 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   await wire.locator('input[name=amount]').fill('50');
   await wire.locator('input[name=external_reference]').fill('NW-WIRE-0001');
   await wire.locator('button[type=submit]').click();
-  await page.locator('#wire .field-error', { hasText: 'at least 100.000000' }).waitFor();
+  await page.locator('#wire .field-error', { hasText: 'at least 100.00' }).waitFor();
   await wire.locator('input[name=amount]').fill('150.00');
   await wire.locator('button[type=submit]').click();
-  await page.getByText('Wire transfer of 150.000000 USD announced').waitFor();
+  await page.getByText('Wire transfer of 150.00 USD announced').waitFor();
   const wireRow = page.locator('#funding-history tr', { hasText: 'NW-WIRE-0001' });
   await wireRow.locator('.badge', { hasText: 'AWAITING_REVIEW' }).waitFor();
-  await page.locator('#funding-history tr', { hasText: '25.500000' }).locator('.badge', { hasText: 'CREDITED' }).waitFor();
-  await waitForBalance(page, '25.500000');
+  await page.locator('#funding-history tr', { hasText: '25.50' }).locator('.badge', { hasText: 'CREDITED' }).waitFor();
+  await waitForBalance(page, '25.50');
   await shot(page, 'billing-funding');
   assert.deepEqual(problems, []);
   await signOut(page);
@@ -184,20 +184,20 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   const review = page.locator('#funding-review tr', { hasText: 'NW-WIRE-0001' });
   await review.waitFor();
   assert.match(await review.textContent(), /Northwind Apps/);
-  assert.match(await review.textContent(), /150\.000000 USD/);
+  assert.match(await review.textContent(), /150\.00 USD/);
   await shot(page, 'admin-funding-review');
   await review.locator('button:has-text("Approve")').click();
   await page.locator('#funding-review').getByText('No wire transfer is waiting.').waitFor();
-  await page.getByText('Credited 150.000000 USD').waitFor();
+  await page.getByText('Credited 150.00 USD').waitFor();
   await signOut(page);
 
   await signIn(page, 'adv@example.com', '/advertiser');
   await page.goto(`${server.base}/advertiser/billing`);
   await page.locator('body[data-hydrated=true]').waitFor();
-  await waitForBalance(page, '175.500000');
+  await waitForBalance(page, '175.50');
   const invoice = page.locator('#invoices tbody tr').first();
   await invoice.locator('.badge', { hasText: 'OPEN' }).waitFor();
-  assert.match(await invoice.textContent(), /175\.500000 USD/);
+  assert.match(await invoice.textContent(), /175\.50 USD/);
   await shot(page, 'billing-after-wire');
 
   // A survey campaign created through the signed survey API and paid from the wallet shows
@@ -218,9 +218,9 @@ test('with JavaScript: profile, card payment with capture, wire credited by an a
   const survey = (await created.json()).campaign._id;
   await api('POST', `/performance-marketing/v2/billing/survey-campaigns/${survey}/allocate`, {}, token);
   await page.reload();
-  await waitForBalance(page, '100.500000');
+  await waitForBalance(page, '100.50');
   const allocation = page.locator('#allocations tbody tr').first();
-  assert.match(await allocation.textContent(), new RegExp(`${survey}.*75\\.000000 USD`, 's'));
+  assert.match(await allocation.textContent(), new RegExp(`${survey}.*75\\.00 USD`, 's'));
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -232,7 +232,7 @@ test('without JavaScript: profile with field errors, card payment and capture, w
   await signIn(page, 'plain@example.com', '/advertiser', nojs);
   await page.click('a:has-text("Billing and invoices")');
   await landed(page, `${server.base}/advertiser/billing`, nojs);
-  await waitForBalance(page, '0.000000');
+  await waitForBalance(page, '0.00');
 
   // A refused profile comes back with the errors next to the fields.
   const profile = page.locator('#billing-profile form');
@@ -259,7 +259,7 @@ test('without JavaScript: profile with field errors, card payment and capture, w
   await card.locator('button[type=submit]').click();
   await approveAtCheckout(page, '40.000000', nojs);
   await page.locator('#awaiting-capture button:has-text("Capture payment")').click();
-  await waitForBalance(page, '40.000000');
+  await waitForBalance(page, '40.00');
   assert.equal(await page.locator('#awaiting-capture').count(), 0);
   await shot(page, 'nojs-billing-captured');
 
@@ -275,7 +275,23 @@ test('without JavaScript: profile with field errors, card payment and capture, w
   await wire.locator('input[name=external_reference]').fill('PLAIN-0001');
   await wire.locator('button[type=submit]').click();
   await page.locator('#funding-history tr', { hasText: 'PLAIN-0001' }).locator('.badge', { hasText: 'AWAITING_REVIEW' }).waitFor();
-  await waitForBalance(page, '40.000000');
+  await waitForBalance(page, '40.00');
   await shot(page, 'nojs-billing-funding');
   await ctx.close();
+});
+
+test('without a payment provider the funding page offers wire transfer only', async () => {
+  const bare = await startServer({ anyAddress: true });
+  try {
+    bare.cli('user', 'create', '--email', 'wire@example.com', '--password', password, '--role', 'advertiser');
+    const page = await browser.newPage();
+    await signInAt(page, bare.base, 'wire@example.com', password, { hydrated: true, landing: '/advertiser' });
+    await page.goto(`${bare.base}/advertiser/billing/funding`);
+    await page.locator('#wire').waitFor();
+    assert.equal(await page.locator('#payprovider').count(), 0);
+    assert.equal(await page.getByText('Pay by card').count(), 0);
+    await page.close();
+  } finally {
+    await bare.stop();
+  }
 });

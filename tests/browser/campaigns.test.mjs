@@ -123,7 +123,7 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.click('a:has-text("Offer campaigns")');
   await landed(page, `${server.base}/advertiser/campaigns`);
   await page.getByText('No campaigns yet.').waitFor();
-  await wallet(page, '1000.000000', '0.000000');
+  await wallet(page, '1,000.00', '0.00');
   await page.click('#campaigns a:has-text("New campaign")');
   await landed(page, `${server.base}/advertiser/campaigns/new`);
 
@@ -248,13 +248,13 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.goto(detail);
   await page.locator('body[data-hydrated=true]').waitFor();
   await status(page, 'LIVE');
-  await page.locator('#campaign .reserved', { hasText: '500.000000' }).waitFor();
+  await page.locator('#campaign .reserved', { hasText: '500.00' }).waitFor();
   await page.click('a:has-text("← Campaigns")');
   await landed(page, `${server.base}/advertiser/campaigns`);
-  await wallet(page, '400.000000', '600.000000');
+  await wallet(page, '400.00', '600.00');
   const listed = page.locator('#campaigns tbody tr', { hasText: 'Play to level 12' });
   await listed.locator('.badge', { hasText: 'LIVE' }).waitFor();
-  assert.equal(await listed.locator('.reserved').textContent(), '500.000000');
+  assert.equal(await listed.locator('.reserved').textContent(), '500.00');
   await shot(page, 'campaign-list-live');
 
   // Pause releases the reserve; end.
@@ -262,8 +262,8 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await landed(page, detail);
   await page.click('button:has-text("Pause")');
   await status(page, 'PAUSED');
-  await page.locator('#campaign .reserved', { hasText: '0.000000' }).waitFor();
-  await page.locator('#campaign .wallet', { hasText: '900.000000 USD available' }).waitFor();
+  await page.locator('#campaign .reserved', { hasText: '0.00' }).waitFor();
+  await page.locator('#campaign .wallet', { hasText: '900.00 USD available' }).waitFor();
   await page.click('button:has-text("End")');
   await status(page, 'ENDED');
   await page.locator('button:has-text("Archive")').waitFor();
@@ -276,7 +276,7 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.click('a:has-text("Report")');
   await landed(page, `${detail}/report`);
   await page.locator('#spend-chart svg').waitFor();
-  await page.locator('table.report tfoot', { hasText: '0.000000' }).waitFor();
+  await page.locator('table.report tfoot', { hasText: '0.00' }).waitFor();
   assert.equal(await page.locator('table.report tbody tr').count(), 30);
   const range = page.locator('form.range-form');
   const today = await range.locator('input[name=to]').inputValue();
@@ -300,10 +300,10 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.waitForURL((u) => /\/advertiser\/campaigns\/cmp_[^/]+$/.test(u.href) && u.href !== detail);
   await page.locator('#campaign h1', { hasText: 'Copy of Play to level 12' }).waitFor();
   await status(page, 'DRAFT');
-  await page.locator('#campaign .reserved', { hasText: '0.000000' }).waitFor();
+  await page.locator('#campaign .reserved', { hasText: '0.00' }).waitFor();
   await page.click('a:has-text("← Campaigns")');
   await landed(page, `${server.base}/advertiser/campaigns`);
-  await wallet(page, '900.000000', '100.000000');
+  await wallet(page, '900.00', '100.00');
   assert.equal(await page.locator('#campaigns tbody tr').count(), 3);
   assert.deepEqual(problems, []);
   await page.close();

@@ -64,7 +64,7 @@ for (const hydrated of [true, false]) {
     await page.waitForURL(`${server.base}/publisher/offers`);
     const offer = page.locator('#gallery li.offer', { hasText: 'Dragon Quest install' });
     await offer.waitFor();
-    assert.match(await offer.textContent(), /2\.500000 USD/);
+    assert.match(await offer.textContent(), /2\.50 USD/);
     await page.selectOption('select[name=platform]', 'ios');
     await page.click('button:has-text("Filter")');
     await page.getByText('No live offer matches these filters.').waitFor();

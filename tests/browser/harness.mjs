@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import net from 'node:net';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const BIN = resolve(process.env.APP_SERVER_BIN ?? 'target/debug/server');
@@ -83,7 +84,9 @@ function freePort() {
 // `seed`: CLI commands run on the database before the server starts (`[['demo']]`), as an
 // operator seeds before a start: a change another process makes while this one runs is
 // seen only within the cross-process bound (docs/operations.md, "Caches and staleness").
-export async function startServer({ seed = [] } = {}) {
+// `anyAddress`: listen on every interface, as a development server reachable from other
+// machines, which switches the simulated payment provider off (as production without one).
+export async function startServer({ seed = [], anyAddress = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mkt-browser-'));
   const db = await createDatabase(dir);
   const port = await freePort();
@@ -91,7 +94,7 @@ export async function startServer({ seed = [] } = {}) {
   const env = {
     ...process.env,
     APP_DATABASE_URL: db.url,
-    APP_BIND: `127.0.0.1:${port}`,
+    APP_BIND: `${anyAddress ? '0.0.0.0' : '127.0.0.1'}:${port}`,
     APP_BASE_URL: base,
     APP_DATA_DIR: join(dir, 'data'),
     APP_SITE_ROOT: SITE,
@@ -133,4 +136,24 @@ export function watchPage(page) {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error' && /panicked|RuntimeError/.test(m.text())) problems.push(m.text()); });
   return problems;
+}
+
+// Signs in through the form and waits for the home page `landing` (hydrated or not).
+export async function signIn(page, base, email, password, { hydrated, landing }) {
+  await page.goto(`${base}/sign-in`);
+  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+  const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
+  await form.locator('input[name=email]').fill(email);
+  await form.locator('input[name=password]').fill(password);
+  await form.locator('button[type=submit]').click();
+  await page.waitForURL(`${base}${landing}`);
+}
+
+// A JSON call to the API as `token` (or anonymous); fails the test on a non-2xx answer.
+export async function api(base, method, path, body, token) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
+  return r.status === 204 ? null : r.json();
 }

@@ -102,6 +102,8 @@ test('with JavaScript: placement, slot, callback, review, verification, release,
     assert.ok(text.includes(h), `missing ${h}`);
   }
   assert.match(text, /X-Service-Signature: [0-9a-f]{64}/);
+  // The test event was really sent; this receiver's name does not resolve, and the page says so.
+  await page.locator('.callback-answer[data-accepted=false]', { hasText: 'did not accept' }).waitFor();
   await shot(page, 'placement-callback-test');
 
   // A survey app key is shown once too (from the action's answer).

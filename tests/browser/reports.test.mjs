@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAs } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -66,6 +66,10 @@ before(async () => {
   const receipt = await api('POST', `/performance-marketing/v2/postbacks/custom-s2s/${c.campaignId}`, ev, null,
     { 'x-service-key-id': key.keyId, 'x-service-timestamp': ts, 'x-service-signature': signature });
   assert.equal(receipt.accepted, true);
+  // Something for each home page's "Needs attention": a placement in review, a wire to credit.
+  const second = await api('POST', '/publisher/v2/placements', { type: 'WEBSITE', name: 'Second site', platformIdentity: 'second.example' }, pub);
+  await api('POST', `/publisher/v2/placements/${second.placementId}/request-review`, {}, pub);
+  await api('POST', '/performance-marketing/v2/billing/funding/wire', { amount: 250000000, currency: 'USD', externalReference: 'WIRE-LATER' }, adv);
 });
 
 after(async () => {
@@ -73,15 +77,8 @@ after(async () => {
   await server?.stop();
 });
 
-async function signIn(page, hydrated) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
-  await form.locator('input[name=email]').fill('pub@example.com');
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${server.base}/publisher`);
-}
+const signIn = (page, hydrated, email = 'pub@example.com', landing = '/publisher') =>
+  signInAs(page, server.base, email, password, { hydrated, landing });
 
 for (const hydrated of [true, false]) {
   test(`${hydrated ? 'with' : 'without'} JavaScript: the offers report shows the conversion, a chart and a CSV`, async () => {
@@ -95,7 +92,7 @@ for (const hydrated of [true, false]) {
     await row.waitFor();
     const cells = await row.locator('td.num').allTextContents();
     // impressions, clicks, conversions, reversals, earnings (70 % of 2.00 USD)
-    assert.deepEqual(cells, ['1', '1', '1', '0', '1.400000']);
+    assert.deepEqual(cells, ['1', '1', '1', '0', '1.40']);
     assert.equal(await page.locator('#earnings-chart svg rect.bar').count() >= 30, true);
     const href = await page.locator('#report-csv').getAttribute('href');
     const csv = await page.request.get(`${server.base}${href}`);
@@ -116,3 +113,35 @@ test('the CSV download needs a signed-in publisher', async () => {
   const r = await fetch(`${server.base}/publisher/reports/offers.csv`);
   assert.equal(r.status, 401);
 });
+
+// The home pages lead with the figures: the publisher's 70 % of the 2.00 USD install, the
+// advertiser's 2.00 USD spend and its balance, a chart of 30 days and what needs attention.
+for (const hydrated of [true, false]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: both home pages lead with the last 7 and 30 days`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, hydrated);
+    const figure = (period, what) => page.locator(`#figures-${period} .${what} dd`).textContent();
+    assert.equal(await figure(7, 'money'), '1.40 USD');
+    assert.equal(await figure(30, 'conversions'), '1');
+    assert.equal(await figure(30, 'reversals'), '0');
+    assert.equal(await page.locator('#overview-chart svg rect.bar').count(), 30);
+    const review = page.locator('#attention li[data-code=placements_in_review] a');
+    assert.equal(await review.textContent(), '1 placement is awaiting review by an administrator');
+    await review.click();
+    await page.waitForURL(`${server.base}/publisher/placements?status=PENDING_REVIEW`);
+    await page.locator('text=Second site').first().waitFor();
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL(`${server.base}/sign-in`);
+
+    await signIn(page, hydrated, 'adv@example.com', '/advertiser');
+    assert.equal(await figure(7, 'money'), '2.00 USD');
+    assert.equal(await figure(30, 'conversions'), '1');
+    assert.equal(await page.locator('#figures-balance dd').textContent(), '400.00 USD');
+    assert.match(await page.locator('#attention li[data-code=fundings_in_review]').textContent(),
+      /1 wire transfer is awaiting an administrator's review/);
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}

@@ -14,7 +14,7 @@ use tests::receiver::{Answer, Receiver};
 use app::domain::callback_delivery::{LEASE_SECONDS, MAX_ATTEMPTS, dispatch};
 
 use tests::builders::USD;
-use tests::builders::callbacks::{configure, world};
+use tests::builders::callbacks::{configure, unconfigured, world};
 use tests::builders::callbacks::{queue, receiving, request, row};
 use tests::builders::campaign_body;
 
@@ -23,6 +23,7 @@ tests::each_backend!(
     a_dead_workers_send_goes_again_once_after_its_lease,
     a_receiver_that_turned_private_gets_nothing,
     an_attempt_keeps_only_a_short_excerpt_of_the_answer,
+    a_test_event_reaches_the_receiver_signed_and_is_never_credited,
 );
 
 async fn the_last_failed_attempt_fails_the_delivery_for_good(backend: Backend) {
@@ -125,4 +126,52 @@ async fn a_receiver_that_turned_private_gets_nothing(backend: Backend) {
         ("PENDING", 1),
         "retried later"
     );
+}
+
+/// "Send test": the receiver gets a signed event marked as a test and its answer comes back;
+/// nothing is queued, credited or retried; a refusal is reported, not raised; the preview
+/// (`callback/test`) still sends nothing.
+async fn a_test_event_reaches_the_receiver_signed_and_is_never_credited(backend: Backend) {
+    let (rx, w) = unconfigured(backend).await;
+    let path = format!("/publisher/v2/placements/{}/callback/test", w.p.placement);
+    let send = format!("{path}/send");
+    let (s, e) = w
+        .app
+        .post(&send, Some(&w.p.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(s, reqwest::StatusCode::CONFLICT, "no receiver yet: {e}");
+    let (_, secret) = configure(&w.app, &w.p, &rx.url).await;
+    rx.answer(&[Answer::Status(418)]);
+    let (s, refused) = w
+        .app
+        .post(&send, Some(&w.p.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{refused}");
+    assert_eq!(refused["answer"]["accepted"], false, "{refused}");
+    assert_eq!(refused["answer"]["responseStatus"], 418);
+    let (s, sent) = w
+        .app
+        .post(&send, Some(&w.p.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{sent}");
+    assert_eq!(sent["deliveredExternally"], true);
+    assert_eq!(sent["answer"]["accepted"], true, "{sent}");
+    assert_eq!(sent["answer"]["responseStatus"], 200);
+    let got = rx.received();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got[1].verifies(&secret), "signed with the current key");
+    assert_eq!(got[1].json()["test"], true);
+    assert_eq!(got[1].body, sent["body"].as_str().unwrap_or("?"));
+    let (_, preview) = w
+        .app
+        .post(&path, Some(&w.p.token), &serde_json::json!({}))
+        .await;
+    assert_eq!(preview["deliveredExternally"], false);
+    assert!(preview.get("answer").is_none(), "{preview}");
+    assert_eq!(rx.received().len(), 2, "the preview sends nothing");
+    let queued = entity::callback_delivery::Entity::find()
+        .all(&w.app.state.ctx.db)
+        .await
+        .expect("q");
+    assert!(queued.is_empty(), "a test is never a delivery: {queued:?}");
 }

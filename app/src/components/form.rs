@@ -48,3 +48,24 @@ pub fn ErrorNotice(#[prop(into)] error: Signal<Option<AppError>>) -> impl IntoVi
         })
     }
 }
+
+/// A submit button that shows it is working and cannot be pressed again while its action
+/// runs (with JavaScript; a plain form post is one navigation anyway).
+#[component]
+pub fn Submit<S>(
+    action: ServerAction<S>,
+    #[prop(into)] label: String,
+    #[prop(optional, into)] class: Option<String>,
+) -> impl IntoView
+where
+    S: leptos::server_fn::ServerFn<Error = AppError> + Clone + Send + Sync + 'static,
+    S::Output: Clone + Send + Sync + 'static,
+{
+    let pending = action.pending();
+    view! {
+        <button type="submit" class=class disabled=move || pending.get()
+            aria-busy=move || pending.get().then_some("true")>
+            {move || if pending.get() { "Working…".to_owned() } else { label.clone() }}
+        </button>
+    }
+}

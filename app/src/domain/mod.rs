@@ -16,6 +16,7 @@ pub mod delivery;
 pub mod hot_cache;
 pub mod idempotency;
 pub mod ids;
+pub mod overview;
 pub mod paging;
 pub mod password;
 pub mod principal;
@@ -89,6 +90,8 @@ pub struct Ctx {
     pub hot: Arc<hot_cache::HotCaches>,
     /// The conversion inbox's queue for bursts (conversions::inbox).
     pub inbox: Arc<conversions::inbox::Inbox>,
+    /// The HTTP client of reward callbacks (the dashboard's test send uses it).
+    pub transport: Arc<dyn callback_delivery::transport::Transport>,
     /// Wakes the reward-callback worker when deliveries become due (callback_delivery).
     pub deliveries: Arc<callback_delivery::DueSignal>,
     /// Live surveys, respondents and the fetch writer of the survey fetch (surveys).

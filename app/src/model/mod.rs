@@ -36,6 +36,7 @@ pub mod callback_delivery;
 pub mod campaign;
 pub mod delivery;
 pub mod money;
+pub mod overview;
 pub mod postbacks;
 pub mod publisher;
 pub mod survey;

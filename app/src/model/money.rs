@@ -78,6 +78,36 @@ impl Micros {
         let frac = (abs % 1_000_000) / 10u64.pow(6 - decimals);
         format!("{sign}{whole}.{frac:0width$}", width = decimals as usize)
     }
+
+    /// The amount as a person reads it, in `currency`'s own decimals with thousands grouped:
+    /// `250.00 USD`, `1,234.50 USD`, `1,500 JPY`. Sub-unit precision beyond those decimals
+    /// (a cost per impression, say) is kept rather than rounded away: `0.0015 USD`.
+    pub fn money(self, currency: &str) -> String {
+        format!("{} {currency}", self.amount_in(currency))
+    }
+
+    /// [`money`](Self::money) without the currency code: `1,234.50`.
+    pub fn amount_in(self, currency: &str) -> String {
+        let minor = currency_decimals(currency);
+        let exact = format_micros(self.0);
+        let (int, frac) = exact.split_once('.').unwrap_or((exact.as_str(), ""));
+        let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+        let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let frac = frac.trim_end_matches('0');
+        let frac = if frac.len() < minor {
+            format!("{frac:0<minor$}")
+        } else {
+            frac.to_owned()
+        };
+        let point = if frac.is_empty() { "" } else { "." };
+        format!("{sign}{grouped}{point}{frac}")
+    }
 }
 
 impl From<i64> for Micros {
@@ -126,6 +156,15 @@ impl std::str::FromStr for Micros {
 impl fmt::Display for Micros {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_micros(self.0))
+    }
+}
+
+/// The minor-unit decimals of an ISO 4217 currency (0 for the yen-like ones, else 2).
+pub fn currency_decimals(currency: &str) -> usize {
+    match currency {
+        "JPY" | "KRW" | "VND" | "CLP" | "ISK" | "UGX" | "XAF" | "XOF" => 0,
+        "BHD" | "KWD" | "OMR" | "JOD" | "TND" => 3,
+        _ => 2,
     }
 }
 
@@ -211,6 +250,12 @@ mod tests {
         assert_eq!(m.in_decimals(2), "1.23");
         assert_eq!(Micros(-1_500_000).in_decimals(0), "-1");
         assert_eq!(Micros(5_000_000).in_decimals(0), "5");
+        assert_eq!(Micros(250_000_000).money("USD"), "250.00 USD");
+        assert_eq!(Micros(1_234_500_000).money("USD"), "1,234.50 USD");
+        assert_eq!(Micros(1_234_567_000_000).money("USD"), "1,234,567.00 USD");
+        assert_eq!(Micros(1_500).money("USD"), "0.0015 USD");
+        assert_eq!(Micros(-2_000_000).money("USD"), "-2.00 USD");
+        assert_eq!(Micros(1_500_000_000).money("JPY"), "1,500 JPY");
         assert_eq!(Micros(i64::MAX).checked_add(Micros(1)), None);
         assert_eq!(Micros(3).checked_sub(Micros(5)), Some(Micros(-2)));
         assert_eq!(Micros::checked_sum([Micros(1), Micros(2)]), Some(Micros(3)));

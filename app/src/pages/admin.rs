@@ -7,7 +7,7 @@ use leptos_meta::Title;
 
 use super::RequireUser;
 use super::advertiser::{CampaignQueue, CampaignReview};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementList};
@@ -107,7 +107,7 @@ fn AdvertiserQueue(
                                                 <ActionForm action=approve>
                                                     <CsrfField/>
                                                     <input type="hidden" name="account_id" value=a.account_id/>
-                                                    <button type="submit">"Approve"</button>
+                                                    <Submit action=approve label="Approve"/>
                                                 </ActionForm>
                                             </td>
                                         </tr>
@@ -138,7 +138,7 @@ fn FundingReview(fundings: FundingQueue) -> impl IntoView {
         approve.value().get().and_then(Result::ok).map(|f| {
             view! {
                 <div class="notice ok" role="status">
-                    {format!("Credited {} {} to {}.", f.amount, f.currency, f.advertiser_id)}
+                    {format!("Credited {} to {}.", f.amount_micros.money(&f.currency), f.advertiser_id)}
                 </div>
             }
         })
@@ -166,14 +166,14 @@ fn FundingReview(fundings: FundingQueue) -> impl IntoView {
                                                     <strong>{r.company_name}</strong>" "<span class="muted">{r.email}</span><br/>
                                                     <code class="muted">{f.advertiser_id.clone()}</code>
                                                 </td>
-                                                <td class="num">{f.amount.clone()}" "{f.currency.clone()}</td>
+                                                <td class="num">{f.amount_micros.money(&f.currency)}</td>
                                                 <td><code>{f.external_reference.clone().unwrap_or_default()}</code></td>
                                                 <td>{f.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
                                                 <td>
                                                     <ActionForm action=approve>
                                                         <CsrfField/>
                                                         <input type="hidden" name="funding_id" value=f.funding_id.clone()/>
-                                                        <button type="submit">"Approve"</button>
+                                                        <Submit action=approve label="Approve"/>
                                                     </ActionForm>
                                                 </td>
                                             </tr>
@@ -255,7 +255,7 @@ fn PlacementReview(placements: PlacementQueues) -> impl IntoView {
                                                 <ActionForm action=release>
                                                     <CsrfField/>
                                                     <input type="hidden" name="placement_id" value=p.placement_id/>
-                                                    <button type="submit">"Release"</button>
+                                                    <Submit action=release label="Release"/>
                                                 </ActionForm>
                                             </td>
                                         </tr>

@@ -17,8 +17,9 @@ pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
-    DeliveriesPage, DeliveryDetailPage, OfferGalleryPage, OffersReportPage, PlacementDetailPage,
-    PlacementsPage, PublisherSurveysPage, SlotEditorPage, SupportInboxPage,
+    BansPage, BlacklistPage, DeliveriesPage, DeliveryDetailPage, OfferGalleryPage,
+    OffersReportPage, PlacementDetailPage, PlacementsPage, PublisherSurveysPage, SlotEditorPage,
+    SupportInboxPage,
 };
 
 use leptos::prelude::*;
@@ -62,4 +63,9 @@ where
             }
         </Suspense>
     }
+}
+
+/// An instant as the dashboards show it: `2026-11-27 09:30 UTC`.
+pub(crate) fn when(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M UTC").to_string()
 }

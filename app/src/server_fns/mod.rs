@@ -6,6 +6,7 @@ pub mod auth;
 pub mod billing;
 pub mod campaigns;
 mod error;
+pub mod overview;
 pub mod publisher;
 pub mod surveys;
 pub mod user_identity;

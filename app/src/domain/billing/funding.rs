@@ -62,14 +62,14 @@ fn check_amount(errs: &mut FieldErrors, micros: i64, minimum: i64) {
         errs.add(
             "amount",
             format!(
-                "must be at most {} {CURRENCY}",
-                format_micros(FUNDING_MAXIMUM_MICROS)
+                "must be at most {}",
+                Micros(FUNDING_MAXIMUM_MICROS).money(CURRENCY)
             ),
         );
     } else if micros < minimum {
         errs.add(
             "amount",
-            format!("must be at least {} {CURRENCY}", format_micros(minimum)),
+            format!("must be at least {}", Micros(minimum).money(CURRENCY)),
         );
     }
 }

@@ -22,6 +22,7 @@ pub mod dispatch;
 pub mod outbox;
 pub mod payload;
 pub mod receivers;
+pub mod transport;
 
 use chrono::Duration;
 use sea_orm::{ConnectionTrait, DatabaseBackend};

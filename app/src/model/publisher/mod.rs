@@ -427,6 +427,26 @@ pub struct CallbackTest {
     pub signed_string: String,
     pub delivered_externally: bool,
     pub accounting_writes: u32,
+    /// What the receiver answered, when the test was sent (`callback/test/send`); absent
+    /// for `callback/test`, which sends nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<CallbackTestAnswer>,
+}
+
+/// A receiver's answer to a sent test event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CallbackTestAnswer {
+    /// The receiver answered 2xx: it would have accepted a real event.
+    pub accepted: bool,
+    pub response_status: Option<u16>,
+    pub latency_ms: i64,
+    /// `http_status`, `timeout`, `connect`, `tls`, `address_refused`, `redirect`, `other`.
+    pub error_class: Option<String>,
+    pub error_message: Option<String>,
+    /// The first 256 bytes of the response body.
+    pub response_excerpt: Option<String>,
 }
 
 /// `POST .../app-key`: shown once; replaces the previous key.

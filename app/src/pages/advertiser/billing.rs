@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::{BalanceCard, CaptureForm, LoadError, action_error, field_error, successes, when};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::billing::{AccountType, BillingProfile, Funding, Invoice};
@@ -87,7 +87,7 @@ fn AwaitingCapture(pending: Vec<Funding>, capture: ServerAction<CapturePayment>)
             .map(|f| {
                 view! {
                     <div class="notice ok" role="status">
-                        {format!("Payment captured: {} {} credited.", f.amount, f.currency)}
+                        {format!("Payment captured: {} credited.", f.amount_micros.money(&f.currency))}
                     </div>
                 }
             })
@@ -110,7 +110,7 @@ fn AwaitingCapture(pending: Vec<Funding>, capture: ServerAction<CapturePayment>)
                             view! {
                                 <tr>
                                     <td><code>{order.clone()}</code></td>
-                                    <td>{f.amount.clone()}" "{f.currency.clone()}</td>
+                                    <td>{f.amount_micros.money(&f.currency)}</td>
                                     <td>{super::when(f.created_at)}</td>
                                     <td><CaptureForm order_id=order capture/></td>
                                 </tr>
@@ -198,7 +198,7 @@ fn ProfileForm(profile: BillingProfile, save: ServerAction<SaveBillingProfile>) 
                         placeholder="billing@example.com, finance@example.com"/>
                     {field_error(error, "billingEmails")}
                 </label>
-                <div class="form-actions"><button type="submit">"Save billing profile"</button></div>
+                <div class="form-actions"><Submit action=save label="Save billing profile"/></div>
             </ActionForm>
         </section>
     }
@@ -224,7 +224,7 @@ fn Allocations(allocations: Vec<crate::model::survey::campaign::Allocation>) -> 
                                     <td>{a.created_at.format("%Y-%m-%d").to_string()}</td>
                                     <td><a href=format!("/advertiser/surveys/{}", a.campaign_id) rel="external"><code>{a.campaign_id.clone()}</code></a></td>
                                     <td><span class="badge">{a.status.clone()}</span></td>
-                                    <td class="num">{a.amount.clone()}" "{a.currency.clone()}</td>
+                                    <td class="num">{a.amount_micros.money(&a.currency)}</td>
                                 </tr>
                             }).collect_view()}
                         </tbody>
@@ -250,21 +250,21 @@ fn Invoices(invoices: Vec<Invoice>) -> impl IntoView {
                             <tr><th>"Period"</th><th>"Status"</th><th>"Funded"</th><th>"Spent"</th><th>"Lines"</th></tr>
                         </thead>
                         <tbody>
-                            {invoices.into_iter().map(|i| view! {
+                            {invoices.into_iter().map(|i| { let currency = i.currency.clone(); view! {
                                 <tr>
                                     <td><strong>{i.period.clone()}</strong><br/><code class="muted">{i.invoice_id.clone()}</code></td>
                                     <td><span class=format!("badge invoice-{}", i.status.to_ascii_lowercase())>{i.status.clone()}</span></td>
-                                    <td class="num">{i.funded.clone()}" "{i.currency.clone()}</td>
-                                    <td class="num">{i.spent.clone()}" "{i.currency.clone()}</td>
+                                    <td class="num">{i.funded_micros.money(&i.currency)}</td>
+                                    <td class="num">{i.spent_micros.money(&i.currency)}</td>
                                     <td>
                                         <ul class="lines">
                                             {i.lines.into_iter().map(|l| view! {
-                                                <li>{l.description}" "<span class="muted">{l.amount}</span></li>
+                                                <li>{l.description}" "<span class="muted">{l.amount_micros.money(&currency)}</span></li>
                                             }).collect_view()}
                                         </ul>
                                     </td>
                                 </tr>
-                            }).collect_view()}
+                            }}).collect_view()}
                         </tbody>
                     </table>
                 }.into_any()

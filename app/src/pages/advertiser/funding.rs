@@ -8,7 +8,7 @@ use super::{
     BalanceCard, CaptureForm, FundingBadge, LoadError, action_error, field_error, method_label,
     successes, when,
 };
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::billing::{Funding, PayProviderConfig, ProviderCode, WireConfig};
@@ -81,7 +81,10 @@ fn FundingView(data: FundingData) -> impl IntoView {
                                 </div>
                             })}
                             <div class="columns funding-methods">
-                                <ProviderForm config=s.payprovider key=s.order_key order/>
+                                // Without a configured provider (production's default) only wire is offered.
+                                {(s.payprovider.provider != ProviderCode::Disabled).then(|| view! {
+                                    <ProviderForm config=s.payprovider key=s.order_key order/>
+                                })}
                                 <WireForm config=s.wire wire/>
                             </div>
                             <History fundings=s.fundings capture checkout=dev_checkout/>
@@ -107,7 +110,7 @@ fn ProviderForm(
         <section class="card grow" id="payprovider">
             <h2>"Pay by card"</h2>
             <p class="muted">
-                "Between "{config.minimum.clone()}" and "{config.maximum.clone()}" "{config.currency.clone()}
+                "Between "{config.minimum_micros.money(&config.currency)}" and "{config.maximum_micros.money(&config.currency)}
                 ". You approve the payment at the provider's checkout, then capture it here or on the billing page."
             </p>
             {dev.then(|| view! {
@@ -124,7 +127,7 @@ fn ProviderForm(
                     <input type="text" name="amount" inputmode="decimal" placeholder="250.00" required/>
                     {field_error(error, "amount")}
                 </label>
-                <div class="form-actions"><button type="submit">"Continue to checkout"</button></div>
+                <div class="form-actions"><Submit action=order label="Continue to checkout"/></div>
             </ActionForm>
         </section>
     }
@@ -138,9 +141,8 @@ fn WireForm(config: WireConfig, wire: ServerAction<RequestWireFunding>) -> impl 
             view! {
                 <div class="notice ok" role="status">
                     {format!(
-                        "Wire transfer of {} {} announced (reference {}). It is credited once it arrives.",
-                        f.amount,
-                        f.currency,
+                        "Wire transfer of {} announced (reference {}). It is credited once it arrives.",
+                        f.amount_micros.money(&f.currency),
                         f.external_reference.unwrap_or_default()
                     )}
                 </div>
@@ -155,8 +157,8 @@ fn WireForm(config: WireConfig, wire: ServerAction<RequestWireFunding>) -> impl 
                 <dt>"Bank"</dt><dd>{config.bank_name}</dd>
                 <dt>"IBAN"</dt><dd><code>{config.iban}</code></dd>
                 <dt>"BIC"</dt><dd><code>{config.bic}</code></dd>
-                <dt>"Minimum"</dt><dd class="wire-minimum">{config.minimum}" "{config.currency.clone()}</dd>
-                <dt>"Maximum"</dt><dd>{config.maximum}" "{config.currency}</dd>
+                <dt>"Minimum"</dt><dd class="wire-minimum">{config.minimum_micros.money(&config.currency)}</dd>
+                <dt>"Maximum"</dt><dd>{config.maximum_micros.money(&config.currency)}</dd>
             </dl>
             <p class="muted">
                 "Put your own reference on the bank transfer and announce it below with the same reference and amount. "
@@ -175,7 +177,7 @@ fn WireForm(config: WireConfig, wire: ServerAction<RequestWireFunding>) -> impl 
                         placeholder="INV-2026-0001"/>
                     {field_error(error, "externalReference")}
                 </label>
-                <div class="form-actions"><button type="submit">"Announce wire transfer"</button></div>
+                <div class="form-actions"><Submit action=wire label="Announce wire transfer"/></div>
             </ActionForm>
         </section>
     }
@@ -226,7 +228,7 @@ fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool)
         <tr data-funding=f.funding_id.clone()>
             <td>{when(f.created_at)}</td>
             <td>{method_label(&f)}</td>
-            <td class="num">{f.amount.clone()}" "{f.currency.clone()}</td>
+            <td class="num">{f.amount_micros.money(&f.currency)}</td>
             <td><code>{reference}</code></td>
             <td><FundingBadge status=f.status.clone()/></td>
             <td>

@@ -18,7 +18,7 @@ pub use surveys::SurveysPage;
 
 use leptos::prelude::*;
 
-use crate::components::form::CsrfField;
+use crate::components::form::{CsrfField, Submit};
 use crate::error::AppError;
 use crate::model::billing::{Balance, Funding};
 use crate::server_fns::billing::CapturePayment;
@@ -98,19 +98,19 @@ fn BalanceCard(balance: Balance, #[prop(optional)] funding_link: bool) -> impl I
                 <div class="available">
                     <dt>"Available"</dt>
                     <dd data-micros=balance.available_micros.get().to_string()>
-                        <span class="amount">{balance.available}</span>" "<span class="cur">{c1}</span>
+                        <span class="amount">{balance.available_micros.amount_in(&balance.currency)}</span>" "<span class="cur">{c1}</span>
                     </dd>
                 </div>
                 <div class="reserved">
                     <dt>"Reserved"</dt>
                     <dd data-micros=balance.reserved_micros.get().to_string()>
-                        <span class="amount">{balance.reserved}</span>" "<span class="cur">{c2}</span>
+                        <span class="amount">{balance.reserved_micros.amount_in(&balance.currency)}</span>" "<span class="cur">{c2}</span>
                     </dd>
                 </div>
                 <div class="spent">
                     <dt>"Spent"</dt>
                     <dd data-micros=balance.spent_micros.get().to_string()>
-                        <span class="amount">{balance.spent}</span>" "<span class="cur">{c3}</span>
+                        <span class="amount">{balance.spent_micros.amount_in(&balance.currency)}</span>" "<span class="cur">{c3}</span>
                     </dd>
                 </div>
             </dl>
@@ -132,7 +132,7 @@ fn CaptureForm(order_id: String, capture: ServerAction<CapturePayment>) -> impl 
         <ActionForm action=capture attr:class="inline capture-form">
             <CsrfField/>
             <input type="hidden" name="order_id" value=order_id/>
-            <button type="submit">"Capture payment"</button>
+            <Submit action=capture label="Capture payment"/>
         </ActionForm>
     }
 }
@@ -145,6 +145,4 @@ fn method_label(f: &Funding) -> &'static str {
     }
 }
 
-fn when(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M UTC").to_string()
-}
+use crate::pages::when;

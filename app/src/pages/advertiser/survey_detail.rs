@@ -8,7 +8,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::{LoadError, action_error, successes};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
@@ -93,7 +93,7 @@ fn Detail(d: SurveyEditorData, actions: Actions) -> impl IntoView {
             <p><span class="badge">{c.status.as_str()}</span>" "<span class="muted">{c.payment_status.as_str()}" · revision "{c.revision}</span></p>
             <dl class="facts">
                 <dt>"Market"</dt><dd>{c.country_language_id.clone()}</dd>
-                <dt>"CPI"</dt><dd>{c.cpi.clone().unwrap_or_else(|| "—".into())}" USD"</dd>
+                <dt>"CPI"</dt><dd>{c.cpi_micros.map(|m| m.money("USD")).unwrap_or_else(|| "—".into())}</dd>
                 <dt>"Completes"</dt><dd>{c.planned_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}" (at most "{c.max_daily_completes.map(|n| n.to_string()).unwrap_or_else(|| "∞".into())}" a day)"</dd>
                 <dt>"Length"</dt><dd>{c.length_of_interview.map(|n| format!("{} minutes", serde_json::json!(n))).unwrap_or_default()}</dd>
                 <dt>"Live link"</dt><dd><code>{c.survey_live_link.clone()}</code></dd>
@@ -152,7 +152,7 @@ fn Quotas(
                     <CsrfField/><input type="hidden" name="campaign_id" value=c2/>
                     <label>"Name"<input name="name" required maxlength="120"/></label>
                     <label>"Respondents"<input name="num_respondents" inputmode="numeric" required/></label>
-                    <button type="submit">"Add quota"</button>
+                    <Submit action=actions.quota label="Add quota"/>
                 </ActionForm>
             })}
         </section>
@@ -213,7 +213,7 @@ fn QuotaRow(
                     <input type="hidden" name="quota_id" value=q1/>
                     <select name="question_id" aria-label="Question">{options}</select>
                     <input name="criteria" required aria-label="Accepted answers" placeholder="answer ids (1, 2), ranges (18-34) or postal prefixes"/>
-                    <button type="submit" class="secondary">"Add"</button>
+                    <Submit action=actions.qualification label="Add" class="secondary"/>
                 </ActionForm>
                 })}
             </td>
@@ -223,7 +223,7 @@ fn QuotaRow(
                     <CsrfField/>
                     <input type="hidden" name="campaign_id" value=c2/>
                     <input type="hidden" name="quota_id" value=q2/>
-                    <button type="submit" class="danger">"Delete"</button>
+                    <Submit action=actions.remove label="Delete" class="danger"/>
                 </ActionForm>
                 })}
             </td>
@@ -267,7 +267,7 @@ fn Questions(
                     <label class="check"><input type="checkbox" name="multi" value="1"/>"Several answers allowed"</label>
                     <label>"Options, one per line (start a line with ! to screen the respondent out)"
                         <textarea name="options" rows="4" required></textarea></label>
-                    <div class="form-actions"><button type="submit">"Add question"</button></div>
+                    <div class="form-actions"><Submit action=actions.question label="Add question"/></div>
                 </ActionForm>
             })}
         </section>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::{LoadError, action_error, successes};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
@@ -113,7 +113,7 @@ fn KeyCard(
                         <option value="SHA1">"SHA1 (deprecated)"</option>
                     </select>
                 </label>
-                <button type="submit">"Issue a new key"</button>
+                <Submit action=issue label="Issue a new key"/>
             </ActionForm>
             <details>
                 <summary>"Signing examples"</summary>
@@ -193,7 +193,7 @@ fn CampaignRow(
         view! {
             <ActionForm action=allocate>
                 <CsrfField/><input type="hidden" name="campaign_id" value=id/>
-                <button type="submit" class="secondary">"Pay from wallet"</button>
+                <Submit action=allocate label="Pay from wallet" class="secondary"/>
             </ActionForm>
         }
         .into_any()
@@ -202,7 +202,7 @@ fn CampaignRow(
         view! {
             <ActionForm action=submit>
                 <CsrfField/><input type="hidden" name="campaign_id" value=id/>
-                <button type="submit" class="secondary">"Submit for review"</button>
+                <Submit action=submit label="Submit for review" class="secondary"/>
             </ActionForm>
         }
         .into_any()
@@ -218,7 +218,7 @@ fn CampaignRow(
             <td>{c.country_language_id.clone()}</td>
             <td class="num">{c.cpi.clone().unwrap_or_else(|| "—".into())}</td>
             <td class="num">{c.planned_completes.map(|n| n.to_string()).unwrap_or_else(|| "—".into())}</td>
-            <td class="num">{c.estimated_cost.clone()}" USD"</td>
+            <td class="num">{c.estimated_cost_micros.money("USD")}</td>
             <td>{next}</td>
         </tr>
     }

@@ -8,7 +8,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::{LoadError, action_error};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
@@ -167,7 +167,7 @@ fn Detail(d: DeliveryDetail, replay: ServerAction<ReplayDelivery>) -> impl IntoV
                 <ActionForm action=replay>
                     <CsrfField/>
                     <input type="hidden" name="delivery_id" value=s.delivery_id.clone()/>
-                    <button type="submit">"Replay"</button>
+                    <Submit action=replay label="Replay"/>
                     <span class="muted">" Sends the same event and Idempotency-Key again with a fresh signature."</span>
                 </ActionForm>
             })}
@@ -229,7 +229,7 @@ pub fn DeliveryHealthCard(
                                 <ActionForm action=resume>
                                     <CsrfField/>
                                     <input type="hidden" name="placement_id" value=h.placement_id.clone()/>
-                                    <button type="submit">"Resume delivery"</button>
+                                    <Submit action=resume label="Resume delivery"/>
                                 </ActionForm>
                             </div>
                         })}

@@ -76,11 +76,11 @@ fn OfferCard(offer: GalleryOffer) -> impl IntoView {
             <table>
                 <tbody>
                     {offer.goals.into_iter().map(|g| view! {
-                        <tr><td>{g.name}</td><td><code>{g.external_goal_id}</code></td><td class="num">{g.payout}" USD"</td></tr>
+                        <tr><td>{g.name}</td><td><code>{g.external_goal_id}</code></td><td class="num">{g.payout_micros.money("USD")}</td></tr>
                     }).collect_view()}
                 </tbody>
             </table>
-            <p class="num"><strong>{offer.total_payout.clone()}" USD"</strong>" in total"</p>
+            <p class="num"><strong>{offer.total_payout_micros.money("USD")}</strong>" in total"</p>
         </li>
     }
 }

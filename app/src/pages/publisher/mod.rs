@@ -1,6 +1,7 @@
 //! The publisher console: placements, their ad slots, reward callback and keys. Every form
 //! is a plain HTML form that also works without JavaScript.
 
+mod blocking;
 mod deliveries;
 mod gallery;
 mod placement;
@@ -10,6 +11,7 @@ mod slot;
 mod support;
 mod surveys;
 
+pub use blocking::{BansPage, BlacklistPage};
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use gallery::OfferGalleryPage;
 pub use placement::PlacementDetailPage;
@@ -86,7 +88,7 @@ fn SecretBoxes(
     }
 }
 
-/// The request a callback test would send, as text.
+/// A test event: the receiver's answer when it was sent, and the signed request as text.
 #[component]
 fn CallbackTestView(test: CallbackTest) -> impl IntoView {
     let headers = test
@@ -96,11 +98,35 @@ fn CallbackTestView(test: CallbackTest) -> impl IntoView {
         .collect::<Vec<_>>()
         .join("\n");
     let request = format!("{} {}\n{headers}\n\n{}", test.method, test.url, test.body);
+    let answer = test.answer.map(|a| {
+        let (class, verdict) = if a.accepted {
+            ("notice ok", "Your receiver accepted the test event")
+        } else {
+            ("notice error", "Your receiver did not accept the test event")
+        };
+        let status = match (a.response_status, &a.error_class) {
+            (Some(s), _) => format!("HTTP {s}"),
+            (None, Some(c)) => c.clone(),
+            (None, None) => "no answer".to_owned(),
+        };
+        view! {
+            <div class=format!("{class} callback-answer") role="status" data-accepted=a.accepted.to_string()>
+                <strong>{verdict}</strong>
+                <p>{format!("{status} in {} ms", a.latency_ms)}
+                    {a.error_message.map(|m| format!(" — {m}"))}</p>
+                {a.response_excerpt.map(|b| view! { <pre class="answer-body">{b}</pre> })}
+            </div>
+        }
+    });
+    let sent = if test.delivered_externally {
+        "Test event sent to your receiver, signed with the current key. It says \"test\": true and is never credited."
+    } else {
+        "Test request, signed with the current key. Nothing was sent and nothing was accounted."
+    };
     view! {
         <div class="callback-test">
-            <p class="muted">
-                "Test request, signed with the current key. Nothing was sent and nothing was accounted."
-            </p>
+            {answer}
+            <p class="muted">{sent}</p>
             <pre class="http">{request}</pre>
             <p class="muted">"Signed string (" <code>"timestamp.nonce.body"</code> "):"</p>
             <pre>{test.signed_string}</pre>

@@ -6,7 +6,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
 use super::{ReleasedBadge, StatusBadge, action_error};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
 use crate::pages::RequireUser;
@@ -153,7 +153,7 @@ fn NewPlacementForm(create: ServerAction<AddPlacement>) -> impl IntoView {
                     <input type="text" name="minimum_sdk_version" placeholder="2.0.0"/>
                 </label>
                 <label class="check"><input type="checkbox" name="require_consent"/>"Require user consent"</label>
-                <div class="form-actions"><button type="submit">"Create placement"</button></div>
+                <div class="form-actions"><Submit action=create label="Create placement"/></div>
             </ActionForm>
         </section>
     }

@@ -11,7 +11,7 @@ use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::form::ErrorNotice;
 use crate::model::AccountView;
 use crate::model::delivery::OffersReport;
-use crate::model::money::format_micros;
+use crate::model::money::Micros;
 use crate::pages::RequireUser;
 use crate::server_fns::publisher::reports::offers_report_data;
 
@@ -76,7 +76,7 @@ fn earnings_bars(r: &OffersReport) -> Vec<Bar> {
                 .sum();
             Bar {
                 value: micros,
-                title: format!("{day}: {} USD", format_micros(micros)),
+                title: format!("{day}: {}", Micros(micros).money("USD")),
             }
         })
         .collect()
@@ -90,8 +90,8 @@ fn Report(report: OffersReport) -> impl IntoView {
         report.from, report.to, placement
     );
     let caption = format!(
-        "Earnings per day: {} USD in all from {} impressions, {} clicks and {} conversions.",
-        report.totals.earnings,
+        "Earnings per day: {} in all from {} impressions, {} clicks and {} conversions.",
+        report.totals.earnings_micros.money("USD"),
         report.totals.impressions,
         report.totals.clicks,
         report.totals.conversions
@@ -128,7 +128,7 @@ fn Report(report: OffersReport) -> impl IntoView {
                                     <td class="num">{r.clicks}</td>
                                     <td class="num">{r.conversions}</td>
                                     <td class="num">{r.reversals}</td>
-                                    <td class="num">{r.earnings}</td>
+                                    <td class="num">{r.earnings_micros.amount_in("USD")}</td>
                                 </tr>
                             }}).collect_view()}
                         </tbody>
@@ -139,7 +139,7 @@ fn Report(report: OffersReport) -> impl IntoView {
                                 <td class="num">{t.clicks}</td>
                                 <td class="num">{t.conversions}</td>
                                 <td class="num">{t.reversals}</td>
-                                <td class="num">{t.earnings}</td>
+                                <td class="num">{t.earnings_micros.amount_in("USD")}</td>
                             </tr>
                         </tfoot>
                     </table>

@@ -8,7 +8,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
 use super::{LoadError, action_error};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::ops::{SupportCase, SupportStatus};
 use crate::pages::RequireUser;
@@ -113,7 +113,7 @@ fn CaseCard(case: SupportCase, update: ServerAction<UpdateSupportCase>) -> impl 
                 <label>"Note to the user"
                     <textarea name="publisher_note" maxlength="2000" rows="2">{case.publisher_note.clone().unwrap_or_default()}</textarea>
                 </label>
-                <button type="submit">"Save"</button>
+                <Submit action=update label="Save"/>
             </ActionForm>
         </article>
     }

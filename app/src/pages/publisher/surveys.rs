@@ -47,7 +47,7 @@ fn StatsTable(s: SurveyStats) -> impl IntoView {
                 view! {
                     <tr data-day=d.date.clone()>
                         <td>{d.date.clone()}</td><td class="num">{d.fetches}</td><td class="num">{d.entries}</td>
-                        <td class="num">{d.completes}</td><td class="num">{d.earnings.clone()}</td>
+                        <td class="num">{d.completes}</td><td class="num">{d.earnings_micros.amount_in("USD")}</td>
                     </tr>
                 }
             })
@@ -56,7 +56,7 @@ fn StatsTable(s: SurveyStats) -> impl IntoView {
             <table>
                 <thead><tr><th>"Day"</th><th class="num">"Fetches"</th><th class="num">"Entries"</th><th class="num">"Completes"</th><th class="num">"Earnings (USD)"</th></tr></thead>
                 <tbody>{rows}</tbody>
-                <tfoot><tr><th>"Total"</th><th class="num">{s.fetches}</th><th class="num">{s.entries}</th><th class="num">{s.completes}</th><th class="num">{s.earnings.clone()}</th></tr></tfoot>
+                <tfoot><tr><th>"Total"</th><th class="num">{s.fetches}</th><th class="num">{s.entries}</th><th class="num">{s.completes}</th><th class="num">{s.earnings_micros.amount_in("USD")}</th></tr></tfoot>
             </table>
         }
         .into_any()

@@ -57,12 +57,15 @@ pub async fn promote_callback(
     .await
 }
 
-/// Builds a signed test request; nothing is sent.
+/// Sends a signed test event to the receiver and shows its answer (kept in a flash for a
+/// plain form post, like the preview).
 #[server(prefix = "/fn", endpoint = "publisher_test_callback")]
 pub async fn test_callback(placement_id: String, csrf: String) -> Result<CallbackTest, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
-        let test = crate::domain::publisher::callbacks::test(&ctx, &p, &placement_id).await?;
+        let test =
+            crate::domain::publisher::callbacks::test_event::send_test(&ctx, &p, &placement_id)
+                .await?;
         crate::server_fns::flash::put(&session, support::CALLBACK_TEST, &placement_id, &test)
             .await?;
         Ok(test)

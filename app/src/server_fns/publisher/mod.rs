@@ -7,6 +7,7 @@
 //! for those the secret is sealed into the session as a flash that the page reads (and
 //! removes) while it renders. Secrets never travel in a URL.
 
+pub mod blocking;
 mod callback;
 pub mod deliveries;
 pub mod gallery;

@@ -17,6 +17,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(rotate))
         .routes(routes!(promote))
         .routes(routes!(test))
+        .routes(routes!(send_test))
 }
 
 /// Current callback settings (never a secret).
@@ -101,5 +102,23 @@ async fn test(
     AppPath(id): AppPath<String>,
     _b: EmptyObject,
 ) -> Result<AppJson<CallbackTest>, AppError> {
-    callbacks::test(&s.ctx, &p, &id).await.map(AppJson)
+    callbacks::test_event::test(&s.ctx, &p, &id)
+        .await
+        .map(AppJson)
+}
+
+/// Sends a signed test event (`"test": true`, never credited) to the configured receiver
+/// through the same client as real callbacks (HTTPS, checked addresses, no redirects) and
+/// returns the request with the receiver's `answer`. Shares the replay budget (429).
+#[utoipa::path(post, path = "/placements/{placementId}/callback/test/send", tag = "publisher", security(("dashboardBearer" = [])),
+    params(("placementId" = String, Path)), responses((status = 200, body = CallbackTest), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
+async fn send_test(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<CallbackTest>, AppError> {
+    callbacks::test_event::send_test(&s.ctx, &p, &id)
+        .await
+        .map(AppJson)
 }

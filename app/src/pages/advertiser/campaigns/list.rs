@@ -60,7 +60,7 @@ fn CampaignTable(campaigns: Vec<Campaign>) -> impl IntoView {
                         <thead>
                             <tr>
                                 <th>"Campaign"</th><th>"Status"</th><th>"Tracking"</th>
-                                <th>"Budget"</th><th>"Reserved"</th><th>"Spent"</th><th>"Updated"</th>
+                                <th>"Budget (USD)"</th><th>"Reserved (USD)"</th><th>"Spent (USD)"</th><th>"Updated"</th>
                             </tr>
                         </thead>
                         <tbody>
@@ -84,9 +84,9 @@ fn CampaignRow(c: Campaign) -> impl IntoView {
             </td>
             <td><CampaignBadge status=c.status/></td>
             <td><code>{c.config.tracking_provider.clone()}</code></td>
-            <td class="num budget">{c.budget.clone()}</td>
-            <td class="num reserved">{c.reserved.clone()}</td>
-            <td class="num spent">{c.spent.clone()}</td>
+            <td class="num budget">{c.config.budget_micros.amount_in("USD")}</td>
+            <td class="num reserved">{c.reserved_micros.amount_in("USD")}</td>
+            <td class="num spent">{c.spent_micros.amount_in("USD")}</td>
             <td>{when(c.updated_at)}</td>
         </tr>
     }

@@ -97,6 +97,4 @@ fn move_label(from: CampaignStatus, to: CampaignStatus) -> &'static str {
     }
 }
 
-fn when(t: chrono::DateTime<chrono::Utc>) -> String {
-    super::when(t)
-}
+use crate::pages::when;

@@ -117,17 +117,14 @@ fn SpendChart(report: CampaignReport) -> impl IntoView {
         .map(|d| Bar {
             value: d.spend_micros.get(),
             title: format!(
-                "{}: {} USD",
+                "{}: {}",
                 d.date.map(|x| x.to_string()).unwrap_or_default(),
-                d.spend
+                d.spend_micros.money("USD")
             ),
         })
         .collect();
     let caption = if max > Micros(0) {
-        format!(
-            "Spend per day, highest {} USD.",
-            crate::model::money::format_micros(max)
-        )
+        format!("Spend per day, highest {}.", max.money("USD"))
     } else {
         "No spend in this period.".to_owned()
     };
@@ -145,7 +142,7 @@ fn ReportTable(report: CampaignReport) -> impl IntoView {
                 <td class="num">{r.conversions.approved}</td>
                 <td class="num">{r.conversions.rejected}</td>
                 <td class="num">{r.conversions.reversed}</td>
-                <td class="num">{r.spend}</td>
+                <td class="num">{r.spend_micros.amount_in("USD")}</td>
             </tr>
         }
     };

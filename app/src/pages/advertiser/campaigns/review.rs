@@ -95,7 +95,7 @@ fn ReviewRow(item: CampaignReviewItem, decide: ServerAction<ReviewOfferCampaign>
             </td>
             <td><strong>{item.company_name}</strong><br/><span class="muted">{item.email}</span></td>
             <td><code>{c.config.tracking_provider.clone()}</code></td>
-            <td class="num">{c.budget.clone()}" USD"</td>
+            <td class="num">{c.config.budget_micros.money("USD")}</td>
             <td>
                 <ActionForm action=decide attr:class="review-form">
                     <CsrfField/>

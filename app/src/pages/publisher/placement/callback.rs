@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::super::{CallbackTestView, action_error};
 use super::actions::DetailActions;
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::publisher::{CallbackTest, Placement};
 
 #[component]
@@ -67,25 +67,25 @@ pub(in crate::pages::publisher) fn CallbackSection(
                     <ActionForm action=actions.rotate attr:class="inline">
                         <CsrfField/>
                         {h1}
-                        <button type="submit" class="secondary">"Rotate key"</button>
+                        <Submit action=actions.rotate label="Rotate key" class="secondary"/>
                     </ActionForm>
                     {has_next.then(|| view! {
                         <ActionForm action=actions.promote attr:class="inline">
                             <CsrfField/>
                             {h2}
-                            <button type="submit" class="secondary">"Promote next key"</button>
+                            <Submit action=actions.promote label="Promote next key" class="secondary"/>
                         </ActionForm>
                     })}
                     <ActionForm action=actions.test attr:class="inline">
                         <CsrfField/>
                         {h3}
-                        <button type="submit" class="secondary">"Send test"</button>
+                        <Submit action=actions.test label="Send test" class="secondary"/>
                     </ActionForm>
                     // Unsent rewards wait for the next receiver; its keys are retired.
                     <ActionForm action=actions.remove_callback attr:class="inline">
                         <CsrfField/>
                         {h4}
-                        <button type="submit" class="danger">"Remove receiver"</button>
+                        <Submit action=actions.remove_callback label="Remove receiver" class="danger"/>
                     </ActionForm>
                 </div>
                 }

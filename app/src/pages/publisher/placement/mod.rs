@@ -16,7 +16,7 @@ use self::slots::SlotsSection;
 use self::user_identity::UserIdentitySection;
 use super::deliveries::DeliveryHealthCard;
 use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementStatus};
 use crate::pages::RequireUser;
@@ -156,18 +156,18 @@ fn Header(p: Placement, actions: DetailActions) -> impl IntoView {
                     <ActionForm action=actions.review attr:class="inline">
                         <CsrfField/>
                         <input type="hidden" name="placement_id" value=pid/>
-                        <button type="submit">"Request review"</button>
+                        <Submit action=actions.review label="Request review"/>
                     </ActionForm>
                 })}
                 <ActionForm action=actions.app_key attr:class="inline">
                     <CsrfField/>
                     <input type="hidden" name="placement_id" value=pid2/>
-                    <button type="submit" class="secondary">"Issue app key"</button>
+                    <Submit action=actions.app_key label="Issue app key" class="secondary"/>
                 </ActionForm>
                 <ActionForm action=actions.delete attr:class="inline">
                     <CsrfField/>
                     <input type="hidden" name="placement_id" value=pid3/>
-                    <button type="submit" class="danger">"Delete placement"</button>
+                    <Submit action=actions.delete label="Delete placement" class="danger"/>
                 </ActionForm>
             </div>
         </section>
@@ -199,7 +199,7 @@ fn EditForm(p: Placement, actions: DetailActions) -> impl IntoView {
                     <input type="checkbox" name="require_consent" checked=p.require_consent/>
                     "Require user consent"
                 </label>
-                <div class="form-actions"><button type="submit">"Save settings"</button></div>
+                <div class="form-actions"><Submit action=actions.update label="Save settings"/></div>
             </ActionForm>
         </section>
     }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::super::{SlotStateBadge, action_error, reason_text};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::publisher::{AdSlot, Placement, Rounding};
 use crate::server_fns::publisher::CreateSlot;
 
@@ -45,7 +45,7 @@ pub(in crate::pages::publisher) fn SlotsSection(
                     <small class="muted">"1000000 = one US dollar"</small>
                 </label>
                 <label>"Rounding"<RoundingSelect selected=Rounding::Down/></label>
-                <div class="form-actions"><button type="submit">"Add ad slot"</button></div>
+                <div class="form-actions"><Submit action=create label="Add ad slot"/></div>
             </ActionForm>
         </section>
     }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::super::action_error;
 use super::actions::DetailActions;
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::user_identity::UserIdentitySettings;
 
@@ -57,7 +57,7 @@ pub(in crate::pages::publisher) fn UserIdentitySection(
                         <input type="checkbox" name="required" checked=s.required/>
                         "Show history only to signed users"
                     </label>
-                    <button type="submit" class="secondary">"Save"</button>
+                    <Submit action=actions.user_required label="Save" class="secondary"/>
                 </ActionForm>
             </div>
         </section>

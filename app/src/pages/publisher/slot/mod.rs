@@ -11,7 +11,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use self::panels::{LiveCurrency, PreviewPanel, SnippetsPanel, StateForm, StaticKeyForm};
 use self::wall::WallSection;
 use super::{LoadError, SecretBoxes, SlotStateBadge, action_error};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{
     AdSlot, OfferSort, Placement, PlacementStatus, RewardPreview, SlotType, Snippets,
@@ -213,7 +213,7 @@ fn EditForm(ad_slot: AdSlot, actions: SlotActions, live: LiveCurrency) -> impl I
                     </label>
                     <label>"Minimum payout (USD micros)"<input type="number" name="minimum_payout_micros" min="0" value=od.minimum_payout_micros.get()/></label>
                 </fieldset>
-                <div class="form-actions span-2"><button type="submit">"Save configuration"</button></div>
+                <div class="form-actions span-2"><Submit action=actions.update label="Save configuration"/></div>
             </ActionForm>
         </section>
     }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::super::action_error;
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::publisher::AdSlot;
 use crate::model::wall_design::{WallDesign, WallExposure};
 use crate::server_fns::publisher::wall::SaveWallSettings;
@@ -64,7 +64,7 @@ pub fn WallSection(ad_slot: AdSlot, verified: bool) -> impl IntoView {
                     <label class="check"><input type="checkbox" name="show_reward_status" checked=e.show_reward_status/>"My rewards tab"</label>
                     <label class="check"><input type="checkbox" name="show_support" checked=e.show_support/>"Help tab"</label>
                 </fieldset>
-                <div class="form-actions span-2"><button type="submit">"Save wall settings"</button></div>
+                <div class="form-actions span-2"><Submit action=save label="Save wall settings"/></div>
             </ActionForm>
             // A plain form on purpose: the answer redirects to the wall, a page outside the
             // dashboard's router, so the browser must load it rather than the client router.

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use super::super::{action_error, successes};
 mod parts;
 
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::rules::advertiser_moves;
@@ -117,8 +117,9 @@ fn Header(o: CampaignOverview, actions: DetailActions) -> impl IntoView {
         .unwrap_or_else(|| "not approved yet".to_owned());
     let wallet = o.balance.map(|b| {
         format!(
-            "Wallet: {} {} available, {} {} reserved by campaigns.",
-            b.available, b.currency, b.reserved, b.currency
+            "Wallet: {} available, {} reserved by campaigns.",
+            b.available_micros.money(&b.currency),
+            b.reserved_micros.money(&b.currency)
         )
     });
     view! {
@@ -130,9 +131,9 @@ fn Header(o: CampaignOverview, actions: DetailActions) -> impl IntoView {
             <dl class="facts">
                 <dt>"Campaign id"</dt><dd><code>{id.clone()}</code></dd>
                 <dt>"Tracking"</dt><dd><code>{c.config.tracking_provider.clone()}</code></dd>
-                <dt>"Budget"</dt><dd class="budget">{c.budget.clone()}" USD"</dd>
-                <dt>"Reserved"</dt><dd class="reserved">{c.reserved.clone()}" USD"</dd>
-                <dt>"Spent"</dt><dd class="spent">{c.spent.clone()}" USD"</dd>
+                <dt>"Budget"</dt><dd class="budget">{c.config.budget_micros.money("USD")}</dd>
+                <dt>"Reserved"</dt><dd class="reserved">{c.reserved_micros.money("USD")}</dd>
+                <dt>"Spent"</dt><dd class="spent">{c.spent_micros.money("USD")}</dd>
                 <dt>"Revision"</dt>
                 <dd>
                     {c.revision}" (live: "{live}")"
@@ -158,7 +159,7 @@ fn Header(o: CampaignOverview, actions: DetailActions) -> impl IntoView {
                 <label class="grow">"Name of the copy"
                     <input type="text" name="name" maxlength="120" placeholder=format!("Copy of {}", c.config.name)/>
                 </label>
-                <button type="submit" class="secondary">"Clone campaign"</button>
+                <Submit action=actions.clone label="Clone campaign" class="secondary"/>
             </ActionForm>
         </section>
     }

@@ -88,7 +88,7 @@ pub(super) fn GoalsPanel(c: Campaign) -> impl IntoView {
                         <tr>
                             <td><code>{g.external_goal_id}</code></td>
                             <td>{g.name}</td>
-                            <td class="num">{g.payout}" USD"</td>
+                            <td class="num">{g.payout_micros.money("USD")}</td>
                             <td>{format!("{} min", g.pending_minutes)}</td>
                         </tr>
                     }).collect_view()}
@@ -111,7 +111,7 @@ pub(super) fn RevisionsPanel(items: Vec<CampaignRevision>) -> impl IntoView {
                             <td>{r.revision}</td>
                             <td>{when(r.created_at)}</td>
                             <td>{r.config.name.clone()}</td>
-                            <td class="num">{crate::model::money::format_micros(r.config.budget_micros)}</td>
+                            <td class="num">{r.config.budget_micros.money("USD")}</td>
                             <td><code>{r.config.destination_url.clone()}</code></td>
                             <td>{r.live.then(|| view! { <span class="badge campaign-live">"LIVE"</span> })}</td>
                         </tr>

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::super::super::action_error;
 use super::super::{field_error_in, when};
-use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
 use crate::server_fns::campaigns::tracking::{
     IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, curl_command,
@@ -132,7 +132,7 @@ pub(in crate::pages::advertiser::campaigns) fn SigningPanel(
                 <ActionForm action=actions.test attr:class="inline">
                     <CsrfField/>
                     <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
-                    <button type="submit" class="secondary">"Run local test"</button>
+                    <Submit action=actions.test label="Run local test" class="secondary"/>
                 </ActionForm>
             })}
             {(!has_key).then(|| view! { <p class="muted">"Create the S2S key to run the test."</p> })}
@@ -195,7 +195,7 @@ pub(in crate::pages::advertiser::campaigns) fn AllowlistPanel(
                     <input type="text" name="entries" value=current placeholder="203.0.113.10, 198.51.100.0/24"/>
                     {field_error_in(error, "entries".to_owned(), true)}
                 </label>
-                <button type="submit" class="secondary">"Save allowlist"</button>
+                <Submit action=actions.allowlist label="Save allowlist" class="secondary"/>
             </ActionForm>
         </section>
     }

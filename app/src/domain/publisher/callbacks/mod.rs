@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 use super::owned_placement;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
 use crate::domain::callback_delivery::outbox;
-use crate::domain::callback_delivery::payload::RewardPayload;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::AppError;
-use crate::model::money::Micros;
 use crate::model::publisher::*;
 use entity::{callback_key, placement};
+
+pub mod test_event;
 
 pub(crate) const CURRENT: &str = "CURRENT";
 pub(crate) const NEXT: &str = "NEXT";
@@ -341,66 +341,6 @@ pub async fn signing_key<C: ConnectionTrait>(
     Ok((k.id.clone(), open_secret(ctx, &k)?))
 }
 
-/// Builds the payload and headers that a reward confirmation would carry, signed with the
-/// CURRENT key. Nothing is sent and nothing is accounted.
-pub async fn test(
-    ctx: &Ctx,
-    actor: &Principal,
-    placement_id: &str,
-) -> Result<CallbackTest, AppError> {
-    let p = owned_placement(&ctx.db, actor, placement_id).await?;
-    let url = p
-        .callback_url
-        .clone()
-        .ok_or_else(|| AppError::conflict("configure the callback first"))?;
-    let (key_id, secret) = signing_key(ctx, &ctx.db, &p.id).await?;
-    let slot = entity::ad_slot::Entity::find()
-        .filter(entity::ad_slot::Column::PlacementId.eq(p.id.clone()))
-        .filter(entity::ad_slot::Column::ArchivedAt.is_null())
-        .one(&ctx.db)
-        .await?;
-    let currency = slot
-        .as_ref()
-        .map(super::slots::currency_of)
-        .unwrap_or(Currency {
-            name: "Points".to_owned(),
-            decimals: 0,
-            rate_numerator_minor_units: 100,
-            rate_denominator_usd_micros: Micros(1_000_000),
-            minimum_payout_minor_units: 0,
-            rounding: Rounding::Down,
-        });
-    let reward = super::slots::preview(&currency, Micros(1_000_000))?;
-    let now = ctx.now();
-    let event_id = new_id("evt_test");
-    let payload = RewardPayload {
-        event_id: &event_id,
-        event_type: outbox::CONFIRMED,
-        test: true,
-        transaction_id: &new_id("txn_test"),
-        placement_id: &p.id,
-        ad_slot_id: slot.as_ref().map(|s| s.id.as_str()),
-        external_user_id: "test-user",
-        campaign_id: "cmp_test",
-        goal_id: "install",
-        reward: &reward,
-        occurred_at: now,
-    }
-    .to_json();
-    let nonce = hex::encode(crypto::random_bytes::<16>());
-    let signed = sign_delivery(&key_id, &secret, &payload, now, &nonce, &event_id);
-    Ok(CallbackTest {
-        url,
-        method: "POST".to_owned(),
-        headers: signed.headers,
-        payload,
-        body: signed.body,
-        signed_string: signed.signed_string,
-        delivered_externally: false,
-        accounting_writes: 0,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,7 +367,7 @@ mod tests {
     /// The test vectors published in `docs/callbacks.md` hold for this implementation.
     #[test]
     fn published_test_vectors_verify() {
-        let doc = include_str!("../../../../docs/callbacks.md");
+        let doc = include_str!("../../../../../docs/callbacks.md");
         let field = |name: &str, nth: usize| -> String {
             doc.lines()
                 .skip_while(|l| !l.starts_with("## Test vectors"))
