@@ -263,7 +263,7 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
     allocations::allocate(ctx, a, &survey.campaign._id, None)
         .await
         .map_err(fail("survey allocation"))?;
-    surveys::approve(ctx, admin, &survey.campaign._id, None)
+    surveys::review::approve(ctx, admin, &survey.campaign._id, None)
         .await
         .map_err(fail("survey approval"))?;
     Ok(())

@@ -373,3 +373,67 @@ test('without JavaScript: create, key through the flash, local test, submit; ref
   await shot(page, 'nojs-campaign-rejected');
   await ctx.close();
 });
+
+// The offer section of the campaign page: description, creatives, schedule, caps and a
+// second goal are saved as one revision; an end before the start is refused at its field;
+// clearing a goal row removes the goal. Once hydrated, once without JavaScript.
+for (const hydrated of [true, false]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: the offer, schedule, caps and goals of a campaign`, async () => {
+    const c = await api('POST', '/performance-marketing/v2/campaigns', {
+      name: `Offer form ${hydrated}`, destinationUrl: 'https://advertiser.example/o?click={click_id}', platforms: ['web'],
+      countries: ['US'], category: 'GAMES', taskType: 'INSTALL', trackingProvider: 'CUSTOM_S2S', budgetMicros: 50000000,
+      goals: [{ externalGoalId: 'install', name: 'Install', payoutMicros: 1500000 }],
+    }, advToken);
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, 'adv@example.com', '/advertiser', { hydrated });
+    await page.goto(`${server.base}/advertiser/campaigns/${c.campaignId}`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const form = page.locator('#offer form');
+    assert.equal(await form.locator('input[name="goals[0][payout]"]').inputValue(), '1.5');
+    await form.locator('input[name=start_at]').fill('2030-01-10T09:00');
+    await form.locator('input[name=end_at]').fill('2030-01-01T09:00');
+    await form.locator('button[type=submit]').click();
+    await page.locator('#offer .field-error', { hasText: 'must be after startAt' }).waitFor();
+
+    await page.goto(`${server.base}/advertiser/campaigns/${c.campaignId}`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    await form.locator('textarea[name=description]').fill('Reach level 5 in Dragon Quest within 7 days.');
+    await form.locator('textarea[name=creatives]').fill('ICON https://cdn.example.com/icon.png\nBANNER https://cdn.example.com/banner.png');
+    await form.locator('input[name=start_at]').fill('2030-01-10T09:00');
+    await form.locator('input[name=end_at]').fill('2030-02-01T09:00');
+    await form.locator('input[name=daily_conversions]').fill('50');
+    await form.locator('input[name=daily_budget]').fill('20');
+    await form.locator('input[name="goals[1][external_goal_id]"]').fill('level5');
+    await form.locator('input[name="goals[1][name]"]').fill('Reach level 5');
+    await form.locator('input[name="goals[1][payout]"]').fill('3.25');
+    await form.locator('button[type=submit]').click();
+    let saved = (await api('GET', `/performance-marketing/v2/campaigns/${c.campaignId}`, undefined, advToken));
+    for (let i = 0; i < 50 && saved.goals.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      saved = await api('GET', `/performance-marketing/v2/campaigns/${c.campaignId}`, undefined, advToken);
+    }
+    assert.equal(saved.description, 'Reach level 5 in Dragon Quest within 7 days.');
+    assert.deepEqual(saved.creatives.map((x) => x.kind), ['ICON', 'BANNER']);
+    assert.equal(saved.schedule.startAt, '2030-01-10T09:00:00Z');
+    assert.equal(saved.caps.dailyConversions, 50);
+    assert.equal(saved.caps.dailyBudgetMicros, 20000000);
+    assert.deepEqual(saved.goals.map((g) => [g.externalGoalId, g.payoutMicros]), [['install', 1500000], ['level5', 3250000]]);
+
+    // Clearing the second row removes that goal.
+    await page.goto(`${server.base}/advertiser/campaigns/${c.campaignId}`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    for (const f of ['external_goal_id', 'name', 'payout', 'pending_minutes']) {
+      await page.locator(`#offer input[name="goals[1][${f}]"]`).fill('');
+    }
+    await page.locator('#offer button[type=submit]').click();
+    for (let i = 0; i < 50 && saved.goals.length > 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      saved = await api('GET', `/performance-marketing/v2/campaigns/${c.campaignId}`, undefined, advToken);
+    }
+    assert.deepEqual(saved.goals.map((g) => g.externalGoalId), ['install']);
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}

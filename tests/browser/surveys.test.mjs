@@ -165,3 +165,106 @@ test('the responses download needs a signed-in advertiser', async () => {
   const r = await fetch(`${server.base}/advertiser/surveys/svc_x/responses.csv`);
   assert.equal(r.status, 401);
 });
+
+// The administrator's survey queue: an unpaid campaign cannot be approved, is recorded as
+// paid outside the wallet, rejected with a reason the advertiser then reads on its page, and
+// approved once submitted again.
+for (const hydrated of [true, false]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: the administrator reviews a survey campaign`, async () => {
+    const key = await api('POST', '/performance-marketing/v2/survey-api/credentials', { encryptionType: 'SHA3-256' }, adv);
+    const name = `Tea study ${hydrated ? 'js' : 'html'}`;
+    const created = await signed(key, 'POST', '/api/v1/campaigns/create', {
+      name, country_language_id: 'en-US', cpi: 1.5, length_of_interview: 8, conversion: 40,
+      start_date: new Date().toISOString().slice(0, 10), total_completes: 20,
+      survey_live_link: 'https://survey.example/live?tid={transaction_id}', survey_test_link: 'https://survey.example/test?tid={transaction_id}',
+    });
+    const id = created.campaign._id;
+    await signed(key, 'PUT', `/api/v1/campaigns/${id}`, { status: 'PENDINGAPPROVAL' });
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, 'admin@example.com', '/admin', hydrated);
+    const row = page.locator(`#survey-review tr[data-survey="${id}"]`);
+    assert.match(await row.textContent(), /UNPAID.*1\.50 USD × 20.*30\.00 USD/s);
+    assert.equal(await row.locator('button:has-text("Approve")').isDisabled(), true);
+    await row.locator('button:has-text("Paid externally")').click();
+    await row.getByText('PAID_EXTERNALLY').waitFor();
+    await row.locator('button:has-text("Reject")').click();
+    await page.locator('#survey-review [role=alert]', { hasText: 'must be 3 to 500 characters' }).waitFor();
+    await row.locator('textarea[name=reason]').fill('The live link must carry the transaction id only once.');
+    await row.locator('button:has-text("Reject")').click();
+    await row.waitFor({ state: 'detached' });
+    let c = await signed(key, 'GET', `/api/v1/campaigns/${id}`);
+    assert.equal(c.status, 'DRAFT');
+    assert.equal(c.rejection_reason, 'The live link must carry the transaction id only once.');
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL(`${server.base}/sign-in`);
+
+    await signIn(page, 'adv@example.com', '/advertiser', hydrated);
+    await page.goto(`${server.base}/advertiser/surveys/${id}`);
+    await page.locator('.rejection', { hasText: 'transaction id only once' }).waitFor();
+    await page.click('button:has-text("Sign out")');
+    await page.waitForURL(`${server.base}/sign-in`);
+
+    c = await signed(key, 'PUT', `/api/v1/campaigns/${id}`, { status: 'PENDINGAPPROVAL' });
+    assert.equal(c.rejection_reason, undefined, 'a resubmission clears the reason');
+    await signIn(page, 'admin@example.com', '/admin', hydrated);
+    await page.locator(`#survey-review tr[data-survey="${id}"] button:has-text("Approve")`).click();
+    await page.locator(`#survey-review tr[data-survey="${id}"]`).waitFor({ state: 'detached' });
+    c = await signed(key, 'GET', `/api/v1/campaigns/${id}`);
+    assert.equal(c.status, 'LIVE');
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}
+
+// A survey campaign made entirely in the browser: created from the list page, edited on its
+// page, cloned, and the copy deleted. Once hydrated, once without JavaScript.
+for (const hydrated of [true, false]) {
+  test(`${hydrated ? 'with' : 'without'} JavaScript: create, edit, clone and delete a survey campaign`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, 'adv@example.com', '/advertiser', hydrated);
+    await page.goto(`${server.base}/advertiser/surveys`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const name = `Browser study ${hydrated ? 'js' : 'html'}`;
+    const form = page.locator('#new-survey form');
+    await form.locator('input[name=name]').fill(name);
+    await form.locator('select[name=country_language_id]').selectOption('en-US');
+    await form.locator('input[name=cpi]').fill('2.5');
+    await form.locator('input[name=length_of_interview]').fill('12');
+    await form.locator('input[name=conversion]').fill('40');
+    await form.locator('input[name=total_completes]').fill('100');
+    await form.locator('input[name=survey_live_link]').fill('https://survey.example/live?tid={transaction_id}');
+    await form.locator('input[name=survey_test_link]').fill('https://survey.example/test?tid={transaction_id}');
+    await form.locator('button[type=submit]').click();
+    await page.waitForURL(/\/advertiser\/surveys\/svc_[0-9a-z]+$/);
+    const id = page.url().split('/').pop();
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    await page.locator('#survey h1', { hasText: name }).waitFor();
+    assert.match(await page.locator('#survey').textContent(), /2\.50 USD/);
+
+    const settings = page.locator('#survey-settings form', { has: page.locator('input[name=cpi]') });
+    assert.equal(await settings.locator('input[name=cpi]').inputValue(), '2.5');
+    await settings.locator('input[name=cpi]').fill('3');
+    await settings.locator('input[name=max_daily_completes]').fill('25');
+    await settings.locator('button[type=submit]').click();
+    await page.locator('#survey', { hasText: '3.00 USD' }).waitFor();
+    await page.locator('#survey', { hasText: 'at most 25 a day' }).waitFor();
+
+    const copy = `${name} copy`;
+    const cloneForm = page.locator('#survey-settings form', { has: page.locator('button:has-text("Clone campaign")') });
+    await cloneForm.locator('input[name=name]').fill(copy);
+    await cloneForm.locator('button[type=submit]').click();
+    await page.waitForURL((u) => /\/advertiser\/surveys\/svc_/.test(u) && !u.toString().endsWith(id));
+    await page.locator('#survey h1', { hasText: copy }).waitFor();
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    await page.locator('#survey-settings button:has-text("Delete campaign")').click();
+    await page.waitForURL(`${server.base}/advertiser/surveys`);
+    await page.locator(`tr[data-survey="${id}"]`).waitFor();
+    assert.equal(await page.locator('#surveys tr', { hasText: copy }).count(), 0);
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}

@@ -100,7 +100,7 @@ pub async fn seed(
         allocations::allocate(ctx, advertiser, &id, None)
             .await
             .map_err(fail("survey allocation"))?;
-        campaigns::approve(ctx, admin, &id, None)
+        campaigns::review::approve(ctx, admin, &id, None)
             .await
             .map_err(fail("survey approval"))?;
         if (i + 1) % 250 == 0 {

@@ -157,6 +157,10 @@ pub struct SurveyCampaign {
     pub research_industry: Option<String>,
     pub campaign_manager: Option<String>,
     pub tags: Vec<String>,
+    /// Why an administrator sent the campaign back to DRAFT; absent otherwise (and once it is
+    /// submitted again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejection_reason: Option<String>,
     pub test_redirect_url: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

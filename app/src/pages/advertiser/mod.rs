@@ -4,7 +4,6 @@
 mod billing;
 mod campaigns;
 mod funding;
-mod survey_detail;
 mod surveys;
 
 pub use billing::BillingPage;
@@ -13,8 +12,7 @@ pub use campaigns::{
     CampaignsPage, NewCampaignPage,
 };
 pub use funding::FundingPage;
-pub use survey_detail::SurveyDetailPage;
-pub use surveys::SurveysPage;
+pub use surveys::{SurveyDetailPage, SurveysPage};
 
 use leptos::prelude::*;
 

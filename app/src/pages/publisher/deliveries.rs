@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{LoadError, action_error};
+use super::{LoadError, StatusSelect, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::callback_delivery::{
@@ -61,13 +61,8 @@ pub fn DeliveriesPage() -> impl IntoView {
                 <h1>"Reward callbacks"</h1>
                 <p class="muted">"Every signed callback sent to your receivers: confirmations when a user's reward is credited, reversals when it is taken back. Failed callbacks are retried for about three days; replay one after fixing your receiver."</p>
                 <Form method="get" action="/publisher/deliveries" attr:class="filters">
-                    <select name="status" aria-label="Status">
-                        <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
-                        {DeliveryStatus::ALL.iter().map(|s| {
-                            let v = s.as_str();
-                            view! { <option value=v selected=move || status.get() == v>{v}</option> }
-                        }).collect_view()}
-                    </select>
+                    <StatusSelect current=status all="All statuses"
+                        choices=DeliveryStatus::ALL.iter().map(|s| (s.as_str(), s.as_str())).collect()/>
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
             </section>

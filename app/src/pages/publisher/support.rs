@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{LoadError, action_error};
+use super::{LoadError, StatusSelect, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::ops::{SupportCase, SupportStatus};
@@ -39,13 +39,8 @@ pub fn SupportInboxPage() -> impl IntoView {
                 <h1>"Support inbox"</h1>
                 <p class="muted">"Cases your users opened from the offerwall. Your note is shown to the user in the SDK."</p>
                 <Form method="get" action="/publisher/support" attr:class="filters">
-                    <select name="status" aria-label="Status">
-                        <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
-                        {STATUSES.iter().map(|s| {
-                            let v = s.as_str();
-                            view! { <option value=v selected=move || status.get() == v>{v}</option> }
-                        }).collect_view()}
-                    </select>
+                    <StatusSelect current=status all="All statuses"
+                        choices=STATUSES.iter().map(|s| (s.as_str(), s.as_str())).collect()/>
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
                 <ErrorNotice error=action_error(update)/>

@@ -7,6 +7,7 @@
 //! `targeting`.
 
 pub mod admin;
+pub mod offer;
 pub mod targeting;
 pub mod tracking;
 
@@ -120,6 +121,67 @@ pub(crate) mod support {
             crate::domain::billing::ledger::balance(&ctx.db, &adv).await?,
         ))
     }
+
+    /// The goal rows a form sent, as goals for the domain, skipping empty rows; `rows[i]` is
+    /// the form row of the i-th goal, so errors can be shown where they were typed.
+    pub fn goal_inputs(
+        goals: &[super::GoalRow],
+        errs: &mut crate::error::FieldErrors,
+    ) -> (Vec<usize>, Vec<crate::model::campaign::GoalInput>) {
+        use super::goal_field;
+        let mut rows = Vec::new();
+        let mut inputs = Vec::new();
+        for (row, g) in goals.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+            let payout = errs.check(
+                &goal_field(row, "payoutMicros"),
+                usd(g.payout.as_deref().unwrap_or_default()),
+            );
+            let pending = match text(g.pending_minutes.clone()) {
+                None => None,
+                Some(m) => errs.check(
+                    &goal_field(row, "pendingMinutes"),
+                    m.parse::<i64>()
+                        .map_err(|_| "must be a whole number of minutes".to_owned()),
+                ),
+            };
+            rows.push(row);
+            inputs.push(crate::model::campaign::GoalInput {
+                external_goal_id: g.external_goal_id.clone().unwrap_or_default(),
+                name: g.name.clone().unwrap_or_default(),
+                // A placeholder keeps the other rules checking while the payout is refused.
+                payout_micros: crate::model::money::Micros(payout.unwrap_or(1)),
+                pending_minutes: pending,
+            });
+        }
+        (rows, inputs)
+    }
+
+    /// Goal errors name the domain's index; the form shows them at the typed row.
+    pub fn at_rows(e: AppError, rows: &[usize]) -> AppError {
+        if e.field_errors.is_empty() {
+            return e;
+        }
+        let fields = e
+            .field_errors
+            .into_iter()
+            .map(|(f, why)| (renumber_goal(&f, rows), why))
+            .collect();
+        AppError::fields(fields)
+    }
+
+    /// `goals[i].x` → `goals[rows[i]].x`; other fields unchanged.
+    pub fn renumber_goal(field: &str, rows: &[usize]) -> String {
+        let Some(rest) = field.strip_prefix("goals[") else {
+            return field.to_owned();
+        };
+        let Some((index, tail)) = rest.split_once(']') else {
+            return field.to_owned();
+        };
+        match index.parse::<usize>().ok().and_then(|i| rows.get(i)) {
+            Some(row) => format!("goals[{row}]{tail}"),
+            None => field.to_owned(),
+        }
+    }
 }
 
 /// The caller's campaigns, newest first, with the wallet.
@@ -182,31 +244,7 @@ pub async fn create_offer_campaign(
         .filter_map(|(v, p)| v.map(|_| p))
         .collect();
         let budget_micros = errs.check("budgetMicros", support::usd(&budget.unwrap_or_default()));
-        // Rows as typed; `rows[i]` is the form row of the i-th goal sent to the domain.
-        let mut rows = Vec::new();
-        let mut inputs = Vec::new();
-        for (row, g) in goals.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
-            let payout = errs.check(
-                &goal_field(row, "payoutMicros"),
-                support::usd(g.payout.as_deref().unwrap_or_default()),
-            );
-            let pending = match text(g.pending_minutes.clone()) {
-                None => None,
-                Some(m) => errs.check(
-                    &goal_field(row, "pendingMinutes"),
-                    m.parse::<i64>()
-                        .map_err(|_| "must be a whole number of minutes".to_owned()),
-                ),
-            };
-            rows.push(row);
-            inputs.push(GoalInput {
-                external_goal_id: g.external_goal_id.clone().unwrap_or_default(),
-                name: g.name.clone().unwrap_or_default(),
-                // A placeholder keeps the other rules checking while the payout is refused.
-                payout_micros: Micros(payout.unwrap_or(1)),
-                pending_minutes: pending,
-            });
-        }
+        let (rows, inputs) = support::goal_inputs(&goals, &mut errs);
         let input = CampaignInput {
             name,
             destination_url,
@@ -219,25 +257,14 @@ pub async fn create_offer_campaign(
             goals: Some(inputs),
             ..CampaignInput::default()
         };
-        // Goal errors name the domain's index; the form shows them at the typed row.
-        let renumber = |e: AppError| -> AppError {
-            if e.field_errors.is_empty() {
-                return e;
-            }
-            let fields = e
-                .field_errors
-                .into_iter()
-                .map(|(f, why)| (renumber_goal(&f, &rows), why))
-                .collect();
-            AppError::fields(fields)
-        };
+        let renumber = |e: AppError| support::at_rows(e, &rows);
         let form_errors = errs.finish();
         if let Err(mut e) = form_errors {
             // Report the other fields' problems together with the unreadable amounts.
             if let Err(rules) = crate::model::campaign::rules::merge(None, &input) {
                 for (f, why) in rules {
                     e.field_errors
-                        .entry(renumber_goal(&f, &rows))
+                        .entry(support::renumber_goal(&f, &rows))
                         .or_insert(why);
                 }
             }
@@ -250,21 +277,6 @@ pub async fn create_offer_campaign(
         Ok(created)
     })
     .await
-}
-
-/// `goals[i].x` → `goals[rows[i]].x`; other fields unchanged.
-#[cfg(feature = "ssr")]
-fn renumber_goal(field: &str, rows: &[usize]) -> String {
-    let Some(rest) = field.strip_prefix("goals[") else {
-        return field.to_owned();
-    };
-    let Some((index, tail)) = rest.split_once(']') else {
-        return field.to_owned();
-    };
-    match index.parse::<usize>().ok().and_then(|i| rows.get(i)) {
-        Some(row) => format!("goals[{row}]{tail}"),
-        None => field.to_owned(),
-    }
 }
 
 /// The campaign with its readiness, revisions, audit trail and the wallet.

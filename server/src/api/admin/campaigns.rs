@@ -3,10 +3,10 @@
 //! external payments.
 
 use app::domain::campaigns::lifecycle;
-use app::domain::surveys::campaigns as surveys;
+use app::domain::surveys::campaigns::review as surveys;
 use app::error::AppError;
 use app::model::campaign::*;
-use app::model::survey::campaign::SurveyCampaign;
+use app::model::survey::campaign::{SurveyCampaign, SurveyCampaignList};
 use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -21,7 +21,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(approve))
         .routes(routes!(reject))
         .routes(routes!(verify))
+        .routes(routes!(survey_queue))
         .routes(routes!(approve_survey))
+        .routes(routes!(reject_survey))
         .routes(routes!(external_payment))
 }
 
@@ -120,6 +122,34 @@ async fn external_payment(
     _b: EmptyObject,
 ) -> Result<AppJson<SurveyCampaign>, AppError> {
     surveys::record_external_payment(&s.ctx, &p, &id)
+        .await
+        .map(AppJson)
+}
+
+/// Survey campaigns awaiting approval (PENDINGAPPROVAL), oldest first, with their payment
+/// status and estimated cost.
+#[utoipa::path(get, path = "/survey-campaigns", tag = "admin", security(("dashboardBearer" = [])),
+    responses((status = 200, body = SurveyCampaignList), (status = 403, body = ErrorBody)))]
+async fn survey_queue(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+) -> Result<AppJson<SurveyCampaignList>, AppError> {
+    surveys::pending(&s.ctx, &p).await.map(AppJson)
+}
+
+/// Send a survey campaign awaiting approval back to DRAFT with the reason the advertiser sees
+/// (`rejection_reason` on the campaign until it is submitted again). Wallet money allocated to
+/// it stays allocated.
+#[utoipa::path(post, path = "/survey-campaigns/{campaignId}/reject", tag = "admin", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = RejectCampaignRequest,
+    responses((status = 200, body = SurveyCampaign), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn reject_survey(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<RejectCampaignRequest>,
+) -> Result<AppJson<SurveyCampaign>, AppError> {
+    surveys::reject(&s.ctx, &p, &id, &b.reason)
         .await
         .map(AppJson)
 }

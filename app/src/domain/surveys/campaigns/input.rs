@@ -32,6 +32,10 @@ pub(super) struct Metadata {
     pub(super) campaign_manager: Option<String>,
     #[serde(default)]
     pub(super) tags: Vec<String>,
+    /// Why an administrator sent the campaign back to DRAFT (cleared when it is submitted
+    /// again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) rejection_reason: Option<String>,
 }
 
 /// Validates `input` over `a` (a new or existing row); `creating` makes the base fields required.
@@ -174,12 +178,7 @@ pub(super) fn apply(
         }
         a.supported_devices = Set(serde_json::to_string(&out).unwrap_or_else(|_| "[]".into()));
     }
-    let mut meta: Metadata = match &a.metadata {
-        sea_orm::ActiveValue::Set(s) | sea_orm::ActiveValue::Unchanged(s) => {
-            serde_json::from_str(s).unwrap_or_default()
-        }
-        sea_orm::ActiveValue::NotSet => Metadata::default(),
-    };
+    let mut meta = metadata_of(a);
     let text = |v: &Option<String>| {
         v.as_ref()
             .map(|s| s.trim().chars().take(200).collect::<String>())
@@ -203,4 +202,22 @@ pub(super) fn apply(
     }
     a.metadata = Set(serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into()));
     errs.finish()
+}
+
+/// The metadata a row holds now (set or unchanged), or none.
+fn metadata_of(a: &survey::ActiveModel) -> Metadata {
+    match &a.metadata {
+        sea_orm::ActiveValue::Set(s) | sea_orm::ActiveValue::Unchanged(s) => {
+            serde_json::from_str(s).unwrap_or_default()
+        }
+        sea_orm::ActiveValue::NotSet => Metadata::default(),
+    }
+}
+
+/// Forgets an administrator's rejection reason (the campaign is submitted again).
+pub(super) fn clear_rejection(a: &mut survey::ActiveModel) {
+    let mut meta = metadata_of(a);
+    if meta.rejection_reason.take().is_some() {
+        a.metadata = Set(serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into()));
+    }
 }

@@ -3,6 +3,7 @@
 //! external payment) and administrator approval make it LIVE.
 
 mod input;
+pub mod review;
 mod view;
 
 use chrono::{DateTime, Utc};
@@ -204,6 +205,9 @@ pub async fn update(
     };
     let mut a = m.clone().into_active_model();
     apply(&mut a, &edits, false)?;
+    if to == SurveyStatus::PendingApproval && from != to {
+        input::clear_rejection(&mut a);
+    }
     if edits_fields {
         a.revision = Set(m.revision + 1);
     }
@@ -264,102 +268,6 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMess
     Ok(SurveyMessage {
         message: "Campaign deleted".to_owned(),
     })
-}
-
-/// Administrator approval (CONTRACT section 3): a paid DRAFT or PENDINGAPPROVAL campaign goes LIVE.
-/// `reviewed` is the revision the administrator looked at: a newer one is 409 `revision_changed`.
-pub async fn approve(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-    reviewed: Option<i64>,
-) -> Result<SurveyCampaign, AppError> {
-    actor.require_admin()?;
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let m = locked(&txn, actor, id).await?;
-    if let Some(r) = reviewed.filter(|r| *r != m.revision) {
-        return Err(AppError::conflict(format!(
-            "revision {r} was reviewed, but the campaign is at revision {} now; review it again",
-            m.revision
-        ))
-        .with_code("revision_changed"));
-    }
-    if !matches!(
-        status_of(&m),
-        SurveyStatus::Draft | SurveyStatus::PendingApproval
-    ) {
-        return Err(AppError::conflict(format!(
-            "a {} survey campaign cannot be approved",
-            m.status
-        ))
-        .with_code("invalid_transition"));
-    }
-    if payment_of(&m) == PaymentStatus::Unpaid {
-        return Err(AppError::conflict(
-            "the campaign is not funded: allocate wallet balance or record an external payment",
-        )
-        .with_code("campaign_not_funded"));
-    }
-    let mut a = m.clone().into_active_model();
-    a.status = Set(SurveyStatus::Live.as_str().to_owned());
-    a.updated_at = Set(now);
-    let m = a.update(&txn).await?;
-    let detail = serde_json::json!({"payment": m.payment_status, "revision": m.revision});
-    actor
-        .audit(
-            &txn,
-            now,
-            "survey_campaign.approved",
-            (SUBJECT, &m.id),
-            detail,
-        )
-        .await?;
-    let out = view_of(ctx, &txn, &m).await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(out)
-}
-
-/// Administrator: the campaign was paid outside the wallet (an invoice, a contract), so the
-/// wallet never charges it.
-pub async fn record_external_payment(
-    ctx: &Ctx,
-    actor: &Principal,
-    id: &str,
-) -> Result<SurveyCampaign, AppError> {
-    actor.require_admin()?;
-    let now = ctx.now();
-    let txn = db::begin(&ctx.db).await?;
-    let m = locked(&txn, actor, id).await?;
-    match payment_of(&m) {
-        PaymentStatus::External => {
-            let out = view_of(ctx, &txn, &m).await?;
-            ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-            return Ok(out);
-        }
-        PaymentStatus::Wallet => {
-            return Err(AppError::conflict("the wallet already paid this campaign")
-                .with_code("already_paid"));
-        }
-        PaymentStatus::Unpaid => {}
-    }
-    let mut a = m.clone().into_active_model();
-    a.payment_status = Set(PaymentStatus::External.as_str().to_owned());
-    a.updated_at = Set(now);
-    let m = a.update(&txn).await?;
-    let detail = serde_json::json!({});
-    actor
-        .audit(
-            &txn,
-            now,
-            "survey_campaign.paid_externally",
-            (SUBJECT, &m.id),
-            detail,
-        )
-        .await?;
-    let out = view_of(ctx, &txn, &m).await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(out)
 }
 
 /// Marks a campaign paid by the wallet (inside the allocation's transaction).

@@ -80,6 +80,7 @@ fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
         research_industry: meta.research_industry,
         campaign_manager: meta.campaign_manager,
         tags: meta.tags,
+        rejection_reason: meta.rejection_reason,
         test_redirect_url: test_redirect_url(ctx, &m.id),
         created_at: m.created_at,
         updated_at: m.updated_at,

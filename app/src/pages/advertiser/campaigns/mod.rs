@@ -5,6 +5,7 @@
 mod detail;
 mod list;
 mod new;
+mod offer_form;
 mod report;
 mod review;
 mod targeting_form;

@@ -10,7 +10,7 @@ use super::{CampaignLoadError, field_error_at};
 use crate::components::form::{CsrfField, ErrorNotice};
 use crate::error::AppError;
 use crate::model::AccountView;
-use crate::model::campaign::ProviderCapability;
+use crate::model::campaign::{Goal, ProviderCapability};
 use crate::pages::RequireUser;
 use crate::server_fns::campaigns::{CreateOfferCampaign, goal_field, new_campaign_options};
 
@@ -155,29 +155,48 @@ fn CreateForm(
     }
 }
 
+/// One goal row of a form; `goal` fills it in (the campaign page's offer form).
 #[component]
-fn GoalRowFields(i: usize, error: Signal<Option<AppError>>) -> impl IntoView {
+pub(super) fn GoalRowFields(
+    i: usize,
+    error: Signal<Option<AppError>>,
+    #[prop(optional)] goal: Option<Goal>,
+) -> impl IntoView {
     let name = |f: &str| format!("goals[{i}][{f}]");
     let err = move |f: &str| field_error_at(error, goal_field(i, f));
+    let filled = goal.map(|g| {
+        let payout = crate::model::money::format_micros(g.payout_micros);
+        let payout = payout
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_owned();
+        (
+            g.external_goal_id,
+            g.name,
+            payout,
+            g.pending_minutes.to_string(),
+        )
+    });
+    let (id_v, name_v, payout_v, pending_v) = filled.unwrap_or_default();
     view! {
         <div class="goal-row grid-4" data-row=i.to_string()>
             <label>"Goal id"
-                <input type="text" name=name("external_goal_id") maxlength="64"
+                <input type="text" name=name("external_goal_id") maxlength="64" value=id_v
                     placeholder=if i == 0 { "install" } else { "" }/>
                 {err("externalGoalId")}
             </label>
             <label>"Name"
-                <input type="text" name=name("name") maxlength="120"
+                <input type="text" name=name("name") maxlength="120" value=name_v
                     placeholder=if i == 0 { "Install" } else { "" }/>
                 {err("name")}
             </label>
             <label>"Payout (USD)"
-                <input type="text" name=name("payout") inputmode="decimal"
+                <input type="text" name=name("payout") inputmode="decimal" value=payout_v
                     placeholder=if i == 0 { "1.50" } else { "" }/>
                 {err("payoutMicros")}
             </label>
             <label>"Pending minutes"
-                <input type="text" name=name("pending_minutes") inputmode="numeric" placeholder="0"/>
+                <input type="text" name=name("pending_minutes") inputmode="numeric" placeholder="0" value=pending_v/>
                 {err("pendingMinutes")}
             </label>
         </div>

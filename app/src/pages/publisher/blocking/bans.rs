@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::super::{LoadError, action_error};
+use super::super::{LoadError, StatusSelect, action_error};
 use super::{list_card, placement_name, placement_options};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
@@ -94,12 +94,7 @@ pub fn BansPage() -> impl IntoView {
             <section class="card">
                 <Form method="get" action="/publisher/bans" attr:class="filters">
                     <input name="user" placeholder="User id" aria-label="User id" value=move || user.get()/>
-                    <select name="status" aria-label="Status">
-                        <option value="" selected=move || status.get().is_empty()>"All bans"</option>
-                        {FILTERS.iter().map(|(v, l)| view! {
-                            <option value=*v selected=move || status.get() == *v>{*l}</option>
-                        }).collect_view()}
-                    </select>
+                    <StatusSelect current=status all="All bans" choices=FILTERS.to_vec()/>
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
                 <ErrorNotice error=action_error(update)/>

@@ -14,10 +14,12 @@ use crate::model::AccountView;
 use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::{Campaign, CampaignStatus};
 use crate::pages::RequireUser;
+use crate::pages::advertiser::campaigns::offer_form::OfferForm;
 use crate::pages::advertiser::campaigns::targeting_form::TargetingForm;
 use crate::pages::advertiser::campaigns::{
     CampaignBadge, CampaignLoadError, field_error_at, move_label,
 };
+use crate::server_fns::campaigns::offer::EditCampaignOffer;
 use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
 use crate::server_fns::campaigns::{
     CampaignOverview, CloneOfferCampaign, EditOfferCampaign, MoveCampaign, campaign_page_data,
@@ -31,6 +33,7 @@ struct DetailActions {
     moves: ServerAction<MoveCampaign>,
     clone: ServerAction<CloneOfferCampaign>,
     targeting: ServerAction<EditCampaignTargeting>,
+    offer: ServerAction<EditCampaignOffer>,
 }
 
 /// Everything the page loads and does, created in the page body before [`RequireUser`].
@@ -49,11 +52,20 @@ pub fn CampaignDetailPage() -> impl IntoView {
         moves: ServerAction::new(),
         clone: ServerAction::new(),
         targeting: ServerAction::new(),
+        offer: ServerAction::new(),
     };
     let (edited, moved) = (successes(actions.edit), successes(actions.moves));
-    let targeted = successes(actions.targeting);
+    let (targeted, offered) = (successes(actions.targeting), successes(actions.offer));
     let overview = Resource::new(
-        move || (id.get(), edited.get(), moved.get(), targeted.get()),
+        move || {
+            (
+                id.get(),
+                edited.get(),
+                moved.get(),
+                targeted.get(),
+                offered.get(),
+            )
+        },
         |(id, ..)| campaign_page_data(id),
     );
     let data = DetailData { actions, overview };
@@ -92,6 +104,7 @@ fn CampaignDetail(data: DetailData) -> impl IntoView {
                             <ReadinessPanel r status=c.status/>
                             <GoalsPanel c=c.clone()/>
                             <EditForm c=c.clone() actions/>
+                            <OfferForm c=c.clone() action=actions.offer/>
                             <TargetingForm c action=actions.targeting/>
                             <RevisionsPanel items=revisions/>
                             <AuditPanel items=audit/>

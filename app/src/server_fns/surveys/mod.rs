@@ -12,6 +12,8 @@ use crate::model::survey::campaign::SurveyCampaign;
 use crate::model::survey::fetch::SurveyStats;
 use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
 
+pub mod campaign;
+
 /// The active survey API key (its first characters only).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SurveyKeyInfo {

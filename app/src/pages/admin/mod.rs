@@ -1,10 +1,13 @@
 //! Administrator home: the queue of advertisers awaiting approval, the wire fundings
-//! awaiting review, the offer campaigns awaiting review, then the placement review queue
-//! and the verified placements awaiting release.
+//! awaiting review, the offer and survey campaigns awaiting review, then the placement
+//! review queue and the verified placements awaiting release.
+
+mod surveys;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use self::surveys::{SurveyQueue, SurveyReview};
 use super::RequireUser;
 use super::advertiser::{CampaignQueue, CampaignReview};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
@@ -24,6 +27,7 @@ struct AdminData {
     queue: Resource<Result<Vec<AccountView>, AppError>>,
     fundings: FundingQueue,
     campaigns: CampaignQueue,
+    surveys: SurveyQueue,
     placements: PlacementQueues,
 }
 
@@ -44,6 +48,7 @@ impl AdminData {
                 ),
             },
             campaigns: CampaignQueue::new(),
+            surveys: SurveyQueue::new(),
             placements: PlacementQueues {
                 review,
                 release,
@@ -64,11 +69,12 @@ pub fn AdminHome() -> impl IntoView {
         <Title text="Admin"/>
         <RequireUser signed_in=move |u: AccountView| {
             if u.role.is_admin() {
-                let AdminData { approve, queue, fundings, campaigns, placements } = data;
+                let AdminData { approve, queue, fundings, campaigns, surveys, placements } = data;
                 view! {
                     <AdvertiserQueue approve queue/>
                     <FundingReview fundings/>
                     <CampaignReview campaigns/>
+                    <SurveyReview surveys/>
                     <PlacementReview placements/>
                 }
                 .into_any()

@@ -7,12 +7,16 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::{LoadError, action_error, successes};
+use super::super::{LoadError, action_error, successes};
+use super::form::EditSurveyForm;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
 use crate::pages::RequireUser;
+use crate::server_fns::surveys::campaign::{
+    CloneSurveyCampaign, DeleteSurveyCampaign, EditSurveyCampaign, survey_markets,
+};
 use crate::server_fns::surveys::{
     AddQualification, AddQuestion, AddQuota, DeleteQuota, SurveyEditorData, survey_detail,
 };
@@ -23,6 +27,10 @@ struct Actions {
     remove: ServerAction<DeleteQuota>,
     qualification: ServerAction<AddQualification>,
     question: ServerAction<AddQuestion>,
+    edit: ServerAction<EditSurveyCampaign>,
+    clone: ServerAction<CloneSurveyCampaign>,
+    delete: ServerAction<DeleteSurveyCampaign>,
+    markets: super::form::Markets,
 }
 
 #[component]
@@ -34,6 +42,10 @@ pub fn SurveyDetailPage() -> impl IntoView {
         remove: ServerAction::new(),
         qualification: ServerAction::new(),
         question: ServerAction::new(),
+        edit: ServerAction::new(),
+        clone: ServerAction::new(),
+        delete: ServerAction::new(),
+        markets: Resource::new(|| (), |()| survey_markets()),
     };
     let (a, b, c, d) = (
         successes(actions.quota),
@@ -41,8 +53,9 @@ pub fn SurveyDetailPage() -> impl IntoView {
         successes(actions.qualification),
         successes(actions.question),
     );
+    let e = successes(actions.edit);
     let detail = Resource::new(
-        move || (id(), a.get(), b.get(), c.get(), d.get()),
+        move || (id(), a.get(), b.get(), c.get(), d.get(), e.get()),
         |(id, ..)| survey_detail(id),
     );
     view! {
@@ -91,6 +104,12 @@ fn Detail(d: SurveyEditorData, actions: Actions) -> impl IntoView {
         <section class="card" id="survey">
             <h1>{c.name.clone()}</h1>
             <p><span class="badge">{c.status.as_str()}</span>" "<span class="muted">{c.payment_status.as_str()}" · revision "{c.revision}</span></p>
+            {c.rejection_reason.clone().map(|r| view! {
+                <div class="notice warn rejection" role="status">
+                    <strong>"Sent back by the reviewer: "</strong>{r}
+                    " Fix the campaign and submit it again."
+                </div>
+            })}
             <dl class="facts">
                 <dt>"Market"</dt><dd>{c.country_language_id.clone()}</dd>
                 <dt>"CPI"</dt><dd>{c.cpi_micros.map(|m| m.money("USD")).unwrap_or_else(|| "—".into())}</dd>
@@ -102,6 +121,7 @@ fn Detail(d: SurveyEditorData, actions: Actions) -> impl IntoView {
         {(!editable).then(|| view! {
             <div class="notice" role="status">"Targeting is locked once a campaign is live: quota sizes can still change through the survey API, and cloning the campaign starts a new study with the same setup."</div>
         })}
+        <EditSurveyForm c=c.clone() markets=actions.markets edit=actions.edit clone=actions.clone delete=actions.delete/>
         <Quotas campaign=id.clone() quotas=d.quotas catalog=d.catalog actions editable/>
         <Questions campaign=id.clone() questions=d.questions actions editable/>
         <section class="card" id="responses">

@@ -2,6 +2,11 @@
 //! signing example per algorithm) and the survey campaigns with their payment and review
 //! state: pay from the wallet, submit for review, open the targeting editor.
 
+mod detail;
+mod form;
+
+pub use detail::SurveyDetailPage;
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -11,12 +16,15 @@ use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
 use crate::pages::RequireUser;
+use crate::server_fns::surveys::campaign::{CreateSurveyCampaign, survey_markets};
 use crate::server_fns::surveys::{
     AllocateSurvey, IssueSurveyKey, SubmitSurvey, SurveyKeyInfo, SurveysSummary, survey_overview,
 };
 
 #[derive(Clone, Copy)]
 struct SurveysData {
+    create: ServerAction<CreateSurveyCampaign>,
+    markets: form::Markets,
     issue: ServerAction<IssueSurveyKey>,
     allocate: ServerAction<AllocateSurvey>,
     submit: ServerAction<SubmitSurvey>,
@@ -31,6 +39,8 @@ pub fn SurveysPage() -> impl IntoView {
     let (a, b, c) = (successes(issue), successes(allocate), successes(submit));
     let overview = Resource::new(move || (a.get(), b.get(), c.get()), |_| survey_overview());
     let data = SurveysData {
+        create: ServerAction::new(),
+        markets: Resource::new(|| (), |()| survey_markets()),
         issue,
         allocate,
         submit,
@@ -45,6 +55,8 @@ pub fn SurveysPage() -> impl IntoView {
 #[component]
 fn SurveysView(data: SurveysData) -> impl IntoView {
     let SurveysData {
+        create,
+        markets,
         issue,
         allocate,
         submit,
@@ -69,6 +81,7 @@ fn SurveysView(data: SurveysData) -> impl IntoView {
                         view! {
                             <KeyCard key=o.key.clone() shown issue/>
                             <CampaignTable campaigns=o.campaigns allocate submit/>
+                            <form::NewSurveyForm create markets/>
                         }.into_any()
                     }
                 }
