@@ -394,6 +394,7 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, 
     Ok(CampaignList {
         count: items.len(),
         items,
+        next_cursor: None,
     })
 }
 

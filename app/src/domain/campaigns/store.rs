@@ -149,9 +149,11 @@ pub struct ListQuery {
     pub q: Option<String>,
     /// Administrators: one advertiser only.
     pub advertiser_id: Option<String>,
+    /// Which page (default: the first 100).
+    pub page: crate::domain::paging::Page,
 }
 
-/// Campaigns newest first (up to 200); archived ones only when asked for by status.
+/// Campaigns newest first, one page at a time; archived ones only when asked for by status.
 pub async fn list(ctx: &Ctx, actor: &Principal, q: ListQuery) -> Result<CampaignList, AppError> {
     actor.require_approved_advertiser()?;
     let mut find = offer_campaign::Entity::find();
@@ -180,12 +182,12 @@ pub async fn list(ctx: &Ctx, actor: &Principal, q: ListQuery) -> Result<Campaign
                 .add(offer_campaign::Column::Name.contains(text)),
         );
     }
-    let rows = find
-        .order_by_desc(offer_campaign::Column::CreatedAt)
-        .order_by_desc(offer_campaign::Column::Id)
-        .limit(200)
+    let rows = q
+        .page
+        .select(find, offer_campaign::Column::Id)
         .all(&ctx.db)
         .await?;
+    let (rows, next_cursor) = q.page.finish(rows, |r| &r.id);
     let mut items = Vec::with_capacity(rows.len());
     for m in &rows {
         items.push(view(&ctx.db, m).await?);
@@ -193,6 +195,7 @@ pub async fn list(ctx: &Ctx, actor: &Principal, q: ListQuery) -> Result<Campaign
     Ok(CampaignList {
         count: items.len(),
         items,
+        next_cursor,
     })
 }
 

@@ -119,13 +119,16 @@ fn versions(
 }
 
 /// The actor's non-archived placements, newest first, filtered by `search` (name contains,
-/// exact placement id, or exact identity) and `status`. Administrators see every placement.
+/// case-insensitive; exact placement id; or exact identity) and `status`, one `page` at a
+/// time. Administrators see every placement.
 pub async fn list(
     ctx: &Ctx,
     actor: &Principal,
     search: Option<&str>,
     status: Option<&str>,
+    page: &crate::domain::paging::Page,
 ) -> Result<PlacementList, AppError> {
+    use sea_orm::sea_query::{Expr, ExprTrait, Func};
     actor.require_publisher()?;
     let status = match status.filter(|s| !s.is_empty()) {
         Some(s) => Some(PlacementStatus::parse(s).ok_or_else(|| {
@@ -143,26 +146,30 @@ pub async fn list(
     if let Some(s) = status {
         q = q.filter(placement::Column::Status.eq(s.as_str()));
     }
-    let rows = q
-        .order_by_desc(placement::Column::CreatedAt)
-        .order_by_desc(placement::Column::Id)
-        .all(&ctx.db)
-        .await?;
-    let needle = search
+    if let Some(n) = search
         .map(|s| s.trim().to_lowercase())
-        .filter(|s| !s.is_empty());
-    let rows: Vec<_> = rows
-        .into_iter()
-        .filter(|p| match &needle {
-            None => true,
-            Some(n) => {
-                p.name.to_lowercase().contains(n)
-                    || p.id.to_lowercase() == *n
-                    || p.platform_identity.to_lowercase() == *n
-            }
-        })
-        .collect();
-    list_of(ctx, &rows).await
+        .filter(|s| !s.is_empty())
+    {
+        let lower = |c: placement::Column| Expr::expr(Func::lower(Expr::col(c)));
+        let escaped = n
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        q =
+            q.filter(
+                sea_orm::Condition::any()
+                    .add(lower(placement::Column::Name).like(
+                        sea_orm::sea_query::LikeExpr::new(format!("%{escaped}%")).escape('\\'),
+                    ))
+                    .add(ExprTrait::eq(lower(placement::Column::Id), n.clone()))
+                    .add(ExprTrait::eq(lower(placement::Column::PlatformIdentity), n)),
+            );
+    }
+    let rows = page.select(q, placement::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let mut list = list_of(ctx, &rows).await?;
+    list.next_cursor = next_cursor;
+    Ok(list)
 }
 
 /// The list view of placement rows, with their callback key summaries loaded in one query.
@@ -175,6 +182,7 @@ pub(crate) async fn list_of(
     Ok(PlacementList {
         count: items.len(),
         items,
+        next_cursor: None,
     })
 }
 

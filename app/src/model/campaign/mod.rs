@@ -200,6 +200,10 @@ pub struct Campaign {
 pub struct CampaignList {
     pub items: Vec<Campaign>,
     pub count: usize,
+    /// Pass as `cursor` for the next (older) page; null on the last page (and on the review
+    /// queue, which is never paged).
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// `POST campaigns/{id}/transition`.

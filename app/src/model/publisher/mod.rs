@@ -131,6 +131,9 @@ pub struct CallbackSummary {
 pub struct PlacementList {
     pub items: Vec<Placement>,
     pub count: usize,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// `GET /publisher/v2/placements/{placementId}/ad-slots`: the placement's slots, as the placement read lists them.

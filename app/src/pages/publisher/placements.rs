@@ -5,7 +5,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{ReleasedBadge, StatusBadge, action_error};
+use super::{ReleasedBadge, StatusBadge, StatusSelect, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
@@ -37,10 +37,18 @@ impl PlacementsData {
         let query = use_query_map();
         let search = Memo::new(move |_| query.read().get("q").unwrap_or_default());
         let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+        let cursor = Memo::new(move |_| query.read().get("cursor"));
         let create = ServerAction::<AddPlacement>::new();
         let list = Resource::new(
-            move || (search.get(), status.get(), create.version().get()),
-            |(q, s, _)| list_placements(Some(q), Some(s)),
+            move || {
+                (
+                    search.get(),
+                    status.get(),
+                    cursor.get(),
+                    create.version().get(),
+                )
+            },
+            |(q, s, c, _)| list_placements(Some(q), Some(s), c, None),
         );
         PlacementsData {
             search,
@@ -69,20 +77,21 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
             <Form method="get" action=base attr:class="filters">
                 <input type="search" name="q" placeholder="Name, placement id or identity"
                     aria-label="Search" value=move || search.get()/>
-                <select name="status" aria-label="Status">
-                    <option value="" selected=move || status.get().is_empty()>"All statuses"</option>
-                    {PlacementStatus::ALL.iter().map(|s| {
-                        let v = s.as_str();
-                        view! { <option value=v selected=move || status.get() == v>{v}</option> }
-                    }).collect_view()}
-                </select>
+                <StatusSelect current=status all="All statuses"
+                    choices=PlacementStatus::ALL.iter().map(|s| (s.as_str(), s.as_str())).collect()/>
                 <button type="submit" class="secondary">"Search"</button>
             </Form>
             <Transition fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match list.await {
                         Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                        Ok(l) => view! { <PlacementTable list=l/> }.into_any(),
+                        Ok(l) => {
+                            let older = l.next_cursor.clone().map(|c| format!(
+                                "{base}?q={}&status={}&cursor={c}",
+                                crate::pages::query_value(&search.get_untracked()), status.get_untracked()
+                            ));
+                            view! { <PlacementTable list=l older/> }.into_any()
+                        }
                     }
                 })}
             </Transition>
@@ -92,7 +101,7 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
 }
 
 #[component]
-fn PlacementTable(list: PlacementList) -> impl IntoView {
+fn PlacementTable(list: PlacementList, older: Option<String>) -> impl IntoView {
     if list.items.is_empty() {
         return view! { <p class="muted">"No placements match. Create one below."</p> }.into_any();
     }
@@ -116,7 +125,8 @@ fn PlacementTable(list: PlacementList) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-        <p class="muted">{list.count}" placement(s)"</p>
+        <p class="muted">{list.count}" placement(s) on this page"</p>
+        {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
     }
     .into_any()
 }

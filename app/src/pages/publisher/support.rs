@@ -26,10 +26,11 @@ pub fn SupportInboxPage() -> impl IntoView {
     // Created in the page body: RequireUser may render its children more than once.
     let query = use_query_map();
     let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
     let update = ServerAction::<UpdateSupportCase>::new();
     let inbox = Resource::new(
-        move || (status.get(), update.version().get()),
-        |(s, _)| support_inbox(Some(s)),
+        move || (status.get(), cursor.get(), update.version().get()),
+        |(s, c, _)| support_inbox(Some(s), c),
     );
     view! {
         <Title text="Support inbox"/>
@@ -52,12 +53,18 @@ pub fn SupportInboxPage() -> impl IntoView {
                         Ok(list) if list.items.is_empty() => view! {
                             <section class="card" id="support-cases"><p class="muted">"No support case matches."</p></section>
                         }.into_any(),
-                        Ok(list) => view! {
-                            <section class="card" id="support-cases">
-                                <p class="muted">{format!("{} cases", list.count)}</p>
-                                {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
-                            </section>
-                        }.into_any(),
+                        Ok(list) => {
+                            let older = list.next_cursor.clone().map(|c| {
+                                format!("/publisher/support?status={}&cursor={c}", status.get_untracked())
+                            });
+                            view! {
+                                <section class="card" id="support-cases">
+                                    <p class="muted">{format!("{} cases on this page", list.count)}</p>
+                                    {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
+                                    {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+                                </section>
+                            }.into_any()
+                        }
                     }
                 })}
             </Transition>

@@ -184,13 +184,18 @@ pub(crate) mod support {
     }
 }
 
-/// The caller's campaigns, newest first, with the wallet.
+/// The caller's campaigns, newest first, 50 a page (`cursor`: the previous page's
+/// `nextCursor`), with the wallet.
 #[server(prefix = "/fn", endpoint = "campaigns_list")]
-pub async fn offer_campaigns() -> Result<CampaignsOverview, AppError> {
+pub async fn offer_campaigns(cursor: Option<String>) -> Result<CampaignsOverview, AppError> {
     super::web::run(async move {
         use crate::domain::campaigns::store;
         let (ctx, p) = support::reader().await?;
-        let campaigns = store::list(&ctx, &p, store::ListQuery::default()).await?;
+        let query = store::ListQuery {
+            page: crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "cmp")?,
+            ..store::ListQuery::default()
+        };
+        let campaigns = store::list(&ctx, &p, query).await?;
         let balance = support::wallet(&ctx, &p).await?;
         Ok(CampaignsOverview { campaigns, balance })
     })
@@ -402,7 +407,7 @@ pub async fn campaign_report_data(
 
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
-    use super::renumber_goal;
+    use super::support::renumber_goal;
 
     #[test]
     fn goal_errors_point_at_form_rows() {

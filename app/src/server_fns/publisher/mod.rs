@@ -114,11 +114,21 @@ pub(crate) mod support {
 pub async fn list_placements(
     search: Option<String>,
     status: Option<String>,
+    cursor: Option<String>,
+    limit: Option<u64>,
 ) -> Result<PlacementList, AppError> {
     super::web::run(async move {
         let (ctx, p) = support::reader().await?;
-        crate::domain::publisher::placements::list(&ctx, &p, search.as_deref(), status.as_deref())
-            .await
+        let page =
+            crate::domain::paging::Page::parse(limit.or(Some(50)), cursor.as_deref(), "plc")?;
+        crate::domain::publisher::placements::list(
+            &ctx,
+            &p,
+            search.as_deref(),
+            status.as_deref(),
+            &page,
+        )
+        .await
     })
     .await
 }

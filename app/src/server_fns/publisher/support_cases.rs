@@ -5,14 +5,16 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::publisher::ops::{SupportCase, SupportCaseList};
 
-/// Cases on the publisher's placements, newest first, optionally one status.
+/// Cases on the publisher's placements, newest first, optionally one status; 50 a page
+/// (`cursor`: the previous page's `nextCursor`).
 #[server(prefix = "/fn", endpoint = "publisher_support_inbox")]
-pub async fn support_inbox(status: Option<String>) -> Result<SupportCaseList, AppError> {
+pub async fn support_inbox(
+    status: Option<String>,
+    cursor: Option<String>,
+) -> Result<SupportCaseList, AppError> {
     crate::server_fns::web::run(async move {
-        let ctx = crate::server_fns::web::ctx()?;
-        let session = crate::server_fns::web::session().await?;
-        let p = crate::server_fns::web::require_principal(&ctx, &session).await?;
-        let page = crate::domain::paging::Page::default();
+        let (ctx, p) = crate::server_fns::web::reader().await?;
+        let page = crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "case")?;
         crate::domain::publisher::support::list(&ctx, &p, status.as_deref(), None, &page).await
     })
     .await

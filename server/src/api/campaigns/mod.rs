@@ -53,9 +53,13 @@ struct ListParams {
     q: Option<String>,
     /// Administrators: one advertiser's campaigns.
     advertiser_id: Option<String>,
+    /// Campaigns per page, 1 to 500 (default 100).
+    limit: Option<u64>,
+    /// The `nextCursor` of the previous page.
+    cursor: Option<String>,
 }
 
-/// Campaigns, newest first: `{items, count}`.
+/// Campaigns, newest first, one page at a time: `{items, count, nextCursor}`.
 #[utoipa::path(get, path = "/campaigns", tag = "campaigns", security(("dashboardBearer" = [])), params(ListParams),
     responses((status = 200, body = CampaignList), (status = 403, body = ErrorBody)))]
 async fn list(
@@ -64,6 +68,7 @@ async fn list(
     AppQuery(q): AppQuery<ListParams>,
 ) -> Result<AppJson<CampaignList>, AppError> {
     let q = store::ListQuery {
+        page: app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "cmp")?,
         status: q.status,
         q: q.q,
         advertiser_id: q.advertiser_id,

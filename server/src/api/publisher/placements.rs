@@ -27,9 +27,13 @@ struct ListQuery {
     search: Option<String>,
     /// DRAFT, PENDING_REVIEW, VERIFIED or REJECTED.
     status: Option<String>,
+    /// Placements per page, 1 to 500 (default 100).
+    limit: Option<u64>,
+    /// The `nextCursor` of the previous page.
+    cursor: Option<String>,
 }
 
-/// Non-archived placements of the caller, newest first.
+/// Non-archived placements of the caller, newest first, one page at a time (`nextCursor`).
 #[utoipa::path(get, path = "/placements", tag = "publisher", security(("dashboardBearer" = [])), params(ListQuery),
     responses((status = 200, body = PlacementList), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
 async fn list(
@@ -37,7 +41,8 @@ async fn list(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<ListQuery>,
 ) -> Result<AppJson<PlacementList>, AppError> {
-    placements::list(&s.ctx, &p, q.search.as_deref(), q.status.as_deref())
+    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "plc")?;
+    placements::list(&s.ctx, &p, q.search.as_deref(), q.status.as_deref(), &page)
         .await
         .map(AppJson)
 }

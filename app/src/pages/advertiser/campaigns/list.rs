@@ -14,7 +14,9 @@ use crate::server_fns::campaigns::{CampaignsOverview, offer_campaigns};
 #[component]
 pub fn CampaignsPage() -> impl IntoView {
     // Created in the page body, before RequireUser (its content can render more than once).
-    let overview = Resource::new(|| (), |_| offer_campaigns());
+    let query = leptos_router::hooks::use_query_map();
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
+    let overview = Resource::new(move || cursor.get(), offer_campaigns);
     view! {
         <Title text="Offer campaigns"/>
         <RequireUser signed_in=move |_u: AccountView| view! { <CampaignsView overview/> }/>
@@ -31,7 +33,8 @@ fn CampaignsView(overview: Resource<Result<CampaignsOverview, AppError>>) -> imp
                     Err(error) => view! { <CampaignLoadError error/> }.into_any(),
                     Ok(o) => view! {
                         {o.balance.map(|balance| view! { <BalanceCard balance funding_link=true/> })}
-                        <CampaignTable campaigns=o.campaigns.items/>
+                        <CampaignTable campaigns=o.campaigns.items
+                            older=o.campaigns.next_cursor.map(|c| format!("/advertiser/campaigns?cursor={c}"))/>
                     }
                     .into_any(),
                 }
@@ -41,7 +44,7 @@ fn CampaignsView(overview: Resource<Result<CampaignsOverview, AppError>>) -> imp
 }
 
 #[component]
-fn CampaignTable(campaigns: Vec<Campaign>) -> impl IntoView {
+fn CampaignTable(campaigns: Vec<Campaign>, older: Option<String>) -> impl IntoView {
     let empty = campaigns.is_empty();
     view! {
         <section class="card" id="campaigns">
@@ -69,6 +72,7 @@ fn CampaignTable(campaigns: Vec<Campaign>) -> impl IntoView {
                     </table>
                 }.into_any()
             }}
+            {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
         </section>
     }
 }

@@ -46,7 +46,7 @@ pub fn BansPage() -> impl IntoView {
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let create = ServerAction::<BanUser>::new();
     let update = ServerAction::<UpdateBan>::new();
-    let placements = Resource::new(|| (), |()| list_placements(None, None));
+    let placements = Resource::new(|| (), |()| list_placements(None, None, None, Some(500)));
     let bans = Resource::new(
         move || {
             (
@@ -107,7 +107,7 @@ pub fn BansPage() -> impl IntoView {
                         Ok(list) => {
                             let next = list.next_cursor.clone().map(|c| format!(
                                 "/publisher/bans?status={}&user={}&cursor={c}",
-                                status.get_untracked(), user.get_untracked()
+                                status.get_untracked(), crate::pages::query_value(&user.get_untracked())
                             ));
                             let rows = list.items.into_iter().map(|b| {
                                 let placement = placement_name(&names, &b.placement_id);

@@ -32,7 +32,7 @@ pub fn BlacklistPage() -> impl IntoView {
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let add = ServerAction::<AddBlacklist>::new();
     let remove = ServerAction::<RemoveBlacklist>::new();
-    let placements = Resource::new(|| (), |()| list_placements(None, None));
+    let placements = Resource::new(|| (), |()| list_placements(None, None, None, Some(500)));
     let entries = Resource::new(
         move || (cursor.get(), add.version().get(), remove.version().get()),
         |(c, _, _)| list_blacklist(c),
