@@ -49,7 +49,6 @@ pub async fn reject(
         errs.add("reason", "must be 3 to 500 characters");
         errs.finish()?;
     }
-    let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
     if status_of(&m) != SurveyStatus::PendingApproval {
@@ -64,21 +63,8 @@ pub async fn reject(
     let mut a = m.clone().into_active_model();
     a.status = Set(SurveyStatus::Draft.as_str().to_owned());
     a.metadata = Set(serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into()));
-    a.updated_at = Set(now);
-    let m = a.update(&txn).await?;
     let detail = serde_json::json!({"reason": reason, "revision": m.revision});
-    actor
-        .audit(
-            &txn,
-            now,
-            "survey_campaign.rejected",
-            (SUBJECT, &m.id),
-            detail,
-        )
-        .await?;
-    let out = view_of(ctx, &txn, &m).await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(out)
+    commit(ctx, txn, actor, a, ("survey_campaign.rejected", detail)).await
 }
 
 /// Administrator approval (CONTRACT section 3): a paid DRAFT or PENDINGAPPROVAL campaign goes LIVE.
@@ -90,7 +76,6 @@ pub async fn approve(
     reviewed: Option<i64>,
 ) -> Result<SurveyCampaign, AppError> {
     actor.require_admin()?;
-    let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
     if let Some(r) = reviewed.filter(|r| *r != m.revision) {
@@ -116,23 +101,10 @@ pub async fn approve(
         )
         .with_code("campaign_not_funded"));
     }
-    let mut a = m.clone().into_active_model();
-    a.status = Set(SurveyStatus::Live.as_str().to_owned());
-    a.updated_at = Set(now);
-    let m = a.update(&txn).await?;
     let detail = serde_json::json!({"payment": m.payment_status, "revision": m.revision});
-    actor
-        .audit(
-            &txn,
-            now,
-            "survey_campaign.approved",
-            (SUBJECT, &m.id),
-            detail,
-        )
-        .await?;
-    let out = view_of(ctx, &txn, &m).await?;
-    ctx.commit_and_announce(txn, [Change::Surveys]).await?;
-    Ok(out)
+    let mut a = m.into_active_model();
+    a.status = Set(SurveyStatus::Live.as_str().to_owned());
+    commit(ctx, txn, actor, a, ("survey_campaign.approved", detail)).await
 }
 
 /// Administrator: the campaign was paid outside the wallet (an invoice, a contract), so the
@@ -143,7 +115,6 @@ pub async fn record_external_payment(
     id: &str,
 ) -> Result<SurveyCampaign, AppError> {
     actor.require_admin()?;
-    let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
     match payment_of(&m) {
@@ -158,19 +129,32 @@ pub async fn record_external_payment(
         }
         PaymentStatus::Unpaid => {}
     }
-    let mut a = m.clone().into_active_model();
+    let mut a = m.into_active_model();
     a.payment_status = Set(PaymentStatus::External.as_str().to_owned());
+    commit(
+        ctx,
+        txn,
+        actor,
+        a,
+        ("survey_campaign.paid_externally", serde_json::json!({})),
+    )
+    .await
+}
+
+/// Writes a review decision: the row (with `updated_at` now), its audit entry, the answer,
+/// the commit and the announcement to the survey caches.
+async fn commit(
+    ctx: &Ctx,
+    txn: sea_orm::DatabaseTransaction,
+    actor: &Principal,
+    mut a: survey::ActiveModel,
+    (action, detail): (&str, serde_json::Value),
+) -> Result<SurveyCampaign, AppError> {
+    let now = ctx.now();
     a.updated_at = Set(now);
     let m = a.update(&txn).await?;
-    let detail = serde_json::json!({});
     actor
-        .audit(
-            &txn,
-            now,
-            "survey_campaign.paid_externally",
-            (SUBJECT, &m.id),
-            detail,
-        )
+        .audit(&txn, now, action, (SUBJECT, &m.id), detail)
         .await?;
     let out = view_of(ctx, &txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Surveys]).await?;
