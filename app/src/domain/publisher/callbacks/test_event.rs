@@ -18,6 +18,9 @@ use crate::error::AppError;
 use crate::model::money::Micros;
 use crate::model::publisher::*;
 
+/// The longest a test send waits for the receiver (under the 10-second request deadline).
+const TEST_SEND_LIMIT: std::time::Duration = std::time::Duration::from_secs(8);
+
 /// Builds the payload and headers that a reward confirmation would carry, signed with the
 /// CURRENT key. Nothing is sent and nothing is accounted.
 pub async fn test(
@@ -38,7 +41,21 @@ pub async fn send_test(
     let (mut test, attempt) = build(ctx, actor, placement_id).await?;
     ctx.limits
         .check(Policy::CallbackReplay, &actor.account_id)?;
-    let outcome = ctx.transport.send(ctx, &test.url, &attempt).await;
+    // Inside the request deadline (10 s): a receiver slower than this is reported as a
+    // timeout here rather than cut off by the deadline with a generic error.
+    let started_at = ctx.now();
+    let outcome = tokio::time::timeout(
+        TEST_SEND_LIMIT,
+        ctx.transport.send(ctx, &test.url, &attempt),
+    )
+    .await
+    .unwrap_or_else(|_| Outcome {
+        started_at,
+        latency_ms: TEST_SEND_LIMIT.as_millis() as i64,
+        error_class: Some("timeout".to_owned()),
+        error_message: Some("no answer within 8 seconds".to_owned()),
+        ..Outcome::default()
+    });
     tracing::info!(
         placement = %placement_id,
         status = outcome.response_status,
