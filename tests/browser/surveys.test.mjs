@@ -111,12 +111,12 @@ for (const hydrated of [true, false]) {
     await page.fill('#quotas input[name=name]', 'Women');
     await page.fill('#quotas input[name=num_respondents]', '5');
     await page.click('#quotas button:has-text("Add quota")');
-    const quota = page.locator('#quotas tr[data-quota]', { hasText: 'Women' });
+    const quota = page.locator('#quotas tr[data-quota]', { has: page.locator('input[name=name][value="Women"]') });
     await quota.waitFor();
     await quota.locator('select[name=question_id]').selectOption('GENDER');
     await quota.locator('input[name=criteria]').fill('2');
     await quota.locator('button:has-text("Add")').click();
-    await page.locator('#quotas').getByText('GENDER: 2').waitFor();
+    await quota.locator('li[data-qualification] input[name=criteria][value="2"]').waitFor();
     await page.fill('#custom-questions input[name=display_text]', 'Do you drink coffee?');
     await page.fill('#custom-questions textarea[name=options]', 'Yes\n!No');
     await page.click('#custom-questions button:has-text("Add question")');

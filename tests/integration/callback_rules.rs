@@ -176,7 +176,10 @@ async fn a_test_event_reaches_the_receiver_signed_and_is_never_credited(backend:
     assert!(queued.is_empty(), "a test is never a delivery: {queued:?}");
     // A receiver that does not answer is reported as a timeout before the request deadline.
     rx.answer(&[Answer::Hang(std::time::Duration::from_secs(9))]);
-    let (s, slow) = w.app.post(&send, Some(&w.p.token), &serde_json::json!({})).await;
+    let (s, slow) = w
+        .app
+        .post(&send, Some(&w.p.token), &serde_json::json!({}))
+        .await;
     assert_eq!(s, reqwest::StatusCode::OK, "{slow}");
     assert_eq!(slow["answer"]["errorClass"], "timeout", "{slow}");
 }

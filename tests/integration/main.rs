@@ -5,6 +5,7 @@ mod access;
 mod access_dashboard;
 mod auth;
 mod billing;
+mod billing_lists;
 mod callback_delivery;
 mod callback_rules;
 mod callbacks;

@@ -131,11 +131,14 @@ impl Funding {
     }
 }
 
-/// `{items}` of fundings (up to 100 newest).
+/// `{items}` of fundings, newest first (100 a page unless `limit` says otherwise).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FundingList {
     pub items: Vec<Funding>,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// `POST /billing/funding/wire`.

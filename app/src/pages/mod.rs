@@ -70,6 +70,15 @@ pub(crate) fn when(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
+/// The link to a list's next (older) page, when there is one. A full page load
+/// (`rel="external"`), so it works the same without JavaScript.
+#[component]
+pub(crate) fn OlderLink(href: Option<String>) -> impl IntoView {
+    href.map(
+        |href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> },
+    )
+}
+
 /// `s` percent-encoded as a query-string value (for "Older →" links that keep a filter).
 pub(crate) fn query_value(s: &str) -> String {
     s.bytes()

@@ -17,6 +17,8 @@ pub struct BillingSummary {
     pub profile: BillingProfile,
     pub invoices: Vec<Invoice>,
     pub allocations: Vec<crate::model::survey::campaign::Allocation>,
+    /// The cursor of the next (older) page of allocations.
+    pub allocations_next: Option<String>,
     pub awaiting_capture: Vec<Funding>,
 }
 
@@ -29,6 +31,8 @@ pub struct FundingSummary {
     pub wire: WireConfig,
     pub payprovider: PayProviderConfig,
     pub fundings: Vec<Funding>,
+    /// The cursor of the next (older) page of the funding history.
+    pub fundings_next: Option<String>,
     pub order_key: String,
 }
 
@@ -73,25 +77,31 @@ mod support {
     }
 }
 
-/// Balance, profile, invoices, survey allocations and the provider payments awaiting capture.
+/// Balance, profile, invoices, a page of survey allocations (50, after `cursor`) and the
+/// provider payments awaiting capture.
 #[server(prefix = "/fn", endpoint = "billing_overview")]
-pub async fn billing_overview() -> Result<BillingSummary, AppError> {
+pub async fn billing_overview(cursor: Option<String>) -> Result<BillingSummary, AppError> {
     super::web::run(async move {
         use crate::domain::billing::{
             acting_advertiser, allocations, funding, invoices, ledger, profile,
         };
+        use crate::domain::paging::Page;
         let (ctx, p) = support::reader().await?;
         let adv = acting_advertiser(&ctx, &p, None).await?;
         let balance = ledger::balance(&ctx.db, &adv).await?;
         let profile = profile::get(&ctx, &p, None).await?;
         let invoices = invoices::list(&ctx, &p, None).await?.items;
-        let allocations = allocations::list(&ctx, &p, None).await?.items;
-        let fundings = funding::list(&ctx, &p, None).await?.items;
+        let page = Page::parse(Some(50), cursor.as_deref(), "alc")?;
+        let allocations = allocations::list(&ctx, &p, None, &page).await?;
+        // An open order is minutes old: the newest page of fundings holds every one that
+        // can still be captured.
+        let fundings = funding::list(&ctx, &p, None, &Page::default()).await?.items;
         Ok(BillingSummary {
             balance,
             profile,
             invoices,
-            allocations,
+            allocations: allocations.items,
+            allocations_next: allocations.next_cursor,
             awaiting_capture: awaiting_capture(&fundings),
         })
     })
@@ -142,19 +152,24 @@ pub async fn save_billing_profile(
     .await
 }
 
-/// Balance, wire instructions, provider configuration and the funding history.
+/// Balance, wire instructions, provider configuration and a page of the funding history
+/// (50, after `cursor`).
 #[server(prefix = "/fn", endpoint = "billing_funding_overview")]
-pub async fn funding_overview() -> Result<FundingSummary, AppError> {
+pub async fn funding_overview(cursor: Option<String>) -> Result<FundingSummary, AppError> {
     super::web::run(async move {
         use crate::domain::billing::{acting_advertiser, funding, ledger, profile};
+        use crate::domain::paging::Page;
         let (ctx, p) = support::reader().await?;
         let adv = acting_advertiser(&ctx, &p, None).await?;
+        let page = Page::parse(Some(50), cursor.as_deref(), "fnd")?;
+        let fundings = funding::list(&ctx, &p, None, &page).await?;
         Ok(FundingSummary {
             balance: ledger::balance(&ctx.db, &adv).await?,
             profile_complete: profile::get(&ctx, &p, None).await?.complete,
             wire: funding::wire_config(),
             payprovider: funding::payprovider_config(&ctx),
-            fundings: funding::list(&ctx, &p, None).await?.items,
+            fundings: fundings.items,
+            fundings_next: fundings.next_cursor,
             order_key: crate::domain::crypto::random_token("dash"),
         })
     })

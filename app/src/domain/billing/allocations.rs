@@ -2,12 +2,11 @@
 //! completes, `surveys::cost`) moves from available to the campaign's reserve, once per
 //! campaign, and the plan is fixed.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::{CURRENCY, acting_advertiser, ledger};
 use crate::domain::changes::Change;
+use crate::domain::paging::Page;
 use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility};
 use crate::domain::surveys::cost;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
@@ -123,21 +122,19 @@ pub async fn allocate(
     Ok((view(row), true))
 }
 
-/// `GET /billing/allocations`: up to 100 newest.
+/// `GET /billing/allocations`: one page, newest first.
 pub async fn list(
     ctx: &Ctx,
     actor: &Principal,
     selected: Option<&str>,
+    page: &Page,
 ) -> Result<AllocationList, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
-    let rows = allocation::Entity::find()
-        .filter(allocation::Column::AdvertiserId.eq(adv))
-        .order_by_desc(allocation::Column::CreatedAt)
-        .order_by_desc(allocation::Column::Id)
-        .limit(100)
-        .all(&ctx.db)
-        .await?;
+    let q = allocation::Entity::find().filter(allocation::Column::AdvertiserId.eq(adv));
+    let rows = page.select(q, allocation::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |a| &a.id);
     Ok(AllocationList {
         items: rows.into_iter().map(view).collect(),
+        next_cursor,
     })
 }

@@ -15,6 +15,7 @@ use super::{
     acting_advertiser, check_currency, ledger, profile,
 };
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
+use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::billing::*;
@@ -394,22 +395,20 @@ pub async fn capture(
     load_view(ctx, &f.id).await
 }
 
-/// Up to 100 newest fundings of the advertiser.
+/// One page of the advertiser's fundings, newest first.
 pub async fn list(
     ctx: &Ctx,
     actor: &Principal,
     selected: Option<&str>,
+    page: &Page,
 ) -> Result<FundingList, AppError> {
     let adv = acting_advertiser(ctx, actor, selected).await?;
-    let rows = funding::Entity::find()
-        .filter(funding::Column::AdvertiserId.eq(adv))
-        .order_by_desc(funding::Column::CreatedAt)
-        .order_by_desc(funding::Column::Id)
-        .limit(100)
-        .all(&ctx.db)
-        .await?;
+    let q = funding::Entity::find().filter(funding::Column::AdvertiserId.eq(adv));
+    let rows = page.select(q, funding::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |f| &f.id);
     Ok(FundingList {
         items: rows.iter().map(|f| view(ctx, f)).collect(),
+        next_cursor,
     })
 }
 
@@ -424,6 +423,7 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, A
         .await?;
     Ok(FundingList {
         items: rows.iter().map(|f| view(ctx, f)).collect(),
+        next_cursor: None,
     })
 }
 

@@ -224,9 +224,12 @@ pub struct Allocation {
     pub created_at: DateTime<Utc>,
 }
 
-/// `{items}` of allocations, newest first (up to 100).
+/// `{items}` of allocations, newest first (100 a page unless `limit` says otherwise).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AllocationList {
     pub items: Vec<Allocation>,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }

@@ -29,9 +29,11 @@ pub fn BillingPage() -> impl IntoView {
     let save = ServerAction::<SaveBillingProfile>::new();
     let capture = ServerAction::<CapturePayment>::new();
     let saved = successes(save);
+    let query = leptos_router::hooks::use_query_map();
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
     let summary = Resource::new(
-        move || (saved.get(), capture.version().get()),
-        |_| billing_overview(),
+        move || (cursor.get(), saved.get(), capture.version().get()),
+        |(cursor, ..)| billing_overview(cursor),
     );
     let data = BillingData {
         save,
@@ -61,7 +63,7 @@ fn BillingView(data: BillingData) -> impl IntoView {
                         <BalanceCard balance=s.balance funding_link=true/>
                         <AwaitingCapture pending=s.awaiting_capture capture/>
                         <ProfileForm profile=s.profile save/>
-                        <Allocations allocations=s.allocations/>
+                        <Allocations allocations=s.allocations older=s.allocations_next.map(|c| format!("/advertiser/billing?cursor={c}#allocations"))/>
                         <Invoices invoices=s.invoices/>
                     }
                     .into_any(),
@@ -205,7 +207,10 @@ fn ProfileForm(profile: BillingProfile, save: ServerAction<SaveBillingProfile>) 
 }
 
 #[component]
-fn Allocations(allocations: Vec<crate::model::survey::campaign::Allocation>) -> impl IntoView {
+fn Allocations(
+    allocations: Vec<crate::model::survey::campaign::Allocation>,
+    older: Option<String>,
+) -> impl IntoView {
     view! {
         <section class="card" id="allocations">
             <h2>"Survey allocations"</h2>
@@ -231,6 +236,7 @@ fn Allocations(allocations: Vec<crate::model::survey::campaign::Allocation>) -> 
                     </table>
                 }.into_any()
             }}
+            <crate::pages::OlderLink href=older/>
         </section>
     }
 }

@@ -32,9 +32,18 @@ pub fn FundingPage() -> impl IntoView {
     let order = ServerAction::<OpenPaymentOrder>::new();
     let capture = ServerAction::<CapturePayment>::new();
     let (wired, ordered) = (successes(wire), successes(order));
+    let query = leptos_router::hooks::use_query_map();
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
     let summary = Resource::new(
-        move || (wired.get(), ordered.get(), capture.version().get()),
-        |_| funding_overview(),
+        move || {
+            (
+                cursor.get(),
+                wired.get(),
+                ordered.get(),
+                capture.version().get(),
+            )
+        },
+        |(cursor, ..)| funding_overview(cursor),
     );
     // A scripted page goes to the provider's checkout itself (a plain form post is
     // redirected there by the server). A full page load: the checkout is not a route here.
@@ -87,7 +96,7 @@ fn FundingView(data: FundingData) -> impl IntoView {
                                 })}
                                 <WireForm config=s.wire wire/>
                             </div>
-                            <History fundings=s.fundings capture checkout=dev_checkout/>
+                            <History fundings=s.fundings older=s.fundings_next.map(|c| format!("/advertiser/funding?cursor={c}")) capture checkout=dev_checkout/>
                         }
                         .into_any()
                     }
@@ -186,6 +195,7 @@ fn WireForm(config: WireConfig, wire: ServerAction<RequestWireFunding>) -> impl 
 #[component]
 fn History(
     fundings: Vec<Funding>,
+    older: Option<String>,
     capture: ServerAction<CapturePayment>,
     checkout: bool,
 ) -> impl IntoView {
@@ -208,6 +218,7 @@ fn History(
                     </table>
                 }.into_any()
             }}
+            <crate::pages::OlderLink href=older/>
         </section>
     }
 }

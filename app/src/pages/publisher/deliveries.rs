@@ -7,8 +7,8 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{LoadError, StatusSelect, action_error};
-use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use super::{LoadError, action_error};
+use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::model::AccountView;
 use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
@@ -83,7 +83,7 @@ pub fn DeliveriesPage() -> impl IntoView {
                                             {list.items.into_iter().map(|d| view! { <Row d/> }).collect_view()}
                                         </tbody>
                                     </table>
-                                    {next.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+                                    <crate::pages::OlderLink href=next/>
                                 </section>
                             }.into_any()
                         }

@@ -134,24 +134,6 @@ fn CallbackTestView(test: CallbackTest) -> impl IntoView {
     }
 }
 
-/// The status `<select>` of a GET filter: `all` (value "") and `choices` (value, label),
-/// with the one in `current` selected.
-#[component]
-fn StatusSelect(
-    current: Memo<String>,
-    all: &'static str,
-    choices: Vec<(&'static str, &'static str)>,
-) -> impl IntoView {
-    view! {
-        <select name="status" aria-label="Status">
-            <option value="" selected=move || current.get().is_empty()>{all}</option>
-            {choices.into_iter().map(|(v, l)| view! {
-                <option value=v selected=move || current.get() == v>{l}</option>
-            }).collect_view()}
-        </select>
-    }
-}
-
 /// The last refusal of an action, for [`ErrorNotice`](crate::components::form::ErrorNotice).
 fn action_error<S>(action: ServerAction<S>) -> Signal<Option<AppError>>
 where

@@ -5,8 +5,8 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{ReleasedBadge, StatusBadge, StatusSelect, action_error};
-use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use super::{ReleasedBadge, StatusBadge, action_error};
+use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
 use crate::pages::RequireUser;
@@ -126,7 +126,7 @@ fn PlacementTable(list: PlacementList, older: Option<String>) -> impl IntoView {
             </tbody>
         </table>
         <p class="muted">{list.count}" placement(s) on this page"</p>
-        {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+        <crate::pages::OlderLink href=older/>
     }
     .into_any()
 }

@@ -7,8 +7,8 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{LoadError, StatusSelect, action_error};
-use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use super::{LoadError, action_error};
+use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::ops::{SupportCase, SupportStatus};
 use crate::pages::RequireUser;
@@ -61,7 +61,7 @@ pub fn SupportInboxPage() -> impl IntoView {
                                 <section class="card" id="support-cases">
                                     <p class="muted">{format!("{} cases on this page", list.count)}</p>
                                     {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
-                                    {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+                                    <crate::pages::OlderLink href=older/>
                                 </section>
                             }.into_any()
                         }

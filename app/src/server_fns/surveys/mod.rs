@@ -13,6 +13,7 @@ use crate::model::survey::fetch::SurveyStats;
 use crate::model::survey::targeting::{CustomQuestion, ProfilingQuestion, Quota};
 
 pub mod campaign;
+pub mod targeting;
 
 /// The active survey API key (its first characters only).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -22,10 +23,12 @@ pub struct SurveyKeyInfo {
     pub created_at: DateTime<Utc>,
 }
 
-/// The advertiser's survey page.
+/// The advertiser's survey page: one page of campaigns (newest first, 50 at most).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SurveysSummary {
     pub campaigns: Vec<SurveyCampaign>,
+    /// The cursor of the next (older) page.
+    pub next_cursor: Option<String>,
     pub key: Option<SurveyKeyInfo>,
     /// A key issued by the form that led here (plain form posts), shown once.
     pub issued: Option<OneTimeSecret>,
@@ -44,13 +47,34 @@ pub struct SurveyEditorData {
 #[cfg(feature = "ssr")]
 const KEY_SCOPE: &str = "survey_api_key";
 
+/// The key and a page of campaigns matching `name` (part of it, any case) and `status`
+/// (one status, or empty for all), through the signed API's `searchcampaigns`.
 #[server(prefix = "/fn", endpoint = "survey_overview")]
-pub async fn survey_overview() -> Result<SurveysSummary, AppError> {
+pub async fn survey_overview(
+    name: Option<String>,
+    status: Option<String>,
+    cursor: Option<String>,
+) -> Result<SurveysSummary, AppError> {
     super::web::run(async move {
-        use crate::domain::{survey_api_keys, surveys::campaigns};
+        use crate::domain::{survey_api_keys, surveys::search};
+        use crate::model::survey::campaign::SurveyStatus;
+        use crate::model::survey::targeting::SurveySearch;
         let (ctx, p) = super::web::reader().await?;
         let session = super::web::session().await?;
-        let campaigns = campaigns::list(&ctx, &p).await?.campaigns;
+        let status = match status.as_deref().filter(|s| !s.is_empty()) {
+            None => None,
+            Some(s) => Some(vec![SurveyStatus::parse(s).ok_or_else(|| {
+                AppError::field("status", "must be a survey campaign status")
+            })?]),
+        };
+        let query = SurveySearch {
+            status,
+            name,
+            limit: Some(50),
+            cursor: cursor.filter(|c| !c.is_empty()),
+            ..Default::default()
+        };
+        let page = search::search(&ctx, &p, query).await?;
         let key = survey_api_keys::active(&ctx, &p).await?.map(
             |(prefix, encryption_type, created_at)| SurveyKeyInfo {
                 prefix,
@@ -60,7 +84,8 @@ pub async fn survey_overview() -> Result<SurveysSummary, AppError> {
         );
         let issued = super::flash::take_secret(&ctx, &session, KEY_SCOPE).await?;
         Ok(SurveysSummary {
-            campaigns,
+            campaigns: page.campaigns,
+            next_cursor: page.next_cursor,
             key,
             issued,
         })
@@ -139,138 +164,6 @@ pub async fn survey_detail(id: String) -> Result<SurveyEditorData, AppError> {
             campaign,
             catalog,
         })
-    })
-    .await
-}
-
-#[server(prefix = "/fn", endpoint = "survey_add_quota")]
-pub async fn add_quota(
-    campaign_id: String,
-    name: String,
-    num_respondents: String,
-    csrf: String,
-) -> Result<(), AppError> {
-    super::web::run(async move {
-        use crate::model::survey::targeting::QuotaInput;
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
-        let n = num_respondents
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| AppError::field("num_respondents", "must be a whole number"))?;
-        let input = QuotaInput {
-            name: Some(name),
-            num_respondents: Some(n),
-        };
-        crate::domain::surveys::quotas::create(&ctx, &p, &campaign_id, input).await?;
-        Ok(())
-    })
-    .await
-}
-
-#[server(prefix = "/fn", endpoint = "survey_delete_quota")]
-pub async fn delete_quota(
-    campaign_id: String,
-    quota_id: String,
-    csrf: String,
-) -> Result<(), AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
-        crate::domain::surveys::quotas::delete(&ctx, &p, &campaign_id, &quota_id).await?;
-        Ok(())
-    })
-    .await
-}
-
-/// `criteria`: answer ids (`1, 2`), ranges (`18-34, 55-64`) or postal-code prefixes,
-/// read according to the question's kind.
-#[server(prefix = "/fn", endpoint = "survey_add_qualification")]
-pub async fn add_qualification(
-    campaign_id: String,
-    quota_id: String,
-    question_id: String,
-    criteria: String,
-    csrf: String,
-) -> Result<(), AppError> {
-    super::web::run(async move {
-        use crate::domain::surveys::reference;
-        use crate::model::survey::targeting::{NumericRange, QualificationInput, QuestionKind};
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
-        let parts: Vec<String> = criteria
-            .split([',', '\n'])
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .collect();
-        let kind = reference::question(&question_id)
-            .map(|q| q.kind)
-            .unwrap_or(QuestionKind::Single);
-        let mut input = QualificationInput {
-            question_id: Some(question_id),
-            ..Default::default()
-        };
-        match kind {
-            QuestionKind::Numeric => {
-                let mut ranges = Vec::new();
-                for (i, r) in parts.iter().enumerate() {
-                    let (a, b) = r.split_once('-').unwrap_or((r, r));
-                    match (a.trim().parse(), b.trim().parse()) {
-                        (Ok(min), Ok(max)) => ranges.push(NumericRange { min, max }),
-                        _ => {
-                            return Err(AppError::field(
-                                &format!("ranges[{i}]"),
-                                "must be a range like 18-34",
-                            ));
-                        }
-                    }
-                }
-                input.ranges = Some(ranges);
-            }
-            QuestionKind::Text => input.values = Some(parts),
-            QuestionKind::Single | QuestionKind::Multi => input.answer_ids = Some(parts),
-        }
-        crate::domain::surveys::quotas::create_qualification(
-            &ctx,
-            &p,
-            &campaign_id,
-            &quota_id,
-            input,
-        )
-        .await?;
-        Ok(())
-    })
-    .await
-}
-
-/// A custom question with its options in one form: one option per line, a leading `!`
-/// marks an option that screens the respondent out (cs_reject).
-#[server(prefix = "/fn", endpoint = "survey_add_question")]
-pub async fn add_question(
-    campaign_id: String,
-    display_text: String,
-    multi: Option<String>,
-    options: String,
-    csrf: String,
-) -> Result<(), AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
-        let options: Vec<(String, bool)> = options
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(|l| match l.strip_prefix('!') {
-                Some(v) => (v.trim().to_owned(), true),
-                None => (l.to_owned(), false),
-            })
-            .collect();
-        crate::domain::surveys::questions::create_filled(
-            &ctx,
-            &p,
-            &campaign_id,
-            &display_text,
-            multi.is_some(),
-            &options,
-        )
-        .await?;
-        Ok(())
     })
     .await
 }

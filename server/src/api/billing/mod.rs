@@ -39,6 +39,19 @@ struct Select {
     advertiser_id: Option<String>,
 }
 
+/// [`Select`] with a page: `limit` 1 to 500 (default 100) and the previous page's `nextCursor`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct PagedSelect {
+    /// The advertiser to act for (administrators only).
+    advertiser_id: Option<String>,
+    /// Rows per page, 1 to 500 (default 100).
+    limit: Option<u64>,
+    /// The `nextCursor` of the previous page.
+    cursor: Option<String>,
+}
+
 /// The billing profile.
 #[utoipa::path(get, path = "/billing/profile", tag = "billing", security(("dashboardBearer" = [])), params(Select),
     responses((status = 200, body = BillingProfile), (status = 403, body = ErrorBody)))]
@@ -78,15 +91,16 @@ async fn balance(
     ledger::balance(&s.ctx.db, &adv).await.map(AppJson)
 }
 
-/// Up to 100 newest funding transactions.
-#[utoipa::path(get, path = "/billing/funding", tag = "billing", security(("dashboardBearer" = [])), params(Select),
-    responses((status = 200, body = FundingList)))]
+/// Funding transactions, newest first, 100 a page by default (`nextCursor` for the next).
+#[utoipa::path(get, path = "/billing/funding", tag = "billing", security(("dashboardBearer" = [])), params(PagedSelect),
+    responses((status = 200, body = FundingList), (status = 400, body = ErrorBody)))]
 async fn fundings(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
-    AppQuery(q): AppQuery<Select>,
+    AppQuery(q): AppQuery<PagedSelect>,
 ) -> Result<AppJson<FundingList>, AppError> {
-    funding::list(&s.ctx, &p, q.advertiser_id.as_deref())
+    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "fnd")?;
+    funding::list(&s.ctx, &p, q.advertiser_id.as_deref(), &page)
         .await
         .map(AppJson)
 }
@@ -191,15 +205,16 @@ async fn allocate(
     Ok(crate::extract::created_or_ok(a, created))
 }
 
-/// Up to 100 newest survey campaign allocations.
-#[utoipa::path(get, path = "/billing/allocations", tag = "billing", security(("dashboardBearer" = [])), params(Select),
-    responses((status = 200, body = AllocationList)))]
+/// Survey campaign allocations, newest first, 100 a page by default (`nextCursor` for the next).
+#[utoipa::path(get, path = "/billing/allocations", tag = "billing", security(("dashboardBearer" = [])), params(PagedSelect),
+    responses((status = 200, body = AllocationList), (status = 400, body = ErrorBody)))]
 async fn allocation_list(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
-    AppQuery(q): AppQuery<Select>,
+    AppQuery(q): AppQuery<PagedSelect>,
 ) -> Result<AppJson<AllocationList>, AppError> {
-    allocations::list(&s.ctx, &p, q.advertiser_id.as_deref())
+    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "alc")?;
+    allocations::list(&s.ctx, &p, q.advertiser_id.as_deref(), &page)
         .await
         .map(AppJson)
 }

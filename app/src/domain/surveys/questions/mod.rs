@@ -3,6 +3,7 @@
 //! order and controls. Options start blank with `cs_accept` and are edited by `option_id`.
 //! Changes follow the targeting status policy of `quotas`.
 
+mod filled;
 mod options;
 mod record;
 
@@ -17,6 +18,7 @@ use crate::model::survey::targeting::*;
 use crate::model::validate;
 use entity::survey_custom_question as cq;
 
+pub use filled::{QuestionDraft, create_filled, replace_filled};
 pub use options::{create_option, delete_option, update_option};
 pub use record::{
     ACCEPT, MAX_OPTIONS, MAX_QUESTIONS, MULTI_PUNCH, REJECT, SINGLE_PUNCH, of_campaign, view,
@@ -50,50 +52,8 @@ pub async fn create(
     append(ctx, actor, campaign_id, String::new(), SINGLE_PUNCH, &[]).await
 }
 
-/// A whole question in one transaction (the dashboard's form): text, single or multi-punch,
-/// and its options as `(value, screens out)`; nothing is written when any part is refused.
-pub async fn create_filled(
-    ctx: &Ctx,
-    actor: &Principal,
-    campaign_id: &str,
-    display_text: &str,
-    multi: bool,
-    options: &[(String, bool)],
-) -> Result<CustomQuestion, AppError> {
-    let mut errs = FieldErrors::new();
-    let text = errs.check("display_text", validate::display_name(display_text, 1000));
-    if !(2..=MAX_OPTIONS).contains(&options.len()) {
-        errs.add(
-            "options",
-            format!("give 2 to {MAX_OPTIONS} options, one per line"),
-        );
-    }
-    let mut out = Vec::new();
-    for (i, (value, reject)) in options.iter().enumerate() {
-        if let Some(v) = errs.check(&format!("options[{i}]"), validate::display_name(value, 500)) {
-            out.push(AnswerOption {
-                option_id: new_id("opt"),
-                value: v,
-                sort_order: i32::try_from(i + 1).unwrap_or(i32::MAX),
-                control_state: if *reject { REJECT } else { ACCEPT }.to_owned(),
-            });
-        }
-    }
-    errs.finish()?;
-    let kind = if multi { MULTI_PUNCH } else { SINGLE_PUNCH };
-    append(
-        ctx,
-        actor,
-        campaign_id,
-        text.unwrap_or_default(),
-        kind,
-        &out,
-    )
-    .await
-}
-
 /// Inserts a question after the campaign's others (at most [`MAX_QUESTIONS`]) and audits it.
-async fn append(
+pub(super) async fn append(
     ctx: &Ctx,
     actor: &Principal,
     campaign_id: &str,

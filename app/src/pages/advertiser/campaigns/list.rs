@@ -72,7 +72,7 @@ fn CampaignTable(campaigns: Vec<Campaign>, older: Option<String>) -> impl IntoVi
                     </table>
                 }.into_any()
             }}
-            {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+            <crate::pages::OlderLink href=older/>
         </section>
     }
 }

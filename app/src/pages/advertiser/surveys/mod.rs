@@ -4,6 +4,7 @@
 
 mod detail;
 mod form;
+mod targeting;
 
 pub use detail::SurveyDetailPage;
 
@@ -37,7 +38,17 @@ pub fn SurveysPage() -> impl IntoView {
     let allocate = ServerAction::<AllocateSurvey>::new();
     let submit = ServerAction::<SubmitSurvey>::new();
     let (a, b, c) = (successes(issue), successes(allocate), successes(submit));
-    let overview = Resource::new(move || (a.get(), b.get(), c.get()), |_| survey_overview());
+    // Created in the page body, before RequireUser (its content can render more than once).
+    let query = leptos_router::hooks::use_query_map();
+    let filter = Memo::new(move |_| {
+        let q = query.read();
+        let get = |k: &str| q.get(k).filter(|v| !v.is_empty());
+        (get("name"), get("status"), get("cursor"))
+    });
+    let overview = Resource::new(
+        move || (filter.get(), a.get(), b.get(), c.get()),
+        |((name, status, cursor), ..)| survey_overview(name, status, cursor),
+    );
     let data = SurveysData {
         create: ServerAction::new(),
         markets: Resource::new(|| (), |()| survey_markets()),
@@ -80,7 +91,7 @@ fn SurveysView(data: SurveysData) -> impl IntoView {
                         let shown = fresh.get_untracked().or(o.issued.clone());
                         view! {
                             <KeyCard key=o.key.clone() shown issue/>
-                            <CampaignTable campaigns=o.campaigns allocate submit/>
+                            <CampaignTable campaigns=o.campaigns next=o.next_cursor allocate submit/>
                             <form::NewSurveyForm create markets/>
                         }.into_any()
                     }
@@ -160,29 +171,67 @@ fn badge(status: SurveyStatus) -> impl IntoView {
     view! { <span class=class data-status=status.as_str()>{status.as_str()}</span> }
 }
 
+/// Finds campaigns by part of their name and by status (a plain GET form).
+#[component]
+fn SurveyFilter() -> impl IntoView {
+    let query = leptos_router::hooks::use_query_map();
+    let name = move || query.read().get("name").unwrap_or_default();
+    let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
+    let choices = SurveyStatus::ALL
+        .iter()
+        .map(|s| (s.as_str(), s.as_str()))
+        .collect::<Vec<_>>();
+    view! {
+        <leptos_router::components::Form method="get" action="/advertiser/surveys" attr:class="filters">
+            <input name="name" placeholder="Name contains" aria-label="Name contains" value=name/>
+            <crate::components::form::StatusSelect current=status all="All statuses" choices/>
+            <button type="submit" class="secondary">"Find"</button>
+        </leptos_router::components::Form>
+    }
+}
+
+/// The "Older →" link of the list, keeping its filters.
+fn older_link(next: Option<String>) -> Option<String> {
+    let query = leptos_router::hooks::use_query_map();
+    let q = query.read_untracked();
+    let keep = |k: &str| crate::pages::query_value(&q.get(k).unwrap_or_default());
+    next.map(|c| {
+        format!(
+            "/advertiser/surveys?name={}&status={}&cursor={c}",
+            keep("name"),
+            keep("status")
+        )
+    })
+}
+
 #[component]
 fn CampaignTable(
     campaigns: Vec<SurveyCampaign>,
+    next: Option<String>,
     allocate: ServerAction<AllocateSurvey>,
     submit: ServerAction<SubmitSurvey>,
 ) -> impl IntoView {
     if campaigns.is_empty() {
         return view! {
             <section class="card" id="surveys"><h2>"Survey campaigns"</h2>
-                <p class="muted">"No survey campaign yet. Create one with POST /api/v1/campaigns/create."</p>
+                <SurveyFilter/>
+                <p class="muted">"No survey campaign matches. Create one below or with POST /api/v1/campaigns/create."</p>
             </section>
         }
         .into_any();
     }
+    let older = older_link(next);
     view! {
         <section class="card" id="surveys">
             <h2>"Survey campaigns"</h2>
+            <SurveyFilter/>
             <table>
                 <thead><tr><th>"Campaign"</th><th>"Status"</th><th>"Market"</th><th class="num">"CPI"</th><th class="num">"Completes"</th><th class="num">"Estimated cost"</th><th>"Next step"</th></tr></thead>
                 <tbody>
                     {campaigns.into_iter().map(|c| view! { <CampaignRow c allocate submit/> }).collect_view()}
                 </tbody>
             </table>
+            <crate::pages::OlderLink href=older/>
         </section>
     }
     .into_any()

@@ -6,9 +6,9 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::super::{LoadError, StatusSelect, action_error};
+use super::super::{LoadError, action_error};
 use super::{list_card, placement_name, placement_options};
-use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::ops::{BanStatus, UserBan};
 use crate::pages::{RequireUser, when};

@@ -53,7 +53,7 @@ fn list_card(
                 <thead><tr>{head.iter().map(|h| view! { <th>{*h}</th> }).collect_view()}</tr></thead>
                 <tbody>{rows}</tbody>
             </table>
-            {older.map(|href| view! { <p><a class="button secondary" href=href rel="external">"Older →"</a></p> })}
+            <crate::pages::OlderLink href=older/>
         </section>
     }
     .into_any()
