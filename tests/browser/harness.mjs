@@ -7,7 +7,7 @@
 // stop. Tests that seed rows directly use `server.sql(statement, params)`, which runs on
 // either database (`?` placeholders; write booleans as true/false, not 1/0).
 import { spawn, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -156,4 +156,18 @@ export async function api(base, method, path, body, token) {
   const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
   return r.status === 204 ? null : r.json();
+}
+
+// A signed survey API call (`enc` is the SHA3-256 of URL, body and secret) with a key from
+// `POST …/survey-api/credentials` or copied from the page; fails the test on a non-2xx answer.
+export async function surveyApi(base, key, method, path, body) {
+  const url = `${base}${path}`;
+  const text = body ? JSON.stringify(body) : '';
+  const enc = createHash('sha3-256').update(url + text + key.secret).digest('hex');
+  const r = await fetch(`${url}?enc=${enc}`, {
+    method, headers: { 'x-api-key': key.apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: text || undefined,
+  });
+  const out = await r.text();
+  assert.ok(r.ok, `${method} ${path}: ${r.status} ${out}`);
+  return JSON.parse(out);
 }

@@ -5,24 +5,13 @@
 // by name and status and pages by 50. With and without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, signIn, api as call } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn, api as call, surveyApi } from './harness.mjs';
 
 let server; let browser; let admin; let adv; let key;
 const password = 'correct horse battery';
 const api = (method, path, body, token) => call(server.base, method, path, body, token);
 
-async function signed(method, path, body) {
-  const url = `${server.base}${path}`;
-  const text = body ? JSON.stringify(body) : '';
-  const enc = createHash('sha3-256').update(url + text + key.secret).digest('hex');
-  const r = await fetch(`${url}?enc=${enc}`, {
-    method, headers: { 'x-api-key': key.apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: text || undefined,
-  });
-  const out = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${out}`);
-  return JSON.parse(out);
-}
+const signed = (method, path, body) => surveyApi(server.base, key, method, path, body);
 
 const survey = (name) => signed('POST', '/api/v1/campaigns/create', {
   name, country_language_id: 'en-US', cpi: 2, length_of_interview: 10, conversion: 50,

@@ -5,8 +5,7 @@
 // respondent's paid complete. With and without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, surveyApi } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -25,17 +24,7 @@ const api = (method, path, body, token) => call(method, path, body, token ? { au
 const token = async (email) => (await api('POST', '/auth/v1/tokens', { email, password })).token;
 
 // A signed survey API call with a key copied from the page ("X-Api-Key: …\nSecret: …").
-async function signed(key, method, path, body) {
-  const url = `${server.base}${path}`;
-  const text = body ? JSON.stringify(body) : '';
-  const enc = createHash('sha3-256').update(url + text + key.secret).digest('hex');
-  const r = await fetch(`${url}?enc=${enc}`, {
-    method, headers: { 'x-api-key': key.apiKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: text || undefined,
-  });
-  const out = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${out}`);
-  return JSON.parse(out);
-}
+const signed = (key, method, path, body) => surveyApi(server.base, key, method, path, body);
 
 before(async () => {
   server = await startServer();
