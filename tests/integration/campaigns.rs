@@ -306,6 +306,12 @@ async fn edits_make_revisions_and_live_ones_wait_for_review(
         (c["liveRevision"].as_i64(), c["pendingRevision"].as_bool()),
         (Some(3), Some(false))
     );
+    let (_, queue) = app.get("/admin/v1/offer-campaigns", Some(admin)).await;
+    let queued = queue["items"].as_array().expect("items");
+    assert!(
+        !queued.iter().any(|c| c["campaignId"] == id),
+        "a live campaign without a pending revision leaves the queue"
+    );
     assert_eq!(
         app.balance(&t).await,
         (700 * USD, 300 * USD, 0),
