@@ -112,7 +112,13 @@ pub async fn sign_in(session: &Session, account_id: &str) -> Result<(), AppError
 
 /// Ends the session and deletes it from the store.
 pub async fn sign_out(session: &Session) -> Result<(), AppError> {
-    session.flush().await.map_err(session_err)
+    session.flush().await.map_err(session_err)?;
+    // Starts the anonymous session the sign-in page will use, with its CSRF token, in this
+    // answer. Without it the page the browser renders next reads the session in two requests
+    // at once (page and navigation), each creating a session of its own, and the form could
+    // carry the token of one beside the cookie of the other (a refused sign-in).
+    csrf_token(session).await?;
+    Ok(())
 }
 
 /// The flashes one page request has taken, shared by its render attempts (provided as

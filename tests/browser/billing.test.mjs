@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, signIn as signInAt, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAt, SHOTS, signOut as signOutAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -56,21 +56,10 @@ async function waitForBalance(page, amount) {
   }
 }
 
-async function signIn(page, email, home, { hydrated = true } = {}) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = formWith(page, 'Sign in');
-  await form.locator('input[name=email]').fill(email);
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${server.base}${home}`, { timeout: 10000 });
-}
+const signIn = (page, email, home, { hydrated = true } = {}) =>
+  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
 
-async function signOut(page) {
-  await page.click('button:has-text("Sign out")');
-  await page.waitForURL(`${server.base}/sign-in`);
-  await page.locator('nav >> text=Sign in').waitFor();
-}
+const signOut = (page) => signOutAt(page, server.base);
 
 // The page reached by a link click or a redirect, once hydrated.
 async function landed(page, url, { hydrated = true } = {}) {

@@ -8,7 +8,7 @@
 // campaign is rejected with a reason the advertiser sees.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, SHOTS, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
 
 let server; let browser; let adminToken; let advToken;
 const password = 'correct horse battery';
@@ -53,21 +53,10 @@ after(async () => {
 const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
 const formWith = (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) });
 
-async function signIn(page, email, home, { hydrated = true } = {}) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = formWith(page, 'Sign in');
-  await form.locator('input[name=email]').fill(email);
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${server.base}${home}`, { timeout: 10000 });
-}
+const signIn = (page, email, home, { hydrated = true } = {}) =>
+  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
 
-async function signOut(page) {
-  await page.click('button:has-text("Sign out")');
-  await page.waitForURL(`${server.base}/sign-in`);
-  await page.locator('nav >> text=Sign in').waitFor();
-}
+const signOut = (page) => signOutAt(page, server.base);
 
 async function landed(page, url, { hydrated = true } = {}) {
   await page.waitForURL(url);

@@ -3,7 +3,7 @@
 // JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -44,15 +44,8 @@ after(async () => {
   await server?.stop();
 });
 
-async function signIn(page, hydrated) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
-  await form.locator('input[name=email]').fill('pub@example.com');
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${server.base}/publisher`);
-}
+const signIn = (page, hydrated) =>
+  signInAt(page, server.base, 'pub@example.com', password, { hydrated, landing: '/publisher' });
 
 for (const hydrated of [true, false]) {
   test(`${hydrated ? 'with' : 'without'} JavaScript: the gallery lists live offers and follows filters`, async () => {

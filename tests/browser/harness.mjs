@@ -139,14 +139,29 @@ export function watchPage(page) {
 }
 
 // Signs in through the form and waits for the home page `landing` (hydrated or not).
-export async function signIn(page, base, email, password, { hydrated, landing }) {
+export async function signIn(page, base, email, password, { hydrated, landing, timeout = 30000 }) {
   await page.goto(`${base}/sign-in`);
   if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
   const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
+  // The token arrives with the session read; a form posted before it is refused.
+  await form.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
   await form.locator('input[name=email]').fill(email);
   await form.locator('input[name=password]').fill(password);
   await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${base}${landing}`);
+  try {
+    await page.waitForURL(`${base}${landing}`, { timeout });
+  } catch (e) {
+    // Name what the page said (a refused form shows its error) instead of only the timeout.
+    const said = await page.locator('[role=alert]').allTextContents().catch(() => []);
+    throw new Error(`sign-in as ${email} did not reach ${landing} (at ${page.url()}): ${said.join(' | ') || e.message}`);
+  }
+}
+
+// Signs out through the header's button and waits for the header of the sign-in page.
+export async function signOut(page, base) {
+  await page.click('button:has-text("Sign out")');
+  await page.waitForURL(`${base}/sign-in`);
+  await page.locator('nav >> text=Sign in').waitFor();
 }
 
 // A JSON call to the API as `token` (or anonymous); fails the test on a non-2xx answer.

@@ -4,7 +4,7 @@
 // come back through the session flash.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, SHOTS, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -28,29 +28,10 @@ const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, ful
 // The form that holds the submit button labelled `label`.
 const formWith = (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) });
 
-async function signIn(page, email, home, { hydrated = true } = {}) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = formWith(page, 'Sign in');
-  await form.locator('input[name=email]').fill(email);
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  try {
-    await page.waitForURL(`${server.base}${home}`, { timeout: 10000 });
-  } catch (e) {
-    await shot(page, `sign-in-failed-${email}`);
-    const alert = await page.getByRole('alert').allTextContents();
-    throw new Error(`sign-in as ${email} did not reach ${home} (at ${page.url()}): ${alert.join(' ')}`);
-  }
-}
+const signIn = (page, email, home, { hydrated = true } = {}) =>
+  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
 
-async function signOut(page) {
-  await page.click('button:has-text("Sign out")');
-  await page.waitForURL(`${server.base}/sign-in`);
-  // The header reloads the (new, anonymous) session; wait for it so that its cookie is not
-  // replaced under the next page's form.
-  await page.locator('nav >> text=Sign in').waitFor();
-}
+const signOut = (page) => signOutAt(page, server.base);
 
 test('with JavaScript: placement, slot, callback, review, verification, release, go live', async () => {
   const page = await browser.newPage();

@@ -5,7 +5,7 @@
 // respondent's paid complete. With and without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, surveyApi } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, surveyApi, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -55,15 +55,7 @@ after(async () => {
   await server?.stop();
 });
 
-async function signIn(page, email, home, hydrated) {
-  await page.goto(`${server.base}/sign-in`);
-  if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-  const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
-  await form.locator('input[name=email]').fill(email);
-  await form.locator('input[name=password]').fill(password);
-  await form.locator('button[type=submit]').click();
-  await page.waitForURL(`${server.base}${home}`);
-}
+const signIn = (page, email, home, hydrated) => signInAt(page, server.base, email, password, { hydrated, landing: home });
 
 for (const hydrated of [true, false]) {
   test(`${hydrated ? 'with' : 'without'} JavaScript: a survey from key to paid complete, in both dashboards`, async () => {
@@ -186,14 +178,12 @@ for (const hydrated of [true, false]) {
     let c = await signed(key, 'GET', `/api/v1/campaigns/${id}`);
     assert.equal(c.status, 'DRAFT');
     assert.equal(c.rejection_reason, 'The live link must carry the transaction id only once.');
-    await page.click('button:has-text("Sign out")');
-    await page.waitForURL(`${server.base}/sign-in`);
+    await signOutAt(page, server.base);
 
     await signIn(page, 'adv@example.com', '/advertiser', hydrated);
     await page.goto(`${server.base}/advertiser/surveys/${id}`);
     await page.locator('.rejection', { hasText: 'transaction id only once' }).waitFor();
-    await page.click('button:has-text("Sign out")');
-    await page.waitForURL(`${server.base}/sign-in`);
+    await signOutAt(page, server.base);
 
     c = await signed(key, 'PUT', `/api/v1/campaigns/${id}`, { status: 'PENDINGAPPROVAL' });
     assert.equal(c.rejection_reason, undefined, 'a resubmission clears the reason');

@@ -8,6 +8,7 @@ use tests::{TestApp, both_backends};
 both_backends!(
     sign_in_page_renders_a_complete_form,
     form_sign_in_and_out_without_javascript,
+    sign_out_starts_the_session_the_next_sign_in_uses,
     cross_site_and_tokenless_posts_are_refused,
     dashboard_approvals_name_the_reviewed_revision
 );
@@ -153,6 +154,52 @@ async fn form_sign_in_and_out_without_javascript(app: TestApp) {
     let (_, html) = page(&app, "/publisher").await;
     assert!(!html.contains(&user.email));
     assert!(html.contains("Sign in required"));
+}
+
+/// After a sign-out the browser renders the sign-in page itself and reads the session in two
+/// requests at once (the page and its navigation). The sign-out answer already started the
+/// next anonymous session, so both reads see one CSRF token and the sign-in with it passes;
+/// before, each read created a session of its own and the form could be refused.
+async fn sign_out_starts_the_session_the_next_sign_in_uses(app: TestApp) {
+    let user = app.create_user(Role::Publisher).await;
+    let csrf = app.browser_sign_in(&app.client, &user).await;
+    let res = app
+        .client
+        .post(app.url("/fn/sign_out"))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .expect("sign out");
+    assert!(res.status().is_success(), "{}", res.status());
+
+    let read = || async {
+        let res = app
+            .client
+            .post(app.url("/fn/session_info"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .send()
+            .await
+            .expect("session read");
+        let v: serde_json::Value = res.json().await.unwrap_or_default();
+        assert!(v["user"].is_null(), "signed out: {v}");
+        v["csrf"].as_str().unwrap_or_default().to_owned()
+    };
+    let (a, b) = tokio::join!(read(), read());
+    assert!(!a.is_empty());
+    assert_eq!(a, b, "one anonymous session after the sign-out");
+
+    let res = app
+        .client
+        .post(app.url("/fn/sign_in"))
+        .form(&[
+            ("email", user.email.as_str()),
+            ("password", user.password.as_str()),
+            ("csrf", a.as_str()),
+        ])
+        .send()
+        .await
+        .expect("sign in");
+    assert!(res.status().is_success(), "{}", res.status());
 }
 
 async fn cross_site_and_tokenless_posts_are_refused(app: TestApp) {

@@ -8,10 +8,15 @@
 //! two seconds. A reader notes [`GuardedCache::generation`] before reading the database and
 //! hands it to `insert`, which keeps the value only if no invalidation happened in between,
 //! so a row read before a commit is never cached after it. The time limit
-//! ([`HOT_CACHE_TTL`]) is only the backstop for an announcement that never arrived (its
-//! process died between commit and announcement; docs/operations.md, "Caches and
-//! staleness"). Expiry rules read the domain clock on every use, from the cached row, never
-//! from the cache's own timer.
+//! ([`DELIVERY_BACKSTOP`] for the delivery caches) is only the backstop for an announcement
+//! that never arrived (its process died between commit and announcement; docs/operations.md,
+//! "Caches and staleness"). Expiry rules read the domain clock on every use, from the cached
+//! row, never from the cache's own timer.
+//!
+//! Each entry lives a random three quarters to all of its cache's time limit, so entries
+//! filled together (every session of a busy minute after a restart) are not re-read together:
+//! with one fixed life, 10,000 sessions filled in 3 s were read again in the same 3 s every
+//! period (BENCHMARKS.md, "cold-cache bursts"). The limit stays the bound.
 //!
 //! A hand-written map rather than a general cache crate: the generation guard above is the
 //! point, and it needs the check and the insert under one lock.
@@ -20,12 +25,28 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-/// How long an entry is trusted without being re-read (the backstop of `domain::changes`).
+/// How long an entry is trusted without being re-read where the time limit is what brings
+/// in other processes' writes (survey respondents: their fetches are not announced).
 pub const HOT_CACHE_TTL: Duration = Duration::from_secs(10);
+
+/// The backstop of the announced delivery caches (sessions, bans, completions, static keys):
+/// it bounds only a change whose process died in the 50 ms between commit and announcement,
+/// so it is long enough that re-reading every active user's entries is not a steady load.
+pub const DELIVERY_BACKSTOP: Duration = Duration::from_secs(30);
 
 struct Inner<V> {
     generation: u64,
+    /// Each entry with the moment it stops being trusted.
     map: HashMap<String, (Instant, V)>,
+}
+
+/// A life between three quarters of `ttl` and `ttl`, drawn at random per entry.
+fn entry_life(ttl: Duration, key: &str) -> Duration {
+    use std::hash::BuildHasher;
+    // A fresh `RandomState` has new keys each time: a cheap random number, no crate needed.
+    let draw = std::collections::hash_map::RandomState::new().hash_one(key);
+    let quarter = u64::try_from(ttl.as_micros() / 4).unwrap_or(u64::MAX);
+    ttl - Duration::from_micros(draw % quarter.saturating_add(1))
 }
 
 /// A bounded map whose inserts lose every race against an invalidation.
@@ -51,10 +72,11 @@ impl<V: Clone> GuardedCache<V> {
     /// The entry for `key` if it is younger than the time limit.
     pub fn get(&self, key: &str) -> Option<V> {
         let inner = self.inner.read().ok()?;
+        let now = Instant::now();
         inner
             .map
             .get(key)
-            .filter(|(at, _)| at.elapsed() < self.ttl)
+            .filter(|(until, _)| *until > now)
             .map(|(_, v)| v.clone())
     }
 
@@ -71,14 +93,15 @@ impl<V: Clone> GuardedCache<V> {
         if inner.generation != generation {
             return;
         }
+        let now = Instant::now();
         if inner.map.len() >= self.max_entries {
-            let ttl = self.ttl;
-            inner.map.retain(|_, (at, _)| at.elapsed() < ttl);
+            inner.map.retain(|_, (until, _)| *until > now);
             if inner.map.len() >= self.max_entries {
                 inner.map.clear();
             }
         }
-        inner.map.insert(key, (Instant::now(), value));
+        let until = now + entry_life(self.ttl, &key);
+        inner.map.insert(key, (until, value));
     }
 
     /// The entry for `key`, or what `load` reads from the database (kept unless an
@@ -155,10 +178,10 @@ pub struct HotCaches {
 impl Default for HotCaches {
     fn default() -> Self {
         Self {
-            sessions: GuardedCache::new(HOT_CACHE_TTL, 200_000),
-            bans: GuardedCache::new(HOT_CACHE_TTL, 200_000),
-            completions: GuardedCache::new(HOT_CACHE_TTL, 200_000),
-            static_keys: GuardedCache::new(HOT_CACHE_TTL, 50_000),
+            sessions: GuardedCache::new(DELIVERY_BACKSTOP, 200_000),
+            bans: GuardedCache::new(DELIVERY_BACKSTOP, 200_000),
+            completions: GuardedCache::new(DELIVERY_BACKSTOP, 200_000),
+            static_keys: GuardedCache::new(DELIVERY_BACKSTOP, 50_000),
             // Launch links are immutable and live five minutes: no staleness to bound.
             launches: GuardedCache::new(Duration::from_secs(6 * 60), 200_000),
         }
@@ -204,5 +227,22 @@ mod tests {
         }
         assert!(c.len() <= 2);
         assert_eq!(c.get("c"), Some(2));
+    }
+
+    #[test]
+    fn entries_filled_together_do_not_expire_together() {
+        let ttl = Duration::from_secs(30);
+        let lives: Vec<Duration> = (0..200).map(|_| entry_life(ttl, "same key")).collect();
+        assert!(
+            lives.iter().all(|l| *l <= ttl && *l >= ttl * 3 / 4),
+            "{lives:?}"
+        );
+        let spread = lives.iter().max().copied().unwrap_or_default()
+            - lives.iter().min().copied().unwrap_or_default();
+        assert!(
+            spread > Duration::from_secs(4),
+            "lives spread over the last quarter: {spread:?}"
+        );
+        assert_eq!(entry_life(Duration::ZERO, "k"), Duration::ZERO);
     }
 }

@@ -91,7 +91,7 @@ pub async fn billing_overview(cursor: Option<String>) -> Result<BillingSummary, 
         let balance = ledger::balance(&ctx.db, &adv).await?;
         let profile = profile::get(&ctx, &p, None).await?;
         let invoices = invoices::list(&ctx, &p, None).await?.items;
-        let page = Page::parse(Some(50), cursor.as_deref(), "alc")?;
+        let page = Page::parse(Some(50), cursor.as_deref(), allocations::ID_PREFIX)?;
         let allocations = allocations::list(&ctx, &p, None, &page).await?;
         // An open order is minutes old: the newest page of fundings holds every one that
         // can still be captured.
@@ -161,7 +161,7 @@ pub async fn funding_overview(cursor: Option<String>) -> Result<FundingSummary, 
         use crate::domain::paging::Page;
         let (ctx, p) = support::reader().await?;
         let adv = acting_advertiser(&ctx, &p, None).await?;
-        let page = Page::parse(Some(50), cursor.as_deref(), "fnd")?;
+        let page = Page::parse(Some(50), cursor.as_deref(), funding::ID_PREFIX)?;
         let fundings = funding::list(&ctx, &p, None, &page).await?;
         Ok(FundingSummary {
             balance: ledger::balance(&ctx.db, &adv).await?,

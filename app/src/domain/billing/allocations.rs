@@ -97,7 +97,7 @@ pub async fn allocate(
     surveys::mark_wallet_paid(&txn, &m, now).await?;
     cost::fix_plan(&txn, &m, planned).await?;
     let row = allocation::ActiveModel {
-        id: Set(new_id("alc")),
+        id: Set(new_id(ID_PREFIX)),
         advertiser_id: Set(m.advertiser_id.clone()),
         survey_campaign_id: Set(m.id.clone()),
         amount_micros: Set(amount),
@@ -121,6 +121,9 @@ pub async fn allocate(
         .await?;
     Ok((view(row), true))
 }
+
+/// The prefix of allocation ids, which the list's cursors are.
+pub const ID_PREFIX: &str = "alc";
 
 /// `GET /billing/allocations`: one page, newest first.
 pub async fn list(

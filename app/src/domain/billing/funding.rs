@@ -110,7 +110,7 @@ pub async fn request_wire(
         )
         .with_code("reference_reused"));
     }
-    let id = new_id("fnd");
+    let id = new_id(ID_PREFIX);
     let mut row = new_funding(
         &id,
         &adv,
@@ -258,7 +258,7 @@ pub async fn open_order(
         }
         discard_placeholder(ctx, &f.id).await?;
     }
-    let id = new_id("fnd");
+    let id = new_id(ID_PREFIX);
     let mut inserted = new_funding(
         &id,
         &adv,
@@ -394,6 +394,9 @@ pub async fn capture(
     txn.commit().await?;
     load_view(ctx, &f.id).await
 }
+
+/// The prefix of funding ids, which the list's cursors are.
+pub const ID_PREFIX: &str = "fnd";
 
 /// One page of the advertiser's fundings, newest first.
 pub async fn list(

@@ -200,6 +200,15 @@ pub struct QuestionControls {
     pub randomize_options: bool,
 }
 
+/// `question_type_id` of a custom question answered with one option.
+pub const SINGLE_PUNCH: i32 = 1;
+/// `question_type_id` of a custom question answered with any number of options.
+pub const MULTI_PUNCH: i32 = 2;
+/// `control_state` of an option that lets the respondent in.
+pub const CS_ACCEPT: &str = "cs_accept";
+/// `control_state` of an option that screens the respondent out.
+pub const CS_REJECT: &str = "cs_reject";
+
 /// An answer option of a custom question. `control_state` cs_accept lets the respondent in,
 /// cs_reject screens them out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +218,13 @@ pub struct AnswerOption {
     pub value: String,
     pub sort_order: i32,
     pub control_state: String,
+}
+
+impl AnswerOption {
+    /// Whether choosing this option screens the respondent out.
+    pub fn screens_out(&self) -> bool {
+        self.control_state == CS_REJECT
+    }
 }
 
 /// A custom screening question. `question_type_id`: 1 single-punch, 2 multi-punch.
@@ -224,6 +240,13 @@ pub struct CustomQuestion {
     pub options: Vec<AnswerOption>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl CustomQuestion {
+    /// Whether the question takes several answers.
+    pub fn multi_punch(&self) -> bool {
+        self.question_type_id == MULTI_PUNCH
+    }
 }
 
 /// `PUT /{campaignId}/customquestion/{customquestionId}`: the fields it names.

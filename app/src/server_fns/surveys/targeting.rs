@@ -8,51 +8,6 @@ use leptos::prelude::*;
 
 use crate::error::AppError;
 
-/// Answer ids (`1, 2`), ranges (`18-34, 55-64`) or postal-code prefixes, read according to
-/// the catalog question's kind.
-#[cfg(feature = "ssr")]
-fn criteria_input(
-    question_id: Option<String>,
-    kind_of: &str,
-    criteria: &str,
-) -> Result<crate::model::survey::targeting::QualificationInput, AppError> {
-    use crate::domain::surveys::reference;
-    use crate::model::survey::targeting::{NumericRange, QualificationInput, QuestionKind};
-    let parts: Vec<String> = criteria
-        .split([',', '\n'])
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let kind = reference::question(kind_of)
-        .map(|q| q.kind)
-        .unwrap_or(QuestionKind::Single);
-    let mut input = QualificationInput {
-        question_id,
-        ..Default::default()
-    };
-    match kind {
-        QuestionKind::Numeric => {
-            let mut ranges = Vec::new();
-            for (i, r) in parts.iter().enumerate() {
-                let (a, b) = r.split_once('-').unwrap_or((r, r));
-                match (a.trim().parse(), b.trim().parse()) {
-                    (Ok(min), Ok(max)) => ranges.push(NumericRange { min, max }),
-                    _ => {
-                        return Err(AppError::field(
-                            &format!("ranges[{i}]"),
-                            "must be a range like 18-34",
-                        ));
-                    }
-                }
-            }
-            input.ranges = Some(ranges);
-        }
-        QuestionKind::Text => input.values = Some(parts),
-        QuestionKind::Single | QuestionKind::Multi => input.answer_ids = Some(parts),
-    }
-    Ok(input)
-}
-
 #[cfg(feature = "ssr")]
 fn respondents(text: &str) -> Result<i64, AppError> {
     text.trim()
@@ -94,19 +49,11 @@ pub async fn update_quota(
         use crate::domain::surveys::quotas;
         use crate::model::survey::targeting::QuotaInput;
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let current = quotas::get(&ctx, &p, &campaign_id, &quota_id)
-            .await?
-            .campaign_quota;
-        let size = respondents(&num_respondents)?;
         let input = QuotaInput {
-            name: (name.trim() != current.name).then_some(name),
-            num_respondents: (size != current.num_respondents).then_some(size),
+            name: Some(name),
+            num_respondents: Some(respondents(&num_respondents)?),
         };
-        if input.name.is_none() && input.num_respondents.is_none() {
-            return Ok(());
-        }
-        quotas::update(&ctx, &p, &campaign_id, &quota_id, input).await?;
-        Ok(())
+        quotas::update_changed(&ctx, &p, &campaign_id, &quota_id, input).await
     })
     .await
 }
@@ -153,7 +100,7 @@ pub async fn add_qualification(
 ) -> Result<(), AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let input = criteria_input(Some(question_id.clone()), &question_id, &criteria)?;
+        let input = crate::domain::surveys::quotas::criteria_from_text(&question_id, &criteria)?;
         crate::domain::surveys::quotas::create_qualification(
             &ctx,
             &p,
@@ -173,20 +120,18 @@ pub async fn update_qualification(
     campaign_id: String,
     quota_id: String,
     qualification_id: String,
-    question_id: String,
     criteria: String,
     csrf: String,
 ) -> Result<(), AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let input = criteria_input(None, &question_id, &criteria)?;
-        crate::domain::surveys::quotas::update_qualification(
+        crate::domain::surveys::quotas::update_qualification_text(
             &ctx,
             &p,
             &campaign_id,
             &quota_id,
             &qualification_id,
-            input,
+            &criteria,
         )
         .await?;
         Ok(())

@@ -99,7 +99,7 @@ async fn fundings(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<PagedSelect>,
 ) -> Result<AppJson<FundingList>, AppError> {
-    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "fnd")?;
+    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), funding::ID_PREFIX)?;
     funding::list(&s.ctx, &p, q.advertiser_id.as_deref(), &page)
         .await
         .map(AppJson)
@@ -213,7 +213,8 @@ async fn allocation_list(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<PagedSelect>,
 ) -> Result<AppJson<AllocationList>, AppError> {
-    let page = app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), "alc")?;
+    let page =
+        app::domain::paging::Page::parse(q.limit, q.cursor.as_deref(), allocations::ID_PREFIX)?;
     allocations::list(&s.ctx, &p, q.advertiser_id.as_deref(), &page)
         .await
         .map(AppJson)

@@ -15,11 +15,10 @@ use entity::survey_custom_question as cq;
 /// At most this many questions per campaign and options per question.
 pub const MAX_QUESTIONS: usize = 30;
 pub const MAX_OPTIONS: usize = 50;
-/// `question_type_id` values.
-pub const SINGLE_PUNCH: i32 = 1;
-pub const MULTI_PUNCH: i32 = 2;
-pub const ACCEPT: &str = "cs_accept";
-pub const REJECT: &str = "cs_reject";
+/// `question_type_id` and `control_state` values (the model's, which the pages read too).
+pub use crate::model::survey::targeting::{
+    CS_ACCEPT as ACCEPT, CS_REJECT as REJECT, MULTI_PUNCH, SINGLE_PUNCH,
+};
 
 pub fn view(m: &cq::Model) -> CustomQuestion {
     CustomQuestion {

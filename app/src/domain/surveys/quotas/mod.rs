@@ -27,8 +27,9 @@ use access::{Edit, quota_of};
 pub use access::{Scope, for_change};
 use qualifications::quals_of;
 pub use qualifications::{
-    MAX_QUALIFICATIONS, create_qualification, delete_qualification, get_qualification,
-    list_qualifications, qualification_view, update_qualification,
+    MAX_QUALIFICATIONS, create_qualification, criteria_from_text, delete_qualification,
+    get_qualification, list_qualifications, qualification_view, update_qualification,
+    update_qualification_text,
 };
 
 /// At most this many quotas per campaign.
@@ -190,6 +191,31 @@ pub async fn update(
     Ok(QuotaResponse {
         campaign_quota: quota_view(&q, &quals),
     })
+}
+
+/// The dashboard's quota form, which sends every field: only what differs from the stored
+/// quota is applied, so an unchanged name on a LIVE campaign is not refused as a rename
+/// while its size changes. Nothing changed, nothing written.
+pub async fn update_changed(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+    quota_id: &str,
+    form: QuotaInput,
+) -> Result<(), AppError> {
+    let current = get(ctx, actor, campaign_id, quota_id).await?.campaign_quota;
+    let input = QuotaInput {
+        name: form.name.filter(|n| n.trim() != current.name),
+        num_respondents: form
+            .num_respondents
+            .filter(|n| *n != current.num_respondents),
+    };
+    if input.name.is_none() && input.num_respondents.is_none() {
+        return Ok(());
+    }
+    update(ctx, actor, campaign_id, quota_id, input)
+        .await
+        .map(|_| ())
 }
 
 /// `DELETE /{campaignId}/campaignsquota/{quotaId}` (its qualifications go with it).

@@ -240,6 +240,64 @@ pub async fn get_qualification(
     })
 }
 
+/// What a qualification accepts written as the dashboard's one text field: answer ids
+/// (`1, 2`), ranges (`18-34, 55-64`) or postal-code prefixes, read by the kind of the
+/// catalog question `question_id` (separated by commas or lines).
+pub fn criteria_from_text(question_id: &str, text: &str) -> Result<QualificationInput, AppError> {
+    let parts: Vec<String> = text
+        .split([',', '\n'])
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let kind = reference::question(question_id)
+        .map(|q| q.kind)
+        .unwrap_or(QuestionKind::Single);
+    let mut input = QualificationInput {
+        question_id: Some(question_id.to_owned()),
+        ..Default::default()
+    };
+    match kind {
+        QuestionKind::Numeric => {
+            let mut ranges = Vec::new();
+            for (i, r) in parts.iter().enumerate() {
+                let (a, b) = r.split_once('-').unwrap_or((r, r));
+                match (a.trim().parse(), b.trim().parse()) {
+                    (Ok(min), Ok(max)) => ranges.push(NumericRange { min, max }),
+                    _ => {
+                        return Err(AppError::field(
+                            &format!("ranges[{i}]"),
+                            "must be a range like 18-34",
+                        ));
+                    }
+                }
+            }
+            input.ranges = Some(ranges);
+        }
+        QuestionKind::Text => input.values = Some(parts),
+        QuestionKind::Single | QuestionKind::Multi => input.answer_ids = Some(parts),
+    }
+    Ok(input)
+}
+
+/// The dashboard's change of what a qualification accepts: the text is read by the kind of
+/// the question the qualification is stored with (the form names no question).
+pub async fn update_qualification_text(
+    ctx: &Ctx,
+    actor: &Principal,
+    campaign_id: &str,
+    quota_id: &str,
+    id: &str,
+    text: &str,
+) -> Result<QualificationResponse, AppError> {
+    let stored = get_qualification(ctx, actor, campaign_id, quota_id, id).await?;
+    let question_id = stored.campaign_qualification.question_id;
+    let input = QualificationInput {
+        question_id: None,
+        ..criteria_from_text(&question_id, text)?
+    };
+    update_qualification(ctx, actor, campaign_id, quota_id, id, input).await
+}
+
 /// `PUT …/campaignsqualification/{id}`: the fields it names (a new question resets the rest).
 pub async fn update_qualification(
     ctx: &Ctx,

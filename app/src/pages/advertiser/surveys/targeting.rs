@@ -261,14 +261,13 @@ fn QualificationItem(
     };
     let label = format!("Accepted answers of {}", x.question_id);
     let (id, id2, id3) = (x._id.clone(), x._id.clone(), x._id.clone());
-    let (question, shown) = (x.question_id.clone(), x.question_id.clone());
+    let shown = x.question_id.clone();
     let other = ids.clone();
     view! {
         <li data-qualification=id>
             <ActionForm action=actions.update_qualification attr:class="row compact">
                 <IdFields ids/>
                 <input type="hidden" name="qualification_id" value=id2/>
-                <input type="hidden" name="question_id" value=question/>
                 <code>{shown}</code>
                 <input name="criteria" required aria-label=label value=text/>
                 <Submit action=actions.update_qualification label="Save" class="secondary"/>
@@ -317,11 +316,7 @@ fn option_lines(q: &CustomQuestion) -> String {
     q.options
         .iter()
         .map(|o| {
-            let mark = if o.control_state == "cs_reject" {
-                "!"
-            } else {
-                ""
-            };
+            let mark = if o.screens_out() { "!" } else { "" };
             format!("{mark}{}", o.value)
         })
         .collect::<Vec<_>>()
@@ -382,7 +377,7 @@ fn QuestionItem(
         .options
         .iter()
         .map(|o| {
-            let out = if o.control_state == "cs_reject" {
+            let out = if o.screens_out() {
                 " (screens out)"
             } else {
                 ""
@@ -391,7 +386,7 @@ fn QuestionItem(
         })
         .collect::<Vec<_>>()
         .join(" · ");
-    let multi = q.question_type_id == 2;
+    let multi = q.multi_punch();
     let kind = if multi { "multi-punch" } else { "single-punch" };
     let edit = all.then(|| {
         view! { <QuestionEdit campaign question=q._id.clone() text=q.display_text.clone() multi lines=option_lines(&q) actions/> }
