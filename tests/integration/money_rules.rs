@@ -18,6 +18,7 @@ use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publishe
 both_backends!(
     offer_caps_window_and_goals_decide_what_is_paid,
     survey_outcomes_and_limits_decide_what_is_paid,
+    a_posting_refused_for_lack_of_money_leaves_nothing_behind,
 );
 
 const PAYOUT: i64 = 1_500_000;
@@ -225,5 +226,88 @@ async fn survey_outcomes_and_limits_decide_what_is_paid(app: TestApp) {
         app.balance(&m.adv).await,
         (avail, reserved - CPI, spent + CPI),
         "one complete paid"
+    );
+}
+
+/// A posting refused for lack of money is committed around by its caller (the conversion
+/// becomes NO_BUDGET), so it must leave nothing: not the legs moved before the one that found
+/// too little, not its once-only key. Once the money is there, the same key posts.
+async fn a_posting_refused_for_lack_of_money_leaves_nothing_behind(app: TestApp) {
+    use app::domain::billing::ledger::{self, Kind, Leg, PostError};
+    let (adv, _) = app.funded_advertiser(100 * USD).await;
+    let adv = adv.account_id;
+    // The credit first, so it has moved when the debit is refused.
+    let legs = |micros: i64| {
+        vec![
+            Leg::new(&adv, Kind::Spent, "cmp_test", micros),
+            Leg::new(&adv, Kind::Available, "", -micros),
+        ]
+    };
+    let post = |micros: i64| {
+        let (ctx, legs) = (app.state.ctx.clone(), legs(micros));
+        let adv = adv.clone();
+        async move {
+            let txn = app::domain::db::begin(&ctx.db).await.expect("begin");
+            let out = ledger::post(
+                &txn,
+                ctx.now(),
+                "campaign_spend",
+                &adv,
+                ("campaign", "cmp_test"),
+                "test_spend:1",
+                &legs,
+            )
+            .await;
+            txn.commit().await.expect("commit");
+            out
+        }
+    };
+    assert!(matches!(
+        post(150 * USD).await,
+        Err(PostError::Insufficient)
+    ));
+    let db = &app.state.ctx.db;
+    let kept = entity::ledger_transaction::Entity::find()
+        .filter(entity::ledger_transaction::Column::DedupeKey.eq("test_spend:1"))
+        .all(db)
+        .await
+        .expect("rows");
+    assert!(kept.is_empty(), "the refused posting's key is free");
+    let spent = ledger::account_balance(db, &adv, Kind::Spent, "cmp_test")
+        .await
+        .expect("spent");
+    assert_eq!(
+        spent, 0,
+        "the credit moved before the refusal is taken back"
+    );
+    assert_eq!(
+        ledger::reconcile(db).await.expect("reconcile"),
+        ledger::Reconciliation::default()
+    );
+
+    assert!(
+        post(USD).await.is_ok(),
+        "the same key posts once the money is there"
+    );
+    let spent = ledger::account_balance(db, &adv, Kind::Spent, "cmp_test")
+        .await
+        .expect("spent");
+    assert_eq!(spent, USD);
+    let txn = app::domain::db::begin(db).await.expect("begin");
+    let again = ledger::post(
+        &txn,
+        app.state.ctx.now(),
+        "campaign_spend",
+        &adv,
+        ("campaign", "cmp_test"),
+        "test_spend:1",
+        &legs(USD),
+    )
+    .await;
+    assert!(matches!(again, Err(PostError::AlreadyPosted)), "{again:?}");
+    txn.rollback().await.expect("rollback");
+    assert_eq!(
+        ledger::reconcile(db).await.expect("reconcile"),
+        ledger::Reconciliation::default()
     );
 }

@@ -142,6 +142,32 @@ async fn account_id<C: ConnectionTrait>(
         .ok_or_else(|| PostError::Other(AppError::internal()))
 }
 
+/// Undoes, inside the caller's transaction, what a posting refused for lack of money had
+/// already done: the legs moved before the one that found too little, and the transaction
+/// row holding the once-only key. Callers carry on after a refusal (a conversion becomes
+/// NO_BUDGET and is committed), so without this a half-moved posting would be committed and
+/// the key spent: a later attempt, once funded, would count as already posted.
+async fn take_back<C: ConnectionTrait>(
+    db: &C,
+    tx_id: &str,
+    moved: &[(String, i64)],
+) -> Result<(), PostError> {
+    for (acc, amount) in moved {
+        ledger_account::Entity::update_many()
+            .col_expr(
+                ledger_account::Column::BalanceMicros,
+                Expr::col(ledger_account::Column::BalanceMicros).sub(*amount),
+            )
+            .filter(ledger_account::Column::Id.eq(acc.clone()))
+            .exec(db)
+            .await?;
+    }
+    ledger_transaction::Entity::delete_by_id(tx_id.to_owned())
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 /// Posts one balanced movement. `dedupe_key` (e.g. `funding_credit:fnd_…`) makes it
 /// idempotent: a second post with the same key is [`PostError::AlreadyPosted`].
 pub async fn post<C: ConnectionTrait>(
@@ -184,6 +210,7 @@ pub async fn post<C: ConnectionTrait>(
         });
     }
     let mut entries = Vec::with_capacity(legs.len());
+    let mut moved: Vec<(String, i64)> = Vec::with_capacity(legs.len());
     for leg in legs {
         let acc = match move_by_key(db, leg).await? {
             Some(acc) => acc,
@@ -197,11 +224,13 @@ pub async fn post<C: ConnectionTrait>(
                     leg,
                 );
                 if update.exec(db).await?.rows_affected != 1 {
+                    take_back(db, &tx_id, &moved).await?;
                     return Err(PostError::Insufficient);
                 }
                 acc
             }
         };
+        moved.push((acc.clone(), leg.amount_micros.get()));
         entries.push(ledger_entry::ActiveModel {
             id: Set(new_id("len")),
             transaction_id: Set(tx_id.clone()),
