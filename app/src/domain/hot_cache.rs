@@ -16,7 +16,7 @@
 //! Each entry lives a random three quarters to all of its cache's time limit, so entries
 //! filled together (every session of a busy minute after a restart) are not re-read together:
 //! with one fixed life, 10,000 sessions filled in 3 s were read again in the same 3 s every
-//! period (BENCHMARKS.md, "cold-cache bursts"). The limit stays the bound.
+//! period (BENCHMARKS.md, "One house again"). The limit stays the bound.
 //!
 //! A hand-written map rather than a general cache crate: the generation guard above is the
 //! point, and it needs the check and the insert under one lock.
