@@ -26,6 +26,15 @@ pub struct Model {
     /// When the publisher credit of an approved conversion becomes final (end of the goal's
     /// pending hold); the reward callback is sent then.
     pub credit_at: Option<DateTimeUtc>,
+    /// The publisher account whose earnings the conversion made (set when paid).
+    pub publisher_id: Option<String>,
+    /// PENDING (in the hold), AVAILABLE (released) or REVERSED; none for conversions paid
+    /// before earnings were kept in the ledger, whose reversal moves only the advertiser.
+    pub earnings_state: Option<String>,
+    /// When the earnings were made (the hold counts from here).
+    pub earnings_at: Option<DateTimeUtc>,
+    /// When a paid conversion was reversed.
+    pub reversed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

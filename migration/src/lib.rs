@@ -24,6 +24,8 @@ mod m0020_survey_grace_one_feed_key;
 mod m0021_signed_user_identity;
 mod m0022_cache_changes;
 mod m0023_survey_entries_by_respondent;
+mod m0024_publisher_earnings;
+mod m0025_payouts;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -55,6 +57,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0021_signed_user_identity::Migration),
             Box::new(m0022_cache_changes::Migration),
             Box::new(m0023_survey_entries_by_respondent::Migration),
+            Box::new(m0024_publisher_earnings::Migration),
+            Box::new(m0025_payouts::Migration),
         ]
     }
 }

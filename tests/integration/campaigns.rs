@@ -25,7 +25,7 @@ async fn spend(app: &TestApp, id: &str, micros: i64, key: &str) {
         .await
         .expect("query")
         .expect("campaign");
-    lifecycle::spend_conversion(&txn, ctx.now(), &m, micros, key)
+    lifecycle::spend_conversion(&txn, ctx.now(), &m, micros, key, None)
         .await
         .expect("spend");
     txn.commit().await.expect("commit");

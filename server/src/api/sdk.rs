@@ -101,7 +101,7 @@ impl FromRequestParts<AppState> for Session {
 }
 
 /// The `Idempotency-Key` header, checked by the one rule of `domain::idempotency`.
-pub(crate) struct IdempotencyKey(app::domain::idempotency::IdempotencyKey);
+pub(crate) struct IdempotencyKey(pub(crate) app::domain::idempotency::IdempotencyKey);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     type Rejection = AppError;

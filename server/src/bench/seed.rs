@@ -374,6 +374,12 @@ async fn history(
                     created_at: Set(at),
                     updated_at: Set(at),
                     credit_at: Set(Some(at)),
+                    // History without ledger postings: like conversions paid before
+                    // publisher earnings were kept.
+                    publisher_id: Set(None),
+                    earnings_state: Set(None),
+                    earnings_at: Set(None),
+                    reversed_at: Set(None),
                 });
             }
         }

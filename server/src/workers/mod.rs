@@ -1,5 +1,6 @@
 //! Background work that runs beside the HTTP server: settlement of queued conversion
-//! reports, reward-callback delivery and housekeeping. Each worker exposes `run_once` so
+//! reports, reward-callback delivery, the release of publisher earnings past their hold and
+//! housekeeping. Each worker exposes `run_once` so
 //! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
 //! loop restarted.
 
@@ -37,6 +38,7 @@ where
 pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let sweeper = state.clone();
     let settler = state.clone();
+    let releaser = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -55,6 +57,21 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
             callbacks::dispatcher::run(deliverer.clone())
         }),
         supervise("settler", move || settler::run(settler.clone())),
+        supervise("earnings", move || {
+            let state = releaser.clone();
+            async move {
+                // Holds end on day boundaries of their own; a minute is precise enough.
+                let mut tick = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    tick.tick().await;
+                    match app::domain::earnings::release::run_once(&state.ctx).await {
+                        Ok(0) => {}
+                        Ok(released) => tracing::info!(released, "earnings released from the hold"),
+                        Err(e) => tracing::warn!(error = %e, "earnings release failed"),
+                    }
+                }
+            }
+        }),
     ]
 }
 
@@ -62,6 +79,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
 pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     settler::run_once(state).await?;
     callbacks::run_once(state).await?;
+    app::domain::earnings::release::run_once(&state.ctx).await?;
     sweep::run_once(state).await
 }
 

@@ -407,13 +407,15 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, 
 
 /// Pays one conversion from the campaign's reserve, exactly once per `dedupe_key`, inside
 /// the caller's transaction (the postback settlement calls this). Refused with
-/// `insufficient_balance` when the reserve cannot cover it.
+/// `insufficient_balance` when the reserve cannot cover it. With `earning`, the publisher's
+/// share and the platform's revenue are posted in the same movement.
 pub async fn spend_conversion(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     m: &offer_campaign::Model,
     micros: i64,
     dedupe_key: &str,
+    earning: Option<&ledger::Earning<'_>>,
 ) -> Result<String, PostError> {
     if micros <= 0 {
         return Err(PostError::Other(AppError::invalid(
@@ -427,7 +429,13 @@ pub async fn spend_conversion(
         &m.advertiser_id,
         (SUBJECT, &m.id),
         dedupe_key,
-        &ledger::spend_legs(&m.advertiser_id, &m.id, micros),
+        &ledger::conversion_legs(
+            ledger::PaidFrom::Reserve,
+            &m.advertiser_id,
+            &m.id,
+            micros,
+            earning,
+        ),
     )
     .await
 }

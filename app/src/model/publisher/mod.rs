@@ -1,6 +1,8 @@
 //! Publisher console wire types: placements, ad slots, currencies, keys and callbacks.
 
+pub mod earnings;
 pub mod ops;
+pub mod payouts;
 pub mod rules;
 
 use crate::model::money::Micros;

@@ -1,6 +1,8 @@
 //! Administrator routes (CONTRACT.md section 3). Each decision is audited in the domain.
 
 pub mod campaigns;
+pub mod earning_terms;
+pub mod payouts;
 
 use app::domain::accounts;
 use app::domain::billing::funding;
@@ -26,6 +28,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(placement_queue))
         .routes(routes!(approve_funding))
         .routes(routes!(funding_queue))
+        .merge(earning_terms::router())
+        .merge(payouts::router())
 }
 
 /// Approve a PENDING advertiser; it becomes ACTIVE.

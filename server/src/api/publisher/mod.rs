@@ -4,8 +4,10 @@
 
 pub mod callbacks;
 pub mod deliveries;
+pub mod earnings;
 pub mod gallery;
 pub mod operations;
+pub mod payouts;
 pub mod placements;
 pub mod reports;
 pub mod slots;
@@ -22,7 +24,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(slots::router())
         .merge(callbacks::router())
         .merge(deliveries::router())
+        .merge(earnings::router())
         .merge(operations::router())
+        .merge(payouts::router())
         .merge(gallery::router())
         .merge(reports::router())
         .merge(user_identity::router())

@@ -12,6 +12,7 @@
 //! report of the same transaction settles again.
 
 mod attribution;
+mod reversal;
 
 pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
 
@@ -36,9 +37,8 @@ use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::CampaignStatus;
 use crate::model::money::Micros;
-use crate::model::publisher::RewardPreview;
-use crate::model::publisher::rules::format_minor;
-use entity::{ad_slot, conversion, offer_campaign, placement};
+use crate::model::publisher::earnings::EarningsState;
+use entity::{conversion, offer_campaign};
 
 /// Locks the campaign row for a settlement. One settlement per campaign at a time: caps,
 /// the reserve and retries are read and written under this lock (PostgreSQL row lock;
@@ -161,7 +161,7 @@ async fn settle(
             // An approved conversion reported rejected or reversed gives back exactly what
             // was paid, whatever the campaign says now.
             (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
-                reverse(txn, now, campaign, ev, c).await?;
+                reversal::reverse(txn, now, campaign, ev, c).await?;
                 let user = c
                     .placement_id
                     .as_deref()
@@ -237,74 +237,6 @@ async fn settle(
     Ok((conversion_id, Outcome::Settled(next), Some(user)))
 }
 
-/// Reverses an approved conversion with the amounts stored when it was paid.
-async fn reverse(
-    txn: &DatabaseTransaction,
-    now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    ev: &Reported,
-    c: &conversion::Model,
-) -> Result<(), AppError> {
-    if c.payout_micros > 0 {
-        match ledger::post(
-            txn,
-            now,
-            "refund",
-            &campaign.advertiser_id,
-            (SUBJECT, &campaign.id),
-            &format!("conversion_reversal:{}", c.id),
-            &ledger::reversal_legs(&campaign.advertiser_id, &campaign.id, c.payout_micros),
-        )
-        .await
-        {
-            Ok(_) | Err(PostError::AlreadyPosted) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let mut am: conversion::ActiveModel = c.clone().into();
-    am.status = Set(ev.status.as_str().to_owned());
-    am.settlement = Set(Settlement::Reversed.as_str().to_owned());
-    am.updated_at = Set(now);
-    am.update(txn).await?;
-    let Some(placement_id) = &c.placement_id else {
-        return Ok(());
-    };
-    let Some(p) = placement::Entity::find_by_id(placement_id.clone())
-        .one(txn)
-        .await?
-    else {
-        return Ok(());
-    };
-    let slot = match &c.ad_slot_id {
-        Some(id) => ad_slot::Entity::find_by_id(id.clone()).one(txn).await?,
-        None => None,
-    };
-    let (currency, decimals) = slot
-        .as_ref()
-        .map(|s| (s.currency_name.clone(), s.currency_decimals))
-        .unwrap_or_default();
-    let reward = RewardPreview {
-        usd_micros: Micros(c.publisher_earnings_micros),
-        minor_units: c.reward_minor_units,
-        display: format_minor(c.reward_minor_units, decimals),
-        currency,
-        decimals,
-        meets_minimum_payout: true,
-    };
-    let event = RewardEvent {
-        placement: &p,
-        slot: slot.as_ref(),
-        conversion_id: &c.id,
-        campaign_id: &campaign.id,
-        user: c.external_user_id.as_deref().unwrap_or_default(),
-        goal_id: &c.goal_id,
-        reward: &reward,
-        occurred_at: ev.occurred_at,
-    };
-    outbox::reverse(txn, now, &event).await?;
-    Ok(())
-}
-
 /// Pays an approved conversion unless a cap or the reserve stops it.
 async fn pay(
     txn: &DatabaseTransaction,
@@ -338,8 +270,15 @@ async fn pay(
     // Checked first so a refusal writes no ledger transaction at all.
     let reserve = ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await?;
     let dedupe = format!("conversion_spend:{conversion_id}");
+    // The publisher's share is posted with the spend; `write` stores the same amount.
+    let earning = ledger::Earning {
+        publisher: &a.placement.owner_account_id,
+        publisher_micros: publisher_share(a.payout_micros).get(),
+        released: false,
+    };
     if reserve >= a.payout_micros.get() {
-        return match lifecycle::spend_conversion(txn, now, campaign, a.payout_micros.get(), &dedupe)
+        let paid = a.payout_micros.get();
+        return match lifecycle::spend_conversion(txn, now, campaign, paid, &dedupe, Some(&earning))
             .await
         {
             Ok(_) => {
@@ -373,7 +312,13 @@ async fn pay(
         &campaign.advertiser_id,
         (SUBJECT, &campaign.id),
         &dedupe,
-        &ledger::late_spend_legs(&campaign.advertiser_id, &campaign.id, a.payout_micros.get()),
+        &ledger::conversion_legs(
+            ledger::PaidFrom::Wallet,
+            &campaign.advertiser_id,
+            &campaign.id,
+            a.payout_micros.get(),
+            Some(&earning),
+        ),
     )
     .await
     {
@@ -416,9 +361,20 @@ async fn write(
         ),
         _ => (0, 0, 0),
     };
+    // Paid conversions earn for the publisher from now, pending until the hold ends.
+    let earned = (settlement == Settlement::Approved)
+        .then(|| a.map(|a| a.placement.owner_account_id.clone()))
+        .flatten();
+    let earnings_state = earned.as_ref().map(|_| EarningsState::Pending.as_str().to_owned());
+    let earnings_at = earned.as_ref().map(|_| now);
     match existing {
         Some(c) => {
             let mut am: conversion::ActiveModel = c.into();
+            if earned.is_some() {
+                am.publisher_id = Set(earned);
+                am.earnings_state = Set(earnings_state);
+                am.earnings_at = Set(earnings_at);
+            }
             am.status = Set(ev.status.as_str().to_owned());
             am.settlement = Set(settlement.as_str().to_owned());
             am.payout_micros = Set(payout);
@@ -449,6 +405,10 @@ async fn write(
                 created_at: Set(now),
                 updated_at: Set(now),
                 credit_at: Set(credit_at),
+                publisher_id: Set(earned),
+                earnings_state: Set(earnings_state),
+                earnings_at: Set(earnings_at),
+                reversed_at: Set(None),
             };
             conversion::Entity::insert(row)
                 .exec_without_returning(txn)

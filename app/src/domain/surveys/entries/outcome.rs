@@ -17,6 +17,7 @@ use crate::domain::surveys::matching::status;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
 use crate::model::money::Micros;
+use crate::model::publisher::earnings::EarningsState;
 use crate::model::survey::campaign::PaymentStatus;
 use entity::{
     ad_slot, conversion, placement, survey_campaign as survey, survey_entry as entry,
@@ -209,16 +210,34 @@ async fn pay(
     e: &entry::Model,
 ) -> Result<String, AppError> {
     let conversion_id = crate::domain::ids::new_id("cnv");
-    if PaymentStatus::parse(&m.payment_status) == Some(PaymentStatus::Wallet) && e.cpi_micros > 0 {
+    let p = placement::Entity::find_by_id(e.placement_id.clone())
+        .one(txn)
+        .await?
+        .ok_or_else(AppError::internal)?;
+    let share = publisher_share(Micros(e.cpi_micros)).get();
+    let earning = ledger::Earning {
+        publisher: &p.owner_account_id,
+        publisher_micros: share,
+        released: false,
+    };
+    // A wallet campaign pays from its reservation; a campaign paid outside the wallet owes
+    // the complete (EXTERNAL_RECEIVABLE). Either way the publisher earns its share.
+    let paid_from = match PaymentStatus::parse(&m.payment_status) {
+        Some(PaymentStatus::Wallet) => Some((ledger::PaidFrom::Reserve, "spend")),
+        Some(PaymentStatus::External) => Some((ledger::PaidFrom::External, "external_spend")),
+        _ => None,
+    }
+    .filter(|_| e.cpi_micros > 0);
+    if let Some((from, kind)) = paid_from {
         match ledger::post(
             txn,
             now,
-            // The same kind as offer spend, so invoices and reports count both.
-            "spend",
+            // Wallet spend has the same kind as offer spend, so invoices count both.
+            kind,
             &m.advertiser_id,
             (SUBJECT, &m.id),
             &format!("survey_complete:{}", e.id),
-            &ledger::spend_legs(&m.advertiser_id, &m.id, e.cpi_micros),
+            &ledger::conversion_legs(from, &m.advertiser_id, &m.id, e.cpi_micros, Some(&earning)),
         )
         .await
         {
@@ -239,10 +258,6 @@ async fn pay(
         a.updated_at = Set(now);
         a.update(txn).await?;
     }
-    let p = placement::Entity::find_by_id(e.placement_id.clone())
-        .one(txn)
-        .await?
-        .ok_or_else(AppError::internal)?;
     let slot = match &e.ad_slot_id {
         Some(id) => ad_slot::Entity::find_by_id(id.clone()).one(txn).await?,
         None => None,
@@ -268,12 +283,16 @@ async fn pay(
         session_id: Set(None),
         external_user_id: Set(Some(r.external_user_id.clone())),
         payout_micros: Set(e.cpi_micros),
-        publisher_earnings_micros: Set(publisher_share(Micros(e.cpi_micros)).get()),
+        publisher_earnings_micros: Set(share),
         reward_minor_units: Set(reward.minor_units),
         occurred_at: Set(now),
         created_at: Set(now),
         updated_at: Set(now),
         credit_at: Set(Some(now)),
+        publisher_id: Set(paid_from.map(|_| p.owner_account_id.clone())),
+        earnings_state: Set(paid_from.map(|_| EarningsState::Pending.as_str().to_owned())),
+        earnings_at: Set(paid_from.map(|_| now)),
+        reversed_at: Set(None),
     }
     .insert(txn)
     .await?;

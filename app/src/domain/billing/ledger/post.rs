@@ -1,0 +1,333 @@
+//! Writing one balanced posting: its transaction row (the once-only key), the balance
+//! moves and the entries, in the caller's database transaction.
+//!
+//! Cost: a guarded debit is one statement where the database returns updated rows
+//! (PostgreSQL) and two otherwise (a lookup, then the update by id). Every other leg of the
+//! posting moves together in one more statement (two without RETURNING), however many there
+//! are, so the publisher and platform legs of a conversion add no statement to the
+//! settlement's hot path.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{CaseStatement, Condition, Expr, ExprTrait, OnConflict};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+
+use super::{Leg, PostError};
+use crate::domain::{db, ids::new_id};
+use crate::error::AppError;
+use entity::{ledger_account, ledger_entry, ledger_transaction};
+
+/// The identity of an account: owner, kind text and reference.
+type Key = (String, &'static str, String);
+
+fn key_of(leg: &Leg) -> Key {
+    (leg.owner.clone(), leg.kind.as_str(), leg.reference.clone())
+}
+
+fn matches_key(k: &Key) -> Condition {
+    Condition::all()
+        .add(ledger_account::Column::OwnerAccountId.eq(k.0.clone()))
+        .add(ledger_account::Column::Kind.eq(k.1))
+        .add(ledger_account::Column::ReferenceId.eq(k.2.clone()))
+}
+
+async fn account_id<C: ConnectionTrait>(
+    db: &C,
+    leg: &Leg,
+    now: DateTime<Utc>,
+) -> Result<String, PostError> {
+    let k = key_of(leg);
+    let find = || ledger_account::Entity::find().filter(matches_key(&k));
+    if let Some(a) = find().one(db).await? {
+        return Ok(a.id);
+    }
+    let row = ledger_account::ActiveModel {
+        id: Set(new_id("lac")),
+        owner_account_id: Set(leg.owner.clone()),
+        kind: Set(leg.kind.as_str().to_owned()),
+        reference_id: Set(leg.reference.clone()),
+        balance_micros: Set(0),
+        created_at: Set(now),
+    };
+    ledger_account::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                ledger_account::Column::OwnerAccountId,
+                ledger_account::Column::Kind,
+                ledger_account::Column::ReferenceId,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    find()
+        .one(db)
+        .await?
+        .map(|a| a.id)
+        .ok_or_else(|| PostError::Other(AppError::internal()))
+}
+
+/// Undoes, inside the caller's transaction, what a posting refused for lack of money had
+/// already done: the legs moved before the one that found too little, and the transaction
+/// row holding the once-only key. Callers carry on after a refusal (a conversion becomes
+/// NO_BUDGET and is committed), so without this a half-moved posting would be committed and
+/// the key spent: a later attempt, once funded, would count as already posted.
+async fn take_back<C: ConnectionTrait>(
+    db: &C,
+    tx_id: &str,
+    moved: &[(String, i64)],
+) -> Result<(), PostError> {
+    for (acc, amount) in moved {
+        ledger_account::Entity::update_many()
+            .col_expr(
+                ledger_account::Column::BalanceMicros,
+                Expr::col(ledger_account::Column::BalanceMicros).sub(*amount),
+            )
+            .filter(ledger_account::Column::Id.eq(acc.clone()))
+            .exec(db)
+            .await?;
+    }
+    ledger_transaction::Entity::delete_by_id(tx_id.to_owned())
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Posts one balanced movement. `dedupe_key` (e.g. `funding_credit:fnd_…`) makes it
+/// idempotent: a second post with the same key is [`PostError::AlreadyPosted`]. Guarded
+/// debits move first, so a refusal leaves the other legs unmoved.
+pub async fn post<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    kind: &str,
+    owner: &str,
+    reference: (&str, &str),
+    dedupe_key: &str,
+    legs: &[Leg],
+) -> Result<String, PostError> {
+    if legs.is_empty()
+        || legs
+            .iter()
+            .map(|l| i128::from(l.amount_micros.get()))
+            .sum::<i128>()
+            != 0
+    {
+        tracing::error!(kind, "unbalanced ledger posting refused");
+        return Err(PostError::Other(AppError::internal()));
+    }
+    let tx_id = new_id("ltx");
+    let inserted = ledger_transaction::ActiveModel {
+        id: Set(tx_id.clone()),
+        kind: Set(kind.to_owned()),
+        owner_account_id: Set(owner.to_owned()),
+        reference_type: Set(reference.0.to_owned()),
+        reference_id: Set(reference.1.to_owned()),
+        dedupe_key: Set(dedupe_key.to_owned()),
+        memo: Set(None),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await;
+    if let Err(e) = inserted {
+        return Err(if db::is_unique_violation(&e) {
+            PostError::AlreadyPosted
+        } else {
+            PostError::Other(e.into())
+        });
+    }
+    let mut ids: HashMap<Key, String> = HashMap::with_capacity(legs.len());
+    let mut moved: Vec<(String, i64)> = Vec::with_capacity(legs.len());
+    for leg in legs.iter().filter(|l| is_guarded_debit(l)) {
+        match move_one(db, leg, now).await? {
+            Some(acc) => {
+                moved.push((acc.clone(), leg.amount_micros.get()));
+                ids.insert(key_of(leg), acc);
+            }
+            None => {
+                take_back(db, &tx_id, &moved).await?;
+                return Err(PostError::Insufficient);
+            }
+        }
+    }
+    let free: Vec<&Leg> = legs.iter().filter(|l| !is_guarded_debit(l)).collect();
+    ids.extend(move_together(db, &free, now).await?);
+    let mut entries = Vec::with_capacity(legs.len());
+    for leg in legs {
+        let acc = ids
+            .get(&key_of(leg))
+            .cloned()
+            .ok_or_else(|| PostError::Other(AppError::internal()))?;
+        entries.push(ledger_entry::ActiveModel {
+            id: Set(new_id("len")),
+            transaction_id: Set(tx_id.clone()),
+            ledger_account_id: Set(acc),
+            amount_micros: Set(leg.amount_micros.get()),
+            created_at: Set(now),
+        });
+    }
+    // The entries in one statement.
+    ledger_entry::Entity::insert_many(entries)
+        .exec_without_returning(db)
+        .await?;
+    Ok(tx_id)
+}
+
+/// Whether the leg is a debit its guard may refuse (it moves on its own, before the rest).
+fn is_guarded_debit(leg: &Leg) -> bool {
+    leg.guarded && leg.amount_micros.is_negative()
+}
+
+/// Adds the leg's amount to its account's balance, refusing a guarded debit that would take
+/// it below zero.
+fn guarded(
+    update: sea_orm::UpdateMany<ledger_account::Entity>,
+    leg: &Leg,
+) -> sea_orm::UpdateMany<ledger_account::Entity> {
+    let update = update.col_expr(
+        ledger_account::Column::BalanceMicros,
+        Expr::col(ledger_account::Column::BalanceMicros).add(leg.amount_micros.get()),
+    );
+    if is_guarded_debit(leg) {
+        update.filter(
+            Expr::col(ledger_account::Column::BalanceMicros)
+                .add(leg.amount_micros.get())
+                .gte(0),
+        )
+    } else {
+        update
+    }
+}
+
+/// Moves one leg; `None` when its guard refused.
+async fn move_one<C: ConnectionTrait>(
+    db: &C,
+    leg: &Leg,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, PostError> {
+    if db.support_returning() {
+        // By key, returning the id: one statement instead of a lookup and an update.
+        let rows = guarded(
+            ledger_account::Entity::update_many().filter(matches_key(&key_of(leg))),
+            leg,
+        )
+        .exec_with_returning(db)
+        .await?;
+        if let [one] = rows.as_slice() {
+            return Ok(Some(one.id.clone()));
+        }
+    }
+    // No RETURNING, no such account yet, or not enough in it: find or create the account
+    // and try again by id, which tells the last case apart.
+    let acc = account_id(db, leg, now).await?;
+    let update = guarded(
+        ledger_account::Entity::update_many().filter(ledger_account::Column::Id.eq(acc.clone())),
+        leg,
+    );
+    Ok((update.exec(db).await?.rows_affected == 1).then_some(acc))
+}
+
+/// Moves unguarded legs in one statement (amounts summed per account); returns each
+/// account's id. An account that does not exist yet is created first.
+async fn move_together<C: ConnectionTrait>(
+    db: &C,
+    legs: &[&Leg],
+    now: DateTime<Utc>,
+) -> Result<HashMap<Key, String>, PostError> {
+    let mut sums: Vec<(Key, i64, &Leg)> = Vec::with_capacity(legs.len());
+    for leg in legs {
+        let k = key_of(leg);
+        match sums.iter_mut().find(|(s, _, _)| *s == k) {
+            Some(s) => s.1 += leg.amount_micros.get(),
+            None => sums.push((k, leg.amount_micros.get(), leg)),
+        }
+    }
+    let mut ids = HashMap::with_capacity(sums.len());
+    if let [(k, _, leg)] = sums.as_slice() {
+        // One account: the single-leg path is as cheap.
+        let acc = move_one(db, leg, now)
+            .await?
+            .ok_or_else(|| PostError::Other(AppError::internal()))?;
+        ids.insert(k.clone(), acc);
+        return Ok(ids);
+    }
+    if sums.is_empty() {
+        return Ok(ids);
+    }
+    let any = sums
+        .iter()
+        .fold(Condition::any(), |c, (k, _, _)| c.add(matches_key(k)));
+    let mut missing: Vec<&(Key, i64, &Leg)> = Vec::new();
+    if db.support_returning() {
+        let case = sums.iter().fold(CaseStatement::new(), |c, (k, amount, _)| {
+            c.case(matches_key(k), *amount)
+        });
+        let rows = ledger_account::Entity::update_many()
+            .col_expr(
+                ledger_account::Column::BalanceMicros,
+                Expr::col(ledger_account::Column::BalanceMicros).add(case.finally(0)),
+            )
+            .filter(any)
+            .exec_with_returning(db)
+            .await?;
+        for r in rows {
+            if let Some((k, _, _)) = sums.iter().find(|(k, _, _)| k.0 == r.owner_account_id
+                && k.1 == r.kind
+                && k.2 == r.reference_id)
+            {
+                ids.insert(k.clone(), r.id);
+            }
+        }
+        for s in &sums {
+            if !ids.contains_key(&s.0) {
+                missing.push(s);
+            }
+        }
+        // Rare (the first posting to an account): create it and move it by id.
+        for (k, amount, leg) in missing {
+            let acc = account_id(db, leg, now).await?;
+            add_by_id(db, &[(acc.clone(), *amount)]).await?;
+            ids.insert(k.clone(), acc);
+        }
+        return Ok(ids);
+    }
+    for r in ledger_account::Entity::find().filter(any).all(db).await? {
+        if let Some((k, _, _)) = sums.iter().find(|(k, _, _)| k.0 == r.owner_account_id
+            && k.1 == r.kind
+            && k.2 == r.reference_id)
+        {
+            ids.insert(k.clone(), r.id);
+        }
+    }
+    for (k, _, leg) in &sums {
+        if !ids.contains_key(k) {
+            ids.insert(k.clone(), account_id(db, leg, now).await?);
+        }
+    }
+    let by_id: Vec<(String, i64)> = sums
+        .iter()
+        .filter_map(|(k, amount, _)| ids.get(k).map(|id| (id.clone(), *amount)))
+        .collect();
+    add_by_id(db, &by_id).await?;
+    Ok(ids)
+}
+
+/// Adds each amount to its account, in one statement.
+async fn add_by_id<C: ConnectionTrait>(db: &C, moves: &[(String, i64)]) -> Result<(), PostError> {
+    let case = moves.iter().fold(CaseStatement::new(), |c, (id, amount)| {
+        c.case(ledger_account::Column::Id.eq(id.clone()), *amount)
+    });
+    let done = ledger_account::Entity::update_many()
+        .col_expr(
+            ledger_account::Column::BalanceMicros,
+            Expr::col(ledger_account::Column::BalanceMicros).add(case.finally(0)),
+        )
+        .filter(ledger_account::Column::Id.is_in(moves.iter().map(|(id, _)| id.clone())))
+        .exec(db)
+        .await?;
+    if done.rows_affected != moves.len() as u64 {
+        return Err(PostError::Other(AppError::internal()));
+    }
+    Ok(())
+}

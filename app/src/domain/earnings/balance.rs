@@ -1,0 +1,137 @@
+//! What a publisher reads of its earnings: the balance by state and the movements behind it.
+
+use std::collections::HashMap;
+
+use chrono::Duration;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use super::terms;
+use crate::domain::billing::{CURRENCY, ledger};
+use crate::domain::paging::Page;
+use crate::domain::{Ctx, Principal};
+use crate::error::AppError;
+use crate::model::money::{Micros, format_micros};
+use crate::model::publisher::payouts::PayoutStatus;
+use crate::model::publisher::earnings::{
+    EarningsBalance, EarningsMovement, EarningsMovements, EarningsState,
+};
+use entity::{conversion, ledger_account, ledger_entry, ledger_transaction};
+
+/// The cursor prefix of movements (ledger entry ids).
+pub const MOVEMENT_ID_PREFIX: &str = "len";
+
+/// `GET /publisher/v2/earnings`.
+pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, AppError> {
+    actor.require_publisher()?;
+    let id = &actor.account_id;
+    let sums = ledger::balances_by_kind(&ctx.db, id).await?;
+    let sum = |k| sums.get(&k).copied().unwrap_or(0);
+    let terms = terms::of(&ctx.db, id).await?;
+    // The oldest pending conversion (the partial index on pending earnings by publisher).
+    let oldest = conversion::Entity::find()
+        .filter(conversion::Column::PublisherId.eq(id.clone()))
+        .filter(conversion::Column::EarningsState.eq(EarningsState::Pending.as_str()))
+        .order_by_asc(conversion::Column::EarningsAt)
+        .one(&ctx.db)
+        .await?
+        .and_then(|c| c.earnings_at);
+    let money = |v: i64| (Micros(v), format_micros(v));
+    let (pending_micros, pending) = money(sum(ledger::Kind::PublisherPending));
+    let (available_micros, available) = money(sum(ledger::Kind::PublisherAvailable));
+    let (held_for_payout_micros, held_for_payout) = money(sum(ledger::Kind::PayoutHeld));
+    let paid_to_date: i64 = entity::payout::Entity::find()
+        .filter(entity::payout::Column::PublisherId.eq(id.clone()))
+        .filter(entity::payout::Column::Status.eq(PayoutStatus::Paid.as_str()))
+        .all(&ctx.db)
+        .await?
+        .iter()
+        .map(|p| p.amount_micros)
+        .sum();
+    let (paid_micros, paid) = money(paid_to_date);
+    Ok(EarningsBalance {
+        publisher_id: id.clone(),
+        currency: CURRENCY.to_owned(),
+        pending_micros,
+        pending,
+        available_micros,
+        available,
+        held_for_payout_micros,
+        held_for_payout,
+        paid_micros,
+        paid,
+        next_release_at: oldest.map(|t| t + Duration::days(terms.hold_days)),
+        terms,
+    })
+}
+
+/// What a ledger transaction kind means to a publisher.
+fn movement_kind(tx_kind: &str) -> &'static str {
+    match tx_kind {
+        "campaign_spend" | "spend" | "external_spend" => "conversion",
+        "refund" | "external_refund" => "reversal",
+        "earnings_release" => "release",
+        "payout_hold" => "payout",
+        "payout_return" => "payout_return",
+        "payout_paid" => "payout_paid",
+        _ => "adjustment",
+    }
+}
+
+/// `GET /publisher/v2/earnings/movements`: every entry on the publisher's earnings
+/// accounts, newest first. Three queries a page: the publisher's accounts, the entries, and
+/// their transactions.
+pub async fn movements(
+    ctx: &Ctx,
+    actor: &Principal,
+    page: Page,
+) -> Result<EarningsMovements, AppError> {
+    actor.require_publisher()?;
+    let accounts: HashMap<String, ledger::Kind> = ledger_account::Entity::find()
+        .filter(ledger_account::Column::OwnerAccountId.eq(actor.account_id.clone()))
+        .all(&ctx.db)
+        .await?
+        .into_iter()
+        .filter_map(|a| Some((a.id, ledger::Kind::parse(&a.kind)?)))
+        .filter(|(_, k)| matches!(k, ledger::Kind::PublisherPending | ledger::Kind::PublisherAvailable))
+        .collect();
+    if accounts.is_empty() {
+        return Ok(EarningsMovements { items: vec![], next_cursor: None });
+    }
+    let q = ledger_entry::Entity::find()
+        .filter(ledger_entry::Column::LedgerAccountId.is_in(accounts.keys().cloned()));
+    let rows = page
+        .select(q, ledger_entry::Column::Id)
+        .all(&ctx.db)
+        .await?;
+    let (rows, next_cursor) = page.finish(rows, |e| &e.id);
+    let txs: HashMap<String, ledger_transaction::Model> = ledger_transaction::Entity::find()
+        .filter(ledger_transaction::Column::Id.is_in(rows.iter().map(|e| e.transaction_id.clone())))
+        .all(&ctx.db)
+        .await?
+        .into_iter()
+        .map(|t| (t.id.clone(), t))
+        .collect();
+    let items = rows
+        .into_iter()
+        .map(|e| {
+            let tx = txs.get(&e.transaction_id);
+            let balance = match accounts.get(&e.ledger_account_id) {
+                Some(ledger::Kind::PublisherPending) => "PENDING",
+                _ => "AVAILABLE",
+            };
+            EarningsMovement {
+                kind: movement_kind(tx.map_or("", |t| t.kind.as_str())).to_owned(),
+                balance: balance.to_owned(),
+                amount_micros: Micros(e.amount_micros),
+                amount: format_micros(e.amount_micros),
+                // The conversion, survey transaction or release the movement belongs to.
+                reference: tx
+                    .and_then(|t| t.dedupe_key.split_once(':').map(|(_, r)| r.to_owned()))
+                    .unwrap_or_default(),
+                at: e.created_at,
+                id: e.id,
+            }
+        })
+        .collect();
+    Ok(EarningsMovements { items, next_cursor })
+}

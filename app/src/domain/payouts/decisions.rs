@@ -1,0 +1,190 @@
+//! The administrator's side of payouts: the queue, approval, rejection, "mark paid" with the
+//! external reference, and failure (also of a paid payout the bank returned).
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+
+use super::{PayoutStatus, Transition, transition, view};
+use crate::domain::billing::ledger;
+use crate::domain::paging::Page;
+use crate::domain::{Ctx, Principal, db};
+use crate::error::AppError;
+use crate::model::publisher::payouts::{Payout, PayoutDecision, PayoutList};
+use entity::payout;
+
+/// `GET /admin/v1/payouts?status=`: payouts in one status (default REQUESTED), newest first.
+pub async fn queue(
+    ctx: &Ctx,
+    actor: &Principal,
+    status: Option<&str>,
+    page: Page,
+) -> Result<PayoutList, AppError> {
+    actor.require_admin()?;
+    let status = match status {
+        None => PayoutStatus::Requested,
+        Some(s) => PayoutStatus::parse(s).ok_or_else(|| {
+            AppError::field(
+                "status",
+                "must be REQUESTED, APPROVED, PAID, CANCELLED, REJECTED or FAILED",
+            )
+        })?,
+    };
+    let q = payout::Entity::find().filter(payout::Column::Status.eq(status.as_str()));
+    let rows = page.select(q, payout::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |p| &p.id);
+    Ok(PayoutList {
+        items: rows.iter().map(view).collect(),
+        next_cursor,
+    })
+}
+
+/// A required reason or reference, trimmed (1 to 500 characters).
+fn required(field: &str, v: Option<&str>) -> Result<String, AppError> {
+    let v = v.map(str::trim).unwrap_or_default();
+    if v.is_empty() || v.chars().count() > 500 {
+        return Err(AppError::field(field, "is required (at most 500 characters)"));
+    }
+    Ok(v.to_owned())
+}
+
+async fn decide(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    change: impl FnOnce(&payout::Model) -> Transition<'static>,
+    edit: impl FnOnce(&mut payout::ActiveModel),
+) -> Result<Payout, AppError> {
+    actor.require_admin()?;
+    let txn = db::begin(&ctx.db).await?;
+    let saved = transition(&txn, ctx.now(), actor, id, change, edit).await?;
+    txn.commit().await?;
+    Ok(view(&saved))
+}
+
+/// `POST /admin/v1/payouts/{id}/approve`.
+pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, AppError> {
+    let now = ctx.now();
+    let by = actor.account_id.clone();
+    decide(
+        ctx,
+        actor,
+        id,
+        |_| Transition {
+            from: &[PayoutStatus::Requested],
+            to: PayoutStatus::Approved,
+            posting: None,
+            action: "payout.approved",
+            detail: serde_json::json!({}),
+        },
+        |a| {
+            a.approved_at = Set(Some(now));
+            a.decided_by = Set(Some(by));
+        },
+    )
+    .await
+}
+
+/// `POST /admin/v1/payouts/{id}/reject` with a reason: the money returns to the balance.
+pub async fn reject(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    d: PayoutDecision,
+) -> Result<Payout, AppError> {
+    let reason = required("reason", d.reason.as_deref())?;
+    let now = ctx.now();
+    let by = actor.account_id.clone();
+    let detail = serde_json::json!({"reason": reason});
+    decide(
+        ctx,
+        actor,
+        id,
+        |p| Transition {
+            from: &[PayoutStatus::Requested, PayoutStatus::Approved],
+            to: PayoutStatus::Rejected,
+            posting: Some((
+                "payout_return",
+                ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, false),
+            )),
+            action: "payout.rejected",
+            detail,
+        },
+        |a| {
+            a.reason = Set(Some(reason));
+            a.closed_at = Set(Some(now));
+            a.decided_by = Set(Some(by));
+        },
+    )
+    .await
+}
+
+/// `POST /admin/v1/payouts/{id}/mark-paid` with the bank's or payment service's reference.
+pub async fn mark_paid(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    d: PayoutDecision,
+) -> Result<Payout, AppError> {
+    let reference = required("externalReference", d.external_reference.as_deref())?;
+    let now = ctx.now();
+    let by = actor.account_id.clone();
+    let detail = serde_json::json!({"externalReference": reference});
+    decide(
+        ctx,
+        actor,
+        id,
+        |p| Transition {
+            from: &[PayoutStatus::Approved],
+            to: PayoutStatus::Paid,
+            posting: Some((
+                "payout_paid",
+                ledger::payout_paid_legs(&p.publisher_id, &p.id, p.amount_micros),
+            )),
+            action: "payout.paid",
+            detail,
+        },
+        |a| {
+            a.external_reference = Set(Some(reference));
+            a.paid_at = Set(Some(now));
+            a.decided_by = Set(Some(by));
+        },
+    )
+    .await
+}
+
+/// `POST /admin/v1/payouts/{id}/fail` with a reason: an approved payout that could not be
+/// sent, or a paid one the bank returned. The money returns to the balance.
+pub async fn fail(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    d: PayoutDecision,
+) -> Result<Payout, AppError> {
+    let reason = required("reason", d.reason.as_deref())?;
+    let now = ctx.now();
+    let by = actor.account_id.clone();
+    let detail = serde_json::json!({"reason": reason});
+    decide(
+        ctx,
+        actor,
+        id,
+        |p| {
+            let was_paid = p.status == PayoutStatus::Paid.as_str();
+            Transition {
+                from: &[PayoutStatus::Approved, PayoutStatus::Paid],
+                to: PayoutStatus::Failed,
+                posting: Some((
+                    "payout_return",
+                    ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, was_paid),
+                )),
+                action: "payout.failed",
+                detail,
+            }
+        },
+        |a| {
+            a.reason = Set(Some(reason));
+            a.closed_at = Set(Some(now));
+            a.decided_by = Set(Some(by));
+        },
+    )
+    .await
+}

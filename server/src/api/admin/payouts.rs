@@ -1,0 +1,118 @@
+//! The administrator's payouts: the queue, decisions and the monthly run.
+
+use app::domain::paging::Page;
+use app::domain::payouts::{self, decisions, runs};
+use app::error::AppError;
+use app::model::publisher::payouts::{Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput};
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::api::ErrorBody;
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(queue))
+        .routes(routes!(approve))
+        .routes(routes!(reject))
+        .routes(routes!(mark_paid))
+        .routes(routes!(fail))
+        .routes(routes!(run))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct QueueQuery {
+    /// REQUESTED (default), APPROVED, PAID, CANCELLED, REJECTED or FAILED.
+    status: Option<String>,
+    /// The previous page's `nextCursor` (newest first).
+    cursor: Option<String>,
+    /// Rows per page: 1 to 500 (default 100).
+    limit: Option<u64>,
+}
+
+/// Payouts in one status, newest first.
+#[utoipa::path(get, path = "/payouts", tag = "admin", security(("dashboardBearer" = [])), params(QueueQuery),
+    responses((status = 200, body = PayoutList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn queue(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<QueueQuery>,
+) -> Result<AppJson<PayoutList>, AppError> {
+    let page = Page::parse(q.limit, q.cursor.as_deref(), payouts::ID_PREFIX)?;
+    decisions::queue(&s.ctx, &p, q.status.as_deref(), page)
+        .await
+        .map(AppJson)
+}
+
+/// Approve a REQUESTED payout.
+#[utoipa::path(post, path = "/payouts/{payoutId}/approve", tag = "admin", security(("dashboardBearer" = [])),
+    params(("payoutId" = String, Path)),
+    responses((status = 200, body = Payout), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn approve(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<AppJson<Payout>, AppError> {
+    decisions::approve(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Reject a REQUESTED or APPROVED payout with a `reason`; the money returns to the
+/// publisher's available balance.
+#[utoipa::path(post, path = "/payouts/{payoutId}/reject", tag = "admin", security(("dashboardBearer" = [])),
+    params(("payoutId" = String, Path)), request_body = PayoutDecision,
+    responses((status = 200, body = Payout), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn reject(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(d): AppJson<PayoutDecision>,
+) -> Result<AppJson<Payout>, AppError> {
+    decisions::reject(&s.ctx, &p, &id, d).await.map(AppJson)
+}
+
+/// Mark an APPROVED payout paid, with the bank's or payment service's `externalReference`.
+#[utoipa::path(post, path = "/payouts/{payoutId}/mark-paid", tag = "admin", security(("dashboardBearer" = [])),
+    params(("payoutId" = String, Path)), request_body = PayoutDecision,
+    responses((status = 200, body = Payout), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn mark_paid(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(d): AppJson<PayoutDecision>,
+) -> Result<AppJson<Payout>, AppError> {
+    decisions::mark_paid(&s.ctx, &p, &id, d).await.map(AppJson)
+}
+
+/// Fail an APPROVED payout that could not be sent, or a PAID one the bank returned, with a
+/// `reason`; the money returns to the publisher's available balance.
+#[utoipa::path(post, path = "/payouts/{payoutId}/fail", tag = "admin", security(("dashboardBearer" = [])),
+    params(("payoutId" = String, Path)), request_body = PayoutDecision,
+    responses((status = 200, body = Payout), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn fail(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(d): AppJson<PayoutDecision>,
+) -> Result<AppJson<Payout>, AppError> {
+    decisions::fail(&s.ctx, &p, &id, d).await.map(AppJson)
+}
+
+/// The monthly payout run of `period` (`YYYY-MM`): one payout of the whole available balance
+/// per publisher with a payout profile, no open payout and at least its minimum. 201 for a
+/// new run; calling it again for the same month (200) creates only what is missing.
+#[utoipa::path(post, path = "/payouts/runs", tag = "admin", security(("dashboardBearer" = [])), request_body = PayoutRunInput,
+    responses((status = 201, body = PayoutRun), (status = 200, body = PayoutRun, description = "the month's run existed"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn run(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(input): AppJson<PayoutRunInput>,
+) -> Result<(StatusCode, AppJson<PayoutRun>), AppError> {
+    let (r, new) = runs::start(&s.ctx, &p, input).await?;
+    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, AppJson(r)))
+}

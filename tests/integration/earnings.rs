@@ -1,0 +1,247 @@
+//! Publisher earnings (issue 34): a paid conversion credits the publisher's share as
+//! pending and the rest as platform revenue in the advertiser's posting; the hold releases
+//! it; a reversal takes back exactly what was paid, from pending or, once released, from
+//! available (which may go negative and is made good by later releases).
+
+use chrono::Duration;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::builders::callbacks::{World, click, world};
+use tests::builders::surveys::{enter, market, report_outcome};
+use tests::builders::{USD, campaign_body};
+use tests::{TestApp, both_backends};
+
+use app::domain::billing::ledger::{self, Kind};
+
+/// 70 % of the 1.50 USD goal payout, and the platform's 30 %.
+const SHARE: i64 = 1_050_000;
+const REVENUE: i64 = 450_000;
+
+/// The publisher's earnings, with a fresh token (the tests move the clock by days, past a
+/// token's lifetime).
+pub(super) async fn earnings(w: &World) -> Value {
+    let token = w.app.token(&w.p.user).await;
+    let (s, e) = w.app.get("/publisher/v2/earnings", Some(&token)).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    e
+}
+
+pub(super) fn micros(v: &Value, field: &str) -> i64 {
+    v[field].as_i64().unwrap_or_else(|| panic!("{field} in {v}"))
+}
+
+pub(super) async fn assert_reconciled(app: &TestApp) {
+    assert_eq!(
+        ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"),
+        ledger::Reconciliation::default()
+    );
+}
+
+pub(super) async fn paid(w: &World, user: &str, txn: &str) {
+    let (_, c) = click(&w.app, &w.p, user, &w.campaign).await;
+    let r = w.report(&c, txn, "approved").await;
+    assert_eq!(r["accepted"], true, "{r}");
+    assert_eq!(conversion(w, txn).await.settlement, "APPROVED");
+}
+
+async fn conversion(w: &World, txn: &str) -> entity::conversion::Model {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    entity::conversion::Entity::find()
+        .filter(entity::conversion::Column::TransactionId.eq(txn))
+        .one(&w.app.state.ctx.db)
+        .await
+        .expect("query")
+        .expect("conversion")
+}
+
+async fn conversion_earns_pending_the_hold_releases_it(app: TestApp) {
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let start = w.app.clock_now();
+    paid(&w, "user-1", "tx-1").await;
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "pendingMicros"), SHARE, "{e}");
+    assert_eq!(micros(&e, "availableMicros"), 0);
+    assert_eq!(e["terms"]["holdDays"], 30);
+    assert_eq!(e["terms"]["minimumPayoutMicros"], 50 * USD);
+    let next: chrono::DateTime<chrono::Utc> =
+        serde_json::from_value(e["nextReleaseAt"].clone()).expect("nextReleaseAt");
+    assert_eq!(next, start + Duration::days(30));
+    let db = &w.app.state.ctx.db;
+    let revenue = ledger::account_balance(db, "", Kind::PlatformRevenue, &w.campaign)
+        .await
+        .expect("revenue");
+    assert_eq!(revenue, REVENUE);
+    assert_reconciled(&w.app).await;
+
+    // A day before the hold ends nothing moves; at its end everything does.
+    w.app.clock.advance(Duration::days(29));
+    w.app.run_workers_once().await;
+    assert_eq!(micros(&earnings(&w).await, "pendingMicros"), SHARE);
+    w.app.clock.advance(Duration::days(1));
+    w.app.run_workers_once().await;
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "pendingMicros"), 0, "{e}");
+    assert_eq!(micros(&e, "availableMicros"), SHARE);
+    assert!(e["nextReleaseAt"].is_null());
+    assert_reconciled(&w.app).await;
+    // Running the release again releases nothing twice.
+    w.app.run_workers_once().await;
+    assert_eq!(micros(&earnings(&w).await, "availableMicros"), SHARE);
+
+    // A new conversion earns pending; reversing the released one takes it out of
+    // available, which goes negative until the next release makes it good.
+    paid(&w, "user-2", "tx-2").await;
+    let advertiser = conversion(&w, "tx-1").await.advertiser_id;
+    let wallet = || async {
+        let b = ledger::balance(db, &advertiser).await.expect("balance");
+        (b.available_micros.get(), b.spent_micros.get())
+    };
+    let (available_before, spent_before) = wallet().await;
+    assert_eq!(reverse(&w, "tx-1").await, "REVERSED");
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "availableMicros"), 0, "{e}");
+    assert_eq!(micros(&e, "pendingMicros"), SHARE);
+    let (available_after, spent_after) = wallet().await;
+    assert_eq!(spent_before - spent_after, 1_500_000, "the advertiser is refunded");
+    assert_eq!(available_after - available_before, 1_500_000, "to its available balance");
+    let revenue = ledger::account_balance(db, "", Kind::PlatformRevenue, &w.campaign)
+        .await
+        .expect("revenue");
+    assert_eq!(revenue, REVENUE, "one conversion's revenue is left");
+    assert_reconciled(&w.app).await;
+
+    let token = w.app.token(&w.p.user).await;
+    let (s, m) = w
+        .app
+        .get("/publisher/v2/earnings/movements?limit=2", Some(&token))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{m}");
+    assert_eq!(m["items"].as_array().map(Vec::len), Some(2), "{m}");
+    assert_eq!(m["items"][0]["kind"], "reversal", "{m}");
+    assert_eq!(m["items"][0]["amountMicros"], -SHARE);
+    assert_eq!(m["items"][0]["balance"], "AVAILABLE");
+    let cursor = m["nextCursor"].as_str().expect("more pages").to_owned();
+    let (s, rest) = w
+        .app
+        .get(
+            &format!("/publisher/v2/earnings/movements?cursor={cursor}"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{rest}");
+    let all: Vec<&Value> = m["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(rest["items"].as_array().into_iter().flatten())
+        .collect();
+    let pending: i64 = all
+        .iter()
+        .filter(|i| i["balance"] == "PENDING")
+        .filter_map(|i| i["amountMicros"].as_i64())
+        .sum();
+    let available: i64 = all
+        .iter()
+        .filter(|i| i["balance"] == "AVAILABLE")
+        .filter_map(|i| i["amountMicros"].as_i64())
+        .sum();
+    assert_eq!((pending, available), (SHARE, 0), "the movements add up to the balance");
+}
+
+/// Reports the reversal of `txn` with the click of its conversion; answers the
+/// conversion's settlement afterwards.
+async fn reverse(w: &World, txn: &str) -> String {
+    let click = conversion(w, txn).await.click_id;
+    w.report(&click, txn, "reversed").await;
+    conversion(w, txn).await.settlement
+}
+
+async fn a_reversal_in_the_hold_takes_back_pending_and_revenue(app: TestApp) {
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    paid(&w, "user-1", "tx-1").await;
+    assert_eq!(reverse(&w, "tx-1").await, "REVERSED");
+    let e = earnings(&w).await;
+    assert_eq!(
+        (micros(&e, "pendingMicros"), micros(&e, "availableMicros")),
+        (0, 0)
+    );
+    let db = &w.app.state.ctx.db;
+    for (owner, kind) in [("", Kind::PlatformRevenue), ("", Kind::SpendClearing)] {
+        let v = ledger::account_balance(db, owner, kind, &w.campaign)
+            .await
+            .expect("balance");
+        assert_eq!(v, 0, "{kind:?}");
+    }
+    // Nothing is released later for a reversed conversion.
+    w.app.clock.advance(Duration::days(31));
+    w.app.run_workers_once().await;
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "availableMicros"), 0, "{e}");
+    assert_reconciled(&w.app).await;
+}
+
+async fn an_administrator_sets_a_publishers_hold(app: TestApp) {
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let admin = w.app.admin_token().await;
+    let path = format!("/admin/v1/publishers/{}/earning-terms", w.p.user.account_id);
+    let (s, e) = w.app.put(&path, Some(&w.p.token), &json!({"holdDays": 7})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{e}");
+    let (s, e) = w.app.put(&path, Some(&admin), &json!({"holdDays": 400})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (s, e) = w
+        .app
+        .put(
+            "/admin/v1/publishers/acc_nobody/earning-terms",
+            Some(&admin),
+            &json!({"holdDays": 7}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+    let (s, t) = w.app.put(&path, Some(&admin), &json!({"holdDays": 7})).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["holdDays"], 7);
+    assert_eq!(t["minimumPayoutMicros"], 50 * USD, "an absent field keeps the default");
+    let (s, t) = w.app.get(&path, Some(&admin)).await;
+    assert_eq!((s, t["holdDays"].clone()), (StatusCode::OK, json!(7)));
+
+    paid(&w, "user-1", "tx-1").await;
+    w.app.clock.advance(Duration::days(7));
+    w.app.run_workers_once().await;
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "availableMicros"), SHARE, "{e}");
+    assert_eq!(e["terms"]["holdDays"], 7);
+    assert_reconciled(&w.app).await;
+}
+
+async fn a_survey_complete_earns_like_a_conversion(app: TestApp) {
+    let m = market(&app).await;
+    let tx = enter(&app, &m, "resp-1").await.expect("entered");
+    let (s, r) = report_outcome(&app, &m, &tx, "complete").await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["paid"], true, "{r}");
+    let (s, e) = app.get("/publisher/v2/earnings", Some(&m.pub_token)).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    // 70 % of the 2.50 USD cost per complete.
+    assert_eq!(micros(&e, "pendingMicros"), 1_750_000, "{e}");
+    let revenue = ledger::account_balance(&app.state.ctx.db, "", Kind::PlatformRevenue, &m.campaign)
+        .await
+        .expect("revenue");
+    assert_eq!(revenue, 750_000);
+    assert_reconciled(&app).await;
+    app.clock.advance(Duration::days(30));
+    app.run_workers_once().await;
+    let publisher = e["publisherId"].as_str().expect("publisherId");
+    let sums = ledger::balances_by_kind(&app.state.ctx.db, publisher)
+        .await
+        .expect("balances");
+    assert_eq!(sums.get(&Kind::PublisherAvailable), Some(&1_750_000));
+    assert_eq!(sums.get(&Kind::PublisherPending), Some(&0));
+    assert_reconciled(&app).await;
+}
+
+both_backends!(
+    conversion_earns_pending_the_hold_releases_it,
+    a_reversal_in_the_hold_takes_back_pending_and_revenue,
+    an_administrator_sets_a_publishers_hold,
+    a_survey_complete_earns_like_a_conversion,
+);
