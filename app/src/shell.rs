@@ -43,6 +43,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/support") view=pages::SupportInboxPage/>
                     <Route path=path!("/publisher/bans") view=pages::BansPage/>
+                    <Route path=path!("/publisher/earnings") view=pages::EarningsPage/>
                     <Route path=path!("/publisher/blacklist") view=pages::BlacklistPage/>
                     <Route path=path!("/publisher/deliveries") view=pages::DeliveriesPage/>
                     <Route path=path!("/publisher/deliveries/:id") view=pages::DeliveryDetailPage/>
@@ -62,6 +63,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/advertiser/campaigns/:id/tracking") view=pages::CampaignTrackingPage/>
                     <Route path=path!("/advertiser/campaigns/:id/report") view=pages::CampaignReportPage/>
                     <Route path=path!("/admin") view=pages::AdminHome/>
+                    <Route path=path!("/admin/payouts") view=pages::AdminPayoutsPage/>
                 </Routes>
             </Layout>
         </Router>

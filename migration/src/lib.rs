@@ -26,6 +26,7 @@ mod m0022_cache_changes;
 mod m0023_survey_entries_by_respondent;
 mod m0024_publisher_earnings;
 mod m0025_payouts;
+mod m0026_conversions_by_advertiser;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -59,6 +60,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0023_survey_entries_by_respondent::Migration),
             Box::new(m0024_publisher_earnings::Migration),
             Box::new(m0025_payouts::Migration),
+            Box::new(m0026_conversions_by_advertiser::Migration),
         ]
     }
 }

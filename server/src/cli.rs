@@ -115,12 +115,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
             println!(
-                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets",
+                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details",
                 ctx.keys.key_version(),
                 done.callback_keys,
                 done.campaign_credentials,
                 done.survey_api_credentials,
-                done.user_identity_secrets
+                done.user_identity_secrets,
+                done.payment_details
             );
         }
         Command::Demo => {

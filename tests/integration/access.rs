@@ -42,6 +42,7 @@ async fn snapshot(app: &TestApp, o: &Owned) -> Vec<Value> {
         "/publisher/v2/blacklists".to_owned(),
         "/publisher/v2/support-cases".to_owned(),
         format!("/publisher/v2/callback-deliveries/{}", o.ids["deliveryId"]),
+        format!("/publisher/v2/payouts/{}", o.ids["payoutId"]),
     ] {
         let (s, v) = app.get(&path, Some(&o.publisher)).await;
         assert_eq!(s, StatusCode::OK, "{path}: {v}");

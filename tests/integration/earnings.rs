@@ -239,7 +239,65 @@ async fn a_survey_complete_earns_like_a_conversion(app: TestApp) {
     assert_reconciled(&app).await;
 }
 
+async fn the_advertiser_lists_its_conversions(app: TestApp) {
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    paid(&w, "user-1", "tx-1").await;
+    paid(&w, "user-2", "tx-2").await;
+    assert_eq!(reverse(&w, "tx-1").await, "REVERSED");
+    let list = |q: String| {
+        let w = &w;
+        async move {
+            let (s, l) = w
+                .app
+                .get(&format!("/performance-marketing/v2/conversions{q}"), Some(&w.adv))
+                .await;
+            assert_eq!(s, StatusCode::OK, "{q}: {l}");
+            l
+        }
+    };
+    let all = list(String::new()).await;
+    assert_eq!(all["items"].as_array().map(Vec::len), Some(2), "{all}");
+    assert_eq!(all["items"][0]["transactionId"], "tx-2", "newest first");
+    let one = list("?transactionId=tx-1".into()).await;
+    assert_eq!(one["items"][0]["settlement"], "REVERSED", "{one}");
+    assert_eq!(one["items"][0]["payoutMicros"], 1_500_000);
+    assert!(one["items"][0]["reversedAt"].is_string());
+    let approved = list(format!("?status=approved&campaignId={}", w.campaign)).await;
+    assert_eq!(approved["items"].as_array().map(Vec::len), Some(1), "{approved}");
+    let paged = list("?limit=1".into()).await;
+    let next = paged["nextCursor"].as_str().expect("a second page").to_owned();
+    let rest = list(format!("?limit=1&cursor={next}")).await;
+    assert_eq!(rest["items"][0]["transactionId"], "tx-1");
+    assert!(rest["nextCursor"].is_null());
+    let none = list("?from=2030-01-01".into()).await;
+    assert_eq!(none["items"].as_array().map(Vec::len), Some(0));
+
+    let res = w
+        .app
+        .client
+        .get(w.app.url("/performance-marketing/v2/conversions?format=csv"))
+        .bearer_auth(&w.adv)
+        .send()
+        .await
+        .expect("csv");
+    assert_eq!(res.status(), StatusCode::OK);
+    let csv = res.text().await.expect("body");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.starts_with("conversion_id,campaign_id,transaction_id"));
+
+    let (s, e) = w
+        .app
+        .get("/performance-marketing/v2/conversions?from=2026-12-02&to=2026-12-01", Some(&w.adv))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (_, other) = w.app.funded_advertiser(0).await;
+    let (s, theirs) = w.app.get("/performance-marketing/v2/conversions", Some(&other)).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(theirs["items"].as_array().map(Vec::len), Some(0), "another advertiser sees none");
+}
+
 both_backends!(
+    the_advertiser_lists_its_conversions,
     conversion_earns_pending_the_hold_releases_it,
     a_reversal_in_the_hold_takes_back_pending_and_revenue,
     an_administrator_sets_a_publishers_hold,

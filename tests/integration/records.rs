@@ -160,16 +160,36 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     let mut a = key.clone().into_active_model();
     a.secret_ciphertext = Set(old.seal(&binding, &secret).expect("seal"));
     a.update(&ctx.db).await.expect("store under the old key");
+    // A payout profile's payment details, sealed under the old key too.
+    let (s, prof) = app
+        .put(
+            "/publisher/v2/payouts/profile",
+            Some(&p.token),
+            &json!({"legalName": "Pixel Quest", "country": "DE", "method": "PAYMENT_SERVICE", "details": "pay@pixelquest.example"}),
+        )
+        .await;
+    assert_eq!(s, reqwest::StatusCode::OK, "{prof}");
+    let profile = entity::payout_profile::Entity::find_by_id(p.user.account_id.clone())
+        .one(&ctx.db)
+        .await
+        .expect("read")
+        .expect("profile");
+    let profile_binding = app::domain::payouts::profile::seal_binding(&profile.account_id);
+    let mut a = profile.clone().into_active_model();
+    a.details_sealed = Set(old.seal(&profile_binding, "pay@pixelquest.example").expect("seal"));
+    a.update(&ctx.db).await.expect("store under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));
     let done = app::domain::reseal::reseal_all(&rotated)
         .await
         .expect("reseal");
     assert_eq!(done.callback_keys, 1);
+    assert_eq!(done.payment_details, 1);
     let again = app::domain::reseal::reseal_all(&rotated)
         .await
         .expect("reseal");
     assert_eq!(again.callback_keys, 0, "nothing left under the old key");
+    assert_eq!(again.payment_details, 0);
     let stored = entity::callback_key::Entity::find_by_id(key.id.clone())
         .one(&ctx.db)
         .await

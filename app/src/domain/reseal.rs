@@ -8,9 +8,12 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, Query
 use crate::domain::Ctx;
 use crate::domain::campaigns::tracking;
 use crate::domain::publisher::{callbacks, user_identity};
-use crate::domain::survey_api_keys;
+use crate::domain::{payouts, survey_api_keys};
 use crate::error::AppError;
-use entity::{callback_key, campaign_credential, placement_user_identity, survey_api_credential};
+use entity::{
+    callback_key, campaign_credential, payout, payout_profile, placement_user_identity,
+    survey_api_credential,
+};
 
 /// How many secrets were moved to the current key, per table.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +22,8 @@ pub struct Resealed {
     pub campaign_credentials: u64,
     pub survey_api_credentials: u64,
     pub user_identity_secrets: u64,
+    /// Payout profiles' and payouts' payment details.
+    pub payment_details: u64,
 }
 
 /// Re-seals every stored secret not yet under the current key.
@@ -86,6 +91,28 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         a.secret_sealed = Set(Some(sealed));
         out.user_identity_secrets +=
             guarded(ctx, a, placement_user_identity::Column::SecretSealed, old).await?;
+    }
+    for r in payout_profile::Entity::find().all(&ctx.db).await? {
+        if ctx.keys.is_current(&r.details_sealed) {
+            continue;
+        }
+        let binding = payouts::profile::seal_binding(&r.account_id);
+        let old = r.details_sealed.clone();
+        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let mut a = r.into_active_model();
+        a.details_sealed = Set(sealed);
+        out.payment_details += guarded(ctx, a, payout_profile::Column::DetailsSealed, old).await?;
+    }
+    for r in payout::Entity::find().all(&ctx.db).await? {
+        if ctx.keys.is_current(&r.details_sealed) {
+            continue;
+        }
+        let binding = payouts::seal_binding(&r.id);
+        let old = r.details_sealed.clone();
+        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let mut a = r.into_active_model();
+        a.details_sealed = Set(sealed);
+        out.payment_details += guarded(ctx, a, payout::Column::DetailsSealed, old).await?;
     }
     Ok(out)
 }

@@ -455,7 +455,7 @@ impl OffersReport {
 
 /// Quotes a CSV field when needed; a leading formula character is neutralised so a
 /// spreadsheet never evaluates an advertiser-supplied name.
-fn csv_field(v: &str) -> String {
+pub(crate) fn csv_field(v: &str) -> String {
     let v = if v.starts_with(['=', '+', '-', '@']) {
         format!("'{v}")
     } else {

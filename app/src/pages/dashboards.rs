@@ -25,6 +25,7 @@ pub fn PublisherHome() -> impl IntoView {
                 <h1>"Publisher dashboard"</h1>
                 <p>"Signed in as "<strong>{u.email}</strong>" for "{u.company_name}"."</p>
                 <p class="areas">
+                    <a class="button secondary" href="/publisher/earnings" rel="external">"Earnings and payouts"</a>" "
                     <a class="button secondary" href="/publisher/offers" rel="external">"Offer gallery"</a>" "
                     <a class="button secondary" href="/publisher/support" rel="external">"Support inbox"</a>" "
                     <a class="button secondary" href="/publisher/deliveries" rel="external">"Reward callbacks"</a>" "

@@ -7,7 +7,7 @@ mod dashboards;
 mod home;
 mod publisher;
 
-pub use admin::AdminHome;
+pub use admin::{AdminHome, AdminPayoutsPage};
 pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as AdvertiserFundingPage};
 pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
@@ -17,7 +17,7 @@ pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
-    BansPage, BlacklistPage, DeliveriesPage, DeliveryDetailPage, OfferGalleryPage,
+    BansPage, BlacklistPage, DeliveriesPage, DeliveryDetailPage, EarningsPage, OfferGalleryPage,
     OffersReportPage, PlacementDetailPage, PlacementsPage, PublisherSurveysPage, SlotEditorPage,
     SupportInboxPage,
 };

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
+pub mod earnings;
 mod error;
 pub mod overview;
 pub mod publisher;

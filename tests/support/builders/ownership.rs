@@ -30,6 +30,48 @@ fn id_of(v: &Value, field: &str) -> String {
         .to_owned()
 }
 
+/// A REQUESTED payout of the publisher, written straight into the database (earning the
+/// money first takes a live campaign and its conversions; `payouts.rs` covers that path).
+async fn payout(app: &TestApp, publisher: &str) -> String {
+    use sea_orm::{EntityTrait, Set};
+    let now = app.clock_now();
+    let id = format!("pyo_access_{}", publisher.trim_start_matches("acc_"));
+    let sealed = app
+        .state
+        .ctx
+        .keys
+        .seal(&app::domain::payouts::seal_binding(&id), "DE89370400440532013000")
+        .expect("seal");
+    let row = entity::payout::ActiveModel {
+        id: Set(id.clone()),
+        publisher_id: Set(publisher.to_owned()),
+        run_id: Set(None),
+        status: Set("REQUESTED".into()),
+        amount_micros: Set(60 * USD),
+        currency: Set("USD".into()),
+        legal_name: Set("Pixel Quest".into()),
+        country: Set("DE".into()),
+        method: Set("BANK_TRANSFER".into()),
+        details_sealed: Set(sealed),
+        details_hint: Set("IBAN ••••3000".into()),
+        idempotency_key: Set(None),
+        external_reference: Set(None),
+        reason: Set(None),
+        requested_by: Set(publisher.to_owned()),
+        decided_by: Set(None),
+        created_at: Set(now),
+        approved_at: Set(None),
+        paid_at: Set(None),
+        closed_at: Set(None),
+        updated_at: Set(now),
+    };
+    entity::payout::Entity::insert(row)
+        .exec_without_returning(&app.state.ctx.db)
+        .await
+        .expect("payout");
+    id
+}
+
 pub async fn make(app: &TestApp, admin: &str) -> Owned {
     let mut ids = BTreeMap::new();
     let p = publisher(app, admin).await;
@@ -79,6 +121,8 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
         )
         .await,
     );
+
+    ids.insert("payoutId", payout(app, &p.user.account_id).await);
 
     let (adv_user, adv) = app.funded_advertiser(500 * USD).await;
     let campaign = create_campaign(app, &adv, &campaign_body("CUSTOM_S2S", 100 * USD)).await;

@@ -5,6 +5,7 @@
 //! by `settlement` (attribution, caps, reserve, ledger, reward callback).
 
 pub mod inbox;
+pub mod list;
 pub mod postbacks;
 pub mod provider_params;
 pub mod reported;

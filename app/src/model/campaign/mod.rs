@@ -6,6 +6,7 @@ use crate::model::money::Micros;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+pub mod conversions;
 pub mod creatives;
 pub mod device_targeting;
 mod parts;

@@ -2,7 +2,10 @@
 //! awaiting review, the offer and survey campaigns awaiting review, then the placement
 //! review queue and the verified placements awaiting release.
 
+mod payouts;
 mod surveys;
+
+pub use payouts::AdminPayoutsPage;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -71,6 +74,7 @@ pub fn AdminHome() -> impl IntoView {
             if u.role.is_admin() {
                 let AdminData { approve, queue, fundings, campaigns, surveys, placements } = data;
                 view! {
+                    <p class="areas"><a class="button secondary" href="/admin/payouts" rel="external">"Publisher payouts"</a></p>
                     <AdvertiserQueue approve queue/>
                     <FundingReview fundings/>
                     <CampaignReview campaigns/>

@@ -3,6 +3,7 @@
 
 mod blocking;
 mod deliveries;
+mod earnings;
 mod gallery;
 mod placement;
 mod placements;
@@ -13,6 +14,7 @@ mod surveys;
 
 pub use blocking::{BansPage, BlacklistPage};
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
+pub use earnings::EarningsPage;
 pub use gallery::OfferGalleryPage;
 pub use placement::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};

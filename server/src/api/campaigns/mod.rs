@@ -3,6 +3,7 @@
 //! setup and development creatives in the submodules.
 
 mod assets;
+mod conversions;
 mod tracking;
 
 use app::domain::campaigns::{lifecycle, providers, readiness, report, store};
@@ -31,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(report_of))
         .merge(tracking::router())
         .merge(assets::router())
+        .merge(conversions::router())
 }
 
 /// Tracking providers: `{contractVersion, items}`; only `selectable` ones can be chosen.

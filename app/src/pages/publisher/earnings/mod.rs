@@ -1,0 +1,130 @@
+//! `/publisher/earnings`: what the publisher has earned (pending in the hold, available,
+//! held for a payout, paid), its payout profile, payout requests and the movements behind
+//! the balance. Plain forms, so the page works without JavaScript.
+
+mod payouts;
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use super::LoadError;
+use crate::model::AccountView;
+use crate::model::publisher::earnings::{EarningsBalance, EarningsMovement};
+use crate::pages::{OlderLink, RequireUser, when};
+use crate::server_fns::earnings::{
+    CancelPayout, RequestPayout, SavePayoutProfile, my_earnings, my_earnings_movements,
+    list_payouts, my_payout_profile,
+};
+
+const USD: &str = "USD";
+
+#[component]
+pub fn EarningsPage() -> impl IntoView {
+    // Created in the page body: RequireUser may render its children more than once.
+    let query = use_query_map();
+    let cursor = Memo::new(move |_| query.read().get("cursor"));
+    let payouts_cursor = Memo::new(move |_| query.read().get("payouts"));
+    let save = ServerAction::<SavePayoutProfile>::new();
+    let request = ServerAction::<RequestPayout>::new();
+    let cancel = ServerAction::<CancelPayout>::new();
+    let changed = move || (save.version().get(), request.version().get(), cancel.version().get());
+    let balance = Resource::new(changed, |_| my_earnings());
+    let profile = Resource::new(move || save.version().get(), |_| my_payout_profile());
+    let payouts = Resource::new(move || (payouts_cursor.get(), changed()), |(c, _)| list_payouts(c));
+    let movements = Resource::new(move || (cursor.get(), changed()), |(c, _)| my_earnings_movements(c));
+    let actions = payouts::Actions { save, request, cancel };
+    view! {
+        <Title text="Earnings"/>
+        <RequireUser signed_in=move |_u: AccountView| view! {
+            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match balance.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(b) => view! { <Balance b/> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <payouts::PayoutForms actions profile/>
+            <payouts::PayoutTable actions payouts/>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match movements.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(list) => {
+                            let older = list.next_cursor.clone().map(|c| format!("/publisher/earnings?cursor={c}#movements"));
+                            view! { <Movements items=list.items older/> }.into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        }/>
+    }
+}
+
+#[component]
+fn Balance(b: EarningsBalance) -> impl IntoView {
+    let next = b
+        .next_release_at
+        .map(when)
+        .unwrap_or_else(|| "nothing pending".to_owned());
+    let negative = b.available_micros.get() < 0;
+    view! {
+        <section class="card" id="earnings">
+            <h1>"Earnings"</h1>
+            <div class="figures">
+                <div class="figure"><span class="muted">"Pending (in the hold)"</span><strong data-figure="pending">{b.pending_micros.money(USD)}</strong></div>
+                <div class="figure"><span class="muted">"Available"</span><strong data-figure="available">{b.available_micros.money(USD)}</strong></div>
+                <div class="figure"><span class="muted">"Held for payouts"</span><strong data-figure="held">{b.held_for_payout_micros.money(USD)}</strong></div>
+                <div class="figure"><span class="muted">"Paid to date"</span><strong data-figure="paid">{b.paid_micros.money(USD)}</strong></div>
+            </div>
+            <p class="muted">
+                {format!(
+                    "You earn {}% of each payout. Earnings stay pending for {} days after the conversion (the advertiser may reverse it until then); the oldest pending earnings are released {}. The smallest payout is {}.",
+                    b.terms.revenue_share_bps / 100,
+                    b.terms.hold_days,
+                    next,
+                    b.terms.minimum_payout_micros.money(USD),
+                )}
+            </p>
+            {negative.then(|| view! {
+                <p class="notice">"A conversion was reversed after its earnings were released: the available balance is negative until later earnings make it good."</p>
+            })}
+        </section>
+    }
+}
+
+#[component]
+fn Movements(items: Vec<EarningsMovement>, older: Option<String>) -> impl IntoView {
+    if items.is_empty() {
+        return view! {
+            <section class="card" id="movements">
+                <h2>"Movements"</h2>
+                <p class="muted">"No earnings yet. Each paid conversion adds its share here."</p>
+            </section>
+        }
+        .into_any();
+    }
+    view! {
+        <section class="card" id="movements">
+            <h2>"Movements"</h2>
+            <table>
+                <thead><tr><th>"When"</th><th>"What"</th><th>"Balance"</th><th>"Amount"</th><th>"Reference"</th></tr></thead>
+                <tbody>
+                    {items.into_iter().map(|m| view! {
+                        <tr data-movement=m.id.clone()>
+                            <td>{when(m.at)}</td>
+                            <td>{m.kind.clone()}</td>
+                            <td>{m.balance.clone()}</td>
+                            <td>{m.amount_micros.money(USD)}</td>
+                            <td><code>{m.reference.clone()}</code></td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <OlderLink href=older/>
+        </section>
+    }
+    .into_any()
+}

@@ -1,0 +1,98 @@
+// Earnings and payouts in the dashboards: a publisher sets its payout profile and requests a
+// payout on the earnings page, an administrator approves it and marks it paid on the payouts
+// page, and the publisher sees it paid, once hydrated and once without JavaScript. How
+// earnings are made (settlement, hold, release) is covered by the integration tests; here the
+// publisher's available balance is seeded straight into the ledger.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, watchPage, signIn, signOut, api } from './harness.mjs';
+
+let server; let browser;
+const password = 'correct horse battery';
+const at = '2026-11-01 09:00:00+00:00';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+  for (const who of ['pub-js', 'pub-plain']) {
+    server.cli('user', 'create', '--email', `${who}@example.com`, '--password', password, '--role', 'publisher');
+    const { account } = await api(server.base, 'POST', '/auth/v1/tokens', { email: `${who}@example.com`, password });
+    // 120 USD available, as a balanced posting.
+    const id = account.accountId;
+    server.sql(`insert into ledger_accounts (id, owner_account_id, kind, reference_id, balance_micros, created_at)
+      values (?, ?, 'PUBLISHER_AVAILABLE', '', 120000000, ?)`, [`lac_seed_${who}`, id, at]);
+    server.sql(`insert into ledger_accounts (id, owner_account_id, kind, reference_id, balance_micros, created_at)
+      values (?, '', 'PLATFORM_REVENUE', ?, -120000000, ?)`, [`lac_seedrev_${who}`, `seed_${who}`, at]);
+    server.sql(`insert into ledger_transactions (id, kind, owner_account_id, reference_type, reference_id, dedupe_key, memo, created_at)
+      values (?, 'earnings_release', ?, 'campaign', 'seed', ?, null, ?)`, [`ltx_seed_${who}`, id, `seed:${who}`, at]);
+    server.sql(`insert into ledger_entries (id, transaction_id, ledger_account_id, amount_micros, created_at)
+      values (?, ?, ?, 120000000, ?)`, [`len_seed_${who}`, `ltx_seed_${who}`, `lac_seed_${who}`, at]);
+    server.sql(`insert into ledger_entries (id, transaction_id, ledger_account_id, amount_micros, created_at)
+      values (?, ?, ?, -120000000, ?)`, [`len_seedrev_${who}`, `ltx_seed_${who}`, `lac_seedrev_${who}`, at]);
+  }
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+for (const hydrated of [true, false]) {
+  const who = hydrated ? 'pub-js' : 'pub-plain';
+  test(`${hydrated ? 'with' : 'without'} JavaScript: ${who} requests a payout, the administrator pays it`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, server.base, `${who}@example.com`, password, { hydrated, landing: '/publisher' });
+    await page.click('a:has-text("Earnings and payouts")');
+    await page.waitForURL(`${server.base}/publisher/earnings`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    assert.equal((await page.locator('[data-figure=available]').textContent()).trim(), '120.00 USD');
+    assert.match(await page.locator('#earnings').textContent(), /70% of each payout.*30 days.*50.00 USD/s);
+
+    // A request before the profile is refused with the reason shown.
+    const request = page.locator('#request-payout form');
+    await request.locator('button[type=submit]').click();
+    await page.locator('#request-payout .notice.error', { hasText: 'payout profile' }).waitFor();
+
+    const profile = page.locator('#payout-profile form');
+    await profile.locator('input[name=legal_name]').fill('Pixel Quest GmbH');
+    await profile.locator('input[name=country]').fill('DE');
+    await profile.locator('select[name=method]').selectOption('BANK_TRANSFER');
+    await profile.locator('input[name=details]').fill('DE89 3704 0044 0532 0130 00');
+    await profile.locator('button[type=submit]').click();
+    await page.locator('[data-profile]', { hasText: 'IBAN ••••3000' }).waitFor();
+
+    await request.locator('input[name=amount]').fill('100.00');
+    await request.locator('button[type=submit]').click();
+    const row = page.locator('#payouts tr', { hasText: '100.00 USD' });
+    await row.locator('.badge', { hasText: 'REQUESTED' }).waitFor();
+    await page.locator('[data-figure=available]', { hasText: '20.00 USD' }).waitFor();
+    assert.equal((await page.locator('[data-figure=held]').textContent()).trim(), '100.00 USD');
+    await signOut(page, server.base);
+
+    await signIn(page, server.base, 'admin@example.com', password, { hydrated, landing: '/admin' });
+    await page.click('a:has-text("Publisher payouts")');
+    await page.waitForURL(`${server.base}/admin/payouts`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const queued = page.locator('#payouts tr', { hasText: '100.00 USD' });
+    await queued.locator('button:has-text("Approve")').click();
+    await page.goto(`${server.base}/admin/payouts?status=APPROVED`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const approved = page.locator('#payouts tr', { hasText: '100.00 USD' });
+    await approved.locator('input[name=note]').first().fill(`SEPA-${who}`);
+    await approved.locator('button:has-text("Mark paid")').click();
+    await page.goto(`${server.base}/admin/payouts?status=PAID`);
+    await page.locator('#payouts tr', { hasText: `SEPA-${who}` }).waitFor();
+    await signOut(page, server.base);
+
+    await signIn(page, server.base, `${who}@example.com`, password, { hydrated, landing: '/publisher' });
+    await page.goto(`${server.base}/publisher/earnings`);
+    await page.locator('#payouts tr', { hasText: `SEPA-${who}` }).locator('.badge', { hasText: 'PAID' }).waitFor();
+    assert.equal((await page.locator('[data-figure=paid]').textContent()).trim(), '100.00 USD');
+    assert.equal((await page.locator('[data-figure=held]').textContent()).trim(), '0.00 USD');
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}
