@@ -90,31 +90,8 @@ pub async fn reject(
     id: &str,
     d: PayoutDecision,
 ) -> Result<Payout, AppError> {
-    let reason = required("reason", d.reason.as_deref())?;
-    let now = ctx.now();
-    let by = actor.account_id.clone();
-    let detail = serde_json::json!({"reason": reason});
-    decide(
-        ctx,
-        actor,
-        id,
-        |p| Transition {
-            from: &[PayoutStatus::Requested, PayoutStatus::Approved],
-            to: PayoutStatus::Rejected,
-            posting: Some((
-                "payout_return",
-                ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, false),
-            )),
-            action: "payout.rejected",
-            detail,
-        },
-        |a| {
-            a.reason = Set(Some(reason));
-            a.closed_at = Set(Some(now));
-            a.decided_by = Set(Some(by));
-        },
-    )
-    .await
+    let to = (PayoutStatus::Rejected, "payout.rejected");
+    close(ctx, actor, id, d, &[PayoutStatus::Requested, PayoutStatus::Approved], to).await
 }
 
 /// `POST /admin/v1/payouts/{id}/mark-paid` with the bank's or payment service's reference.
@@ -159,6 +136,20 @@ pub async fn fail(
     id: &str,
     d: PayoutDecision,
 ) -> Result<Payout, AppError> {
+    let to = (PayoutStatus::Failed, "payout.failed");
+    close(ctx, actor, id, d, &[PayoutStatus::Approved, PayoutStatus::Paid], to).await
+}
+
+/// Ends a payout with a reason and returns its money to the available balance: from the
+/// hold, or from the money paid out when it had been sent.
+async fn close(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    d: PayoutDecision,
+    from: &'static [PayoutStatus],
+    (to, action): (PayoutStatus, &'static str),
+) -> Result<Payout, AppError> {
     let reason = required("reason", d.reason.as_deref())?;
     let now = ctx.now();
     let by = actor.account_id.clone();
@@ -170,13 +161,13 @@ pub async fn fail(
         |p| {
             let was_paid = p.status == PayoutStatus::Paid.as_str();
             Transition {
-                from: &[PayoutStatus::Approved, PayoutStatus::Paid],
-                to: PayoutStatus::Failed,
+                from,
+                to,
                 posting: Some((
                     "payout_return",
                     ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, was_paid),
                 )),
-                action: "payout.failed",
+                action,
                 detail,
             }
         },

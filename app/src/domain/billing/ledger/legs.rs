@@ -69,8 +69,8 @@ pub struct Earning<'a> {
     pub publisher: &'a str,
     /// The publisher's share; the rest of the payout is the platform's revenue.
     pub publisher_micros: i64,
-    /// For a reversal: whether the earnings had left the hold (then they come out of the
-    /// available balance, which may go negative).
+    /// Whether the earnings have left the hold: a reversal then takes them out of the
+    /// available balance, which may go negative (payments always earn pending).
     pub released: bool,
 }
 
@@ -93,14 +93,20 @@ pub fn conversion_legs(
         if from != PaidFrom::External {
             legs.push(Leg::new("", Kind::SpendClearing, campaign_id, -payout));
         }
-        legs.push(Leg::new(e.publisher, Kind::PublisherPending, campaign_id, e.publisher_micros));
+        legs.push(if e.released {
+            Leg::new(e.publisher, Kind::PublisherAvailable, "", e.publisher_micros)
+        } else {
+            Leg::new(e.publisher, Kind::PublisherPending, campaign_id, e.publisher_micros)
+        });
         legs.push(Leg::new("", Kind::PlatformRevenue, campaign_id, payout - e.publisher_micros));
     }
     legs
 }
 
-/// The exact opposite of [`conversion_legs`], from the amounts stored when it was paid. The
-/// advertiser's money goes back to its available balance whichever way it was paid.
+/// The exact opposite of [`conversion_legs`], from the amounts stored when it was paid: the
+/// publisher's share comes out of whichever balance holds it now, and the advertiser's money
+/// goes back to its available balance whichever way it was paid (the reserve it came from
+/// may have been released since).
 pub fn conversion_reversal_legs(
     from: PaidFrom,
     advertiser_id: &str,
@@ -108,22 +114,11 @@ pub fn conversion_reversal_legs(
     payout: i64,
     earning: Option<&Earning<'_>>,
 ) -> Vec<Leg> {
-    let mut legs = match from {
-        PaidFrom::Reserve | PaidFrom::Wallet => reversal_legs(advertiser_id, campaign_id, payout),
-        PaidFrom::External => vec![Leg::new("", Kind::ExternalReceivable, campaign_id, payout)],
-    };
-    if let Some(e) = earning {
-        if from != PaidFrom::External {
-            legs.push(Leg::new("", Kind::SpendClearing, campaign_id, payout));
-        }
-        legs.push(if e.released {
-            Leg::new(e.publisher, Kind::PublisherAvailable, "", -e.publisher_micros)
-        } else {
-            Leg::new(e.publisher, Kind::PublisherPending, campaign_id, -e.publisher_micros)
-        });
-        legs.push(Leg::new("", Kind::PlatformRevenue, campaign_id, e.publisher_micros - payout));
-    }
-    legs
+    let from = if from == PaidFrom::Reserve { PaidFrom::Wallet } else { from };
+    conversion_legs(from, advertiser_id, campaign_id, payout, earning)
+        .into_iter()
+        .map(|l| Leg::new(&l.owner, l.kind, &l.reference, -l.amount_micros.get()))
+        .collect()
 }
 
 /// Releases a publisher's earnings of some campaigns from the hold to its available
