@@ -67,6 +67,8 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
 
 /// Key of the advisory lock that migrations hold on PostgreSQL ("mktmigr" in ASCII).
 const MIGRATION_LOCK: i64 = 0x006d_6b74_6d69_6772;
+/// How long a process waits for another one's migrations.
+const MIGRATION_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Applies pending migrations. On PostgreSQL they run under an advisory lock held by one
 /// connection for the whole run, so processes that start together apply them once: the
@@ -82,14 +84,27 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     let mut held = sea_orm::sqlx::postgres::PgConnection::connect_with(&options)
         .await
         .context("a connection for the migration lock")?;
-    // Bounded: a process whose peer holds the lock longer (a stuck migration) fails with a
-    // clear error instead of waiting for ever.
-    held.execute("SET lock_timeout = '10min'")
-        .await
-        .context("bounding the wait for the migration lock")?;
-    held.execute(sea_orm::sqlx::query("SELECT pg_advisory_lock($1)").bind(MIGRATION_LOCK))
-        .await
-        .context("taking the migration lock")?;
+    // Polled, not waited on: a process blocked in `pg_advisory_lock` runs a statement, and
+    // `CREATE INDEX CONCURRENTLY` in the holder's migrations waits for every running
+    // statement to finish, so the two would wait for each other for ever. Bounded: a process
+    // whose peer holds the lock longer (a stuck migration) fails with a clear error.
+    let deadline = std::time::Instant::now() + MIGRATION_LOCK_WAIT;
+    loop {
+        let got: bool = sea_orm::sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+            .bind(MIGRATION_LOCK)
+            .fetch_one(&mut held)
+            .await
+            .context("taking the migration lock")?;
+        if got {
+            break;
+        }
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "another process has held the migration lock for {} minutes",
+            MIGRATION_LOCK_WAIT.as_secs() / 60
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     let applied = Migrator::up(db, None).await.context("applying migrations");
     // Released also when the connection closes (a process that dies mid-migration).
     let released = held

@@ -285,11 +285,13 @@ async fn the_advertiser_lists_its_conversions(app: TestApp) {
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(csv.starts_with("conversion_id,campaign_id,transaction_id"));
 
-    let (s, e) = w
-        .app
-        .get("/performance-marketing/v2/conversions?from=2026-12-02&to=2026-12-01", Some(&w.adv))
-        .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    for q in ["from=2026-12-02&to=2026-12-01", "to=+262142-12-31", "from=0001-01-01"] {
+        let (s, e) = w
+            .app
+            .get(&format!("/performance-marketing/v2/conversions?{q}"), Some(&w.adv))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{q}: {e}");
+    }
     let (_, other) = w.app.funded_advertiser(0).await;
     let (s, theirs) = w.app.get("/performance-marketing/v2/conversions", Some(&other)).await;
     assert_eq!(s, StatusCode::OK);

@@ -14,6 +14,19 @@ fn bounds() -> (NaiveDate, NaiveDate) {
     )
 }
 
+/// A day named by a filter, refused (400 on `field`) outside the dates both databases and
+/// chrono represent, so no later date addition overflows.
+pub fn check_day(field: &str, day: Option<NaiveDate>) -> Result<Option<NaiveDate>, AppError> {
+    let (min, max) = bounds();
+    match day {
+        Some(d) if d < min || d > max => Err(AppError::field(
+            field,
+            "must be between 1970-01-01 and 9999-12-30",
+        )),
+        d => Ok(d),
+    }
+}
+
 /// `(from, to)` inclusive: `to` defaults to `today`, `from` to 29 days before `to`; at most
 /// `max_days` days.
 pub fn resolve(

@@ -6,6 +6,7 @@ use chrono::{Duration, NaiveTime};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::domain::paging::Page;
+use crate::domain::report_range::check_day;
 use crate::domain::{Ctx, Principal};
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::conversions::{ConversionItem, ConversionList, ConversionQuery};
@@ -43,8 +44,10 @@ pub async fn list(
 ) -> Result<ConversionList, AppError> {
     let advertiser = crate::domain::billing::acting_advertiser(ctx, actor, advertiser).await?;
     let page = Page::parse(q.limit, q.cursor.as_deref(), ID_PREFIX)?;
+    let from = check_day("from", q.from)?;
+    let to = check_day("to", q.to)?;
     let mut errs = FieldErrors::new();
-    if let (Some(f), Some(t)) = (q.from, q.to)
+    if let (Some(f), Some(t)) = (from, to)
         && f > t
     {
         errs.add("to", "must not be before from");
@@ -79,10 +82,10 @@ pub async fn list(
     if let Some(s) = status {
         sel = sel.filter(conversion::Column::Settlement.eq(s));
     }
-    if let Some(f) = q.from {
+    if let Some(f) = from {
         sel = sel.filter(conversion::Column::CreatedAt.gte(f.and_time(NaiveTime::MIN).and_utc()));
     }
-    if let Some(t) = q.to {
+    if let Some(t) = to {
         let end = (t + Duration::days(1)).and_time(NaiveTime::MIN).and_utc();
         sel = sel.filter(conversion::Column::CreatedAt.lt(end));
     }
