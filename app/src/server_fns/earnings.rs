@@ -15,9 +15,11 @@ use crate::model::publisher::payouts::{
 #[cfg(feature = "ssr")]
 use super::web::{reader, writer};
 
-/// Rows a dashboard list page shows.
+/// A dashboard list page: 50 rows after `cursor`.
 #[cfg(feature = "ssr")]
-const PAGE: u64 = 50;
+fn page(cursor: Option<String>, prefix: &str) -> Result<crate::domain::paging::Page, AppError> {
+    crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), prefix)
+}
 
 /// The caller's earnings balance.
 #[server(prefix = "/fn", endpoint = "earnings_balance")]
@@ -35,12 +37,7 @@ pub async fn my_earnings_movements(cursor: Option<String>) -> Result<EarningsMov
     super::web::run(async move {
         use crate::domain::earnings::balance;
         let (ctx, p) = reader().await?;
-        let page = crate::domain::paging::Page::parse(
-            Some(PAGE),
-            cursor.as_deref(),
-            balance::MOVEMENT_ID_PREFIX,
-        )?;
-        balance::movements(&ctx, &p, page).await
+        balance::movements(&ctx, &p, page(cursor, balance::MOVEMENT_ID_PREFIX)?).await
     })
     .await
 }
@@ -110,11 +107,7 @@ pub async fn request_payout(amount: Option<String>, csrf: String) -> Result<Payo
 pub async fn list_payouts(cursor: Option<String>) -> Result<PayoutList, AppError> {
     super::web::run(async move {
         let (ctx, p) = reader().await?;
-        let page = crate::domain::paging::Page::parse(
-            Some(PAGE),
-            cursor.as_deref(),
-            crate::domain::payouts::ID_PREFIX,
-        )?;
+        let page = page(cursor, crate::domain::payouts::ID_PREFIX)?;
         crate::domain::payouts::requests::list(&ctx, &p, page).await
     })
     .await
@@ -138,11 +131,7 @@ pub async fn payout_queue(
 ) -> Result<PayoutList, AppError> {
     super::web::run(async move {
         let (ctx, p) = reader().await?;
-        let page = crate::domain::paging::Page::parse(
-            Some(PAGE),
-            cursor.as_deref(),
-            crate::domain::payouts::ID_PREFIX,
-        )?;
+        let page = page(cursor, crate::domain::payouts::ID_PREFIX)?;
         let status = status.filter(|s| !s.trim().is_empty());
         crate::domain::payouts::decisions::queue(&ctx, &p, status.as_deref(), page).await
     })

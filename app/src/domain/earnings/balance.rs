@@ -68,11 +68,10 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
 fn movement_kind(tx_kind: &str) -> &'static str {
     match tx_kind {
         "campaign_spend" | "spend" | "external_spend" => "conversion",
-        "refund" | "external_refund" => "reversal",
+        "refund" => "reversal",
         "earnings_release" => "release",
         "payout_hold" => "payout",
         "payout_return" => "payout_return",
-        "payout_paid" => "payout_paid",
         _ => "adjustment",
     }
 }

@@ -35,7 +35,7 @@ pub(in crate::domain) fn stored_earning(c: &conversion::Model) -> Option<Earning
     };
     Some(Earning {
         publisher: c.publisher_id.as_deref()?,
-        publisher_micros: c.publisher_earnings_micros,
+        publisher_micros: crate::model::money::Micros(c.publisher_earnings_micros),
         released,
     })
 }

@@ -11,7 +11,7 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::Role;
 use crate::model::money::Micros;
 use crate::model::publisher::earnings::{EarningTerms, EarningTermsInput};
-use entity::{account, publisher_earning_terms as terms};
+use entity::publisher_earning_terms as terms;
 
 /// Audit subject of a publisher's terms.
 const SUBJECT: &str = "publisher_earning_terms";
@@ -53,12 +53,15 @@ pub(super) async fn hold_overrides<C: ConnectionTrait>(
         .collect())
 }
 
-async fn publisher(ctx: &Ctx, publisher_id: &str) -> Result<account::Model, AppError> {
-    account::Entity::find_by_id(publisher_id.to_owned())
-        .one(&ctx.db)
-        .await?
-        .filter(|a| a.role == Role::Publisher.as_str())
-        .ok_or_else(|| AppError::not_found("publisher"))
+/// Refuses (404) an id that is not a publisher account.
+async fn publisher(ctx: &Ctx, publisher_id: &str) -> Result<(), AppError> {
+    let a = crate::domain::accounts::get(ctx, publisher_id)
+        .await
+        .map_err(|_| AppError::not_found("publisher"))?;
+    match Role::parse(&a.role) {
+        Some(Role::Publisher) => Ok(()),
+        _ => Err(AppError::not_found("publisher")),
+    }
 }
 
 /// `GET /admin/v1/publishers/{accountId}/earning-terms`.

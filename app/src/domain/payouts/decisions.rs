@@ -3,7 +3,7 @@
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::{PayoutStatus, Transition, transition, view};
+use super::{PayoutStatus, Transition, status_of, transition, view};
 use crate::domain::billing::ledger;
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db};
@@ -159,7 +159,7 @@ async fn close(
         actor,
         id,
         |p| {
-            let was_paid = p.status == PayoutStatus::Paid.as_str();
+            let was_paid = status_of(p) == PayoutStatus::Paid;
             Transition {
                 from,
                 to,

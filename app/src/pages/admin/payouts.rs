@@ -11,6 +11,7 @@ use super::RequireUser;
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::payouts::{Payout, PayoutStatus};
+use crate::pages::publisher::action_error;
 use crate::pages::{OlderLink, when};
 use crate::server_fns::earnings::{DecidePayout, StartPayoutRun, payout_queue};
 
@@ -21,14 +22,6 @@ const STATUSES: [(&str, &str); 5] = [
     ("FAILED", "Failed"),
     ("CANCELLED", "Cancelled"),
 ];
-
-fn error_of<S>(action: ServerAction<S>) -> Signal<Option<crate::error::AppError>>
-where
-    S: leptos::server_fn::ServerFn<Error = crate::error::AppError> + Clone + Send + Sync + 'static,
-    S::Output: Clone + Send + Sync + 'static,
-{
-    Signal::derive(move || action.value().get().and_then(Result::err))
-}
 
 #[component]
 pub fn AdminPayoutsPage() -> impl IntoView {
@@ -52,7 +45,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                 <section class="card" id="payout-run">
                     <h1>"Publisher payouts"</h1>
                     <p class="muted">"The monthly run creates one payout of the whole available balance for every publisher with a payout profile, no open payout and at least its minimum. Running it again for the same month creates only what is missing."</p>
-                    <ErrorNotice error=error_of(run)/>
+                    <ErrorNotice error=action_error(run)/>
                     {move || run.value().get().and_then(Result::ok).map(|r| view! {
                         <p class="notice" data-run>{format!("Run {}: {} payouts created, {} publishers skipped.", r.period, r.created_count, r.skipped_count)}</p>
                     })}
@@ -67,7 +60,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                         <StatusSelect current=status all="Requested, to approve" choices=STATUSES.to_vec()/>
                         <button type="submit" class="secondary">"Show"</button>
                     </Form>
-                    <ErrorNotice error=error_of(decide)/>
+                    <ErrorNotice error=action_error(decide)/>
                 </section>
                 <Transition fallback=|| view! { <p>"Loading…"</p> }>
                     {move || Suspend::new(async move {

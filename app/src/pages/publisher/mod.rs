@@ -137,7 +137,7 @@ fn CallbackTestView(test: CallbackTest) -> impl IntoView {
 }
 
 /// The last refusal of an action, for [`ErrorNotice`](crate::components::form::ErrorNotice).
-fn action_error<S>(action: ServerAction<S>) -> Signal<Option<AppError>>
+pub(in crate::pages) fn action_error<S>(action: ServerAction<S>) -> Signal<Option<AppError>>
 where
     S: leptos::server_fn::ServerFn<Error = AppError> + Clone + Send + Sync + 'static,
     S::Output: Clone + Send + Sync + 'static,

@@ -64,7 +64,20 @@ impl Kind {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+        Some(match s {
+            "AVAILABLE" => Kind::Available,
+            "RESERVED" => Kind::Reserved,
+            "SPENT" => Kind::Spent,
+            "FUNDING_CLEARING" => Kind::FundingClearing,
+            "SPEND_CLEARING" => Kind::SpendClearing,
+            "EXTERNAL_RECEIVABLE" => Kind::ExternalReceivable,
+            "PLATFORM_REVENUE" => Kind::PlatformRevenue,
+            "PUBLISHER_PENDING" => Kind::PublisherPending,
+            "PUBLISHER_AVAILABLE" => Kind::PublisherAvailable,
+            "PAYOUT_HELD" => Kind::PayoutHeld,
+            "PAYOUT_CLEARING" => Kind::PayoutClearing,
+            _ => return None,
+        })
     }
 
     /// Whether a debit is refused in SQL when it would take the balance below zero. Only

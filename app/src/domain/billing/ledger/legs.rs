@@ -2,6 +2,7 @@
 //! opposite), is what lets [`super::reconcile`] hold: every builder's legs sum to zero.
 
 use super::{Kind, Leg};
+use crate::model::money::Micros;
 
 /// Credits external money to an advertiser's available balance.
 pub fn funding_legs(advertiser_id: &str, micros: i64) -> Vec<Leg> {
@@ -68,7 +69,7 @@ pub enum PaidFrom {
 pub struct Earning<'a> {
     pub publisher: &'a str,
     /// The publisher's share; the rest of the payout is the platform's revenue.
-    pub publisher_micros: i64,
+    pub publisher_micros: Micros,
     /// Whether the earnings have left the hold: a reversal then takes them out of the
     /// available balance, which may go negative (payments always earn pending).
     pub released: bool,
@@ -93,12 +94,13 @@ pub fn conversion_legs(
         if from != PaidFrom::External {
             legs.push(Leg::new("", Kind::SpendClearing, campaign_id, -payout));
         }
+        let share = e.publisher_micros.get();
         legs.push(if e.released {
-            Leg::new(e.publisher, Kind::PublisherAvailable, "", e.publisher_micros)
+            Leg::new(e.publisher, Kind::PublisherAvailable, "", share)
         } else {
-            Leg::new(e.publisher, Kind::PublisherPending, campaign_id, e.publisher_micros)
+            Leg::new(e.publisher, Kind::PublisherPending, campaign_id, share)
         });
-        legs.push(Leg::new("", Kind::PlatformRevenue, campaign_id, payout - e.publisher_micros));
+        legs.push(Leg::new("", Kind::PlatformRevenue, campaign_id, payout - share));
     }
     legs
 }
@@ -178,7 +180,7 @@ mod tests {
         for from in [PaidFrom::Reserve, PaidFrom::Wallet, PaidFrom::External] {
             for payout in [1, 7, 1_000_001, 123_456_789] {
                 let share = payout * 7 / 10;
-                let paid = Earning { publisher: "pub", publisher_micros: share, released: false };
+                let paid = Earning { publisher: "pub", publisher_micros: Micros(share), released: false };
                 let legs = conversion_legs(from, "adv", "c", payout, Some(&paid));
                 let back = conversion_reversal_legs(from, "adv", "c", payout, Some(&paid));
                 assert_eq!(sum(&legs), 0);
@@ -203,7 +205,7 @@ mod tests {
 
     #[test]
     fn a_reversal_after_release_debits_the_available_balance() {
-        let e = Earning { publisher: "pub", publisher_micros: 70, released: true };
+        let e = Earning { publisher: "pub", publisher_micros: Micros(70), released: true };
         let back = conversion_reversal_legs(PaidFrom::Reserve, "adv", "c", 100, Some(&e));
         assert!(back.iter().any(|l| l.kind == Kind::PublisherAvailable
             && l.amount_micros.get() == -70

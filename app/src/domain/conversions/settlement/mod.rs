@@ -273,7 +273,7 @@ async fn pay(
     // The publisher's share is posted with the spend; `write` stores the same amount.
     let earning = ledger::Earning {
         publisher: &a.placement.owner_account_id,
-        publisher_micros: publisher_share(a.payout_micros).get(),
+        publisher_micros: publisher_share(a.payout_micros),
         released: false,
     };
     if reserve >= a.payout_micros.get() {

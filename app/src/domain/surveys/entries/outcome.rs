@@ -217,7 +217,7 @@ async fn pay(
     let share = publisher_share(Micros(e.cpi_micros)).get();
     let earning = ledger::Earning {
         publisher: &p.owner_account_id,
-        publisher_micros: share,
+        publisher_micros: Micros(share),
         released: false,
     };
     // A wallet campaign pays from its reservation; a campaign paid outside the wallet owes
