@@ -56,6 +56,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/advertiser/billing") view=pages::AdvertiserBillingPage/>
                     <Route path=path!("/advertiser/billing/funding") view=pages::AdvertiserFundingPage/>
                     <Route path=path!("/advertiser/campaigns") view=pages::CampaignsPage/>
+                    <Route path=path!("/advertiser/conversions") view=pages::ConversionsPage/>
+                    <Route path=path!("/advertiser/reconciliations/:id") view=pages::ReconciliationPage/>
                     <Route path=path!("/advertiser/surveys") view=pages::SurveysPage/>
                     <Route path=path!("/advertiser/surveys/:id") view=pages::SurveyDetailPage/>
                     <Route path=path!("/advertiser/campaigns/new") view=pages::NewCampaignPage/>

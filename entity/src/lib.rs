@@ -27,6 +27,8 @@ pub mod offer_campaign_revision;
 pub mod payout;
 pub mod payout_profile;
 pub mod payout_run;
+pub mod reconciliation_batch;
+pub mod reconciliation_line;
 pub mod payprovider_order;
 pub mod placement;
 pub mod placement_user_identity;

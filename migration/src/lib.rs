@@ -27,6 +27,8 @@ mod m0023_survey_entries_by_respondent;
 mod m0024_publisher_earnings;
 mod m0025_payouts;
 mod m0026_conversions_by_advertiser;
+mod m0027_reconciliation;
+mod m0028_ledger_entries_by_account_time;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -61,6 +63,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0024_publisher_earnings::Migration),
             Box::new(m0025_payouts::Migration),
             Box::new(m0026_conversions_by_advertiser::Migration),
+            Box::new(m0027_reconciliation::Migration),
+            Box::new(m0028_ledger_entries_by_account_time::Migration),
         ]
     }
 }

@@ -107,6 +107,11 @@ pub struct Settings {
     #[arg(long, env = "APP_SETTLEMENT_INLINE_SLOTS", default_value = "2", value_parser = clap::value_parser!(u16).range(0..=64), global = true)]
     pub settlement_inline_slots: u16,
 
+    /// Days after a conversion during which its advertiser may still reverse it (bulk
+    /// reconciliation and survey completes); 1-365.
+    #[arg(long, env = "APP_RECONCILIATION_WINDOW_DAYS", default_value = "30", value_parser = clap::value_parser!(u16).range(1..=365), global = true)]
+    pub reconciliation_window_days: u16,
+
     /// Whole-exchange timeout of one reward-callback attempt, in seconds (1-60).
     #[arg(
         long,

@@ -211,12 +211,14 @@ fn deadline_passed() -> Response {
     }
 }
 
-/// Routes by what they carry: evidence uploads take a 5 MiB file and 30 s; CSV reports and
-/// exports take 30 s; everything else 1 MiB and 10 s.
+/// Routes by what they carry: evidence uploads take a 5 MiB file and 30 s; a bulk
+/// reconciliation 4 MiB (10,000 lines) and 30 s; CSV reports and exports take 30 s;
+/// everything else 1 MiB and 10 s.
 #[derive(Clone, Copy)]
 enum RouteClass {
     Ordinary,
     Upload,
+    Reconciliation,
     Export,
 }
 
@@ -229,6 +231,8 @@ impl RouteClass {
             } else {
                 Self::Export
             }
+        } else if path.ends_with("/conversions/reconciliations") && req.method() == Method::POST {
+            Self::Reconciliation
         } else if path.ends_with(".csv") || path.contains("/export") {
             Self::Export
         } else {
@@ -239,7 +243,7 @@ impl RouteClass {
     fn deadline(self) -> Duration {
         match self {
             Self::Ordinary => REQUEST_DEADLINE,
-            Self::Upload | Self::Export => LONG_REQUEST_DEADLINE,
+            Self::Upload | Self::Reconciliation | Self::Export => LONG_REQUEST_DEADLINE,
         }
     }
 
@@ -247,6 +251,7 @@ impl RouteClass {
     fn body_limit(self) -> usize {
         match self {
             Self::Upload => crate::extract::EVIDENCE_BODY_BYTES,
+            Self::Reconciliation => crate::api::campaigns::RECONCILIATION_BODY_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }
@@ -255,6 +260,7 @@ impl RouteClass {
     fn shown_limit(self) -> usize {
         match self {
             Self::Upload => app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES,
+            Self::Reconciliation => crate::api::campaigns::RECONCILIATION_BODY_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }

@@ -229,6 +229,9 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
                 && settings.environment != Environment::Production,
             mmp_manual_enabled: settings.feature_mmp_manual,
             survey_blocked_ranges: settings.survey_blocked_ranges.clone(),
+            reconciliation_window: chrono::Duration::days(i64::from(
+                settings.reconciliation_window_days,
+            )),
         }),
         limits,
         inventory: Arc::default(),

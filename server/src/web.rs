@@ -44,6 +44,18 @@ pub fn router(state: AppState) -> Router {
             get(crate::api::publisher::reports::browser_csv),
         )
         .route(
+            "/publisher/earnings/ledger.csv",
+            get(crate::api::publisher::earnings::browser_ledger_csv),
+        )
+        .route(
+            "/publisher/earnings/statements/{file}",
+            get(crate::api::publisher::earnings::browser_statement_csv),
+        )
+        .route(
+            "/advertiser/billing/ledger.csv",
+            get(crate::api::billing::browser_ledger_csv),
+        )
+        .route(
             "/advertiser/surveys/{id}/responses.csv",
             get(crate::api::surveys::campaigns::browser_responses_csv),
         )

@@ -1,6 +1,7 @@
 // Earnings and payouts in the dashboards: a publisher sets its payout profile and requests a
 // payout on the earnings page, an administrator approves it and marks it paid on the payouts
-// page, and the publisher sees it paid, once hydrated and once without JavaScript. How
+// page, and the publisher sees it paid, once hydrated and once without JavaScript. The
+// month's statement and the ledger download show the same balance. How
 // earnings are made (settlement, hold, release) is covered by the integration tests; here the
 // publisher's available balance is seeded straight into the ledger.
 import { test, before, after } from 'node:test';
@@ -50,6 +51,11 @@ for (const hydrated of [true, false]) {
     if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
     assert.equal((await page.locator('[data-figure=available]').textContent()).trim(), '120.00 USD');
     assert.match(await page.locator('#earnings').textContent(), /70% of each payout.*30 days.*50.00 USD/s);
+    // This month's statement closes on the balance; the ledger downloads with the session.
+    await page.locator('#statements [data-item=closing]', { hasText: '120.00 USD' }).waitFor();
+    const ledger = await page.request.get(`${server.base}/publisher/earnings/ledger.csv`);
+    assert.equal(ledger.status(), 200);
+    assert.match(await ledger.text(), /closing_balance,,,,120000000,120\.000000/);
 
     // A request before the profile is refused with the reason shown.
     const request = page.locator('#request-payout form');

@@ -6,7 +6,10 @@
 use chrono::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::builders::callbacks::{World, click, world};
+use tests::builders::callbacks::world;
+use tests::builders::earnings::{
+    assert_reconciled, conversion, earnings, micros, paid, reverse,
+};
 use tests::builders::surveys::{enter, market, report_outcome};
 use tests::builders::{USD, campaign_body};
 use tests::{TestApp, both_backends};
@@ -16,43 +19,6 @@ use app::domain::billing::ledger::{self, Kind};
 /// 70 % of the 1.50 USD goal payout, and the platform's 30 %.
 const SHARE: i64 = 1_050_000;
 const REVENUE: i64 = 450_000;
-
-/// The publisher's earnings, with a fresh token (the tests move the clock by days, past a
-/// token's lifetime).
-pub(super) async fn earnings(w: &World) -> Value {
-    let token = w.app.token(&w.p.user).await;
-    let (s, e) = w.app.get("/publisher/v2/earnings", Some(&token)).await;
-    assert_eq!(s, StatusCode::OK, "{e}");
-    e
-}
-
-pub(super) fn micros(v: &Value, field: &str) -> i64 {
-    v[field].as_i64().unwrap_or_else(|| panic!("{field} in {v}"))
-}
-
-pub(super) async fn assert_reconciled(app: &TestApp) {
-    assert_eq!(
-        ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"),
-        ledger::Reconciliation::default()
-    );
-}
-
-pub(super) async fn paid(w: &World, user: &str, txn: &str) {
-    let (_, c) = click(&w.app, &w.p, user, &w.campaign).await;
-    let r = w.report(&c, txn, "approved").await;
-    assert_eq!(r["accepted"], true, "{r}");
-    assert_eq!(conversion(w, txn).await.settlement, "APPROVED");
-}
-
-async fn conversion(w: &World, txn: &str) -> entity::conversion::Model {
-    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-    entity::conversion::Entity::find()
-        .filter(entity::conversion::Column::TransactionId.eq(txn))
-        .one(&w.app.state.ctx.db)
-        .await
-        .expect("query")
-        .expect("conversion")
-}
 
 async fn conversion_earns_pending_the_hold_releases_it(app: TestApp) {
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
@@ -146,14 +112,6 @@ async fn conversion_earns_pending_the_hold_releases_it(app: TestApp) {
         .filter_map(|i| i["amountMicros"].as_i64())
         .sum();
     assert_eq!((pending, available), (SHARE, 0), "the movements add up to the balance");
-}
-
-/// Reports the reversal of `txn` with the click of its conversion; answers the
-/// conversion's settlement afterwards.
-async fn reverse(w: &World, txn: &str) -> String {
-    let click = conversion(w, txn).await.click_id;
-    w.report(&click, txn, "reversed").await;
-    conversion(w, txn).await.settlement
 }
 
 async fn a_reversal_in_the_hold_takes_back_pending_and_revenue(app: TestApp) {

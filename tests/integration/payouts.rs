@@ -2,56 +2,13 @@
 //! the monthly run, each moving the publisher's money exactly once and leaving an audit
 //! trail without the payment details.
 
-use chrono::Duration;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
-use tests::builders::callbacks::{World, world};
-use tests::builders::{USD, campaign_body};
+use serde_json::json;
+use tests::builders::USD;
+use tests::builders::earnings::{
+    EARNED, IBAN, assert_reconciled, decide, earned, earnings, micros, request,
+};
 use tests::{TestApp, both_backends, error_code};
-
-use super::earnings::{assert_reconciled, earnings, micros, paid};
-
-const IBAN: &str = "DE89 3704 0044 0532 0130 00";
-/// Two conversions' earnings (70 % of 1.50 USD each).
-const EARNED: i64 = 2_100_000;
-
-async fn request(app: &TestApp, token: &str, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
-    let mut req = app
-        .client
-        .post(app.url("/publisher/v2/payouts"))
-        .bearer_auth(token)
-        .json(body);
-    if let Some(k) = key {
-        req = req.header("Idempotency-Key", k);
-    }
-    let res = req.send().await.expect("sent");
-    let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
-
-/// A publisher with `EARNED` available and a 1 USD minimum payout.
-async fn earned(app: TestApp) -> (World, String) {
-    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
-    let admin = w.app.admin_token().await;
-    let terms = format!("/admin/v1/publishers/{}/earning-terms", w.p.user.account_id);
-    let (s, t) = w
-        .app
-        .put(&terms, Some(&admin), &json!({"minimumPayoutMicros": USD}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{t}");
-    paid(&w, "user-1", "tx-1").await;
-    paid(&w, "user-2", "tx-2").await;
-    w.app.clock.advance(Duration::days(30));
-    w.app.run_workers_once().await;
-    assert_eq!(micros(&earnings(&w).await, "availableMicros"), EARNED);
-    let token = w.app.token(&w.p.user).await;
-    (w, token)
-}
-
-async fn decide(app: &TestApp, admin: &str, id: &str, action: &str, body: Value) -> (StatusCode, Value) {
-    app.post(&format!("/admin/v1/payouts/{id}/{action}"), Some(admin), &body)
-        .await
-}
 
 async fn a_payout_is_requested_approved_paid_and_returned(app: TestApp) {
     let (w, token) = earned(app).await;

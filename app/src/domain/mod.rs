@@ -71,6 +71,9 @@ pub struct DomainConfig {
     pub mmp_manual_enabled: bool,
     /// Survey respondents from these ranges are refused as fraud (`APP_SURVEY_BLOCKED_RANGES`).
     pub survey_blocked_ranges: Vec<ipnet::IpNet>,
+    /// How long after a conversion its advertiser may reverse it by reconciliation or a
+    /// survey reversal (`APP_RECONCILIATION_WINDOW_DAYS`, 30 days by default).
+    pub reconciliation_window: chrono::Duration,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::money::Amount;
-use crate::model::money::Micros;
+use crate::model::money::{Micros, format_micros};
 
 /// BUSINESS or INDIVIDUAL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,4 +265,123 @@ pub struct Invoice {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct InvoiceList {
     pub items: Vec<Invoice>,
+}
+
+/// One ledger entry of an owner's accounts, as the ledger export lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerLine {
+    pub entry_id: String,
+    pub at: DateTime<Utc>,
+    /// What happened: funding_credit, reserve, release, campaign_spend, spend, refund,
+    /// external_spend, external_refund, earnings_release, payout_hold, payout_paid,
+    /// payout_return, …
+    pub transaction_kind: String,
+    /// The account moved: AVAILABLE, RESERVED, SPENT (advertiser); PUBLISHER_PENDING,
+    /// PUBLISHER_AVAILABLE, PAYOUT_HELD (publisher).
+    pub account: String,
+    /// The campaign or payout the account is for (empty for the wallet and the available
+    /// earnings).
+    pub account_reference: String,
+    /// The conversion, survey transaction, funding, release or payout behind the movement.
+    pub reference: String,
+    pub amount_micros: Micros,
+}
+
+/// A page of an owner's ledger entries in a date range, oldest first. The opening balance
+/// (every entry before the range) comes with the first page, the closing balance with the
+/// last: opening + the lines of every page = closing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerExport {
+    pub owner_account_id: String,
+    pub currency: String,
+    /// The balance of the owner's accounts before `from` (first page only).
+    pub opening_micros: Option<Micros>,
+    pub lines: Vec<LedgerLine>,
+    /// The balance at the end of the range (last page only).
+    pub closing_micros: Option<Micros>,
+    pub next_cursor: Option<String>,
+}
+
+/// The range and page of a ledger export.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerExportQuery {
+    /// First day (UTC, inclusive); from the beginning when absent.
+    pub from: Option<chrono::NaiveDate>,
+    /// Last day (UTC, inclusive); until now when absent.
+    pub to: Option<chrono::NaiveDate>,
+    /// Lines per page: 1 to 10,000 (default 10,000).
+    pub limit: Option<u64>,
+    /// The previous page's `nextCursor` (also in `X-Next-Cursor`).
+    pub cursor: Option<String>,
+    /// `csv` (default) or `json`.
+    pub format: Option<String>,
+}
+
+impl LedgerExport {
+    /// The page as CSV (RFC 4180): the opening balance as the first line on the first page,
+    /// the closing balance as the last line on the last page.
+    pub fn to_csv(&self) -> String {
+        use crate::model::delivery::csv_field;
+        let mut out = String::from(
+            "entry_id,at,transaction_kind,account,account_reference,reference,amount_micros,amount\r\n",
+        );
+        let summary = |out: &mut String, what: &str, m: Micros| {
+            out.push_str(&format!(",,{what},,,,{},{}\r\n", m.get(), format_micros(m.get())));
+        };
+        if let Some(m) = self.opening_micros {
+            summary(&mut out, "opening_balance", m);
+        }
+        for l in &self.lines {
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{}\r\n",
+                l.entry_id,
+                l.at.to_rfc3339(),
+                l.transaction_kind,
+                l.account,
+                csv_field(&l.account_reference),
+                csv_field(&l.reference),
+                l.amount_micros.get(),
+                format_micros(l.amount_micros.get()),
+            ));
+        }
+        if let Some(m) = self.closing_micros {
+            summary(&mut out, "closing_balance", m);
+        }
+        out
+    }
+}
+
+/// One day of the platform's business (`GET /admin/v1/revenue`): what advertisers paid for
+/// conversions and completes (net of reversals), the publishers' share and the platform's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RevenueDay {
+    pub day: Option<chrono::NaiveDate>,
+    /// Paid by advertisers (wallet or invoiced), net of the day's reversals.
+    pub gross_micros: Micros,
+    pub publisher_micros: Micros,
+    pub platform_micros: Micros,
+    pub conversions: u64,
+    pub reversals: u64,
+}
+
+/// The platform's revenue by day, oldest first, with the range's totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RevenueReport {
+    pub currency: String,
+    pub from: chrono::NaiveDate,
+    pub to: chrono::NaiveDate,
+    pub days: Vec<RevenueDay>,
+    /// The sums of the days (`day` absent).
+    pub totals: RevenueDay,
 }

@@ -100,6 +100,7 @@ const AREAS: [Area; 3] = [
         &[
             ("/advertiser/campaigns", "Offer campaigns"),
             ("/advertiser/campaigns/new", "New campaign"),
+            ("/advertiser/conversions", "Conversions and reconciliation"),
         ],
     ),
     (

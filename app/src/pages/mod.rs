@@ -12,7 +12,7 @@ pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as Advert
 pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
 };
-pub use advertiser::{SurveyDetailPage, SurveysPage};
+pub use advertiser::{ConversionsPage, ReconciliationPage, SurveyDetailPage, SurveysPage};
 pub use auth::{RegisterPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};

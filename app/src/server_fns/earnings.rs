@@ -188,3 +188,45 @@ pub async fn start_payout_run(period: String, csrf: String) -> Result<PayoutRun,
     })
     .await
 }
+
+/// The months the caller has a statement for, newest first.
+#[server(prefix = "/fn", endpoint = "statement_periods")]
+pub async fn my_statement_periods() -> Result<crate::model::publisher::earnings::StatementPeriods, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        crate::domain::earnings::statements::periods(&ctx, &p).await
+    })
+    .await
+}
+
+/// The caller's statement of `period` (YYYY-MM).
+#[server(prefix = "/fn", endpoint = "statement")]
+pub async fn my_statement(
+    period: String,
+) -> Result<crate::model::publisher::earnings::EarningsStatement, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        crate::domain::earnings::statements::month(&ctx, &p, period.trim()).await
+    })
+    .await
+}
+
+/// The caller's earnings per day of the last 30 days.
+#[server(prefix = "/fn", endpoint = "earnings_daily")]
+pub async fn my_earnings_daily() -> Result<crate::model::publisher::earnings::EarningsDaily, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        crate::domain::earnings::statements::daily(&ctx, &p, None, None).await
+    })
+    .await
+}
+
+/// The platform's revenue per day of the last 30 days (administrators).
+#[server(prefix = "/fn", endpoint = "platform_revenue")]
+pub async fn platform_revenue() -> Result<crate::model::billing::RevenueReport, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        crate::domain::billing::revenue::by_day(&ctx, &p, None, None).await
+    })
+    .await
+}

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
+pub mod csv;
 pub mod document;
 pub mod health;
 pub mod postbacks;

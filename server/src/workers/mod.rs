@@ -1,6 +1,6 @@
 //! Background work that runs beside the HTTP server: settlement of queued conversion
-//! reports, reward-callback delivery, the release of publisher earnings past their hold and
-//! housekeeping. Each worker exposes `run_once` so
+//! reports, reward-callback delivery, the release of publisher earnings past their hold,
+//! bulk reconciliations and housekeeping. Each worker exposes `run_once` so
 //! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
 //! loop restarted.
 
@@ -39,6 +39,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let sweeper = state.clone();
     let settler = state.clone();
     let releaser = state.clone();
+    let reconciler = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -72,7 +73,35 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
                 }
             }
         }),
+        supervise("reconciliation", move || {
+            let state = reconciler.clone();
+            async move {
+                // A queued reconciliation starts within two seconds; one that a stopped
+                // process left half applied is taken over when its lease runs out.
+                let mut tick = tokio::time::interval(Duration::from_secs(2));
+                loop {
+                    tick.tick().await;
+                    drain_reconciliations(&state).await;
+                }
+            }
+        }),
     ]
+}
+
+/// Applies queued reconciliations until none waits (or one fails: logged, retried on the
+/// next tick).
+async fn drain_reconciliations(state: &AppState) {
+    use app::domain::conversions::reconciliation;
+    loop {
+        match reconciliation::apply_next(&state.ctx).await {
+            Ok(None) => return,
+            Ok(Some(lines)) => tracing::info!(lines, "reconciliation lines applied"),
+            Err(e) => {
+                tracing::warn!(error = %e, "reconciliation failed; retried");
+                return;
+            }
+        }
+    }
 }
 
 /// Runs every worker once (tests).
@@ -80,6 +109,10 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     settler::run_once(state).await?;
     callbacks::run_once(state).await?;
     app::domain::earnings::release::run_once(&state.ctx).await?;
+    while app::domain::conversions::reconciliation::apply_next(&state.ctx)
+        .await?
+        .is_some()
+    {}
     sweep::run_once(state).await
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::offers::{Conversion, USD, campaign_body, live_campaign, now_ts, postback};
 use super::publisher::{Publisher, keyed, publisher, session};
 use crate::receiver::Receiver;
-use crate::{Backend, TestApp};
+use crate::{Backend, TestApp, TestUser};
 
 /// An app that trusts the receiver's CA and may call loopback receivers.
 pub async fn app_for(backend: Backend, rx: &Receiver, workers: bool) -> TestApp {
@@ -73,7 +73,10 @@ pub async fn click(app: &TestApp, p: &Publisher, user: &str, campaign: &str) -> 
 
 pub struct World {
     pub app: TestApp,
+    /// The advertiser's token (12 hours) and account (for a fresh token after the clock
+    /// moved on).
     pub adv: String,
+    pub adv_user: TestUser,
     pub p: Publisher,
     pub campaign: String,
     pub key_id: String,
@@ -82,12 +85,13 @@ pub struct World {
 
 pub async fn world(app: TestApp, body: Value) -> World {
     let admin = app.admin_token().await;
-    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let (adv_user, adv) = app.funded_advertiser(1_000 * USD).await;
     let p = publisher(&app, &admin).await;
     let (campaign, key_id, secret) = live_campaign(&app, &adv, &admin, body).await;
     World {
         app,
         adv,
+        adv_user,
         p,
         campaign,
         key_id,

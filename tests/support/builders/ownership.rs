@@ -72,6 +72,22 @@ async fn payout(app: &TestApp, publisher: &str) -> String {
     id
 }
 
+/// A previewed reconciliation of the advertiser (one line no conversion has).
+async fn reconciliation(app: &TestApp, adv: &str) -> String {
+    let res = app
+        .client
+        .post(app.url("/performance-marketing/v2/conversions/reconciliations"))
+        .bearer_auth(adv)
+        .header("idempotency-key", "access-reconciliation")
+        .json(&json!({"action": "reverse", "reason": "access", "lines": [{"transactionId": "tx-none"}]}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let r: Value = res.json().await.expect("json");
+    id_of(&r, "reconciliationId")
+}
+
 pub async fn make(app: &TestApp, admin: &str) -> Owned {
     let mut ids = BTreeMap::new();
     let p = publisher(app, admin).await;
@@ -208,6 +224,7 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
             .expect("option")
             .to_owned(),
     );
+    ids.insert("reconciliationId", reconciliation(app, &adv).await);
     Owned {
         publisher: p.token,
         advertiser: adv,

@@ -8,6 +8,7 @@ pub mod invoices;
 pub mod ledger;
 pub mod payprovider;
 pub mod profile;
+pub mod revenue;
 
 use crate::domain::Principal;
 use crate::error::AppError;
@@ -66,4 +67,20 @@ pub fn check_currency(raw: &str) -> Result<String, String> {
         ));
     }
     Ok(c)
+}
+
+/// `GET /performance-marketing/v2/billing/ledger/export`: the advertiser's wallet accounts
+/// (available, reserved per campaign, spent per campaign) entry by entry; the lines add up
+/// to the balance.
+pub async fn ledger_export(
+    ctx: &crate::domain::Ctx,
+    actor: &Principal,
+    selected: Option<&str>,
+    q: &crate::model::billing::LedgerExportQuery,
+) -> Result<crate::model::billing::LedgerExport, AppError> {
+    use ledger::{Kind, export};
+    let advertiser = acting_advertiser(ctx, actor, selected).await?;
+    let range = export::DayRange::of(q.from, q.to)?;
+    let kinds = [Kind::Available, Kind::Reserved, Kind::Spent];
+    export::export(&ctx.db, &advertiser, &kinds, &range, q).await
 }

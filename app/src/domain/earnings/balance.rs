@@ -68,7 +68,7 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
 fn movement_kind(tx_kind: &str) -> &'static str {
     match tx_kind {
         "campaign_spend" | "spend" | "external_spend" => "conversion",
-        "refund" => "reversal",
+        "refund" | "external_refund" => "reversal",
         "earnings_release" => "release",
         "payout_hold" => "payout",
         "payout_return" => "payout_return",
@@ -133,4 +133,18 @@ pub async fn movements(
         })
         .collect();
     Ok(EarningsMovements { items, next_cursor })
+}
+
+/// `GET /publisher/v2/earnings/export`: the publisher's earnings accounts (pending per
+/// campaign, available, held for payouts) entry by entry; the lines add up to the balances.
+pub async fn export(
+    ctx: &Ctx,
+    actor: &Principal,
+    q: &crate::model::billing::LedgerExportQuery,
+) -> Result<crate::model::billing::LedgerExport, AppError> {
+    use crate::domain::billing::ledger::export::{DayRange, export};
+    actor.require_publisher()?;
+    let range = DayRange::of(q.from, q.to)?;
+    let kinds = super::statements::EARNINGS_KINDS;
+    export(&ctx.db, &actor.account_id, &kinds, &range, q).await
 }

@@ -9,6 +9,7 @@
 
 pub mod balance;
 pub mod release;
+pub mod statements;
 pub mod terms;
 
 use crate::domain::billing::ledger::Earning;

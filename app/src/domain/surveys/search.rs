@@ -23,7 +23,7 @@ pub async fn search(
     q: SurveySearch,
 ) -> Result<SurveySearchPage, AppError> {
     actor.require_approved_advertiser()?;
-    let page = Page::parse(Some(q.limit.unwrap_or(50)), q.cursor.as_deref(), "svc")?;
+    let page = Page::parse(Some(q.limit.unwrap_or(50)), q.cursor.as_deref(), super::campaigns::ID_PREFIX)?;
     let mut errs = FieldErrors::new();
     let locale = q
         .country_language_id
@@ -105,7 +105,7 @@ pub async fn clone(
     };
     // A copy of a campaign whose locale was retired must pick an active one first, but it
     // can still be made (as a draft it cannot be approved until it does).
-    let id = new_id("svc");
+    let id = new_id(super::campaigns::ID_PREFIX);
     let row = survey::ActiveModel {
         id: Set(id.clone()),
         advertiser_id: Set(src.advertiser_id.clone()),

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 pub mod conversions;
 pub mod creatives;
 pub mod device_targeting;
+pub mod reconciliation;
 mod parts;
 pub mod rules;
 pub mod tracking;

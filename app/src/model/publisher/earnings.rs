@@ -85,3 +85,111 @@ pub struct EarningsMovements {
     pub items: Vec<EarningsMovement>,
     pub next_cursor: Option<String>,
 }
+
+/// Balances by state at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EarningsSnapshot {
+    pub pending_micros: Micros,
+    pub available_micros: Micros,
+    pub held_for_payout_micros: Micros,
+    /// pending + available + held: what the platform owes the publisher.
+    pub total_micros: Micros,
+}
+
+/// A publisher's monthly statement (`GET /publisher/v2/earnings/statements/{period}`):
+/// opening + earned + reversed − paid out + adjustments = closing, to the micro, and the
+/// same figures as the ledger export of the month.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EarningsStatement {
+    pub publisher_id: String,
+    /// `YYYY-MM` (UTC).
+    pub period: String,
+    /// OPEN for the current month (figures up to now), CLOSED after it.
+    pub status: String,
+    pub currency: String,
+    pub opening: EarningsSnapshot,
+    /// The publisher's share of the month's paid conversions and survey completes.
+    pub earned_micros: Micros,
+    /// Earnings taken back by the month's reversals (negative or zero).
+    pub reversed_micros: Micros,
+    /// Payouts paid in the month (negative or zero; a payout returned by the bank counts
+    /// back).
+    pub paid_out_micros: Micros,
+    /// Anything else that changed the total (zero unless an operator adjusted the ledger).
+    pub adjustments_micros: Micros,
+    pub closing: EarningsSnapshot,
+    pub conversions: u64,
+    pub reversals: u64,
+}
+
+/// The months a publisher has a statement for, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StatementPeriods {
+    pub periods: Vec<String>,
+}
+
+impl EarningsStatement {
+    /// The statement as CSV: one line per figure (`item,amount_micros,amount`).
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("item,amount_micros,amount\r\n");
+        let mut line = |item: &str, m: i64| {
+            out.push_str(&format!(
+                "{item},{m},{}\r\n",
+                crate::model::money::format_micros(m)
+            ));
+        };
+        line("opening_pending", self.opening.pending_micros.get());
+        line("opening_available", self.opening.available_micros.get());
+        line("opening_held_for_payout", self.opening.held_for_payout_micros.get());
+        line("opening_total", self.opening.total_micros.get());
+        line("earned", self.earned_micros.get());
+        line("reversed", self.reversed_micros.get());
+        line("paid_out", self.paid_out_micros.get());
+        line("adjustments", self.adjustments_micros.get());
+        line("closing_pending", self.closing.pending_micros.get());
+        line("closing_available", self.closing.available_micros.get());
+        line("closing_held_for_payout", self.closing.held_for_payout_micros.get());
+        line("closing_total", self.closing.total_micros.get());
+        out.push_str(&format!("conversions,{},\r\nreversals,{},\r\n", self.conversions, self.reversals));
+        out
+    }
+}
+
+/// One day of a publisher's earnings (`GET /publisher/v2/earnings/daily`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EarningsDay {
+    pub day: chrono::NaiveDate,
+    /// The share of the day's paid conversions and completes.
+    pub earned_micros: Micros,
+    /// Taken back by the day's reversals (negative or zero).
+    pub reversed_micros: Micros,
+    pub conversions: u64,
+    pub reversals: u64,
+}
+
+/// Every day of a range, oldest first (days without earnings included).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EarningsDaily {
+    pub currency: String,
+    pub days: Vec<EarningsDay>,
+}
+
+/// A day range of a daily report (UTC days, inclusive; the last 30 days by default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
+#[serde(rename_all = "camelCase")]
+pub struct DayRangeQuery {
+    pub from: Option<chrono::NaiveDate>,
+    pub to: Option<chrono::NaiveDate>,
+}

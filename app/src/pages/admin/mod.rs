@@ -3,6 +3,7 @@
 //! review queue and the verified placements awaiting release.
 
 mod payouts;
+mod revenue;
 mod surveys;
 
 pub use payouts::AdminPayoutsPage;

@@ -1,6 +1,7 @@
 //! `/admin/payouts`: publisher payouts by status, each with the decisions its status allows
 //! (approve, reject with a reason, mark paid with the bank's reference, fail with a reason),
-//! and the monthly run. Plain forms, so the page works without JavaScript.
+//! the monthly run, and the platform's revenue of the last 30 days. Plain forms, so the page
+//! works without JavaScript.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -13,7 +14,7 @@ use crate::model::AccountView;
 use crate::model::publisher::payouts::{Payout, PayoutStatus};
 use crate::pages::publisher::action_error;
 use crate::pages::{OlderLink, when};
-use crate::server_fns::earnings::{DecidePayout, StartPayoutRun, payout_queue};
+use crate::server_fns::earnings::{DecidePayout, StartPayoutRun, payout_queue, platform_revenue};
 
 const STATUSES: [(&str, &str); 5] = [
     ("APPROVED", "Approved, to pay"),
@@ -34,6 +35,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
         move || (status.get(), cursor.get(), decide.version().get(), run.version().get()),
         |(s, c, _, _)| payout_queue(Some(s), c),
     );
+    let report = Resource::new(|| (), |()| platform_revenue());
     view! {
         <Title text="Payouts"/>
         <RequireUser signed_in=move |u: AccountView| {
@@ -82,6 +84,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                         }
                     })}
                 </Transition>
+                <super::revenue::PlatformRevenue report/>
             }.into_any()
         }/>
     }

@@ -246,7 +246,9 @@ fn Invoices(invoices: Vec<Invoice>) -> impl IntoView {
     view! {
         <section class="card" id="invoices">
             <h2>"Invoices"</h2>
-            <p class="muted">"Monthly statements from the ledger: the current month stays OPEN until it ends."</p>
+            <p class="muted">"Monthly statements from the ledger: the current month stays OPEN until it ends. "
+                <a href="/advertiser/billing/ledger.csv" rel="external" download>"Download the wallet ledger (CSV)"</a>
+                ": every movement of your balance, oldest first, with the opening and closing balance."</p>
             {if invoices.is_empty() {
                 view! { <p class="muted">"No invoices yet."</p> }.into_any()
             } else {

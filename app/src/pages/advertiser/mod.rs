@@ -3,6 +3,7 @@
 
 mod billing;
 mod campaigns;
+mod conversions;
 mod funding;
 mod surveys;
 
@@ -11,6 +12,7 @@ pub use campaigns::{
     CampaignDetailPage, CampaignQueue, CampaignReportPage, CampaignReview, CampaignTrackingPage,
     CampaignsPage, NewCampaignPage,
 };
+pub use conversions::{ConversionsPage, ReconciliationPage};
 pub use funding::FundingPage;
 pub use surveys::{SurveyDetailPage, SurveysPage};
 

@@ -7,6 +7,7 @@
 //! `targeting`.
 
 pub mod admin;
+pub mod conversions;
 pub mod offer;
 pub mod targeting;
 pub mod tracking;

@@ -1,8 +1,11 @@
-//! The administrator's payouts: the queue, decisions and the monthly run.
+//! The administrator's payouts: the queue, decisions and the monthly run; and the platform's
+//! revenue by day.
 
 use app::domain::paging::Page;
 use app::domain::payouts::{self, decisions, runs};
 use app::error::AppError;
+use app::model::billing::RevenueReport;
+use app::model::publisher::earnings::DayRangeQuery;
 use app::model::publisher::payouts::{Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -21,6 +24,22 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(mark_paid))
         .routes(routes!(fail))
         .routes(routes!(run))
+        .routes(routes!(revenue))
+}
+
+/// The platform's business by day (UTC; the last 30 days by default, at most a year): what
+/// advertisers paid for conversions and completes net of reversals, the publishers' share,
+/// the platform's revenue, and the number of conversions and reversals, with the totals.
+#[utoipa::path(get, path = "/revenue", tag = "admin", security(("dashboardBearer" = [])), params(DayRangeQuery),
+    responses((status = 200, body = RevenueReport), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn revenue(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<DayRangeQuery>,
+) -> Result<AppJson<RevenueReport>, AppError> {
+    app::domain::billing::revenue::by_day(&s.ctx, &p, q.from, q.to)
+        .await
+        .map(AppJson)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

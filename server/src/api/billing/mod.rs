@@ -22,6 +22,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(balance))
         .routes(routes!(fundings))
         .routes(routes!(invoice_list))
+        .routes(routes!(ledger_export))
         .routes(routes!(wire_config))
         .routes(routes!(payprovider_config))
         .routes(routes!(wire_funding))
@@ -168,6 +169,37 @@ async fn capture(
     funding::capture(&s.ctx, &p, &order, q.advertiser_id.as_deref())
         .await
         .map(AppJson)
+}
+
+/// Every entry of the caller's wallet accounts (available, reserved and spent per campaign)
+/// in a date range, oldest first, as CSV (default) or JSON: the balance before the range
+/// first, then the entries, then the balance at its end (opening + lines = closing, to the
+/// micro; the lines of one account add up to that balance). Up to 10,000 lines a page; the
+/// next page's cursor in `X-Next-Cursor`.
+#[utoipa::path(get, path = "/billing/ledger/export", tag = "billing", security(("dashboardBearer" = [])), params(Select, LedgerExportQuery),
+    responses((status = 200, content_type = "text/csv", description = "the export (format=csv, the default)"), (status = 200, body = LedgerExport, description = "format=json"),
+        (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn ledger_export(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppQuery(a): AppQuery<Select>,
+    AppQuery(q): AppQuery<LedgerExportQuery>,
+) -> Result<axum::response::Response, AppError> {
+    let csv = crate::api::csv::wants_csv(q.format.as_deref(), true)?;
+    let e = app::domain::billing::ledger_export(&s.ctx, &p, a.advertiser_id.as_deref(), &q).await?;
+    Ok(crate::api::csv::answer(e, csv, "wallet-ledger.csv"))
+}
+
+/// The dashboard's download of the wallet ledger (`/advertiser/billing/ledger.csv`, the
+/// cookie session): the same export as the API, one page of up to 10,000 lines.
+pub async fn browser_ledger_csv(
+    State(s): State<AppState>,
+    session: tower_sessions::Session,
+    AppQuery(q): AppQuery<LedgerExportQuery>,
+) -> Result<axum::response::Response, AppError> {
+    let p = app::auth::require_principal(&s.ctx, &session).await?;
+    let e = app::domain::billing::ledger_export(&s.ctx, &p, None, &q).await?;
+    Ok(crate::api::csv::download(e.to_csv(), "wallet-ledger.csv", e.next_cursor.as_deref()))
 }
 
 /// Up to 100 newest monthly invoices, built from the ledger (credited fundings and spend per

@@ -4,13 +4,12 @@ use app::domain::conversions::list;
 use app::error::AppError;
 use app::model::campaign::conversions::{ConversionList, ConversionQuery};
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppQuery, Authenticated};
+use crate::extract::{AppQuery, Authenticated};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -37,29 +36,7 @@ async fn conversions(
     AppQuery(q): AppQuery<ConversionQuery>,
     AppQuery(a): AppQuery<AdvertiserQuery>,
 ) -> Result<Response, AppError> {
-    let csv = match q.format.as_deref().unwrap_or("json") {
-        "json" => false,
-        "csv" => true,
-        _ => return Err(AppError::field("format", "must be json or csv")),
-    };
+    let csv = crate::api::csv::wants_csv(q.format.as_deref(), false)?;
     let l = list::list(&s.ctx, &p, a.advertiser_id.as_deref(), &q).await?;
-    if !csv {
-        return Ok(AppJson(l).into_response());
-    }
-    let mut res = (
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
-            (
-                header::CONTENT_DISPOSITION,
-                "attachment; filename=\"conversions.csv\"".to_owned(),
-            ),
-            (header::CACHE_CONTROL, "private, no-store".to_owned()),
-        ],
-        l.to_csv(),
-    )
-        .into_response();
-    if let Some(next) = l.next_cursor.as_deref().and_then(|c| c.parse().ok()) {
-        res.headers_mut().insert("x-next-cursor", next);
-    }
-    Ok(res)
+    Ok(crate::api::csv::answer(l, csv, "conversions.csv"))
 }

@@ -4,6 +4,9 @@
 
 mod assets;
 mod conversions;
+mod reconciliations;
+
+pub use reconciliations::RECONCILIATION_BODY_BYTES;
 mod tracking;
 
 use app::domain::campaigns::{lifecycle, providers, readiness, report, store};
@@ -33,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(tracking::router())
         .merge(assets::router())
         .merge(conversions::router())
+        .merge(reconciliations::router())
 }
 
 /// Tracking providers: `{contractVersion, items}`; only `selectable` ones can be chosen.

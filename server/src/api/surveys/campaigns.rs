@@ -215,10 +215,13 @@ async fn legacy_invoices(
 /// `overquota` and `quality_fail` close it unpaid. Repeating an outcome is a no-op
 /// (`duplicate: true`); a different outcome of a finished transaction is 409. A complete
 /// beyond the campaign's total, daily or quota limit is recorded OVERQUOTA and not paid.
+/// `reversed` takes back a paid complete within the reconciliation window (30 days): the
+/// CPI returns to the advertiser, the publisher's share leaves its earnings and its reversal
+/// callback is queued; the answer says `REVERSED`, `paid: false`.
 #[utoipa::path(post, path = "/{campaignId}/respondent-status", tag = "survey-campaigns", security(("surveyApiKey" = [])),
     params(("campaignId" = String, Path), ("enc" = String, Query)), request_body = app::domain::surveys::entries::OutcomeInput,
     responses((status = 200, body = app::domain::surveys::entries::OutcomeReceipt), (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`transaction_finished`: another outcome was recorded; `transaction_not_paid`: only a paid complete can be reversed; `reconciliation_window_closed`: more than the window after the complete; `survey_closed`; `no_budget`")))]
 async fn respondent_status(
     State(s): State<AppState>,
     AppPath(id): AppPath<String>,

@@ -1,12 +1,5 @@
 //! The double-entry ledger. Every movement is one `ledger_transactions` row whose entries sum
 //! to zero, written in the caller's database transaction together with the balance updates.
-//! Advertiser accounts can never go negative: each debit is a guarded update
-//! (`balance + delta >= 0`) that fails as a whole when the money is not there, which is atomic
-//! on PostgreSQL (row lock) and on SQLite (single writer). Balances are a cache of the
-//! entries, checked by [`reconcile`].
-
-//! The double-entry ledger. Every movement is one `ledger_transactions` row whose entries sum
-//! to zero, written in the caller's database transaction together with the balance updates.
 //! Money someone could spend twice (an advertiser's balances, a payout hold) can never go
 //! negative: each such debit is a guarded update (`balance + delta >= 0`) that fails as a
 //! whole when the money is not there, which is atomic on PostgreSQL (row lock) and on SQLite
@@ -16,6 +9,8 @@
 //! its mirror (`SPEND_CLEARING`) into the publisher's earnings and the platform's revenue;
 //! see [`legs`] and `docs/decisions.md` "Publisher earnings".
 
+pub mod daily;
+pub mod export;
 mod kind;
 pub mod legs;
 mod post;

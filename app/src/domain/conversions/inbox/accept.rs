@@ -105,7 +105,7 @@ async fn settle_now(
 }
 
 /// An inbox row's identity: its receipt, campaign, source, event hash and arrival.
-pub(super) struct Receipt<'a> {
+pub(in crate::domain::conversions) struct Receipt<'a> {
     pub id: &'a str,
     pub campaign_id: &'a str,
     pub source: &'a str,

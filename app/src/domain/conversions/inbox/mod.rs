@@ -37,6 +37,7 @@ use crate::domain::changes::Change;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
 pub use accept::ingest;
+pub(in crate::domain::conversions) use accept::Receipt;
 use entity::postback_event;
 
 /// Outcome of an accepted report that waits for the settler.

@@ -12,7 +12,6 @@
 //! report of the same transaction settles again.
 
 mod attribution;
-mod reversal;
 
 pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
 
@@ -23,6 +22,7 @@ use sea_orm::{
 };
 
 use self::attribution::Attribution;
+use super::reversal::{Reversal, reverse_paid};
 use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement};
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
@@ -161,7 +161,13 @@ async fn settle(
             // An approved conversion reported rejected or reversed gives back exactly what
             // was paid, whatever the campaign says now.
             (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
-                reversal::reverse(txn, now, campaign, ev, c).await?;
+                let how = Reversal {
+                    paid_from: ledger::PaidFrom::Reserve,
+                    subject: SUBJECT,
+                    reported_status: ev.status.as_str(),
+                    occurred_at: ev.occurred_at,
+                };
+                reverse_paid(txn, now, c, &how).await?;
                 let user = c
                     .placement_id
                     .as_deref()

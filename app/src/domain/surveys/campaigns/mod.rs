@@ -25,6 +25,9 @@ use view::{payment_of, status_of};
 
 pub use super::SUBJECT;
 
+/// The id prefix of survey campaigns (offer campaigns use `cmp`).
+pub const ID_PREFIX: &str = "svc";
+
 /// `POST /create`: a DRAFT campaign of the calling advertiser.
 pub async fn create(
     ctx: &Ctx,
@@ -33,7 +36,7 @@ pub async fn create(
 ) -> Result<SurveyCreated, AppError> {
     actor.require_approved_advertiser()?;
     let now = ctx.now();
-    let id = new_id("svc");
+    let id = new_id(ID_PREFIX);
     let mut a = survey::ActiveModel {
         id: Set(id.clone()),
         advertiser_id: Set(actor.account_id.clone()),

@@ -11,10 +11,12 @@
 //! wallet reservation to spend (nothing moves for a campaign paid outside the wallet), the
 //! quota counts it, a conversion records the publisher's earnings and the reward callback is
 //! queued. Repeats of the same outcome are no-ops; a different outcome of a finished entry is
-//! refused.
+//! refused, except `reversed`, which takes back a paid complete inside the reconciliation
+//! window (`reversal`).
 
 pub mod link;
 mod outcome;
+pub(in crate::domain) mod reversal;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 

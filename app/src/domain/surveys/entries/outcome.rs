@@ -27,9 +27,14 @@ use entity::{
 /// The conversion goal id of a survey complete (in reward callbacks).
 pub const COMPLETE_GOAL: &str = "survey_complete";
 
+/// The outcome that reverses a paid complete (the entry itself stays COMPLETE; its
+/// conversion becomes REVERSED).
+pub const REVERSED: &str = "REVERSED";
+
 /// Outcome statuses an advertiser reports.
 pub fn outcome_state(s: &str) -> Option<&'static str> {
     match s.trim().to_ascii_lowercase().as_str() {
+        "reversed" | "reverse" => Some(REVERSED),
         "complete" | "completed" => Some(status::COMPLETE),
         "terminate" | "terminated" | "screenout" => Some(status::TERMINATED),
         "overquota" | "over_quota" => Some(status::OVERQUOTA),
@@ -43,7 +48,8 @@ pub fn outcome_state(s: &str) -> Option<&'static str> {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OutcomeInput {
     pub transaction_id: Option<String>,
-    /// complete, terminate, overquota or quality_fail.
+    /// complete, terminate, overquota, quality_fail, or reversed (a paid complete, within the
+    /// reconciliation window).
     pub status: Option<String>,
 }
 
@@ -52,7 +58,8 @@ pub struct OutcomeInput {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OutcomeReceipt {
     pub transaction_id: String,
-    /// The entry's state: COMPLETE, TERMINATED, OVERQUOTA or QUALITY_FAIL.
+    /// The entry's state: COMPLETE, TERMINATED, OVERQUOTA or QUALITY_FAIL; REVERSED for a
+    /// reversed complete.
     pub status: String,
     /// True when a complete was paid (false for other outcomes and for a complete that came
     /// after the campaign's completes were used up, which is counted OVERQUOTA).
@@ -80,7 +87,7 @@ pub async fn report(
         .ok_or_else(|| {
             AppError::field(
                 "status",
-                "must be complete, terminate, overquota or quality_fail",
+                "must be complete, terminate, overquota, quality_fail or reversed",
             )
         })?;
     let now = ctx.now();
@@ -99,6 +106,22 @@ pub async fn report(
         duplicate,
         cost_micros: Micros(cost),
     };
+    if wanted == REVERSED {
+        let c = super::reversal::reversible(&txn, now, ctx.config.reconciliation_window, &m, &e)
+            .await?
+            .map_err(|refused| refused.refusal())?;
+        let done = super::reversal::reverse_complete(&txn, now, &m, &c).await?;
+        let duplicate = done == super::reversal::CompleteReversal::AlreadyReversed;
+        if !duplicate {
+            let detail = serde_json::json!({"transactionId": e.id, "status": REVERSED});
+            actor
+                .audit(&txn, now, "survey_entry.reversed", (SUBJECT, &m.id), detail)
+                .await?;
+        }
+        txn.commit().await?;
+        ctx.deliveries.announce();
+        return Ok(receipt(REVERSED, false, duplicate, 0));
+    }
     if e.status != status::ENTERED {
         let same =
             e.status == wanted || (wanted == status::COMPLETE && e.status == status::OVERQUOTA);

@@ -1,8 +1,9 @@
 //! `/publisher/earnings`: what the publisher has earned (pending in the hold, available,
-//! held for a payout, paid), its payout profile, payout requests and the movements behind
-//! the balance. Plain forms, so the page works without JavaScript.
+//! held for a payout, paid), its payout profile, payout requests, monthly statements and the
+//! movements behind the balance. Plain forms, so the page works without JavaScript.
 
 mod payouts;
+mod statements;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -10,11 +11,14 @@ use leptos_router::hooks::use_query_map;
 
 use super::LoadError;
 use crate::model::AccountView;
-use crate::model::publisher::earnings::{EarningsBalance, EarningsMovement};
+use crate::components::bar_chart::{Bar, BarChart};
+use crate::model::money::Micros;
+use crate::model::publisher::earnings::{EarningsBalance, EarningsDaily, EarningsMovement};
 use crate::pages::{OlderLink, RequireUser, when};
 use crate::server_fns::earnings::{
-    CancelPayout, RequestPayout, SavePayoutProfile, my_earnings, my_earnings_movements,
-    list_payouts, my_payout_profile,
+    CancelPayout, RequestPayout, SavePayoutProfile, list_payouts, my_earnings,
+    my_earnings_daily, my_earnings_movements, my_payout_profile, my_statement,
+    my_statement_periods,
 };
 
 const USD: &str = "USD";
@@ -34,6 +38,23 @@ pub fn EarningsPage() -> impl IntoView {
     let payouts = Resource::new(move || (payouts_cursor.get(), changed()), |(c, _)| list_payouts(c));
     let movements = Resource::new(move || (cursor.get(), changed()), |(c, _)| my_earnings_movements(c));
     let actions = payouts::Actions { save, request, cancel };
+    let chosen = Memo::new(move |_| query.read().get("statement"));
+    let periods = Resource::new(changed, |_| my_statement_periods());
+    let daily = Resource::new(|| (), |()| my_earnings_daily());
+    // The chosen month, else the newest one with a statement.
+    let shown = Resource::new(
+        move || (chosen.get(), changed()),
+        move |(chosen, _)| async move {
+            let period = match chosen {
+                Some(p) => Some(p),
+                None => my_statement_periods().await?.periods.into_iter().next(),
+            };
+            match period {
+                Some(p) => my_statement(p).await.map(Some),
+                None => Ok(None),
+            }
+        },
+    );
     view! {
         <Title text="Earnings"/>
         <RequireUser signed_in=move |_u: AccountView| view! {
@@ -46,8 +67,17 @@ pub fn EarningsPage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match daily.await {
+                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Ok(d) => view! { <Daily d/> }.into_any(),
+                    }
+                })}
+            </Transition>
             <payouts::PayoutForms actions profile/>
             <payouts::PayoutTable actions payouts/>
+            <statements::Statements periods shown/>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match movements.await {
@@ -91,6 +121,32 @@ fn Balance(b: EarningsBalance) -> impl IntoView {
             {negative.then(|| view! {
                 <p class="notice">"A conversion was reversed after its earnings were released: the available balance is negative until later earnings make it good."</p>
             })}
+        </section>
+    }
+}
+
+/// Earned per day of the last 30 days, as server-rendered bars.
+#[component]
+fn Daily(d: EarningsDaily) -> impl IntoView {
+    let earned: i64 = d.days.iter().map(|x| x.earned_micros.get()).sum();
+    let reversed: i64 = d.days.iter().map(|x| x.reversed_micros.get()).sum();
+    let bars = d
+        .days
+        .iter()
+        .map(|x| Bar {
+            value: x.earned_micros.get(),
+            title: format!("{}: {} earned, {} conversions", x.day, x.earned_micros.money(USD), x.conversions),
+        })
+        .collect();
+    let caption = format!(
+        "Earned in the last 30 days: {}; reversals took back {}.",
+        Micros(earned).money(USD),
+        Micros(-reversed).money(USD)
+    );
+    view! {
+        <section class="card" id="earnings-daily">
+            <h2>"Last 30 days"</h2>
+            <BarChart id="earnings-chart" label="Earnings per day" bars caption/>
         </section>
     }
 }

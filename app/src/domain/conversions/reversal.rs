@@ -1,45 +1,63 @@
 //! Reversal of a paid conversion: the exact opposite of its payment, from the amounts and
 //! the earnings state stored on the conversion, so what was paid is what comes back however
-//! the campaign or the publisher's terms have changed since.
+//! the campaign or the publisher's terms have changed since. One function for every way a
+//! conversion is reversed: a postback, a bulk reconciliation line, a survey reversal.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, Set};
 
-use super::{Reported, Settlement};
-use crate::domain::billing::ledger::{self, PostError};
+use super::reported::Settlement;
+use crate::domain::billing::ledger::{self, PaidFrom, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
-use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::earnings;
 use crate::error::AppError;
 use crate::model::money::Micros;
 use crate::model::publisher::RewardPreview;
 use crate::model::publisher::earnings::EarningsState;
 use crate::model::publisher::rules::format_minor;
-use entity::{ad_slot, conversion, offer_campaign, placement};
+use entity::{ad_slot, conversion, placement};
 
-/// Reverses an approved conversion with the amounts stored when it was paid.
-pub(super) async fn reverse(
+/// How a paid conversion is reversed.
+pub(in crate::domain) struct Reversal<'a> {
+    /// Where the payment came from. Money paid from a reserve or the wallet returns to the
+    /// advertiser's available balance (the reserve may have been released since); a
+    /// complete paid outside the wallet cancels what the advertiser owed.
+    pub paid_from: PaidFrom,
+    /// The campaign's ledger subject (offer or survey campaign).
+    pub subject: &'a str,
+    /// The reported status stored on the conversion (`reversed` or `rejected`).
+    pub reported_status: &'a str,
+    /// When the reversal happened as reported (in the reward callback).
+    pub occurred_at: DateTime<Utc>,
+}
+
+/// Reverses an approved conversion with the amounts stored when it was paid, in `txn`:
+/// the ledger posting, the conversion row and the publisher's `reward.reversed` callback
+/// (or the cancellation of a confirmation not sent yet). The caller holds the campaign's
+/// lock and has checked that the conversion is APPROVED.
+pub(in crate::domain) async fn reverse_paid(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    ev: &Reported,
     c: &conversion::Model,
+    how: &Reversal<'_>,
 ) -> Result<(), AppError> {
     if c.payout_micros > 0 {
-        // The campaign's money always returns to the advertiser's available balance (the
-        // reserve it came from may have been released since).
         let earning = earnings::stored_earning(c);
         match ledger::post(
             txn,
             now,
-            "refund",
-            &campaign.advertiser_id,
-            (SUBJECT, &campaign.id),
+            if how.paid_from == PaidFrom::External {
+                "external_refund"
+            } else {
+                "refund"
+            },
+            &c.advertiser_id,
+            (how.subject, &c.campaign_id),
             &format!("conversion_reversal:{}", c.id),
             &ledger::conversion_reversal_legs(
-                ledger::PaidFrom::Reserve,
-                &campaign.advertiser_id,
-                &campaign.id,
+                how.paid_from,
+                &c.advertiser_id,
+                &c.campaign_id,
                 c.payout_micros,
                 earning.as_ref(),
             ),
@@ -51,7 +69,7 @@ pub(super) async fn reverse(
         }
     }
     let mut am: conversion::ActiveModel = c.clone().into();
-    am.status = Set(ev.status.as_str().to_owned());
+    am.status = Set(how.reported_status.to_owned());
     am.settlement = Set(Settlement::Reversed.as_str().to_owned());
     if c.earnings_state.is_some() {
         am.earnings_state = Set(Some(EarningsState::Reversed.as_str().to_owned()));
@@ -88,13 +106,21 @@ pub(super) async fn reverse(
         placement: &p,
         slot: slot.as_ref(),
         conversion_id: &c.id,
-        campaign_id: &campaign.id,
+        campaign_id: &c.campaign_id,
         user: c.external_user_id.as_deref().unwrap_or_default(),
         goal_id: &c.goal_id,
         reward: &reward,
-        occurred_at: ev.occurred_at,
+        occurred_at: how.occurred_at,
     };
     outbox::reverse(txn, now, &event).await?;
     Ok(())
 }
 
+/// Whether `c` is still inside the reconciliation window at `now`.
+pub(in crate::domain) fn inside_window(
+    c: &conversion::Model,
+    now: DateTime<Utc>,
+    window: chrono::Duration,
+) -> bool {
+    now <= c.created_at + window
+}

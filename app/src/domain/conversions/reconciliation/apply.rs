@@ -1,0 +1,229 @@
+//! Applying a reconciliation: queued by its advertiser, claimed by one worker with a lease
+//! (another takes over when the lease runs out), worked through in chunks of one campaign's
+//! lines, and finished with a result on every line and an audit entry.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, Condition, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
+
+use super::create::SUBJECT;
+use super::{CHUNK, offers, surveys, view};
+use crate::domain::billing::acting_advertiser;
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
+use crate::error::AppError;
+use crate::model::campaign::reconciliation::{
+    LineState, ReconcileAction, Reconciliation, ReconciliationStatus,
+};
+use entity::{reconciliation_batch as batch, reconciliation_line as line};
+
+/// How long a claim holds a reconciliation without news from its worker.
+const LEASE: Duration = Duration::seconds(60);
+/// Lines read per round.
+const ROUND: u64 = 512;
+
+/// `POST …/reconciliations/{id}/apply`: queues a previewed reconciliation (again: the
+/// answer is the reconciliation as it stands).
+pub async fn queue(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Reconciliation, AppError> {
+    let advertiser = acting_advertiser(ctx, actor, None).await?;
+    view::owned(ctx, &advertiser, id).await?;
+    let txn = db::begin(&ctx.db).await?;
+    queue_in(&txn, ctx.now(), id).await?;
+    txn.commit().await?;
+    view::one(ctx, id).await
+}
+
+/// Queues `id` in `txn` if it is still a preview; the lines that will not apply get their
+/// preview as their result at once.
+pub(super) async fn queue_in(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    id: &str,
+) -> Result<(), AppError> {
+    let queued = batch::Entity::update_many()
+        .col_expr(
+            batch::Column::Status,
+            Expr::value(ReconciliationStatus::Queued.as_str()),
+        )
+        .col_expr(batch::Column::QueuedAt, Expr::value(Some(now)))
+        .filter(batch::Column::Id.eq(id.to_owned()))
+        .filter(batch::Column::Status.eq(ReconciliationStatus::Previewed.as_str()))
+        .exec(txn)
+        .await?
+        .rows_affected;
+    if queued == 1 {
+        line::Entity::update_many()
+            .col_expr(
+                line::Column::Result,
+                Expr::col(line::Column::Preview).into(),
+            )
+            .col_expr(line::Column::AppliedAt, Expr::value(Some(now)))
+            .filter(line::Column::BatchId.eq(id.to_owned()))
+            .filter(line::Column::Preview.ne(LineState::WillApply.as_str()))
+            .exec(txn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Applies the oldest queued reconciliation (or one whose worker stopped); returns how many
+/// lines it applied, `None` when none waits.
+pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
+    let owner = new_id("rcw");
+    let Some(b) = claim(ctx, &owner).await? else {
+        return Ok(None);
+    };
+    let action = ReconcileAction::parse(&b.action).ok_or_else(AppError::internal)?;
+    let mut applied = 0;
+    loop {
+        let open = line::Entity::find()
+            .filter(line::Column::BatchId.eq(b.id.clone()))
+            .filter(line::Column::Result.is_null())
+            .order_by_asc(line::Column::LineNo)
+            .limit(ROUND)
+            .all(&ctx.db)
+            .await?;
+        if open.is_empty() {
+            break;
+        }
+        // One campaign's lines at a time, in request order within it.
+        let mut by_campaign: BTreeMap<String, Vec<line::Model>> = BTreeMap::new();
+        for l in open {
+            by_campaign
+                .entry(l.campaign_id.clone().unwrap_or_default())
+                .or_default()
+                .push(l);
+        }
+        for (campaign_id, lines) in by_campaign {
+            for chunk in lines.chunks(CHUNK) {
+                if super::is_survey_campaign(&campaign_id) {
+                    surveys::apply_chunk(ctx, &b, &campaign_id, chunk).await?;
+                } else {
+                    offers::apply_chunk(ctx, &b, action, &campaign_id, chunk).await?;
+                }
+                applied += chunk.len();
+                if !renew(ctx, &b.id, &owner).await? {
+                    // The lease ran out and another worker holds it now.
+                    return Ok(Some(applied));
+                }
+            }
+        }
+    }
+    finish(ctx, &b, &owner).await?;
+    Ok(Some(applied))
+}
+
+/// Takes the oldest reconciliation that is queued, or applying under a lease that ran out.
+async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError> {
+    let now = ctx.now();
+    let waiting = batch::Entity::find()
+        .filter(batch::Column::Status.is_in([
+            ReconciliationStatus::Queued.as_str(),
+            ReconciliationStatus::Applying.as_str(),
+        ]))
+        .order_by_asc(batch::Column::QueuedAt)
+        .limit(8)
+        .all(&ctx.db)
+        .await?;
+    for b in waiting {
+        let free = ReconciliationStatus::parse(&b.status) == Some(ReconciliationStatus::Queued)
+            || b.lease_until.is_none_or(|t| t < now);
+        if !free {
+            continue;
+        }
+        let taken = batch::Entity::update_many()
+            .col_expr(
+                batch::Column::Status,
+                Expr::value(ReconciliationStatus::Applying.as_str()),
+            )
+            .col_expr(
+                batch::Column::LeaseOwner,
+                Expr::value(Some(owner.to_owned())),
+            )
+            .col_expr(batch::Column::LeaseUntil, Expr::value(Some(now + LEASE)))
+            .filter(batch::Column::Id.eq(b.id.clone()))
+            .filter(batch::Column::Status.eq(b.status.clone()))
+            .filter(
+                Condition::any()
+                    .add(batch::Column::LeaseUntil.is_null())
+                    .add(batch::Column::LeaseUntil.lt(now)),
+            )
+            .exec(&ctx.db)
+            .await?
+            .rows_affected;
+        if taken == 1 {
+            return Ok(Some(b));
+        }
+    }
+    Ok(None)
+}
+
+/// Extends the lease while `owner` still holds it.
+async fn renew(ctx: &Ctx, id: &str, owner: &str) -> Result<bool, AppError> {
+    let renewed = batch::Entity::update_many()
+        .col_expr(
+            batch::Column::LeaseUntil,
+            Expr::value(Some(ctx.now() + LEASE)),
+        )
+        .filter(batch::Column::Id.eq(id.to_owned()))
+        .filter(batch::Column::LeaseOwner.eq(owner.to_owned()))
+        .exec(&ctx.db)
+        .await?
+        .rows_affected;
+    Ok(renewed == 1)
+}
+
+/// Marks the reconciliation DONE and records the outcome in the audit trail.
+async fn finish(ctx: &Ctx, b: &batch::Model, owner: &str) -> Result<(), AppError> {
+    let now = ctx.now();
+    let txn = db::begin(&ctx.db).await?;
+    let done = batch::Entity::update_many()
+        .col_expr(
+            batch::Column::Status,
+            Expr::value(ReconciliationStatus::Done.as_str()),
+        )
+        .col_expr(batch::Column::FinishedAt, Expr::value(Some(now)))
+        .col_expr(
+            batch::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            batch::Column::LeaseUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .filter(batch::Column::Id.eq(b.id.clone()))
+        .filter(batch::Column::LeaseOwner.eq(owner.to_owned()))
+        .exec(&txn)
+        .await?
+        .rows_affected;
+    if done == 1 {
+        let results: Vec<(Option<String>, i64)> = line::Entity::find()
+            .select_only()
+            .column(line::Column::Result)
+            .column_as(line::Column::Id.count(), "n")
+            .filter(line::Column::BatchId.eq(b.id.clone()))
+            .group_by(line::Column::Result)
+            .into_tuple()
+            .all(&txn)
+            .await?;
+        let counts: serde_json::Map<String, serde_json::Value> = results
+            .into_iter()
+            .map(|(r, n)| (r.unwrap_or_default(), n.into()))
+            .collect();
+        let detail = serde_json::json!({"reconciliationId": b.id, "results": counts});
+        audit::record(
+            &txn,
+            now,
+            Some(&b.created_by),
+            "conversion_reconciliation.applied",
+            (SUBJECT, &b.id),
+            detail,
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! The advertiser's conversion list and bulk reconciliation from the dashboard: the same
+//! domain calls as `/performance-marketing/v2/conversions` and its `reconciliations`.
+//! The form's transaction ids arrive as text, one per line (`transaction_id[,campaign_id]`,
+//! as the CSV upload takes them).
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::campaign::conversions::ConversionList;
+use crate::model::campaign::reconciliation::{
+    Reconciliation, ReconciliationLines, ReconciliationList,
+};
+
+/// One page (50) of the caller's conversions with the list's filters.
+#[server(prefix = "/fn", endpoint = "conversion_list")]
+pub async fn advertiser_conversions(
+    campaign: Option<String>,
+    status: Option<String>,
+    transaction: Option<String>,
+    cursor: Option<String>,
+) -> Result<ConversionList, AppError> {
+    crate::server_fns::web::run(async move {
+        use crate::model::campaign::conversions::ConversionQuery;
+        let (ctx, p) = crate::server_fns::web::reader().await?;
+        let q = ConversionQuery {
+            campaign_id: campaign,
+            status,
+            transaction_id: transaction,
+            limit: Some(50),
+            cursor,
+            ..Default::default()
+        };
+        crate::domain::conversions::list::list(&ctx, &p, None, &q).await
+    })
+    .await
+}
+
+/// The caller's latest reconciliations.
+#[server(prefix = "/fn", endpoint = "reconciliation_list")]
+pub async fn recent_reconciliations() -> Result<ReconciliationList, AppError> {
+    crate::server_fns::web::run(async move {
+        let (ctx, p) = crate::server_fns::web::reader().await?;
+        crate::domain::conversions::reconciliation::list(&ctx, &p, Some(10), None).await
+    })
+    .await
+}
+
+/// Creates a reconciliation from the pasted lines and opens its preview. The idempotency
+/// key is the request's content of the day, so a form sent twice makes one reconciliation.
+#[server(prefix = "/fn", endpoint = "reconciliation_create")]
+pub async fn create_reconciliation(
+    action: String,
+    reason: String,
+    lines: String,
+    csrf: String,
+) -> Result<String, AppError> {
+    crate::server_fns::web::run(async move {
+        use crate::domain::conversions::reconciliation;
+        use crate::domain::idempotency::IdempotencyKey;
+        use crate::model::campaign::reconciliation::ReconciliationInput;
+        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+        let day = ctx.now().date_naive();
+        let digest =
+            crate::domain::crypto::sha256_hex(&format!("{day}\n{action}\n{reason}\n{lines}"));
+        let key = IdempotencyKey::derived(format!("dashboard:{}", &digest[..40]));
+        let input = ReconciliationInput {
+            action: Some(action),
+            reason: Some(reason),
+            lines: Some(reconciliation::lines_from_csv(&lines)),
+            apply: None,
+        };
+        let (r, _) = reconciliation::create(&ctx, &p, key, input).await?;
+        leptos_axum::redirect(&format!(
+            "/advertiser/reconciliations/{}",
+            r.reconciliation_id
+        ));
+        Ok(r.reconciliation_id)
+    })
+    .await
+}
+
+/// A reconciliation as it stands.
+#[server(prefix = "/fn", endpoint = "reconciliation_get")]
+pub async fn reconciliation_view(id: String) -> Result<Reconciliation, AppError> {
+    crate::server_fns::web::run(async move {
+        let (ctx, p) = crate::server_fns::web::reader().await?;
+        crate::domain::conversions::reconciliation::get(&ctx, &p, id.trim()).await
+    })
+    .await
+}
+
+/// One page (100) of a reconciliation's lines, optionally of one state.
+#[server(prefix = "/fn", endpoint = "reconciliation_lines")]
+pub async fn reconciliation_line_page(
+    id: String,
+    state: Option<String>,
+    cursor: Option<String>,
+) -> Result<ReconciliationLines, AppError> {
+    crate::server_fns::web::run(async move {
+        use crate::model::campaign::reconciliation::ReconciliationLineQuery;
+        let (ctx, p) = crate::server_fns::web::reader().await?;
+        let q = ReconciliationLineQuery {
+            state,
+            limit: Some(100),
+            cursor,
+            format: None,
+        };
+        crate::domain::conversions::reconciliation::lines(&ctx, &p, id.trim(), &q).await
+    })
+    .await
+}
+
+/// Queues a previewed reconciliation for applying.
+#[server(prefix = "/fn", endpoint = "reconciliation_apply")]
+pub async fn apply_reconciliation(id: String, csrf: String) -> Result<Reconciliation, AppError> {
+    crate::server_fns::web::run(async move {
+        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+        crate::domain::conversions::reconciliation::queue(&ctx, &p, id.trim()).await
+    })
+    .await
+}
