@@ -82,6 +82,8 @@ for (const hydrated of [true, false]) {
     await page.click('a:has-text("Publisher payouts")');
     await page.waitForURL(`${server.base}/admin/payouts`);
     if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    // The platform's revenue of the last 30 days stands under the queue, with its totals.
+    await page.locator('#revenue tr[data-day=Total]').waitFor();
     const queued = page.locator('#payouts tr', { hasText: '100.00 USD' });
     await queued.locator('button:has-text("Approve")').click();
     await page.goto(`${server.base}/admin/payouts?status=APPROVED`);
