@@ -231,7 +231,9 @@ impl RouteClass {
             } else {
                 Self::Export
             }
-        } else if path.ends_with("/conversions/reconciliations") && req.method() == Method::POST {
+        } else if (path.ends_with("/conversions/reconciliations") || path == "/advertiser/conversions/upload")
+            && req.method() == Method::POST
+        {
             Self::Reconciliation
         } else if path.ends_with(".csv") || path.contains("/export") {
             Self::Export

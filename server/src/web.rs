@@ -52,6 +52,12 @@ pub fn router(state: AppState) -> Router {
             get(crate::api::publisher::earnings::browser_statement_csv),
         )
         .route(
+            "/advertiser/conversions/upload",
+            axum::routing::post(crate::api::campaigns::reconciliation_upload).layer(
+                axum::extract::DefaultBodyLimit::max(crate::api::campaigns::RECONCILIATION_BODY_BYTES),
+            ),
+        )
+        .route(
             "/advertiser/billing/ledger.csv",
             get(crate::api::billing::browser_ledger_csv),
         )

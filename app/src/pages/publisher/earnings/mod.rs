@@ -93,6 +93,25 @@ pub fn EarningsPage() -> impl IntoView {
     }
 }
 
+/// What the next payout can be: the available balance once it reaches the minimum.
+fn next_payout(b: &EarningsBalance) -> String {
+    let (available, minimum) = (b.available_micros.get(), b.terms.minimum_payout_micros.get());
+    if b.held_for_payout_micros.get() > 0 {
+        format!("Next payout: {} is on its way (see Payouts below).", b.held_for_payout_micros.money(USD))
+    } else if available >= minimum {
+        format!(
+            "Next payout: {} can be paid now. Request it below, or the monthly payout run pays it.",
+            b.available_micros.money(USD)
+        )
+    } else {
+        format!(
+            "Next payout: once {} more is available (the smallest payout is {}).",
+            Micros(minimum - available.max(0)).money(USD),
+            b.terms.minimum_payout_micros.money(USD)
+        )
+    }
+}
+
 #[component]
 fn Balance(b: EarningsBalance) -> impl IntoView {
     let next = b
@@ -118,6 +137,7 @@ fn Balance(b: EarningsBalance) -> impl IntoView {
                     b.terms.minimum_payout_micros.money(USD),
                 )}
             </p>
+            <p data-next-payout>{next_payout(&b)}</p>
             {negative.then(|| view! {
                 <p class="notice">"A conversion was reversed after its earnings were released: the available balance is negative until later earnings make it good."</p>
             })}
