@@ -61,7 +61,7 @@ for (const hydrated of [true, false]) {
     await page.locator('#conversions tr[data-transaction]').first().waitFor();
     assert.equal(await page.locator('#conversions tr[data-transaction]').count(), 1);
 
-    const form = page.locator('#reconcile form');
+    const form = page.locator('#reconcile form:not(#reconcile-upload)');
     await form.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
     await form.locator('select[name=action]').selectOption('reverse');
     await form.locator('input[name=reason]').fill('Fraud review November');
