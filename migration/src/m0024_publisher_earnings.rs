@@ -76,7 +76,12 @@ impl MigrationTrait for Migration {
                 .to_owned(),
         )
         .await?;
-        for col in ["reversed_at", "earnings_at", "earnings_state", "publisher_id"] {
+        for col in [
+            "reversed_at",
+            "earnings_at",
+            "earnings_state",
+            "publisher_id",
+        ] {
             m.alter_table(
                 Table::alter()
                     .table(Alias::new("conversions"))

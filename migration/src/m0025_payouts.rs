@@ -18,7 +18,10 @@ impl MigrationName for Migration {
 }
 
 const UNIQUE: [(&str, &str); 4] = [
-    ("idx_payouts_idem", "payouts (publisher_id, idempotency_key)"),
+    (
+        "idx_payouts_idem",
+        "payouts (publisher_id, idempotency_key)",
+    ),
     ("idx_payouts_run", "payouts (run_id, publisher_id)"),
     (
         "idx_payouts_one_open",
@@ -29,7 +32,11 @@ const UNIQUE: [(&str, &str); 4] = [
 
 const PLAIN: [crate::PlainIndex; 2] = [
     ("idx_payouts_status", "payouts", &["status", "created_at"]),
-    ("idx_payouts_publisher", "payouts", &["publisher_id", "created_at"]),
+    (
+        "idx_payouts_publisher",
+        "payouts",
+        &["publisher_id", "created_at"],
+    ),
 ];
 
 #[async_trait::async_trait]

@@ -12,7 +12,11 @@ impl MigrationName for Migration {
 }
 
 const INDEXES: [crate::PlainIndex; 2] = [
-    ("idx_conversions_advertiser", "conversions", &["advertiser_id", "id"]),
+    (
+        "idx_conversions_advertiser",
+        "conversions",
+        &["advertiser_id", "id"],
+    ),
     (
         "idx_conversions_advertiser_tx",
         "conversions",

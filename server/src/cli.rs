@@ -38,6 +38,10 @@ pub enum Command {
     /// After a master-key rotation (new `APP_SECRET_KEY`, old one in
     /// `APP_SECRET_KEY_PREVIOUS`): re-seal every stored secret with the current key.
     Reseal,
+    /// After upgrading a deployment that settled conversions before publisher earnings were
+    /// kept in the ledger: give those conversions their earnings (pending, then released
+    /// after the hold as usual). Safe to run again, and beside a running service.
+    EarningsBackfill,
     /// Load the benchmark data set (the demo plus thousands of live campaigns, sessions and
     /// history) and write the load generator's fixtures (scripts/bench.py runs it).
     /// Built with the `bench` feature only.
@@ -123,6 +127,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 done.user_identity_secrets,
                 done.payment_details
             );
+        }
+        Command::EarningsBackfill => {
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            let done = app::domain::earnings::backfill::run(&ctx)
+                .await
+                .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
+            println!(
+                "earnings backfilled: {} conversions of {} campaigns",
+                done.conversions, done.campaigns
+            );
+            for (campaign, why) in &done.skipped {
+                println!("left alone: campaign {campaign}: {why}");
+            }
         }
         Command::Demo => {
             // The demo creates accounts with a published password.

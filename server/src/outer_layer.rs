@@ -231,7 +231,8 @@ impl RouteClass {
             } else {
                 Self::Export
             }
-        } else if (path.ends_with("/conversions/reconciliations") || path == "/advertiser/conversions/upload")
+        } else if (path.ends_with("/conversions/reconciliations")
+            || path == "/advertiser/conversions/upload")
             && req.method() == Method::POST
         {
             Self::Reconciliation

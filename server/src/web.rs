@@ -54,7 +54,9 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/advertiser/conversions/upload",
             axum::routing::post(crate::api::campaigns::reconciliation_upload).layer(
-                axum::extract::DefaultBodyLimit::max(crate::api::campaigns::RECONCILIATION_BODY_BYTES),
+                axum::extract::DefaultBodyLimit::max(
+                    crate::api::campaigns::RECONCILIATION_BODY_BYTES,
+                ),
             ),
         )
         .route(

@@ -110,7 +110,10 @@ async fn a_second_account_reaches_nothing_of_the_first(app: TestApp) {
             let Ok(method) = method.to_uppercase().parse::<Method>() else {
                 continue;
             };
-            if names.iter().any(|n| NOT_MADE.contains(n) || NOT_IDS.contains(n)) {
+            if names
+                .iter()
+                .any(|n| NOT_MADE.contains(n) || NOT_IDS.contains(n))
+            {
                 continue;
             }
             let (mut path, mut missing) = (template.clone(), template.clone());

@@ -104,7 +104,10 @@ async fn reverse_in_bulk(r: &mut Run, step: u32) {
     assert_eq!(res.status(), StatusCode::CREATED);
     let created: Value = res.json().await.expect("json");
     app.run_workers_once().await;
-    let base = format!("{RECONCILIATIONS}/{}", created["reconciliationId"].as_str().expect("id"));
+    let base = format!(
+        "{RECONCILIATIONS}/{}",
+        created["reconciliationId"].as_str().expect("id")
+    );
     let (_, done) = app.get(&base, Some(&r.advertiser)).await;
     assert_eq!(done["status"], "DONE", "{done}");
     let applied = done["results"]
@@ -114,7 +117,10 @@ async fn reverse_in_bulk(r: &mut Run, step: u32) {
         .unwrap_or(0);
     r.reversed += applied;
     let (_, late) = app
-        .get(&format!("{base}/lines?state=OUTSIDE_WINDOW"), Some(&r.advertiser))
+        .get(
+            &format!("{base}/lines?state=OUTSIDE_WINDOW"),
+            Some(&r.advertiser),
+        )
         .await;
     let late = late["items"].as_array().expect("items").clone();
     for l in &late {
@@ -194,19 +200,34 @@ async fn every_balance_is_what_the_run_says(r: &Run, seed: u64) {
         total::<entity::ledger_account::Entity>(db, "balance_micros").await,
         total::<entity::ledger_entry::Entity>(db, "amount_micros").await,
     );
-    assert_eq!(sums, (Some(0), Some(0)), "balances and entries both sum to zero");
+    assert_eq!(
+        sums,
+        (Some(0), Some(0)),
+        "balances and entries both sum to zero"
+    );
     let settled = r.paid - r.reversed;
     let e = earnings(w).await;
     let owed = micros(&e, "pendingMicros")
         + micros(&e, "availableMicros")
         + micros(&e, "heldForPayoutMicros");
-    assert_eq!(owed, settled * SHARE - r.paid_out, "the publisher: {e} (seed {seed})");
+    assert_eq!(
+        owed,
+        settled * SHARE - r.paid_out,
+        "the publisher: {e} (seed {seed})"
+    );
     assert_eq!(micros(&e, "paidMicros"), r.paid_out, "(seed {seed})");
     let (_, b) = w
         .app
-        .get("/performance-marketing/v2/billing/balance", Some(&r.advertiser))
+        .get(
+            "/performance-marketing/v2/billing/balance",
+            Some(&r.advertiser),
+        )
         .await;
-    assert_eq!(micros(&b, "spentMicros"), settled * PAYOUT, "the advertiser: {b} (seed {seed})");
+    assert_eq!(
+        micros(&b, "spentMicros"),
+        settled * PAYOUT,
+        "the advertiser: {b} (seed {seed})"
+    );
     assert_eq!(
         micros(&b, "availableMicros") + micros(&b, "reservedMicros") + micros(&b, "spentMicros"),
         1_000 * USD,
@@ -218,7 +239,11 @@ async fn every_balance_is_what_the_run_says(r: &Run, seed: u64) {
         .get(&app::domain::billing::ledger::Kind::PlatformRevenue)
         .copied()
         .unwrap_or(0);
-    assert_eq!(revenue, settled * (PAYOUT - SHARE), "the platform (seed {seed})");
+    assert_eq!(
+        revenue,
+        settled * (PAYOUT - SHARE),
+        "the platform (seed {seed})"
+    );
 }
 
 async fn earnings_ledger_balances_under_a_random_run(app: TestApp) {

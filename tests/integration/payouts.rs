@@ -14,7 +14,11 @@ async fn a_payout_is_requested_approved_paid_and_returned(app: TestApp) {
     let (w, token) = earned(app).await;
     let app = &w.app;
     let (s, e) = request(app, &token, Some("payout-0001"), &json!({})).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "payout_profile_incomplete"), "{e}");
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "payout_profile_incomplete"),
+        "{e}"
+    );
     let (s, e) = app
         .put(
             "/publisher/v2/payouts/profile",
@@ -36,21 +40,55 @@ async fn a_payout_is_requested_approved_paid_and_returned(app: TestApp) {
 
     let (s, e) = request(app, &token, None, &json!({})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "the key is required: {e}");
-    let (s, e) = request(app, &token, Some("payout-0001"), &json!({"amountMicros": USD / 2})).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "below_minimum_payout"), "{e}");
-    let (s, e) = request(app, &token, Some("payout-0001"), &json!({"amountMicros": 5 * USD})).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "insufficient_balance"), "{e}");
+    let (s, e) = request(
+        app,
+        &token,
+        Some("payout-0001"),
+        &json!({"amountMicros": USD / 2}),
+    )
+    .await;
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "below_minimum_payout"),
+        "{e}"
+    );
+    let (s, e) = request(
+        app,
+        &token,
+        Some("payout-0001"),
+        &json!({"amountMicros": 5 * USD}),
+    )
+    .await;
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "insufficient_balance"),
+        "{e}"
+    );
     let (s, p) = request(app, &token, Some("payout-0001"), &json!({})).await;
     assert_eq!(s, StatusCode::CREATED, "{p}");
-    assert_eq!((p["status"].clone(), p["amountMicros"].clone()), (json!("REQUESTED"), json!(EARNED)));
+    assert_eq!(
+        (p["status"].clone(), p["amountMicros"].clone()),
+        (json!("REQUESTED"), json!(EARNED))
+    );
     let id = p["id"].as_str().expect("id").to_owned();
     let (s, again) = request(app, &token, Some("payout-0001"), &json!({})).await;
-    assert_eq!((s, again["id"].clone()), (StatusCode::OK, json!(id)), "a retry answers the first");
+    assert_eq!(
+        (s, again["id"].clone()),
+        (StatusCode::OK, json!(id)),
+        "a retry answers the first"
+    );
     let (s, e) = request(app, &token, Some("payout-0002"), &json!({})).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "payout_open"), "{e}");
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "payout_open"),
+        "{e}"
+    );
     let e = earnings(&w).await;
     assert_eq!(
-        (micros(&e, "availableMicros"), micros(&e, "heldForPayoutMicros")),
+        (
+            micros(&e, "availableMicros"),
+            micros(&e, "heldForPayoutMicros")
+        ),
         (0, EARNED)
     );
 
@@ -61,39 +99,94 @@ async fn a_payout_is_requested_approved_paid_and_returned(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{q}");
     assert_eq!(q["items"][0]["id"], json!(id), "{q}");
     let (s, a) = decide(app, &admin, &id, "approve", json!({})).await;
-    assert_eq!((s, a["status"].clone()), (StatusCode::OK, json!("APPROVED")), "{a}");
+    assert_eq!(
+        (s, a["status"].clone()),
+        (StatusCode::OK, json!("APPROVED")),
+        "{a}"
+    );
     let (s, e) = app
-        .post(&format!("/publisher/v2/payouts/{id}/cancel"), Some(&token), &json!({}))
+        .post(
+            &format!("/publisher/v2/payouts/{id}/cancel"),
+            Some(&token),
+            &json!({}),
+        )
         .await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "invalid_transition"), "{e}");
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "invalid_transition"),
+        "{e}"
+    );
     let (s, e) = decide(app, &admin, &id, "mark-paid", json!({})).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "the reference is required: {e}");
-    let (s, paid_out) = decide(app, &admin, &id, "mark-paid", json!({"externalReference": "SEPA-2026-11-0042"})).await;
+    let (s, paid_out) = decide(
+        app,
+        &admin,
+        &id,
+        "mark-paid",
+        json!({"externalReference": "SEPA-2026-11-0042"}),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{paid_out}");
     assert_eq!(paid_out["status"], "PAID");
     let e = earnings(&w).await;
     assert_eq!(
-        (micros(&e, "availableMicros"), micros(&e, "heldForPayoutMicros"), micros(&e, "paidMicros")),
+        (
+            micros(&e, "availableMicros"),
+            micros(&e, "heldForPayoutMicros"),
+            micros(&e, "paidMicros")
+        ),
         (0, 0, EARNED)
     );
     assert_reconciled(app).await;
 
     // The bank returns it: the money is available again.
-    let (s, f) = decide(app, &admin, &id, "fail", json!({"reason": "account closed"})).await;
-    assert_eq!((s, f["status"].clone()), (StatusCode::OK, json!("FAILED")), "{f}");
+    let (s, f) = decide(
+        app,
+        &admin,
+        &id,
+        "fail",
+        json!({"reason": "account closed"}),
+    )
+    .await;
+    assert_eq!(
+        (s, f["status"].clone()),
+        (StatusCode::OK, json!("FAILED")),
+        "{f}"
+    );
     let e = earnings(&w).await;
-    assert_eq!((micros(&e, "availableMicros"), micros(&e, "paidMicros")), (EARNED, 0));
+    assert_eq!(
+        (micros(&e, "availableMicros"), micros(&e, "paidMicros")),
+        (EARNED, 0)
+    );
     let (s, e) = decide(app, &admin, &id, "fail", json!({"reason": "again"})).await;
-    assert_eq!((s, error_code(&e)), (StatusCode::CONFLICT, "invalid_transition"), "{e}");
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "invalid_transition"),
+        "{e}"
+    );
 
     // A smaller request, cancelled by the publisher.
-    let (s, p) = request(app, &token, Some("payout-0003"), &json!({"amountMicros": USD})).await;
+    let (s, p) = request(
+        app,
+        &token,
+        Some("payout-0003"),
+        &json!({"amountMicros": USD}),
+    )
+    .await;
     assert_eq!(s, StatusCode::CREATED, "{p}");
     let small = p["id"].as_str().expect("id");
     let (s, c) = app
-        .post(&format!("/publisher/v2/payouts/{small}/cancel"), Some(&token), &json!({}))
+        .post(
+            &format!("/publisher/v2/payouts/{small}/cancel"),
+            Some(&token),
+            &json!({}),
+        )
         .await;
-    assert_eq!((s, c["status"].clone()), (StatusCode::OK, json!("CANCELLED")), "{c}");
+    assert_eq!(
+        (s, c["status"].clone()),
+        (StatusCode::OK, json!("CANCELLED")),
+        "{c}"
+    );
     assert_eq!(micros(&earnings(&w).await, "availableMicros"), EARNED);
     let (s, l) = app.get("/publisher/v2/payouts?limit=1", Some(&token)).await;
     assert_eq!(s, StatusCode::OK, "{l}");
@@ -108,13 +201,28 @@ async fn no_details_in_the_clear(app: &TestApp) {
     use sea_orm::EntityTrait;
     let db = &app.state.ctx.db;
     let plain = IBAN.replace(' ', "");
-    for a in entity::audit_event::Entity::find().all(db).await.expect("audit") {
+    for a in entity::audit_event::Entity::find()
+        .all(db)
+        .await
+        .expect("audit")
+    {
         assert!(!a.detail.contains(&plain), "{}", a.action);
     }
-    for p in entity::payout::Entity::find().all(db).await.expect("payouts") {
+    for p in entity::payout::Entity::find()
+        .all(db)
+        .await
+        .expect("payouts")
+    {
         assert!(!p.details_sealed.contains(&plain));
         assert_eq!(
-            app.state.ctx.keys.open(&app::domain::payouts::seal_binding(&p.id), &p.details_sealed).ok(),
+            app.state
+                .ctx
+                .keys
+                .open(
+                    &app::domain::payouts::seal_binding(&p.id),
+                    &p.details_sealed
+                )
+                .ok(),
             Some(plain.clone()),
             "the payout keeps its own sealed copy"
         );
@@ -127,8 +235,18 @@ async fn no_details_in_the_clear(app: &TestApp) {
         .map(|a| a.action)
         .filter(|a| a.starts_with("payout"))
         .collect();
-    for wanted in ["payout.requested", "payout.approved", "payout.paid", "payout.failed", "payout.cancelled", "payout_profile.updated"] {
-        assert!(actions.iter().any(|a| a == wanted), "{wanted} in {actions:?}");
+    for wanted in [
+        "payout.requested",
+        "payout.approved",
+        "payout.paid",
+        "payout.failed",
+        "payout.cancelled",
+        "payout_profile.updated",
+    ] {
+        assert!(
+            actions.iter().any(|a| a == wanted),
+            "{wanted} in {actions:?}"
+        );
     }
 }
 
@@ -137,15 +255,26 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
     let app = &w.app;
     let admin = app.admin_token().await;
     let (s, e) = app
-        .post("/admin/v1/payouts/runs", Some(&admin), &json!({"period": "2026-13"}))
+        .post(
+            "/admin/v1/payouts/runs",
+            Some(&admin),
+            &json!({"period": "2026-13"}),
+        )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     // Without a profile the publisher is skipped.
     let (s, r) = app
-        .post("/admin/v1/payouts/runs", Some(&admin), &json!({"period": "2026-11"}))
+        .post(
+            "/admin/v1/payouts/runs",
+            Some(&admin),
+            &json!({"period": "2026-11"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{r}");
-    assert_eq!((r["createdCount"].clone(), r["skippedCount"].clone()), (json!(0), json!(1)));
+    assert_eq!(
+        (r["createdCount"].clone(), r["skippedCount"].clone()),
+        (json!(0), json!(1))
+    );
     let (s, _) = app
         .put(
             "/publisher/v2/payouts/profile",
@@ -156,10 +285,18 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
     assert_eq!(s, StatusCode::OK);
     for expected in [1, 1] {
         let (s, r) = app
-            .post("/admin/v1/payouts/runs", Some(&admin), &json!({"period": "2026-11"}))
+            .post(
+                "/admin/v1/payouts/runs",
+                Some(&admin),
+                &json!({"period": "2026-11"}),
+            )
             .await;
         assert_eq!(s, StatusCode::OK, "{r}");
-        assert_eq!(r["createdCount"], json!(expected), "a second call creates nothing: {r}");
+        assert_eq!(
+            r["createdCount"],
+            json!(expected),
+            "a second call creates nothing: {r}"
+        );
     }
     let (_, q) = app.get("/admin/v1/payouts", Some(&admin)).await;
     let items = q["items"].as_array().expect("items");
@@ -168,8 +305,19 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
     assert!(items[0]["runId"].is_string());
     assert_eq!(items[0]["detailsHint"], "account ••••mple");
     let id = items[0]["id"].as_str().expect("id");
-    let (s, r) = decide(app, &admin, id, "reject", json!({"reason": "tax form missing"})).await;
-    assert_eq!((s, r["status"].clone()), (StatusCode::OK, json!("REJECTED")), "{r}");
+    let (s, r) = decide(
+        app,
+        &admin,
+        id,
+        "reject",
+        json!({"reason": "tax form missing"}),
+    )
+    .await;
+    assert_eq!(
+        (s, r["status"].clone()),
+        (StatusCode::OK, json!("REJECTED")),
+        "{r}"
+    );
     assert_eq!(micros(&earnings(&w).await, "availableMicros"), EARNED);
     assert_reconciled(app).await;
 }

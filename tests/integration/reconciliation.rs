@@ -6,106 +6,19 @@
 use chrono::Duration;
 use reqwest::StatusCode;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
-use tests::builders::callbacks::{World, click, world};
+use tests::builders::callbacks::{click, world};
+use tests::builders::reconciliation::{
+    RECONCILIATIONS, advertiser_available, callbacks, many_paid, reconcile, tally,
+};
 use tests::builders::surveys::{enter, market, report_outcome};
-use tests::builders::{USD, campaign_body, keyed};
+use tests::builders::{USD, campaign_body};
 use tests::{TestApp, both_backends};
 
-use tests::builders::earnings::{assert_reconciled, earnings, micros, paid};
-use app::domain::conversions::inbox;
-use app::domain::conversions::reported::{Reported, ReportedStatus};
 use app::model::callback_delivery::DeliveryStatus;
-use entity::{callback_delivery, conversion, offer_campaign, sdk_launch};
-
-const RECONCILIATIONS: &str = "/performance-marketing/v2/conversions/reconciliations";
-
-/// Posts a reconciliation with an idempotency key.
-async fn reconcile(app: &TestApp, adv: &str, key: &str, body: &Value) -> (StatusCode, Value) {
-    keyed(app, RECONCILIATIONS, adv, key, body).await
-}
-
-/// Lines of `state` in a reconciliation's `preview` or `results`.
-fn tally(r: &Value, part: &str, state: &str) -> u64 {
-    r[part]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["state"] == state))
-        .and_then(|t| t["lines"].as_u64())
-        .unwrap_or(0)
-}
-
-/// `n` approved conversions `tx-0` … of the world's campaign, each by its own user: one
-/// real click, the rest of the launches copied from it, every report settled as a postback.
-async fn many_paid(w: &World, n: usize) {
-    let (_, first) = click(&w.app, &w.p, "user-0", &w.campaign).await;
-    let db = &w.app.state.ctx.db;
-    let template = sdk_launch::Entity::find()
-        .filter(sdk_launch::Column::ClickId.eq(first.clone()))
-        .one(db)
-        .await
-        .expect("query")
-        .expect("launch");
-    let ids: Vec<usize> = (1..n).collect();
-    for chunk in ids.chunks(200) {
-        let rows = chunk.iter().map(|i| {
-            let mut l: sdk_launch::ActiveModel = template.clone().into();
-            l.id = Set(format!("lch_rec_{i}"));
-            l.click_id = Set(format!("clk_rec_{i}"));
-            l.external_user_id = Set(format!("user-{i}"));
-            l.idempotency_key = Set(format!("rec-launch-{i}"));
-            l.impression_id = Set(format!("imp_rec_{i}"));
-            l
-        });
-        sdk_launch::Entity::insert_many(rows)
-            .exec(db)
-            .await
-            .expect("launches");
-    }
-    let campaign = offer_campaign::Entity::find_by_id(w.campaign.clone())
-        .one(db)
-        .await
-        .expect("query")
-        .expect("campaign");
-    let now = w.app.clock_now();
-    for i in 0..n {
-        let click = if i == 0 {
-            first.clone()
-        } else {
-            format!("clk_rec_{i}")
-        };
-        let ev = Reported {
-            click_id: click,
-            transaction_id: format!("tx-{i}"),
-            goal_id: "install".into(),
-            status: ReportedStatus::Approved,
-            occurred_at_raw: now.to_rfc3339(),
-            occurred_at: now,
-        };
-        let r = inbox::ingest(&w.app.state.ctx, &campaign, "CUSTOM_S2S", ev)
-            .await
-            .expect("settled");
-        assert!(r.accepted);
-    }
-}
-
-/// Callback rows of `event` (`reward.confirmed` or `reward.reversed`).
-async fn callbacks(app: &TestApp, event: &str) -> u64 {
-    callback_delivery::Entity::find()
-        .filter(callback_delivery::Column::Event.eq(event))
-        .count(&app.state.ctx.db)
-        .await
-        .expect("count")
-}
-
-async fn advertiser_available(w: &World) -> i64 {
-    let (s, b) = w
-        .app
-        .get("/performance-marketing/v2/billing/balance", Some(&w.adv))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
-    micros(&b, "availableMicros")
-}
+use entity::{callback_delivery, conversion};
+use tests::builders::earnings::{assert_reconciled, earnings, micros, paid};
 
 async fn a_bulk_reversal_applies_each_line_once(app: TestApp) {
     const N: usize = 1_000;
@@ -323,6 +236,15 @@ async fn a_survey_complete_is_reversed(app: TestApp) {
     assert_eq!(r["duplicate"], false);
     let (_, again) = report_outcome(&app, &m, &tx, "reversed").await;
     assert_eq!(again["duplicate"], true, "{again}");
+    // The complete sent again is answered as it stands now: reversed, not paid.
+    let (s, late) = report_outcome(&app, &m, &tx, "complete").await;
+    assert_eq!(s, StatusCode::OK, "{late}");
+    assert_eq!(
+        (late["status"].as_str(), late["paid"].as_bool()),
+        (Some("REVERSED"), Some(false)),
+        "{late}"
+    );
+    assert_eq!(late["duplicate"], true);
     let (_, e) = app.get("/publisher/v2/earnings", Some(&m.pub_token)).await;
     assert_eq!(micros(&e, "pendingMicros"), 0, "{e}");
     let (_, after) = app

@@ -176,7 +176,9 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         .expect("profile");
     let profile_binding = app::domain::payouts::profile::seal_binding(&profile.account_id);
     let mut a = profile.clone().into_active_model();
-    a.details_sealed = Set(old.seal(&profile_binding, "pay@pixelquest.example").expect("seal"));
+    a.details_sealed = Set(old
+        .seal(&profile_binding, "pay@pixelquest.example")
+        .expect("seal"));
     a.update(&ctx.db).await.expect("store under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));

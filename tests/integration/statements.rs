@@ -212,7 +212,6 @@ async fn exports_agree(run: &Run, last: &Value) {
             .await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {e}");
     }
-
 }
 
 /// By day: the publisher's earnings and the platform's revenue over the same days.
@@ -257,7 +256,6 @@ async fn by_day(run: &Run) {
     );
     let (s, _) = app.get("/admin/v1/revenue", Some(token)).await;
     assert_eq!(s, StatusCode::FORBIDDEN, "administrators only");
-
 }
 
 /// The advertiser's wallet: each account's lines add up to its balance.

@@ -333,7 +333,11 @@ impl LedgerExport {
             "entry_id,at,transaction_kind,account,account_reference,reference,amount_micros,amount\r\n",
         );
         let summary = |out: &mut String, what: &str, m: Micros| {
-            out.push_str(&format!(",,{what},,,,{},{}\r\n", m.get(), format_micros(m.get())));
+            out.push_str(&format!(
+                ",,{what},,,,{},{}\r\n",
+                m.get(),
+                format_micros(m.get())
+            ));
         };
         if let Some(m) = self.opening_micros {
             summary(&mut out, "opening_balance", m);

@@ -39,6 +39,7 @@ pub mod money;
 pub mod overview;
 pub mod postbacks;
 pub mod publisher;
+pub mod report;
 pub mod survey;
 pub mod user_identity;
 pub mod validate;

@@ -88,13 +88,14 @@ pub async fn request_payout(amount: Option<String>, csrf: String) -> Result<Payo
         let (ctx, _, p) = writer(&csrf).await?;
         let amount = match amount.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
             None => None,
-            Some(a) => Some(Micros(
-                super::publisher::usd_to_micros(a)
-                    .ok_or_else(|| AppError::field("amount", "must be an amount in USD, such as 50.00"))?,
-            )),
+            Some(a) => Some(Micros(super::publisher::usd_to_micros(a).ok_or_else(
+                || AppError::field("amount", "must be an amount in USD, such as 50.00"),
+            )?)),
         };
         let key = IdempotencyKey::derived(crate::domain::ids::new_id("dash"));
-        let input = PayoutRequestInput { amount_micros: amount };
+        let input = PayoutRequestInput {
+            amount_micros: amount,
+        };
         crate::domain::payouts::requests::request(&ctx, &p, key, input)
             .await
             .map(|(payout, _)| payout)
@@ -191,7 +192,8 @@ pub async fn start_payout_run(period: String, csrf: String) -> Result<PayoutRun,
 
 /// The months the caller has a statement for, newest first.
 #[server(prefix = "/fn", endpoint = "statement_periods")]
-pub async fn my_statement_periods() -> Result<crate::model::publisher::earnings::StatementPeriods, AppError> {
+pub async fn my_statement_periods()
+-> Result<crate::model::publisher::earnings::StatementPeriods, AppError> {
     super::web::run(async move {
         let (ctx, p) = reader().await?;
         crate::domain::earnings::statements::periods(&ctx, &p).await
@@ -213,7 +215,8 @@ pub async fn my_statement(
 
 /// The caller's earnings per day of the last 30 days.
 #[server(prefix = "/fn", endpoint = "earnings_daily")]
-pub async fn my_earnings_daily() -> Result<crate::model::publisher::earnings::EarningsDaily, AppError> {
+pub async fn my_earnings_daily()
+-> Result<crate::model::publisher::earnings::EarningsDaily, AppError> {
     super::web::run(async move {
         let (ctx, p) = reader().await?;
         crate::domain::earnings::statements::daily(&ctx, &p, None, None).await

@@ -21,12 +21,16 @@ pub async fn earnings(w: &World) -> Value {
 }
 
 pub fn micros(v: &Value, field: &str) -> i64 {
-    v[field].as_i64().unwrap_or_else(|| panic!("{field} in {v}"))
+    v[field]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{field} in {v}"))
 }
 
 pub async fn assert_reconciled(app: &TestApp) {
     assert_eq!(
-        ledger::reconcile(&app.state.ctx.db).await.expect("reconcile"),
+        ledger::reconcile(&app.state.ctx.db)
+            .await
+            .expect("reconcile"),
         ledger::Reconciliation::default()
     );
 }
@@ -60,7 +64,12 @@ pub const IBAN: &str = "DE89 3704 0044 0532 0130 00";
 /// Two conversions' earnings (70 % of 1.50 USD each).
 pub const EARNED: i64 = 2_100_000;
 
-pub async fn request(app: &TestApp, token: &str, key: Option<&str>, body: &Value) -> (StatusCode, Value) {
+pub async fn request(
+    app: &TestApp,
+    token: &str,
+    key: Option<&str>,
+    body: &Value,
+) -> (StatusCode, Value) {
     let mut req = app
         .client
         .post(app.url("/publisher/v2/payouts"))
@@ -93,7 +102,17 @@ pub async fn earned(app: TestApp) -> (World, String) {
     (w, token)
 }
 
-pub async fn decide(app: &TestApp, admin: &str, id: &str, action: &str, body: Value) -> (StatusCode, Value) {
-    app.post(&format!("/admin/v1/payouts/{id}/{action}"), Some(admin), &body)
-        .await
+pub async fn decide(
+    app: &TestApp,
+    admin: &str,
+    id: &str,
+    action: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    app.post(
+        &format!("/admin/v1/payouts/{id}/{action}"),
+        Some(admin),
+        &body,
+    )
+    .await
 }

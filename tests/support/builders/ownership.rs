@@ -40,7 +40,10 @@ async fn payout(app: &TestApp, publisher: &str) -> String {
         .state
         .ctx
         .keys
-        .seal(&app::domain::payouts::seal_binding(&id), "DE89370400440532013000")
+        .seal(
+            &app::domain::payouts::seal_binding(&id),
+            "DE89370400440532013000",
+        )
         .expect("seal");
     let row = entity::payout::ActiveModel {
         id: Set(id.clone()),

@@ -66,7 +66,8 @@ pub async fn list(
     let click = text(&q.click_id, "clickId", &mut errs);
     let status = text(&q.status, "status", &mut errs).map(|s| s.to_ascii_uppercase());
     errs.finish()?;
-    let mut sel = conversion::Entity::find().filter(conversion::Column::AdvertiserId.eq(advertiser));
+    let mut sel =
+        conversion::Entity::find().filter(conversion::Column::AdvertiserId.eq(advertiser));
     if let Some(c) = campaign {
         sel = sel.filter(conversion::Column::CampaignId.eq(c));
     }
@@ -89,7 +90,10 @@ pub async fn list(
         let end = (t + Duration::days(1)).and_time(NaiveTime::MIN).and_utc();
         sel = sel.filter(conversion::Column::CreatedAt.lt(end));
     }
-    let rows = page.select(sel, conversion::Column::Id).all(&ctx.db).await?;
+    let rows = page
+        .select(sel, conversion::Column::Id)
+        .all(&ctx.db)
+        .await?;
     let (rows, next_cursor) = page.finish(rows, |c| &c.id);
     Ok(ConversionList {
         items: rows.into_iter().map(item).collect(),

@@ -11,10 +11,10 @@ use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::money::{Micros, format_micros};
-use crate::model::publisher::payouts::PayoutStatus;
 use crate::model::publisher::earnings::{
     EarningsBalance, EarningsMovement, EarningsMovements, EarningsState,
 };
+use crate::model::publisher::payouts::PayoutStatus;
 use entity::{conversion, ledger_account, ledger_entry, ledger_transaction};
 
 /// The cursor prefix of movements (ledger entry ids).
@@ -67,7 +67,7 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
 /// What a ledger transaction kind means to a publisher.
 fn movement_kind(tx_kind: &str) -> &'static str {
     match tx_kind {
-        "campaign_spend" | "spend" | "external_spend" => "conversion",
+        "campaign_spend" | "spend" | "external_spend" | "earnings_backfill" => "conversion",
         "refund" | "external_refund" => "reversal",
         "earnings_release" => "release",
         "payout_hold" => "payout",
@@ -91,10 +91,18 @@ pub async fn movements(
         .await?
         .into_iter()
         .filter_map(|a| Some((a.id, ledger::Kind::parse(&a.kind)?)))
-        .filter(|(_, k)| matches!(k, ledger::Kind::PublisherPending | ledger::Kind::PublisherAvailable))
+        .filter(|(_, k)| {
+            matches!(
+                k,
+                ledger::Kind::PublisherPending | ledger::Kind::PublisherAvailable
+            )
+        })
         .collect();
     if accounts.is_empty() {
-        return Ok(EarningsMovements { items: vec![], next_cursor: None });
+        return Ok(EarningsMovements {
+            items: vec![],
+            next_cursor: None,
+        });
     }
     let q = ledger_entry::Entity::find()
         .filter(ledger_entry::Column::LedgerAccountId.is_in(accounts.keys().cloned()));

@@ -7,6 +7,7 @@
 //! out of PENDING or, once released, out of AVAILABLE (which may go negative and is made
 //! good by later releases). Payouts will draw on AVAILABLE.
 
+pub mod backfill;
 pub mod balance;
 pub mod release;
 pub mod statements;

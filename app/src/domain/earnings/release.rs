@@ -70,7 +70,9 @@ async fn release_group(
                 q.filter(conversion::Column::PublisherId.is_not_in(skip.iter().cloned()))
             }
             Group::AllBut(_) => q,
-            Group::Only(only) => q.filter(conversion::Column::PublisherId.is_in(only.iter().cloned())),
+            Group::Only(only) => {
+                q.filter(conversion::Column::PublisherId.is_in(only.iter().cloned()))
+            }
         };
         if let Some(a) = &after {
             q = q.filter(conversion::Column::Id.gt(a.clone()));
@@ -87,7 +89,10 @@ async fn release_group(
         after = Some(last.clone());
         let mut by_campaign: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (id, campaign) in &due {
-            by_campaign.entry(campaign.clone()).or_default().push(id.clone());
+            by_campaign
+                .entry(campaign.clone())
+                .or_default()
+                .push(id.clone());
         }
         for (campaign, ids) in by_campaign {
             released += release_campaign(ctx, now, &campaign, ids).await?;
@@ -99,7 +104,7 @@ async fn release_group(
 }
 
 /// Takes the settlement lock of an offer or survey campaign.
-async fn lock_any_campaign(txn: &DatabaseTransaction, id: &str) -> Result<(), AppError> {
+pub(super) async fn lock_any_campaign(txn: &DatabaseTransaction, id: &str) -> Result<(), AppError> {
     if offer_campaign::Entity::find_by_id(id.to_owned())
         .lock_exclusive()
         .one(txn)

@@ -65,7 +65,11 @@ async fn publisher(ctx: &Ctx, publisher_id: &str) -> Result<(), AppError> {
 }
 
 /// `GET /admin/v1/publishers/{accountId}/earning-terms`.
-pub async fn get(ctx: &Ctx, actor: &Principal, publisher_id: &str) -> Result<EarningTerms, AppError> {
+pub async fn get(
+    ctx: &Ctx,
+    actor: &Principal,
+    publisher_id: &str,
+) -> Result<EarningTerms, AppError> {
     actor.require_admin()?;
     publisher(ctx, publisher_id).await?;
     of(&ctx.db, publisher_id).await
@@ -81,7 +85,10 @@ pub async fn put(
 ) -> Result<EarningTerms, AppError> {
     actor.require_admin()?;
     let mut errs = FieldErrors::new();
-    if input.hold_days.is_some_and(|d| !(0..=MAX_HOLD_DAYS).contains(&d)) {
+    if input
+        .hold_days
+        .is_some_and(|d| !(0..=MAX_HOLD_DAYS).contains(&d))
+    {
         errs.add("holdDays", format!("must be 0 to {MAX_HOLD_DAYS}"));
     }
     if input
@@ -116,7 +123,13 @@ pub async fn put(
         "minimumPayoutMicros": {"from": old.minimum_payout_micros, "to": new.minimum_payout_micros},
     });
     actor
-        .audit(&txn, now, "earning_terms.updated", (SUBJECT, publisher_id), detail)
+        .audit(
+            &txn,
+            now,
+            "earning_terms.updated",
+            (SUBJECT, publisher_id),
+            detail,
+        )
         .await?;
     txn.commit().await?;
     Ok(new)

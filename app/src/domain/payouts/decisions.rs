@@ -41,7 +41,10 @@ pub async fn queue(
 fn required(field: &str, v: Option<&str>) -> Result<String, AppError> {
     let v = v.map(str::trim).unwrap_or_default();
     if v.is_empty() || v.chars().count() > 500 {
-        return Err(AppError::field(field, "is required (at most 500 characters)"));
+        return Err(AppError::field(
+            field,
+            "is required (at most 500 characters)",
+        ));
     }
     Ok(v.to_owned())
 }
@@ -91,7 +94,15 @@ pub async fn reject(
     d: PayoutDecision,
 ) -> Result<Payout, AppError> {
     let to = (PayoutStatus::Rejected, "payout.rejected");
-    close(ctx, actor, id, d, &[PayoutStatus::Requested, PayoutStatus::Approved], to).await
+    close(
+        ctx,
+        actor,
+        id,
+        d,
+        &[PayoutStatus::Requested, PayoutStatus::Approved],
+        to,
+    )
+    .await
 }
 
 /// `POST /admin/v1/payouts/{id}/mark-paid` with the bank's or payment service's reference.
@@ -137,7 +148,15 @@ pub async fn fail(
     d: PayoutDecision,
 ) -> Result<Payout, AppError> {
     let to = (PayoutStatus::Failed, "payout.failed");
-    close(ctx, actor, id, d, &[PayoutStatus::Approved, PayoutStatus::Paid], to).await
+    close(
+        ctx,
+        actor,
+        id,
+        d,
+        &[PayoutStatus::Approved, PayoutStatus::Paid],
+        to,
+    )
+    .await
 }
 
 /// Ends a payout with a reason and returns its money to the available balance: from the

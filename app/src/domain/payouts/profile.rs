@@ -44,7 +44,11 @@ pub async fn get(ctx: &Ctx, actor: &Principal) -> Result<PayoutProfile, AppError
 
 /// Checks an IBAN's shape and checksum (ISO 13616 mod 97).
 fn iban(raw: &str) -> Result<String, String> {
-    let s: String = raw.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
+    let s: String = raw
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_uppercase();
     let shaped = (15..=34).contains(&s.len())
         && s.chars().all(|c| c.is_ascii_alphanumeric())
         && s[..2].chars().all(|c| c.is_ascii_alphabetic())
@@ -56,7 +60,11 @@ fn iban(raw: &str) -> Result<String, String> {
     let mut rem: u32 = 0;
     for c in moved.chars() {
         let v = c.to_digit(36).unwrap_or(0);
-        for d in if v >= 10 { vec![v / 10, v % 10] } else { vec![v] } {
+        for d in if v >= 10 {
+            vec![v / 10, v % 10]
+        } else {
+            vec![v]
+        } {
             rem = (rem * 10 + d) % 97;
         }
     }
@@ -105,11 +113,12 @@ pub async fn put(
     let raw = text(&input.details);
     let details = match method {
         Some(PayoutMethod::BankTransfer) => errs.check("details", iban(&raw)),
-        Some(PayoutMethod::PaymentService) if (3..=200).contains(&raw.chars().count()) => {
-            Some(raw)
-        }
+        Some(PayoutMethod::PaymentService) if (3..=200).contains(&raw.chars().count()) => Some(raw),
         Some(PayoutMethod::PaymentService) => {
-            errs.add("details", "must be the payment-service account (3 to 200 characters)");
+            errs.add(
+                "details",
+                "must be the payment-service account (3 to 200 characters)",
+            );
             None
         }
         None => None,
@@ -138,7 +147,13 @@ pub async fn put(
     };
     let detail = serde_json::json!({"method": method.as_str(), "country": saved.country});
     actor
-        .audit(&txn, now, "payout_profile.updated", ("payout_profile", &id), detail)
+        .audit(
+            &txn,
+            now,
+            "payout_profile.updated",
+            ("payout_profile", &id),
+            detail,
+        )
         .await?;
     txn.commit().await?;
     Ok(view(&saved))
@@ -150,7 +165,10 @@ mod tests {
 
     #[test]
     fn ibans_are_checked_by_their_checksum() {
-        assert_eq!(iban("de89 3704 0044 0532 0130 00").as_deref(), Ok("DE89370400440532013000"));
+        assert_eq!(
+            iban("de89 3704 0044 0532 0130 00").as_deref(),
+            Ok("DE89370400440532013000")
+        );
         assert!(iban("DE89370400440532013001").is_err());
         assert!(iban("not an iban").is_err());
     }

@@ -4,7 +4,9 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
-use super::{ID_PREFIX, PayoutStatus, SUBJECT, Transition, profile, seal_binding, transition, view};
+use super::{
+    ID_PREFIX, PayoutStatus, SUBJECT, Transition, profile, seal_binding, transition, view,
+};
 use crate::domain::billing::{CURRENCY, ledger};
 use crate::domain::earnings::terms;
 use crate::domain::idempotency::IdempotencyKey;
@@ -52,7 +54,9 @@ pub(super) async fn create(
         AppError::conflict("set the payout profile before requesting a payout")
             .with_code("payout_profile_incomplete")
     })?;
-    let minimum = terms::of(&ctx.db, publisher_id).await?.minimum_payout_micros;
+    let minimum = terms::of(&ctx.db, publisher_id)
+        .await?
+        .minimum_payout_micros;
     if amount < minimum.get() {
         return Err(AppError::conflict(format!(
             "a payout must be at least {} USD",
@@ -61,9 +65,10 @@ pub(super) async fn create(
         .with_code("below_minimum_payout")
         .into());
     }
-    let details = ctx
-        .keys
-        .open(&profile::seal_binding(publisher_id), &profile.details_sealed)?;
+    let details = ctx.keys.open(
+        &profile::seal_binding(publisher_id),
+        &profile.details_sealed,
+    )?;
     let id = new_id(ID_PREFIX);
     let row = payout::ActiveModel {
         id: Set(id.clone()),
@@ -89,7 +94,10 @@ pub(super) async fn create(
         updated_at: Set(now),
     };
     let txn = db::begin(&ctx.db).await?;
-    if let Err(e) = payout::Entity::insert(row).exec_without_returning(&txn).await {
+    if let Err(e) = payout::Entity::insert(row)
+        .exec_without_returning(&txn)
+        .await
+    {
         txn.rollback().await?;
         if !db::is_unique_violation(&e) {
             return Err(NotCreated::Refused(e.into()));
@@ -101,14 +109,25 @@ pub(super) async fn create(
     }
     let legs = ledger::payout_hold_legs(publisher_id, &id, amount);
     let hold = format!("payout_hold:{id}");
-    match ledger::post(&txn, now, "payout_hold", publisher_id, (SUBJECT, &id), &hold, &legs).await
+    match ledger::post(
+        &txn,
+        now,
+        "payout_hold",
+        publisher_id,
+        (SUBJECT, &id),
+        &hold,
+        &legs,
+    )
+    .await
     {
         Ok(_) => {}
         Err(ledger::PostError::Insufficient) => {
             txn.rollback().await?;
-            return Err(AppError::conflict("the available earnings do not cover the payout")
-                .with_code("insufficient_balance")
-                .into());
+            return Err(
+                AppError::conflict("the available earnings do not cover the payout")
+                    .with_code("insufficient_balance")
+                    .into(),
+            );
         }
         Err(e) => return Err(NotCreated::Refused(e.into())),
     }
@@ -165,9 +184,14 @@ pub async fn request(
         key: Some(key.as_str()),
     };
     let replay = |p: payout::Model| {
-        if input.amount_micros.is_some_and(|a| a.get() != p.amount_micros) {
-            return Err(AppError::conflict("this idempotency key was used for another payout")
-                .with_code("idempotency_key_reused"));
+        if input
+            .amount_micros
+            .is_some_and(|a| a.get() != p.amount_micros)
+        {
+            return Err(
+                AppError::conflict("this idempotency key was used for another payout")
+                    .with_code("idempotency_key_reused"),
+            );
         }
         Ok((view(&p), false))
     };
@@ -189,8 +213,10 @@ pub async fn request(
     let amount = match input.amount_micros {
         Some(a) if a.get() <= 0 => return Err(AppError::field("amountMicros", "must be positive")),
         Some(a) => a.get(),
-        None => ledger::account_balance(&ctx.db, &publisher, ledger::Kind::PublisherAvailable, "")
-            .await?,
+        None => {
+            ledger::account_balance(&ctx.db, &publisher, ledger::Kind::PublisherAvailable, "")
+                .await?
+        }
     };
     match create(ctx, ctx.now(), &publisher, amount, origin).await {
         Ok(p) => Ok((view(&p), true)),
@@ -230,8 +256,7 @@ pub async fn cancel(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, Ap
 /// `GET /publisher/v2/payouts`: the caller's payouts, newest first.
 pub async fn list(ctx: &Ctx, actor: &Principal, page: Page) -> Result<PayoutList, AppError> {
     actor.require_publisher()?;
-    let q = payout::Entity::find()
-        .filter(payout::Column::PublisherId.eq(actor.account_id.clone()));
+    let q = payout::Entity::find().filter(payout::Column::PublisherId.eq(actor.account_id.clone()));
     let rows = page.select(q, payout::Column::Id).all(&ctx.db).await?;
     let (rows, next_cursor) = page.finish(rows, |p| &p.id);
     Ok(PayoutList {

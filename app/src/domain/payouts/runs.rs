@@ -63,7 +63,13 @@ pub async fn start(
             .insert(&txn)
             .await?;
             actor
-                .audit(&txn, now, "payout_run.started", ("payout_run", &r.id), serde_json::json!({"period": period}))
+                .audit(
+                    &txn,
+                    now,
+                    "payout_run.started",
+                    ("payout_run", &r.id),
+                    serde_json::json!({"period": period}),
+                )
                 .await?;
             txn.commit().await?;
             (r, true)

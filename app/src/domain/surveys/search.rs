@@ -23,7 +23,11 @@ pub async fn search(
     q: SurveySearch,
 ) -> Result<SurveySearchPage, AppError> {
     actor.require_approved_advertiser()?;
-    let page = Page::parse(Some(q.limit.unwrap_or(50)), q.cursor.as_deref(), super::campaigns::ID_PREFIX)?;
+    let page = Page::parse(
+        Some(q.limit.unwrap_or(50)),
+        q.cursor.as_deref(),
+        super::campaigns::ID_PREFIX,
+    )?;
     let mut errs = FieldErrors::new();
     let locale = q
         .country_language_id

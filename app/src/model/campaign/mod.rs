@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 pub mod conversions;
 pub mod creatives;
 pub mod device_targeting;
-pub mod reconciliation;
 mod parts;
+pub mod reconciliation;
 pub mod rules;
 pub mod tracking;
 

@@ -32,12 +32,14 @@ wire_enum!(
     /// have it (name the campaign). OUTSIDE_WINDOW: later than the reconciliation window after
     /// the conversion. NOT_ALLOWED: the conversion cannot take this action (an unpaid or
     /// unattributed conversion reversed, a reversed one approved). DUPLICATE_LINE: the same
-    /// transaction id (and campaign) appears earlier in the request.
+    /// transaction id (and campaign) appears earlier in the request. FAILED (applying only):
+    /// the line could not be applied (an internal error, three tries); nothing about its
+    /// conversion changed, and the operator has it in the log.
     LineState {
         WillApply = "WILL_APPLY", Applied = "APPLIED", AlreadyInState = "ALREADY_IN_STATE",
         Unknown = "UNKNOWN", Ambiguous = "AMBIGUOUS", OutsideWindow = "OUTSIDE_WINDOW",
         NotAllowed = "NOT_ALLOWED", DuplicateLine = "DUPLICATE_LINE", NoBudget = "NO_BUDGET",
-        CapReached = "CAP_REACHED"
+        CapReached = "CAP_REACHED", Failed = "FAILED"
     }
 );
 

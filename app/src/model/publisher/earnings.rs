@@ -146,7 +146,10 @@ impl EarningsStatement {
         };
         line("opening_pending", self.opening.pending_micros.get());
         line("opening_available", self.opening.available_micros.get());
-        line("opening_held_for_payout", self.opening.held_for_payout_micros.get());
+        line(
+            "opening_held_for_payout",
+            self.opening.held_for_payout_micros.get(),
+        );
         line("opening_total", self.opening.total_micros.get());
         line("earned", self.earned_micros.get());
         line("reversed", self.reversed_micros.get());
@@ -154,9 +157,15 @@ impl EarningsStatement {
         line("adjustments", self.adjustments_micros.get());
         line("closing_pending", self.closing.pending_micros.get());
         line("closing_available", self.closing.available_micros.get());
-        line("closing_held_for_payout", self.closing.held_for_payout_micros.get());
+        line(
+            "closing_held_for_payout",
+            self.closing.held_for_payout_micros.get(),
+        );
         line("closing_total", self.closing.total_micros.get());
-        out.push_str(&format!("conversions,{},\r\nreversals,{},\r\n", self.conversions, self.reversals));
+        out.push_str(&format!(
+            "conversions,{},\r\nreversals,{},\r\n",
+            self.conversions, self.reversals
+        ));
         out
     }
 }
@@ -182,14 +191,4 @@ pub struct EarningsDay {
 pub struct EarningsDaily {
     pub currency: String,
     pub days: Vec<EarningsDay>,
-}
-
-/// A day range of a daily report (UTC days, inclusive; the last 30 days by default).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]
-#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
-#[serde(rename_all = "camelCase")]
-pub struct DayRangeQuery {
-    pub from: Option<chrono::NaiveDate>,
-    pub to: Option<chrono::NaiveDate>,
 }

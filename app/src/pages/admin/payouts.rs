@@ -32,7 +32,14 @@ pub fn AdminPayoutsPage() -> impl IntoView {
     let decide = ServerAction::<DecidePayout>::new();
     let run = ServerAction::<StartPayoutRun>::new();
     let list = Resource::new(
-        move || (status.get(), cursor.get(), decide.version().get(), run.version().get()),
+        move || {
+            (
+                status.get(),
+                cursor.get(),
+                decide.version().get(),
+                run.version().get(),
+            )
+        },
         |(s, c, _, _)| payout_queue(Some(s), c),
     );
     let report = Resource::new(|| (), |()| platform_revenue());

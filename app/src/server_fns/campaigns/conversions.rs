@@ -45,8 +45,8 @@ pub async fn recent_reconciliations() -> Result<ReconciliationList, AppError> {
     .await
 }
 
-/// Creates a reconciliation from the pasted lines and opens its preview. The idempotency
-/// key is the request's content of the day, so a form sent twice makes one reconciliation.
+/// Creates a reconciliation from the pasted lines and opens its preview (a form sent twice
+/// makes one reconciliation: see `reconciliation::create_from_text`).
 #[server(prefix = "/fn", endpoint = "reconciliation_create")]
 pub async fn create_reconciliation(
     action: String,
@@ -56,20 +56,16 @@ pub async fn create_reconciliation(
 ) -> Result<String, AppError> {
     crate::server_fns::web::run(async move {
         use crate::domain::conversions::reconciliation;
-        use crate::domain::idempotency::IdempotencyKey;
-        use crate::model::campaign::reconciliation::ReconciliationInput;
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let day = ctx.now().date_naive();
-        let digest =
-            crate::domain::crypto::sha256_hex(&format!("{day}\n{action}\n{reason}\n{lines}"));
-        let key = IdempotencyKey::derived(format!("dashboard:{}", &digest[..40]));
-        let input = ReconciliationInput {
-            action: Some(action),
-            reason: Some(reason),
-            lines: Some(reconciliation::lines_from_csv(&lines)),
-            apply: None,
-        };
-        let (r, _) = reconciliation::create(&ctx, &p, key, input).await?;
+        let r = reconciliation::create_from_text(
+            &ctx,
+            &p,
+            "dashboard",
+            Some(action),
+            Some(reason),
+            &lines,
+        )
+        .await?;
         leptos_axum::redirect(&format!(
             "/advertiser/reconciliations/{}",
             r.reconciliation_id

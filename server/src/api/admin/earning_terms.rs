@@ -37,5 +37,7 @@ async fn put_terms(
     AppPath(account_id): AppPath<String>,
     AppJson(input): AppJson<EarningTermsInput>,
 ) -> Result<AppJson<EarningTerms>, AppError> {
-    terms::put(&s.ctx, &p, &account_id, input).await.map(AppJson)
+    terms::put(&s.ctx, &p, &account_id, input)
+        .await
+        .map(AppJson)
 }

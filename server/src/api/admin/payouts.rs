@@ -5,8 +5,10 @@ use app::domain::paging::Page;
 use app::domain::payouts::{self, decisions, runs};
 use app::error::AppError;
 use app::model::billing::RevenueReport;
-use app::model::publisher::earnings::DayRangeQuery;
-use app::model::publisher::payouts::{Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput};
+use app::model::publisher::payouts::{
+    Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput,
+};
+use app::model::report::DayRangeQuery;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
@@ -132,6 +134,10 @@ async fn run(
     AppJson(input): AppJson<PayoutRunInput>,
 ) -> Result<(StatusCode, AppJson<PayoutRun>), AppError> {
     let (r, new) = runs::start(&s.ctx, &p, input).await?;
-    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
+    let status = if new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, AppJson(r)))
 }

@@ -199,7 +199,11 @@ pub async fn browser_ledger_csv(
 ) -> Result<axum::response::Response, AppError> {
     let p = app::auth::require_principal(&s.ctx, &session).await?;
     let e = app::domain::billing::ledger_export(&s.ctx, &p, None, &q).await?;
-    Ok(crate::api::csv::download(e.to_csv(), "wallet-ledger.csv", e.next_cursor.as_deref()))
+    Ok(crate::api::csv::download(
+        e.to_csv(),
+        "wallet-ledger.csv",
+        e.next_cursor.as_deref(),
+    ))
 }
 
 /// Up to 100 newest monthly invoices, built from the ledger (credited fundings and spend per

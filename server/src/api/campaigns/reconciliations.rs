@@ -193,8 +193,10 @@ pub async fn browser_upload(
         Ok(id) => Redirect::to(&format!("/advertiser/reconciliations/{id}")).into_response(),
         Err(e) => {
             let why: String = url::form_urlencoded::byte_serialize(e.message.as_bytes()).collect();
-            Redirect::to(&format!("/advertiser/conversions?upload_error={why}#reconcile"))
-                .into_response()
+            Redirect::to(&format!(
+                "/advertiser/conversions?upload_error={why}#reconcile"
+            ))
+            .into_response()
         }
     }
 }
@@ -225,21 +227,10 @@ async fn upload(
         }
     }
     app::auth::check_csrf(session, csrf.as_deref().unwrap_or_default()).await?;
-    let text = file.filter(|f| !f.trim().is_empty()).ok_or_else(|| AppError::field("file", "choose a CSV file"))?;
-    let day = s.ctx.now().date_naive();
-    let digest = app::domain::crypto::sha256_hex(&format!(
-        "{day}\n{}\n{}\n{text}",
-        action.as_deref().unwrap_or_default(),
-        reason.as_deref().unwrap_or_default()
-    ));
+    let text = file
+        .filter(|f| !f.trim().is_empty())
+        .ok_or_else(|| AppError::field("file", "choose a CSV file"))?;
     // The file's content of the day: the same upload sent twice makes one reconciliation.
-    let key = app::domain::idempotency::IdempotencyKey::derived(format!("upload:{}", &digest[..40]));
-    let input = ReconciliationInput {
-        action,
-        reason,
-        lines: Some(reconciliation::lines_from_csv(&text)),
-        apply: None,
-    };
-    let (r, _) = reconciliation::create(&s.ctx, &p, key, input).await?;
+    let r = reconciliation::create_from_text(&s.ctx, &p, "upload", action, reason, &text).await?;
     Ok(r.reconciliation_id)
 }

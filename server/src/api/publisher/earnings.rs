@@ -6,9 +6,9 @@ use app::domain::paging::Page;
 use app::error::AppError;
 use app::model::billing::{LedgerExport, LedgerExportQuery};
 use app::model::publisher::earnings::{
-    DayRangeQuery, EarningsBalance, EarningsDaily, EarningsMovements, EarningsStatement,
-    StatementPeriods,
+    EarningsBalance, EarningsDaily, EarningsMovements, EarningsStatement, StatementPeriods,
 };
+use app::model::report::DayRangeQuery;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -72,7 +72,9 @@ async fn daily(
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<DayRangeQuery>,
 ) -> Result<AppJson<EarningsDaily>, AppError> {
-    statements::daily(&s.ctx, &p, q.from, q.to).await.map(AppJson)
+    statements::daily(&s.ctx, &p, q.from, q.to)
+        .await
+        .map(AppJson)
 }
 
 /// Every entry of the caller's earnings accounts (pending per campaign, available, held for
@@ -145,7 +147,11 @@ pub async fn browser_ledger_csv(
 ) -> Result<Response, AppError> {
     let p = app::auth::require_principal(&s.ctx, &session).await?;
     let e = balance::export(&s.ctx, &p, &q).await?;
-    Ok(crate::api::csv::download(e.to_csv(), "earnings-ledger.csv", e.next_cursor.as_deref()))
+    Ok(crate::api::csv::download(
+        e.to_csv(),
+        "earnings-ledger.csv",
+        e.next_cursor.as_deref(),
+    ))
 }
 
 /// The dashboard's download of a statement (`/publisher/earnings/statements/{period}.csv`).

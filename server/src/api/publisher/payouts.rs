@@ -84,7 +84,11 @@ async fn request(
     AppJson(input): AppJson<PayoutRequestInput>,
 ) -> Result<(StatusCode, AppJson<Payout>), AppError> {
     let (payout, new) = requests::request(&s.ctx, &p, key, input).await?;
-    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
+    let status = if new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((status, AppJson(payout)))
 }
 

@@ -10,7 +10,13 @@ use crate::domain::sql::{prefix_of, statement};
 use crate::error::AppError;
 
 /// Transaction kinds that pay a conversion or a survey complete.
-pub const EARNING: [&str; 3] = ["campaign_spend", "spend", "external_spend"];
+/// (`earnings_backfill`: the earnings of conversions paid before earnings were kept.)
+pub const EARNING: [&str; 4] = [
+    "campaign_spend",
+    "spend",
+    "external_spend",
+    "earnings_backfill",
+];
 /// Transaction kinds that reverse one.
 pub const REVERSING: [&str; 2] = ["refund", "external_refund"];
 

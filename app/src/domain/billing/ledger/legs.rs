@@ -100,7 +100,12 @@ pub fn conversion_legs(
         } else {
             Leg::new(e.publisher, Kind::PublisherPending, campaign_id, share)
         });
-        legs.push(Leg::new("", Kind::PlatformRevenue, campaign_id, payout - share));
+        legs.push(Leg::new(
+            "",
+            Kind::PlatformRevenue,
+            campaign_id,
+            payout - share,
+        ));
     }
     legs
 }
@@ -116,7 +121,11 @@ pub fn conversion_reversal_legs(
     payout: i64,
     earning: Option<&Earning<'_>>,
 ) -> Vec<Leg> {
-    let from = if from == PaidFrom::Reserve { PaidFrom::Wallet } else { from };
+    let from = if from == PaidFrom::Reserve {
+        PaidFrom::Wallet
+    } else {
+        from
+    };
     conversion_legs(from, advertiser_id, campaign_id, payout, earning)
         .into_iter()
         .map(|l| Leg::new(&l.owner, l.kind, &l.reference, -l.amount_micros.get()))
@@ -164,7 +173,10 @@ pub fn payout_return_legs(
     } else {
         Leg::new(publisher_id, Kind::PayoutHeld, payout_id, -micros)
     };
-    vec![from, Leg::new(publisher_id, Kind::PublisherAvailable, "", micros)]
+    vec![
+        from,
+        Leg::new(publisher_id, Kind::PublisherAvailable, "", micros),
+    ]
 }
 
 #[cfg(test)]
@@ -180,7 +192,11 @@ mod tests {
         for from in [PaidFrom::Reserve, PaidFrom::Wallet, PaidFrom::External] {
             for payout in [1, 7, 1_000_001, 123_456_789] {
                 let share = payout * 7 / 10;
-                let paid = Earning { publisher: "pub", publisher_micros: Micros(share), released: false };
+                let paid = Earning {
+                    publisher: "pub",
+                    publisher_micros: Micros(share),
+                    released: false,
+                };
                 let legs = conversion_legs(from, "adv", "c", payout, Some(&paid));
                 let back = conversion_reversal_legs(from, "adv", "c", payout, Some(&paid));
                 assert_eq!(sum(&legs), 0);
@@ -205,12 +221,22 @@ mod tests {
 
     #[test]
     fn a_reversal_after_release_debits_the_available_balance() {
-        let e = Earning { publisher: "pub", publisher_micros: Micros(70), released: true };
+        let e = Earning {
+            publisher: "pub",
+            publisher_micros: Micros(70),
+            released: true,
+        };
         let back = conversion_reversal_legs(PaidFrom::Reserve, "adv", "c", 100, Some(&e));
         assert!(back.iter().any(|l| l.kind == Kind::PublisherAvailable
             && l.amount_micros.get() == -70
             && !l.guarded));
         assert_eq!(sum(&back), 0);
-        assert_eq!(sum(&release_earnings_legs("pub", &[("a".into(), 5), ("b".into(), 7)])), 0);
+        assert_eq!(
+            sum(&release_earnings_legs(
+                "pub",
+                &[("a".into(), 5), ("b".into(), 7)]
+            )),
+            0
+        );
     }
 }

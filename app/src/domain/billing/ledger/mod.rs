@@ -156,4 +156,3 @@ pub async fn find_account<C: ConnectionTrait>(
         .one(db)
         .await?)
 }
-

@@ -272,10 +272,9 @@ async fn move_together<C: ConnectionTrait>(
             .exec_with_returning(db)
             .await?;
         for r in rows {
-            if let Some((k, _, _)) = sums.iter().find(|(k, _, _)| k.0 == r.owner_account_id
-                && k.1 == r.kind
-                && k.2 == r.reference_id)
-            {
+            if let Some((k, _, _)) = sums.iter().find(|(k, _, _)| {
+                k.0 == r.owner_account_id && k.1 == r.kind && k.2 == r.reference_id
+            }) {
                 ids.insert(k.clone(), r.id);
             }
         }
@@ -293,9 +292,9 @@ async fn move_together<C: ConnectionTrait>(
         return Ok(ids);
     }
     for r in ledger_account::Entity::find().filter(any).all(db).await? {
-        if let Some((k, _, _)) = sums.iter().find(|(k, _, _)| k.0 == r.owner_account_id
-            && k.1 == r.kind
-            && k.2 == r.reference_id)
+        if let Some((k, _, _)) = sums
+            .iter()
+            .find(|(k, _, _)| k.0 == r.owner_account_id && k.1 == r.kind && k.2 == r.reference_id)
         {
             ids.insert(k.clone(), r.id);
         }

@@ -55,7 +55,8 @@ pub async fn reconcile<C: ConnectionTrait>(db: &C) -> Result<Reconciliation, App
         r.total_micros += i128::from(a.balance_micros);
         match kind {
             Some(Kind::Spent) => {
-                mirror.entry(a.reference_id.as_str()).or_default().0 += i128::from(a.balance_micros);
+                mirror.entry(a.reference_id.as_str()).or_default().0 +=
+                    i128::from(a.balance_micros);
             }
             Some(Kind::SpendClearing) => {
                 let m = mirror.entry(a.reference_id.as_str()).or_default();
@@ -76,7 +77,10 @@ pub async fn reconcile<C: ConnectionTrait>(db: &C) -> Result<Reconciliation, App
         .map(|(c, _)| c.to_owned())
         .collect();
     let held = conversion::Entity::find()
-        .filter(conversion::Column::EarningsState.eq(crate::model::publisher::earnings::EarningsState::Pending.as_str()))
+        .filter(
+            conversion::Column::EarningsState
+                .eq(crate::model::publisher::earnings::EarningsState::Pending.as_str()),
+        )
         .all(db)
         .await?;
     for c in held {

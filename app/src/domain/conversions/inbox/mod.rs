@@ -36,8 +36,8 @@ use super::settlement::{self, Applied};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
-pub use accept::ingest;
 pub(in crate::domain::conversions) use accept::Receipt;
+pub use accept::ingest;
 use entity::postback_event;
 
 /// Outcome of an accepted report that waits for the settler.

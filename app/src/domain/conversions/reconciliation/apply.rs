@@ -24,6 +24,8 @@ use entity::{reconciliation_batch as batch, reconciliation_line as line};
 const LEASE: Duration = Duration::seconds(60);
 /// Lines read per round.
 const ROUND: u64 = 512;
+/// Tries of a line alone, after its chunk failed, before it is marked FAILED.
+const ATTEMPTS: u32 = 3;
 
 /// `POST …/reconciliations/{id}/apply`: queues a previewed reconciliation (again: the
 /// answer is the reconciliation as it stands).
@@ -99,11 +101,7 @@ pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
         }
         for (campaign_id, lines) in by_campaign {
             for chunk in lines.chunks(CHUNK) {
-                if super::is_survey_campaign(&campaign_id) {
-                    surveys::apply_chunk(ctx, &b, &campaign_id, chunk).await?;
-                } else {
-                    offers::apply_chunk(ctx, &b, action, &campaign_id, chunk).await?;
-                }
+                apply_chunk(ctx, &b, action, &campaign_id, chunk).await?;
                 applied += chunk.len();
                 if !renew(ctx, &b.id, &owner).await? {
                     // The lease ran out and another worker holds it now.
@@ -114,6 +112,59 @@ pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
     }
     finish(ctx, &b, &owner).await?;
     Ok(Some(applied))
+}
+
+/// Applies one chunk of one campaign's lines. When that fails for any reason but an
+/// unreachable database, the chunk's lines are tried one at a time, and a line that fails
+/// alone [`ATTEMPTS`] times is marked FAILED (and logged): one broken row must not stop its
+/// reconciliation, and every one queued after it, forever. An unreachable database ends
+/// the round instead; the lease hands the reconciliation on when it is back.
+async fn apply_chunk(
+    ctx: &Ctx,
+    b: &batch::Model,
+    action: ReconcileAction,
+    campaign_id: &str,
+    chunk: &[line::Model],
+) -> Result<(), AppError> {
+    match apply_lines(ctx, b, action, campaign_id, chunk).await {
+        Err(e) if e.status != 503 => {}
+        settled => return settled,
+    }
+    for l in chunk {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match apply_lines(ctx, b, action, campaign_id, std::slice::from_ref(l)).await {
+                Err(e) if e.status == 503 => return Err(e),
+                Err(e) if tries >= ATTEMPTS => {
+                    tracing::error!(reconciliation = %b.id, line = l.line_no, code = %e.code,
+                        "a reconciliation line failed {ATTEMPTS} times; marked FAILED");
+                    let txn = db::begin(&ctx.db).await?;
+                    super::record_result(&txn, ctx.now(), l, LineState::Failed).await?;
+                    txn.commit().await?;
+                    break;
+                }
+                Err(_) => {}
+                Ok(()) => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies `lines` of one campaign in one transaction.
+async fn apply_lines(
+    ctx: &Ctx,
+    b: &batch::Model,
+    action: ReconcileAction,
+    campaign_id: &str,
+    lines: &[line::Model],
+) -> Result<(), AppError> {
+    if super::is_survey_campaign(campaign_id) {
+        surveys::apply_chunk(ctx, b, campaign_id, lines).await
+    } else {
+        offers::apply_chunk(ctx, b, action, campaign_id, lines).await
+    }
 }
 
 /// Takes the oldest reconciliation that is queued, or applying under a lease that ran out.

@@ -143,7 +143,9 @@ async fn replay(
     action: ReconcileAction,
     lines: usize,
 ) -> Result<(Reconciliation, bool), AppError> {
-    if ReconcileAction::parse(&prior.action) != Some(action) || usize::try_from(prior.line_count).ok() != Some(lines) {
+    if ReconcileAction::parse(&prior.action) != Some(action)
+        || usize::try_from(prior.line_count).ok() != Some(lines)
+    {
         return Err(
             AppError::conflict("this idempotency key was used for another reconciliation")
                 .with_code("idempotency_key_reused"),
@@ -243,6 +245,33 @@ async fn resolve(
         }
     }
     Ok(found)
+}
+
+/// A reconciliation made by hand on the dashboard, from pasted or uploaded CSV text. Its
+/// idempotency key is the request's content of the day (`origin` tells the paste form from
+/// the file upload), so a form sent twice makes one reconciliation.
+pub async fn create_from_text(
+    ctx: &Ctx,
+    actor: &Principal,
+    origin: &str,
+    action: Option<String>,
+    reason: Option<String>,
+    text: &str,
+) -> Result<Reconciliation, AppError> {
+    let day = ctx.now().date_naive();
+    let digest = crate::domain::crypto::sha256_hex(&format!(
+        "{day}\n{}\n{}\n{text}",
+        action.as_deref().unwrap_or_default(),
+        reason.as_deref().unwrap_or_default()
+    ));
+    let key = IdempotencyKey::derived(format!("{origin}:{}", &digest[..40]));
+    let input = ReconciliationInput {
+        action,
+        reason,
+        lines: Some(lines_from_csv(text)),
+        apply: None,
+    };
+    Ok(create(ctx, actor, key, input).await?.0)
 }
 
 /// Lines of a CSV upload: `transaction_id[,campaign_id]` per line (RFC 4180 fields: a

@@ -26,7 +26,7 @@ mod surveys;
 mod view;
 
 pub use apply::{apply_next, queue};
-pub use create::{create, lines_from_csv};
+pub use create::{create, create_from_text, lines_from_csv};
 pub use view::{get, lines, list};
 
 use crate::model::campaign::reconciliation::{LineState, ReconcileAction};

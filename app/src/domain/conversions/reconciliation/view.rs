@@ -1,5 +1,8 @@
 //! Reading reconciliations: one with its preview and results by state (two aggregate
-//! queries), the advertiser's list, and the lines in request order.
+//! queries), the advertiser's list (the same two for the whole page), and the lines in
+//! request order.
+
+use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
@@ -37,10 +40,17 @@ pub async fn list(
     let sel = batch::Entity::find().filter(batch::Column::AdvertiserId.eq(advertiser));
     let rows = page.select(sel, batch::Column::Id).all(&ctx.db).await?;
     let (rows, next_cursor) = page.finish(rows, |b| &b.id);
-    let mut items = Vec::with_capacity(rows.len());
-    for b in rows {
-        items.push(view(ctx, b).await?);
-    }
+    let ids: Vec<String> = rows.iter().map(|b| b.id.clone()).collect();
+    let mut preview = tallies(ctx, &ids, line::Column::Preview).await?;
+    let mut results = tallies(ctx, &ids, line::Column::Result).await?;
+    let items = rows
+        .into_iter()
+        .map(|b| {
+            let p = preview.remove(&b.id).unwrap_or_default();
+            let r = results.remove(&b.id).unwrap_or_default();
+            assemble(b, p, r)
+        })
+        .collect();
     Ok(ReconciliationList { items, next_cursor })
 }
 
@@ -119,39 +129,60 @@ pub(super) async fn one(ctx: &Ctx, id: &str) -> Result<Reconciliation, AppError>
 }
 
 async fn view(ctx: &Ctx, b: batch::Model) -> Result<Reconciliation, AppError> {
-    let tally = |column: line::Column| {
-        line::Entity::find()
-            .select_only()
-            .column(column)
-            .column_as(line::Column::Id.count(), "n")
-            .column_as(
-                sea_orm::sea_query::Expr::cust("CAST(COALESCE(SUM(payout_micros), 0) AS BIGINT)"),
-                "payout",
-            )
-            .filter(line::Column::BatchId.eq(b.id.clone()))
-            .group_by(column)
-            .into_tuple::<(Option<String>, i64, i64)>()
-            .all(&ctx.db)
-    };
-    let to_tallies = |rows: Vec<(Option<String>, i64, i64)>| {
-        let mut out: Vec<LineTally> = rows
-            .into_iter()
-            .filter_map(|(state, n, payout)| {
-                Some(LineTally {
-                    state: LineState::parse(state.as_deref()?)?,
-                    lines: u64::try_from(n).unwrap_or(0),
-                    payout_micros: Micros(payout),
-                })
-            })
-            .collect();
-        out.sort_by_key(|t| LineState::ALL.iter().position(|s| *s == t.state));
-        out
-    };
-    let preview = to_tallies(tally(line::Column::Preview).await?);
-    let results = to_tallies(tally(line::Column::Result).await?);
+    let ids = [b.id.clone()];
+    let preview = tallies(ctx, &ids, line::Column::Preview).await?;
+    let results = tallies(ctx, &ids, line::Column::Result).await?;
+    let (p, r) = (preview.into_values().next(), results.into_values().next());
+    Ok(assemble(b, p.unwrap_or_default(), r.unwrap_or_default()))
+}
+
+/// The lines of the reconciliations `ids` by the state in `column` (preview or result), in
+/// one aggregate query for all of them.
+async fn tallies(
+    ctx: &Ctx,
+    ids: &[String],
+    column: line::Column,
+) -> Result<HashMap<String, Vec<LineTally>>, AppError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(String, Option<String>, i64, i64)> = line::Entity::find()
+        .select_only()
+        .column(line::Column::BatchId)
+        .column(column)
+        .column_as(line::Column::Id.count(), "n")
+        .column_as(
+            sea_orm::sea_query::Expr::cust("CAST(COALESCE(SUM(payout_micros), 0) AS BIGINT)"),
+            "payout",
+        )
+        .filter(line::Column::BatchId.is_in(ids.iter().cloned()))
+        .group_by(line::Column::BatchId)
+        .group_by(column)
+        .into_tuple()
+        .all(&ctx.db)
+        .await?;
+    let mut out: HashMap<String, Vec<LineTally>> = HashMap::new();
+    for (batch_id, state, n, payout) in rows {
+        let Some(state) = state.as_deref().and_then(LineState::parse) else {
+            continue;
+        };
+        out.entry(batch_id).or_default().push(LineTally {
+            state,
+            lines: u64::try_from(n).unwrap_or(0),
+            payout_micros: Micros(payout),
+        });
+    }
+    for t in out.values_mut() {
+        t.sort_by_key(|t| LineState::ALL.iter().position(|s| *s == t.state));
+    }
+    Ok(out)
+}
+
+/// A reconciliation from its row and its tallies.
+fn assemble(b: batch::Model, preview: Vec<LineTally>, results: Vec<LineTally>) -> Reconciliation {
     let line_count = u64::try_from(b.line_count).unwrap_or(0);
     let done: u64 = results.iter().map(|t| t.lines).sum();
-    Ok(Reconciliation {
+    Reconciliation {
         reconciliation_id: b.id,
         action: ReconcileAction::parse(&b.action).unwrap_or(ReconcileAction::Reverse),
         reason: b.reason,
@@ -163,7 +194,7 @@ async fn view(ctx: &Ctx, b: batch::Model) -> Result<Reconciliation, AppError> {
         created_at: b.created_at,
         queued_at: b.queued_at,
         finished_at: b.finished_at,
-    })
+    }
 }
 
 fn line_view(l: line::Model) -> ReconciliationLine {

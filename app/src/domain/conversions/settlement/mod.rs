@@ -22,8 +22,8 @@ use sea_orm::{
 };
 
 use self::attribution::Attribution;
-use super::reversal::{Reversal, reverse_paid};
 use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement};
+use super::reversal::{Reversal, reverse_paid};
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::inventory::LiveOffer;
@@ -371,7 +371,9 @@ async fn write(
     let earned = (settlement == Settlement::Approved)
         .then(|| a.map(|a| a.placement.owner_account_id.clone()))
         .flatten();
-    let earnings_state = earned.as_ref().map(|_| EarningsState::Pending.as_str().to_owned());
+    let earnings_state = earned
+        .as_ref()
+        .map(|_| EarningsState::Pending.as_str().to_owned());
     let earnings_at = earned.as_ref().map(|_| now);
     match existing {
         Some(c) => {

@@ -126,16 +126,13 @@ pub async fn report(
         let same =
             e.status == wanted || (wanted == status::COMPLETE && e.status == status::OVERQUOTA);
         if same {
-            return Ok(receipt(
-                &e.status.clone(),
-                e.conversion_id.is_some(),
-                true,
-                if e.conversion_id.is_some() {
-                    e.cpi_micros
-                } else {
-                    0
-                },
-            ));
+            // A complete reversed since is reported as it stands now: reversed, not paid.
+            if super::reversal::was_reversed(&txn, &e).await? {
+                return Ok(receipt(REVERSED, false, true, 0));
+            }
+            let paid = e.conversion_id.is_some();
+            let cost = if paid { e.cpi_micros } else { 0 };
+            return Ok(receipt(&e.status.clone(), paid, true, cost));
         }
         return Err(
             AppError::conflict(format!("the transaction is already {}", e.status))

@@ -77,6 +77,20 @@ pub(in crate::domain) async fn reversible(
     Ok(Ok(c))
 }
 
+/// Whether entry `e` is a complete whose payment was reversed.
+pub(in crate::domain) async fn was_reversed(
+    txn: &DatabaseTransaction,
+    e: &entry::Model,
+) -> Result<bool, AppError> {
+    let Some(conversion_id) = e.conversion_id.clone() else {
+        return Ok(false);
+    };
+    let c = conversion::Entity::find_by_id(conversion_id)
+        .one(txn)
+        .await?;
+    Ok(c.is_some_and(|c| Settlement::parse(&c.settlement) == Some(Settlement::Reversed)))
+}
+
 /// Reverses the complete whose conversion `c` [`reversible`] found, in `txn`.
 pub(in crate::domain) async fn reverse_complete(
     txn: &DatabaseTransaction,

@@ -43,7 +43,14 @@ pub fn ConversionsPage() -> impl IntoView {
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let some = |s: String| Some(s).filter(|s| !s.is_empty());
     let list = Resource::new(
-        move || (status.get(), campaign.get(), transaction.get(), cursor.get()),
+        move || {
+            (
+                status.get(),
+                campaign.get(),
+                transaction.get(),
+                cursor.get(),
+            )
+        },
         move |(s, c, t, cur)| advertiser_conversions(some(c), some(s), some(t), cur),
     );
     let create = ServerAction::<CreateReconciliation>::new();
@@ -131,15 +138,7 @@ fn ReconcileForm(
             <ErrorNotice error=action_error(create)/>
             <ActionForm action=create attr:class="grid-2">
                 <CsrfField/>
-                <label>"Action"
-                    <select name="action">
-                        <option value="reverse">"Reverse (fraud, chargeback, invalid)"</option>
-                        <option value="approve">"Approve pending conversions"</option>
-                    </select>
-                </label>
-                <label>"Reason (kept with the reconciliation)"
-                    <input name="reason" required maxlength="500" placeholder="Fraud review November"/>
-                </label>
+                <ActionAndReason/>
                 <label class="span-2">"Transaction ids"
                     <textarea name="lines" rows="8" required placeholder="tx-1001\ntx-1002,cmp_…"></textarea>
                 </label>
@@ -151,21 +150,29 @@ fn ReconcileForm(
             // A plain multipart form (not a server function): the browser sends the file as it is.
             <form method="post" action="/advertiser/conversions/upload" enctype="multipart/form-data" class="grid-2" id="reconcile-upload">
                 <CsrfField/>
-                <label>"Action"
-                    <select name="action">
-                        <option value="reverse">"Reverse"</option>
-                        <option value="approve">"Approve pending conversions"</option>
-                    </select>
-                </label>
-                <label>"Reason"
-                    <input name="reason" required maxlength="500"/>
-                </label>
+                <ActionAndReason/>
                 <label class="span-2">"CSV file"
                     <input type="file" name="file" accept=".csv,text/csv,text/plain" required/>
                 </label>
                 <div class="form-actions"><button type="submit">"Upload and preview"</button></div>
             </form>
         </section>
+    }
+}
+
+/// The action and reason fields both reconciliation forms ask for.
+#[component]
+fn ActionAndReason() -> impl IntoView {
+    view! {
+        <label>"Action"
+            <select name="action">
+                <option value="reverse">"Reverse (fraud, chargeback, invalid)"</option>
+                <option value="approve">"Approve pending conversions"</option>
+            </select>
+        </label>
+        <label>"Reason (kept with the reconciliation)"
+            <input name="reason" required maxlength="500" placeholder="Fraud review November"/>
+        </label>
     }
 }
 

@@ -28,7 +28,10 @@ pub fn ReconciliationPage() -> impl IntoView {
     let state = Memo::new(move |_| query.read().get("state"));
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let apply = ServerAction::<ApplyReconciliation>::new();
-    let r = Resource::new(move || (id.get(), apply.version().get()), |(id, _)| reconciliation_view(id));
+    let r = Resource::new(
+        move || (id.get(), apply.version().get()),
+        |(id, _)| reconciliation_view(id),
+    );
     let lines = Resource::new(
         move || (id.get(), state.get(), cursor.get(), apply.version().get()),
         |(id, s, c, _)| reconciliation_line_page(id, s, c),
@@ -65,7 +68,10 @@ pub fn ReconciliationPage() -> impl IntoView {
 
 #[component]
 fn Summary(r: Reconciliation, apply: ServerAction<ApplyReconciliation>) -> impl IntoView {
-    let working = matches!(r.status, ReconciliationStatus::Queued | ReconciliationStatus::Applying);
+    let working = matches!(
+        r.status,
+        ReconciliationStatus::Queued | ReconciliationStatus::Applying
+    );
     let previewed = r.status == ReconciliationStatus::Previewed;
     let id = r.reconciliation_id.clone();
     view! {
@@ -119,6 +125,7 @@ fn Lines(items: Vec<ReconciliationLine>, older: Option<String>, base: String) ->
         LineState::Unknown,
         LineState::OutsideWindow,
         LineState::NotAllowed,
+        LineState::Failed,
     ];
     view! {
         <section class="card" id="lines">

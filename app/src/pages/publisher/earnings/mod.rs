@@ -10,15 +10,14 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use super::LoadError;
-use crate::model::AccountView;
 use crate::components::bar_chart::{Bar, BarChart};
+use crate::model::AccountView;
 use crate::model::money::Micros;
 use crate::model::publisher::earnings::{EarningsBalance, EarningsDaily, EarningsMovement};
 use crate::pages::{OlderLink, RequireUser, when};
 use crate::server_fns::earnings::{
-    CancelPayout, RequestPayout, SavePayoutProfile, list_payouts, my_earnings,
-    my_earnings_daily, my_earnings_movements, my_payout_profile, my_statement,
-    my_statement_periods,
+    CancelPayout, RequestPayout, SavePayoutProfile, list_payouts, my_earnings, my_earnings_daily,
+    my_earnings_movements, my_payout_profile, my_statement, my_statement_periods,
 };
 
 const USD: &str = "USD";
@@ -32,12 +31,28 @@ pub fn EarningsPage() -> impl IntoView {
     let save = ServerAction::<SavePayoutProfile>::new();
     let request = ServerAction::<RequestPayout>::new();
     let cancel = ServerAction::<CancelPayout>::new();
-    let changed = move || (save.version().get(), request.version().get(), cancel.version().get());
+    let changed = move || {
+        (
+            save.version().get(),
+            request.version().get(),
+            cancel.version().get(),
+        )
+    };
     let balance = Resource::new(changed, |_| my_earnings());
     let profile = Resource::new(move || save.version().get(), |_| my_payout_profile());
-    let payouts = Resource::new(move || (payouts_cursor.get(), changed()), |(c, _)| list_payouts(c));
-    let movements = Resource::new(move || (cursor.get(), changed()), |(c, _)| my_earnings_movements(c));
-    let actions = payouts::Actions { save, request, cancel };
+    let payouts = Resource::new(
+        move || (payouts_cursor.get(), changed()),
+        |(c, _)| list_payouts(c),
+    );
+    let movements = Resource::new(
+        move || (cursor.get(), changed()),
+        |(c, _)| my_earnings_movements(c),
+    );
+    let actions = payouts::Actions {
+        save,
+        request,
+        cancel,
+    };
     let chosen = Memo::new(move |_| query.read().get("statement"));
     let periods = Resource::new(changed, |_| my_statement_periods());
     let daily = Resource::new(|| (), |()| my_earnings_daily());
@@ -95,9 +110,15 @@ pub fn EarningsPage() -> impl IntoView {
 
 /// What the next payout can be: the available balance once it reaches the minimum.
 fn next_payout(b: &EarningsBalance) -> String {
-    let (available, minimum) = (b.available_micros.get(), b.terms.minimum_payout_micros.get());
+    let (available, minimum) = (
+        b.available_micros.get(),
+        b.terms.minimum_payout_micros.get(),
+    );
     if b.held_for_payout_micros.get() > 0 {
-        format!("Next payout: {} is on its way (see Payouts below).", b.held_for_payout_micros.money(USD))
+        format!(
+            "Next payout: {} is on its way (see Payouts below).",
+            b.held_for_payout_micros.money(USD)
+        )
     } else if available >= minimum {
         format!(
             "Next payout: {} can be paid now. Request it below, or the monthly payout run pays it.",
@@ -155,7 +176,12 @@ fn Daily(d: EarningsDaily) -> impl IntoView {
         .iter()
         .map(|x| Bar {
             value: x.earned_micros.get(),
-            title: format!("{}: {} earned, {} conversions", x.day, x.earned_micros.money(USD), x.conversions),
+            title: format!(
+                "{}: {} earned, {} conversions",
+                x.day,
+                x.earned_micros.money(USD),
+                x.conversions
+            ),
         })
         .collect();
     let caption = format!(

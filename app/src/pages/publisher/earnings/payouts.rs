@@ -7,7 +7,9 @@ use super::super::{LoadError, action_error};
 use super::USD;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
-use crate::model::publisher::payouts::{Payout, PayoutList, PayoutMethod, PayoutProfile, PayoutStatus};
+use crate::model::publisher::payouts::{
+    Payout, PayoutList, PayoutMethod, PayoutProfile, PayoutStatus,
+};
 use crate::pages::{OlderLink, when};
 use crate::server_fns::earnings::{CancelPayout, RequestPayout, SavePayoutProfile};
 

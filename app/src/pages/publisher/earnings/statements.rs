@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
+use super::super::LoadError;
 use super::USD;
 use crate::error::AppError;
 use crate::model::publisher::earnings::{EarningsStatement, StatementPeriods};
-use super::super::LoadError;
 
 pub type Periods = Resource<Result<StatementPeriods, AppError>>;
 pub type Shown = Resource<Result<Option<EarningsStatement>, AppError>>;
@@ -60,8 +60,10 @@ fn Months(months: Vec<String>, current: String) -> impl IntoView {
 
 #[component]
 fn Figures(st: EarningsStatement) -> impl IntoView {
-    let row = |label: &'static str, key: &'static str, m: crate::model::money::Micros| view! {
-        <tr data-item=key><td>{label}</td><td>{m.money(USD)}</td></tr>
+    let row = |label: &'static str, key: &'static str, m: crate::model::money::Micros| {
+        view! {
+            <tr data-item=key><td>{label}</td><td>{m.money(USD)}</td></tr>
+        }
     };
     view! {
         <h3>{format!("{} ({})", st.period, st.status)}</h3>
