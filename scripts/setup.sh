@@ -57,6 +57,11 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet schemathesis==4.32.5 2>/dev/null \
       || python3 -m pip install --quiet --break-system-packages schemathesis==4.32.5
   fi
+  if ! python3 -c 'import standardwebhooks' 2>/dev/null; then
+    log "installing standardwebhooks (PyPI) for the Standard Webhooks test of reward callbacks"
+    python3 -m pip install --quiet standardwebhooks 2>/dev/null \
+      || python3 -m pip install --quiet --break-system-packages standardwebhooks
+  fi
   if ! command -v openapi-python-client >/dev/null 2>&1; then
     log "installing openapi-python-client (PyPI) for the generated-client check"
     python3 -m pip install --quiet openapi-python-client 2>/dev/null \

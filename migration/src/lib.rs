@@ -29,6 +29,7 @@ mod m0025_payouts;
 mod m0026_conversions_by_advertiser;
 mod m0027_reconciliation;
 mod m0028_ledger_entries_by_account_time;
+mod m0029_drop_ledger_entries_account;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0026_conversions_by_advertiser::Migration),
             Box::new(m0027_reconciliation::Migration),
             Box::new(m0028_ledger_entries_by_account_time::Migration),
+            Box::new(m0029_drop_ledger_entries_account::Migration),
         ]
     }
 }

@@ -41,6 +41,7 @@ mod records;
 mod render;
 mod retire;
 mod slots;
+mod standard_webhooks;
 mod statements;
 mod survey_cache;
 mod survey_fetch;

@@ -10,7 +10,8 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
 use tests::builders::callbacks::{click, world};
 use tests::builders::reconciliation::{
-    RECONCILIATIONS, advertiser_available, callbacks, many_paid, reconcile, tally,
+    RECONCILIATIONS, advertiser_available, callbacks, lines_in, paid_world, reconcile,
+    reconciliation, tally,
 };
 use tests::builders::surveys::{enter, market, report_outcome};
 use tests::builders::{USD, campaign_body};
@@ -22,10 +23,7 @@ use tests::builders::earnings::{assert_reconciled, earnings, micros, paid};
 
 async fn a_bulk_reversal_applies_each_line_once(app: TestApp) {
     const N: usize = 1_000;
-    let mut body = campaign_body("CUSTOM_S2S", 900 * USD);
-    body["goals"][0]["payoutMicros"] = json!(500_000);
-    let w = world(app, body).await;
-    many_paid(&w, N).await;
+    let w = paid_world(app, N).await;
     let e = earnings(&w).await;
     assert_eq!(micros(&e, "pendingMicros"), 350_000 * N as i64, "{e}");
     // Every confirmation has reached the publisher: a reversal must now be sent too.
@@ -71,10 +69,7 @@ async fn a_bulk_reversal_applies_each_line_once(app: TestApp) {
     assert_eq!(s, StatusCode::ACCEPTED, "{q}");
     assert_eq!(q["status"], "QUEUED");
     w.app.run_workers_once().await;
-    let (_, done) = w
-        .app
-        .get(&format!("{RECONCILIATIONS}/{id}"), Some(&w.adv))
-        .await;
+    let done = reconciliation(&w, &id).await;
     assert_eq!(done["status"], "DONE", "{done}");
     assert_eq!(tally(&done, "results", "APPLIED"), N as u64, "{done}");
     assert_eq!(done["linesLeft"], 0);
@@ -110,14 +105,7 @@ async fn a_bulk_reversal_applies_each_line_once(app: TestApp) {
     assert_eq!(callbacks(&w.app, "reward.reversed").await, N as u64);
     assert_reconciled(&w.app).await;
 
-    let (s, unknown) = w
-        .app
-        .get(
-            &format!("{RECONCILIATIONS}/{id}/lines?state=unknown"),
-            Some(&w.adv),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{unknown}");
+    let unknown = lines_in(&w, &id, "unknown").await;
     assert_eq!(
         unknown["items"][0]["transactionId"], "nobody-knows",
         "{unknown}"

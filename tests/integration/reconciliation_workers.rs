@@ -9,12 +9,10 @@ use reqwest::StatusCode;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
-use tests::builders::callbacks::world;
 use tests::builders::earnings::{assert_reconciled, earnings, micros};
 use tests::builders::reconciliation::{
-    RECONCILIATIONS, advertiser_available, many_paid, poison, reconcile, tally,
+    advertiser_available, lines_in, paid_world, poison, reconcile, reconciliation, tally,
 };
-use tests::builders::{USD, campaign_body};
 use tests::{TestApp, both_backends};
 
 use app::domain::conversions::reconciliation::apply_next;
@@ -28,10 +26,7 @@ both_backends!(
 /// A line that always fails is marked FAILED after its tries; the rest of its chunk is
 /// applied and the reconciliation finishes instead of being retried forever.
 async fn a_line_that_always_fails_does_not_stop_the_rest(app: TestApp) {
-    let mut body = campaign_body("CUSTOM_S2S", 900 * USD);
-    body["goals"][0]["payoutMicros"] = json!(500_000);
-    let w = world(app, body).await;
-    many_paid(&w, 4).await;
+    let w = paid_world(app, 4).await;
     let before = advertiser_available(&w).await;
     poison(&w.app, "tx-2").await;
     let lines: Vec<Value> = (0..4)
@@ -43,10 +38,7 @@ async fn a_line_that_always_fails_does_not_stop_the_rest(app: TestApp) {
     assert_eq!(s, StatusCode::CREATED, "{r}");
     w.app.run_workers_once().await;
     let id = r["reconciliationId"].as_str().expect("id");
-    let (_, done) = w
-        .app
-        .get(&format!("{RECONCILIATIONS}/{id}"), Some(&w.adv))
-        .await;
+    let done = reconciliation(&w, &id).await;
     assert_eq!(done["status"], "DONE", "{done}");
     assert_eq!(tally(&done, "results", "APPLIED"), 3, "{done}");
     assert_eq!(tally(&done, "results", "FAILED"), 1, "{done}");
@@ -65,14 +57,7 @@ async fn a_line_that_always_fails_does_not_stop_the_rest(app: TestApp) {
         failed.settlement, "APPROVED",
         "the failed line changed nothing"
     );
-    let (s, list) = w
-        .app
-        .get(
-            &format!("{RECONCILIATIONS}/{id}/lines?state=FAILED"),
-            Some(&w.adv),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{list}");
+    let list = lines_in(&w, &id, "FAILED").await;
     assert_eq!(list["items"][0]["transactionId"], "tx-2", "{list}");
     assert_reconciled(&w.app).await;
 }
@@ -81,10 +66,7 @@ async fn a_line_that_always_fails_does_not_stop_the_rest(app: TestApp) {
 /// after its lease and the replacement applies every line.
 async fn one_worker_applies_and_a_stopped_one_is_replaced(app: TestApp) {
     const N: usize = 200;
-    let mut body = campaign_body("CUSTOM_S2S", 900 * USD);
-    body["goals"][0]["payoutMicros"] = json!(500_000);
-    let w = world(app, body).await;
-    many_paid(&w, N).await;
+    let w = paid_world(app, N).await;
     let before = advertiser_available(&w).await;
     let lines: Vec<Value> = (0..N)
         .map(|i| json!({"transactionId": format!("tx-{i}")}))
@@ -124,10 +106,7 @@ async fn one_worker_applies_and_a_stopped_one_is_replaced(app: TestApp) {
         .collect();
     applied.retain(|n| *n > 0);
     assert_eq!(applied, vec![N], "one worker applied every line");
-    let (_, done) = w
-        .app
-        .get(&format!("{RECONCILIATIONS}/{id}"), Some(&w.adv))
-        .await;
+    let done = reconciliation(&w, &id).await;
     assert_eq!(done["status"], "DONE", "{done}");
     assert_eq!(tally(&done, "results", "APPLIED"), N as u64, "{done}");
     assert_eq!(

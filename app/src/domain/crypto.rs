@@ -53,6 +53,12 @@ pub fn hmac_sha256_hex(key: &[u8], message: &[u8]) -> String {
     hex::encode(hmac_sha256(key, message))
 }
 
+/// Standard base64 (with padding) of the HMAC-SHA256 of `message` keyed with `key`'s bytes.
+pub fn hmac_sha256_base64(key: &[u8], message: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(hmac_sha256(key, message))
+}
+
 fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
     // HMAC accepts keys of any length, so this cannot fail.
     #[allow(clippy::expect_used)]

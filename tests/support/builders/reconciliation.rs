@@ -4,11 +4,12 @@
 
 use reqwest::StatusCode;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::callbacks::{World, click};
+use super::callbacks::{World, click, world};
 use super::earnings::micros;
 use super::keyed;
+use super::{USD, campaign_body};
 use crate::{Backend, TestApp};
 use app::domain::conversions::inbox;
 use app::domain::conversions::reported::{Reported, ReportedStatus};
@@ -124,4 +125,36 @@ pub async fn poison(app: &TestApp, transaction_id: &str) {
         .execute_unprepared(&sql)
         .await
         .expect("trigger");
+}
+
+/// A world whose campaign pays 0.50 USD a conversion, with `n` of them paid (`tx-0` …).
+pub async fn paid_world(app: TestApp, n: usize) -> World {
+    let mut body = campaign_body("CUSTOM_S2S", 900 * USD);
+    body["goals"][0]["payoutMicros"] = json!(500_000);
+    let w = world(app, body).await;
+    many_paid(&w, n).await;
+    w
+}
+
+/// The reconciliation `id` as its advertiser sees it.
+pub async fn reconciliation(w: &World, id: &str) -> Value {
+    let (s, r) = w
+        .app
+        .get(&format!("{RECONCILIATIONS}/{id}"), Some(&w.adv))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    r
+}
+
+/// The lines of reconciliation `id` in `state` (as the query names it).
+pub async fn lines_in(w: &World, id: &str, state: &str) -> Value {
+    let (s, list) = w
+        .app
+        .get(
+            &format!("{RECONCILIATIONS}/{id}/lines?state={state}"),
+            Some(&w.adv),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    list
 }

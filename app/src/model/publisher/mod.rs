@@ -396,6 +396,10 @@ pub struct CallbackSettings {
     pub next_key_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
+    /// The same secret in the Standard Webhooks encoding (`whsec_…`), for verifying the
+    /// `webhook-signature` header with the scheme's libraries; only beside `secret`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standard_webhooks_secret: Option<String>,
 }
 
 /// `POST .../callback/rotate`: the next key, shown once.
@@ -405,6 +409,8 @@ pub struct CallbackSettings {
 pub struct CallbackKeyIssued {
     pub key_id: String,
     pub secret: String,
+    /// The same secret in the Standard Webhooks encoding (`whsec_…`).
+    pub standard_webhooks_secret: String,
 }
 
 /// `POST .../callback/promote`.

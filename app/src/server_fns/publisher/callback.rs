@@ -9,6 +9,14 @@ use crate::model::publisher::*;
 #[cfg(feature = "ssr")]
 use super::support;
 
+/// The label of a callback secret shown once: the value holds the secret and, on its second
+/// line, the same secret for Standard Webhooks libraries.
+pub fn callback_secret_label(what: &str, key_id: &str) -> String {
+    format!(
+        "{what} (key {key_id}); the second line is the same secret for Standard Webhooks libraries"
+    )
+}
+
 #[server(prefix = "/fn", endpoint = "publisher_configure_callback")]
 pub async fn configure_callback(
     placement_id: String,
@@ -19,9 +27,12 @@ pub async fn configure_callback(
         let (ctx, session, p) = support::writer(&csrf).await?;
         let settings =
             crate::domain::publisher::callbacks::configure(&ctx, &p, &placement_id, &url).await?;
-        if let Some(secret) = &settings.secret {
-            let label = format!("Callback signing secret (key {})", settings.key_id);
-            crate::server_fns::flash::put_secret(&ctx, &session, &placement_id, &label, secret)
+        if let (Some(secret), Some(standard)) =
+            (&settings.secret, &settings.standard_webhooks_secret)
+        {
+            let label = callback_secret_label("Callback signing secret", &settings.key_id);
+            let both = format!("{secret}\n{standard}");
+            crate::server_fns::flash::put_secret(&ctx, &session, &placement_id, &label, &both)
                 .await?;
         }
         Ok(settings)
@@ -37,9 +48,9 @@ pub async fn rotate_callback(
     crate::server_fns::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
         let issued = crate::domain::publisher::callbacks::rotate(&ctx, &p, &placement_id).await?;
-        let label = format!("Next callback signing secret (key {})", issued.key_id);
-        crate::server_fns::flash::put_secret(&ctx, &session, &placement_id, &label, &issued.secret)
-            .await?;
+        let label = callback_secret_label("Next callback signing secret", &issued.key_id);
+        let both = format!("{}\n{}", issued.secret, issued.standard_webhooks_secret);
+        crate::server_fns::flash::put_secret(&ctx, &session, &placement_id, &label, &both).await?;
         Ok(issued)
     })
     .await

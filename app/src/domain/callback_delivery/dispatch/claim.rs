@@ -17,7 +17,8 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter, QuerySelect, Value,
 };
 
-use super::{Claimed, KeyState, SigningKey};
+use super::{Claimed, KeyState};
+use crate::domain::publisher::callbacks::{KeySecrets, open_secret};
 use crate::domain::{Ctx, db, sql};
 use crate::error::AppError;
 use entity::{callback_delivery, callback_key, callback_receiver, placement};
@@ -258,26 +259,33 @@ async fn receivers_of(
         .into_iter()
         .map(|p| (p.id, p.callback_url))
         .collect();
-    let keys: HashMap<String, KeyState> = callback_key::Entity::find()
+    let mut keys: HashMap<String, KeyState> = HashMap::new();
+    let rows = callback_key::Entity::find()
         .filter(callback_key::Column::PlacementId.is_in(placement_ids))
-        .filter(callback_key::Column::State.eq("CURRENT"))
+        .filter(callback_key::Column::State.is_in(["CURRENT", "NEXT"]))
         .all(&ctx.db)
-        .await?
-        .into_iter()
-        .map(|k| {
-            let state = match crate::domain::publisher::callbacks::open_secret(ctx, &k) {
-                Ok(secret) => KeyState::Ready(SigningKey {
-                    id: k.id.clone(),
-                    secret,
-                }),
-                Err(_) => {
-                    tracing::error!(placement = %k.placement_id, key = %k.id, "a callback signing key cannot be opened");
-                    KeyState::Unreadable
-                }
-            };
-            (k.placement_id, state)
-        })
-        .collect();
+        .await?;
+    let (current, next): (Vec<_>, Vec<_>) = rows.into_iter().partition(|k| k.state == "CURRENT");
+    for k in current {
+        let state = match open_secret(ctx, &k) {
+            Ok(secret) => KeyState::Ready(KeySecrets {
+                id: k.id.clone(),
+                secret,
+                next_secret: None,
+            }),
+            Err(_) => {
+                tracing::error!(placement = %k.placement_id, key = %k.id, "a callback signing key cannot be opened");
+                KeyState::Unreadable
+            }
+        };
+        keys.insert(k.placement_id, state);
+    }
+    // During a rotation the NEXT key signs the Standard Webhooks header too.
+    for k in next {
+        if let Some(KeyState::Ready(ready)) = keys.get_mut(&k.placement_id) {
+            ready.next_secret = open_secret(ctx, &k).ok();
+        }
+    }
     Ok(chosen
         .into_iter()
         .map(|mut d| {

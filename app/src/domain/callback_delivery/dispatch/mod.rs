@@ -14,28 +14,13 @@ pub use claim::{ClaimRequest, claim, release_orphans, renew};
 pub use record::{Finished, park, record_batch};
 
 use crate::domain::crypto;
-use crate::domain::publisher::callbacks::{SignedDelivery, sign_delivery};
+use crate::domain::publisher::callbacks::{KeySecrets, SignedDelivery, sign_delivery};
 use entity::callback_delivery;
-
-/// The CURRENT signing key of a placement; the secret never appears in `Debug` output.
-#[derive(Clone)]
-pub struct SigningKey {
-    pub id: String,
-    secret: String,
-}
-
-impl std::fmt::Debug for SigningKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SigningKey")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
-    }
-}
 
 /// What signing a claimed delivery can use.
 #[derive(Debug, Clone)]
 pub enum KeyState {
-    Ready(SigningKey),
+    Ready(KeySecrets),
     /// The placement has no CURRENT key (no receiver was ever configured).
     Missing,
     /// The stored key could not be opened (a master-key problem): recorded as a failed
@@ -110,14 +95,7 @@ impl Claimed {
         };
         let payload: serde_json::Value = serde_json::from_str(&self.delivery.payload).ok()?;
         let nonce = hex::encode(crypto::random_bytes::<16>());
-        let signed = sign_delivery(
-            &key.id,
-            &key.secret,
-            &payload,
-            now,
-            &nonce,
-            &self.delivery.id,
-        );
+        let signed = sign_delivery(key, &payload, now, &nonce, &self.delivery.id);
         let timestamp = signed
             .headers
             .get("X-Service-Timestamp")

@@ -22,6 +22,7 @@ use crate::error::AppError;
 use crate::model::publisher::*;
 use entity::{callback_key, placement};
 
+pub mod standard_webhooks;
 pub mod test_event;
 
 pub(crate) const CURRENT: &str = "CURRENT";
@@ -64,10 +65,11 @@ pub struct SignedDelivery {
     pub signed_string: String,
 }
 
-/// Builds the headers and body of one delivery (used by the test route and the delivery worker).
+/// Builds the headers and body of one delivery (used by the test route and the delivery
+/// worker): the specification's headers signed by the CURRENT key, and the Standard Webhooks
+/// headers signed by it and, during a rotation, by the NEXT key too.
 pub fn sign_delivery(
-    key_id: &str,
-    secret: &str,
+    key: &KeySecrets,
     payload: &Value,
     now: DateTime<Utc>,
     nonce: &str,
@@ -75,8 +77,13 @@ pub fn sign_delivery(
 ) -> SignedDelivery {
     let body = canonical_json(payload);
     let timestamp = now.to_rfc3339_opts(SecondsFormat::Secs, true);
-    let sig = signature(secret, &timestamp, nonce, &body);
-    let headers = BTreeMap::from([
+    let sig = signature(&key.secret, &timestamp, nonce, &body);
+    let secrets: Vec<&str> = std::iter::once(key.secret.as_str())
+        .chain(key.next_secret.as_deref())
+        .collect();
+    let standard = standard_webhooks::headers(&secrets, idempotency_key, now.timestamp(), &body);
+    let key_id = key.id.as_str();
+    let mut headers = BTreeMap::from([
         ("Content-Type".to_owned(), "application/json".to_owned()),
         ("Idempotency-Key".to_owned(), idempotency_key.to_owned()),
         ("X-Service-Key-Id".to_owned(), key_id.to_owned()),
@@ -84,6 +91,7 @@ pub fn sign_delivery(
         ("X-Service-Signature".to_owned(), sig),
         ("X-Service-Timestamp".to_owned(), timestamp.clone()),
     ]);
+    headers.extend(standard);
     SignedDelivery {
         headers,
         signed_string: format!("{timestamp}.{nonce}.{body}"),
@@ -175,6 +183,7 @@ fn settings_of(
         key_id: current.id.clone(),
         status: "ACTIVE".to_owned(),
         next_key_id: keys.iter().find(|k| k.state == NEXT).map(|k| k.id.clone()),
+        standard_webhooks_secret: secret.as_deref().map(standard_webhooks::secret),
         secret,
     })
 }
@@ -283,7 +292,11 @@ async fn rotate_once(
         .await?;
     ctx.commit_and_announce(txn, [Change::DeliveryConfig])
         .await?;
-    Ok(CallbackKeyIssued { key_id, secret })
+    Ok(CallbackKeyIssued {
+        key_id,
+        standard_webhooks_secret: standard_webhooks::secret(&secret),
+        secret,
+    })
 }
 
 /// NEXT becomes CURRENT; the old CURRENT is retired.
@@ -327,18 +340,40 @@ pub async fn promote(
     Ok(CallbackKeyRef { key_id })
 }
 
-/// The CURRENT key id and secret of a placement (for signing deliveries).
+/// The secrets that sign a placement's callbacks: the CURRENT key's, and the NEXT key's
+/// while a rotation is in progress. Never in `Debug` output.
+#[derive(Clone)]
+pub struct KeySecrets {
+    pub id: String,
+    pub secret: String,
+    pub next_secret: Option<String>,
+}
+
+impl std::fmt::Debug for KeySecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeySecrets")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The signing secrets of a placement (for signing deliveries).
 pub async fn signing_key<C: ConnectionTrait>(
     ctx: &Ctx,
     db: &C,
     placement_id: &str,
-) -> Result<(String, String), AppError> {
-    let k = keys(db, placement_id)
-        .await?
-        .into_iter()
+) -> Result<KeySecrets, AppError> {
+    let ks = keys(db, placement_id).await?;
+    let k = ks
+        .iter()
         .find(|k| k.state == CURRENT)
         .ok_or_else(|| AppError::conflict("the callback is not configured"))?;
-    Ok((k.id.clone(), open_secret(ctx, &k)?))
+    let next = ks.iter().find(|k| k.state == NEXT);
+    Ok(KeySecrets {
+        id: k.id.clone(),
+        secret: open_secret(ctx, k)?,
+        next_secret: next.and_then(|n| open_secret(ctx, n).ok()),
+    })
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ async fn build(
         .callback_url
         .clone()
         .ok_or_else(|| AppError::conflict("configure the callback first"))?;
-    let (key_id, secret) = signing_key(ctx, &ctx.db, &p.id).await?;
+    let key = signing_key(ctx, &ctx.db, &p.id).await?;
     let slot = entity::ad_slot::Entity::find()
         .filter(entity::ad_slot::Column::PlacementId.eq(p.id.clone()))
         .filter(entity::ad_slot::Column::ArchivedAt.is_null())
@@ -123,7 +123,7 @@ async fn build(
     }
     .to_json();
     let nonce = hex::encode(crypto::random_bytes::<16>());
-    let signed = sign_delivery(&key_id, &secret, &payload, now, &nonce, &event_id);
+    let signed = sign_delivery(&key, &payload, now, &nonce, &event_id);
     let test = CallbackTest {
         url,
         method: "POST".to_owned(),
@@ -142,7 +142,7 @@ async fn build(
         .unwrap_or_default();
     let attempt = Attempt {
         signed,
-        key_id,
+        key_id: key.id,
         nonce,
         timestamp,
     };

@@ -58,17 +58,17 @@ impl DetailActions {
     pub(super) fn secrets(&self) -> Vec<OneTimeSecret> {
         let mut out = Vec::new();
         if let Some(Ok(s)) = self.configure.value().get() {
-            if let Some(value) = s.secret {
+            if let (Some(secret), Some(standard)) = (s.secret, s.standard_webhooks_secret) {
                 out.push(OneTimeSecret {
-                    label: format!("Callback signing secret (key {})", s.key_id),
-                    value,
+                    label: callback_secret_label("Callback signing secret", &s.key_id),
+                    value: format!("{secret}\n{standard}"),
                 });
             }
         }
         if let Some(Ok(k)) = self.rotate.value().get() {
             out.push(OneTimeSecret {
-                label: format!("Next callback signing secret (key {})", k.key_id),
-                value: k.secret,
+                label: callback_secret_label("Next callback signing secret", &k.key_id),
+                value: format!("{}\n{}", k.secret, k.standard_webhooks_secret),
             });
         }
         if let Some(Ok(k)) = self.user_secret.value().get() {

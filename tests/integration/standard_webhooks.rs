@@ -1,0 +1,115 @@
+//! Reward callbacks verify with the Standard Webhooks reference library (issue 35): a
+//! delivered confirmation is accepted by the `standardwebhooks` package from PyPI with the
+//! `whsec_` secret the configuration answered, and during a rotation with the next key's
+//! secret too; a changed body or another secret is refused.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tests::builders::callbacks::{app_for, click, world};
+use tests::builders::{USD, campaign_body};
+use tests::receiver::{Received, Receiver};
+use tests::{Backend, each_backend};
+
+each_backend!(a_delivered_callback_verifies_with_the_standard_library);
+
+/// Whether the `standardwebhooks` package accepts `body` with the request's headers.
+fn verifies(secret: &str, r: &Received, body: &str) -> bool {
+    const SCRIPT: &str = "import json, sys\n\
+        from standardwebhooks import Webhook\n\
+        d = json.load(sys.stdin)\n\
+        try:\n    Webhook(d['secret']).verify(d['body'], d['headers'])\n    print('verified')\n\
+        except Exception as e:\n    print('refused:', e)\n";
+    let headers: Value = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        .iter()
+        .map(|h| (h.to_string(), Value::from(r.header(h))))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    let input = json!({"secret": secret, "body": body, "headers": headers});
+    let mut child = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("written");
+    let out = child.wait_with_output().expect("ran");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && !said.is_empty(),
+        "the standardwebhooks package is needed (scripts/setup.sh --test installs it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    said.trim() == "verified"
+}
+
+async fn a_delivered_callback_verifies_with_the_standard_library(backend: Backend) {
+    let rx = Receiver::start().await;
+    let app = app_for(backend, &rx, true).await;
+    // The library refuses messages older than five minutes by the real clock.
+    app.clock.set(chrono::Utc::now());
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let callback = format!("/publisher/v2/placements/{}/callback", w.p.placement);
+    let (s, cb) = w
+        .app
+        .put(&callback, Some(&w.p.token), &json!({"url": rx.url}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{cb}");
+    let standard = cb["standardWebhooksSecret"]
+        .as_str()
+        .expect("whsec")
+        .to_owned();
+    assert!(standard.starts_with("whsec_"), "{cb}");
+    let (s, next) = w
+        .app
+        .post(&format!("{callback}/rotate"), Some(&w.p.token), &json!({}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{next}");
+    let next_standard = next["standardWebhooksSecret"]
+        .as_str()
+        .expect("whsec")
+        .to_owned();
+
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    for _ in 0..100 {
+        if w.deliveries("?status=DELIVERED").await["count"] == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let got = rx.received();
+    let r = got.first().expect("a delivered callback");
+    assert_eq!(r.header("webhook-id"), r.header("idempotency-key"));
+    assert_eq!(
+        r.header("webhook-signature").split(' ').count(),
+        2,
+        "both keys sign"
+    );
+    assert!(
+        verifies(&standard, r, &r.body),
+        "the current key's whsec secret"
+    );
+    assert!(
+        verifies(&next_standard, r, &r.body),
+        "the next key's, during the rotation"
+    );
+    let forged = r.body.replace("\"test\":false", "\"test\":true");
+    assert_ne!(forged, r.body);
+    assert!(
+        !verifies(&standard, r, &forged),
+        "a changed body is refused"
+    );
+    assert!(
+        !verifies("whsec_bm90LXRoZS1zZWNyZXQ=", r, &r.body),
+        "another secret is refused"
+    );
+}
