@@ -37,12 +37,7 @@ async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
     w.report(&clk, "order-1", "approved").await;
 
     // The background worker of the running server delivers within seconds.
-    for _ in 0..100 {
-        if w.deliveries("?status=DELIVERED").await["count"] == 1 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    w.wait_delivered(1).await;
     let got = rx.received();
     assert_eq!(got.len(), 1, "{got:?}");
     let confirmed = &got[0];

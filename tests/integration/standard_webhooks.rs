@@ -80,12 +80,7 @@ async fn a_delivered_callback_verifies_with_the_standard_library(backend: Backen
 
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
-    for _ in 0..100 {
-        if w.deliveries("?status=DELIVERED").await["count"] == 1 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    w.wait_delivered(1).await;
     let got = rx.received();
     let r = got.first().expect("a delivered callback");
     assert_eq!(r.header("webhook-id"), r.header("idempotency-key"));

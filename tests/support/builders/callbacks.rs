@@ -131,6 +131,16 @@ impl World {
         assert_eq!(s, StatusCode::OK, "{l}");
         l
     }
+
+    /// Waits (10 s at most) until the running workers delivered `n` callbacks.
+    pub async fn wait_delivered(&self, n: u64) {
+        for _ in 0..100 {
+            if self.deliveries("?status=DELIVERED").await["count"] == n {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
 }
 
 /// Queues `n` due confirmations for `placement` straight into the outbox.
