@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startServer, launchBrowser, watchPage, signIn, signOut, api } from './harness.mjs';
 
 let server; let browser;
+const accounts = {};
 const password = 'correct horse battery';
 const at = '2026-11-01 09:00:00+00:00';
 
@@ -21,6 +22,7 @@ before(async () => {
     const { account } = await api(server.base, 'POST', '/auth/v1/tokens', { email: `${who}@example.com`, password });
     // 120 USD available, as a balanced posting.
     const id = account.accountId;
+    accounts[who] = id;
     server.sql(`insert into ledger_accounts (id, owner_account_id, kind, reference_id, balance_micros, created_at)
       values (?, ?, 'PUBLISHER_AVAILABLE', '', 120000000, ?)`, [`lac_seed_${who}`, id, at]);
     server.sql(`insert into ledger_accounts (id, owner_account_id, kind, reference_id, balance_micros, created_at)
@@ -86,13 +88,17 @@ for (const hydrated of [true, false]) {
     if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
     // The platform's revenue of the last 30 days stands under the queue, with its totals.
     await page.locator('#revenue tr[data-day=Total]').waitFor();
-    const queued = page.locator('#payouts tr', { hasText: '100.00 USD' });
+    // Rows are told apart by the publisher's account, and the approval must land before the
+    // next page is asked for (hydrated, the click is a server call the navigation would cut).
+    const queued = page.locator('#payouts tr', { hasText: accounts[who] }).filter({ hasText: '100.00 USD' });
     await queued.locator('button:has-text("Approve")').click();
+    await queued.waitFor({ state: 'detached' });
     await page.goto(`${server.base}/admin/payouts?status=APPROVED`);
     if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-    const approved = page.locator('#payouts tr', { hasText: '100.00 USD' });
+    const approved = page.locator('#payouts tr', { hasText: accounts[who] }).filter({ hasText: '100.00 USD' });
     await approved.locator('input[name=note]').first().fill(`SEPA-${who}`);
     await approved.locator('button:has-text("Mark paid")').click();
+    await approved.waitFor({ state: 'detached' });
     await page.goto(`${server.base}/admin/payouts?status=PAID`);
     await page.locator('#payouts tr', { hasText: `SEPA-${who}` }).waitFor();
     await signOut(page, server.base);

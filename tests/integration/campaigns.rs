@@ -25,7 +25,8 @@ async fn spend(app: &TestApp, id: &str, micros: i64, key: &str) {
         .await
         .expect("query")
         .expect("campaign");
-    lifecycle::spend_conversion(&txn, ctx.now(), &m, micros, key, None)
+    let posting = lifecycle::conversion_spend(&m, micros, key, None).expect("posting");
+    ledger::post_many(&txn, ctx.now(), &[posting])
         .await
         .expect("spend");
     txn.commit().await.expect("commit");

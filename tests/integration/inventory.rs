@@ -12,6 +12,7 @@ use tests::{TestApp, both_backends, error_code};
 use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
+use tests::builders::earnings::{assert_reconciled, spend_postings};
 use tests::builders::{approve, campaign_body, transition};
 
 both_backends!(
@@ -357,6 +358,9 @@ async fn caps_and_budget_hold(app: TestApp, queued: bool) {
         (0, 4 * USD),
         "exactly the budget was paid, never more"
     );
+    // Settled together or one by one, each payment is its own balanced posting.
+    assert_eq!(spend_postings(&app, &budget).await, vec![5; 4]);
+    assert_reconciled(&app).await;
 
     nothing_is_offered_or_launched_late(
         &app,
@@ -457,4 +461,26 @@ async fn queued_reports_keep_retry_and_conflict_rules(first: TestApp) {
     assert_eq!(late["duplicate"], true);
     app.run_workers_once().await;
     assert_eq!(campaign_money(&app, &adv, &id).await, (9 * USD, USD));
+
+    // Paid and reversed in one batch: the reversal writes the waiting payment first.
+    let (_, other) = session(&app, &p, "user-r").await;
+    let other_click = click(&app, &other, &id, 1).await;
+    for status in ["approved", "reversed"] {
+        let c = Conversion {
+            click: &other_click,
+            txn: "q-tx-2",
+            goal: "install",
+            status,
+        };
+        let (s, r) = postback(&app, &id, &key, &secret, &c, ts).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+    }
+    app.run_workers_once().await;
+    assert_eq!(
+        campaign_money(&app, &adv, &id).await,
+        (8 * USD, USD),
+        "paid from the reserve, given back to the wallet"
+    );
+    assert_eq!(spend_postings(&app, &id).await, vec![5; 2]);
+    assert_reconciled(&app).await;
 }

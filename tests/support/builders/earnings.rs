@@ -35,6 +35,28 @@ pub async fn assert_reconciled(app: &TestApp) {
     );
 }
 
+/// The entries of each `campaign_spend` posting of the campaign.
+pub async fn spend_postings(app: &TestApp, campaign: &str) -> Vec<u64> {
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let db = &app.state.ctx.db;
+    let txs = entity::ledger_transaction::Entity::find()
+        .filter(entity::ledger_transaction::Column::Kind.eq("campaign_spend"))
+        .filter(entity::ledger_transaction::Column::ReferenceId.eq(campaign))
+        .all(db)
+        .await
+        .expect("transactions");
+    let mut counts = Vec::new();
+    for t in txs {
+        let n = entity::ledger_entry::Entity::find()
+            .filter(entity::ledger_entry::Column::TransactionId.eq(t.id))
+            .count(db)
+            .await
+            .expect("entries");
+        counts.push(n);
+    }
+    counts
+}
+
 pub async fn paid(w: &World, user: &str, txn: &str) {
     let (_, c) = click(&w.app, &w.p, user, &w.campaign).await;
     let r = w.report(&c, txn, "approved").await;

@@ -405,37 +405,30 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, 
     })
 }
 
-/// Pays one conversion from the campaign's reserve, exactly once per `dedupe_key`, inside
-/// the caller's transaction (the postback settlement calls this). Refused with
-/// `insufficient_balance` when the reserve cannot cover it. With `earning`, the publisher's
-/// share and the platform's revenue are posted in the same movement.
-pub async fn spend_conversion(
-    txn: &DatabaseTransaction,
-    now: DateTime<Utc>,
+/// The posting that pays one conversion from the campaign's reserve, exactly once per
+/// `dedupe_key`; the postback settlement writes it in its transaction (refused with
+/// `insufficient_balance` when the reserve cannot cover it). With `earning`, the
+/// publisher's share and the platform's revenue move in the same posting.
+pub fn conversion_spend(
     m: &offer_campaign::Model,
     micros: i64,
     dedupe_key: &str,
     earning: Option<&ledger::Earning<'_>>,
-) -> Result<String, PostError> {
+) -> Result<ledger::Posting, AppError> {
     if micros <= 0 {
-        return Err(PostError::Other(AppError::invalid(
-            "a conversion payout must be positive",
-        )));
+        return Err(AppError::invalid("a conversion payout must be positive"));
     }
-    ledger::post(
-        txn,
-        now,
-        "campaign_spend",
-        &m.advertiser_id,
-        (SUBJECT, &m.id),
-        dedupe_key,
-        &ledger::conversion_legs(
+    Ok(ledger::Posting {
+        kind: "campaign_spend".to_owned(),
+        owner: m.advertiser_id.clone(),
+        reference: (SUBJECT.to_owned(), m.id.clone()),
+        dedupe_key: dedupe_key.to_owned(),
+        legs: ledger::conversion_legs(
             ledger::PaidFrom::Reserve,
             &m.advertiser_id,
             &m.id,
             micros,
             earning,
         ),
-    )
-    .await
+    })
 }

@@ -18,7 +18,7 @@ mod reconcile;
 
 pub use kind::Kind;
 pub use legs::*;
-pub use post::post;
+pub use post::{Posting, post, post_many};
 pub use reconcile::{Reconciliation, reconcile};
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};

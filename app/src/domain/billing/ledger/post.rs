@@ -11,11 +11,12 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{CaseStatement, Condition, Expr, ExprTrait, OnConflict};
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::{Leg, PostError};
 use crate::domain::{db, ids::new_id};
 use crate::error::AppError;
+use crate::model::money::Micros;
 use entity::{ledger_account, ledger_entry, ledger_transaction};
 
 /// The identity of an account: owner, kind text and reference.
@@ -71,12 +72,12 @@ async fn account_id<C: ConnectionTrait>(
 
 /// Undoes, inside the caller's transaction, what a posting refused for lack of money had
 /// already done: the legs moved before the one that found too little, and the transaction
-/// row holding the once-only key. Callers carry on after a refusal (a conversion becomes
+/// rows holding the once-only keys. Callers carry on after a refusal (a conversion becomes
 /// NO_BUDGET and is committed), so without this a half-moved posting would be committed and
 /// the key spent: a later attempt, once funded, would count as already posted.
 async fn take_back<C: ConnectionTrait>(
     db: &C,
-    tx_id: &str,
+    tx_ids: &[String],
     moved: &[(String, i64)],
 ) -> Result<(), PostError> {
     for (acc, amount) in moved {
@@ -89,10 +90,24 @@ async fn take_back<C: ConnectionTrait>(
             .exec(db)
             .await?;
     }
-    ledger_transaction::Entity::delete_by_id(tx_id.to_owned())
+    ledger_transaction::Entity::delete_many()
+        .filter(ledger_transaction::Column::Id.is_in(tx_ids.iter().cloned()))
         .exec(db)
         .await?;
     Ok(())
+}
+
+/// One balanced movement to write: what [`post`] takes, as a value that can wait in a
+/// batch ([`post_many`]).
+#[derive(Debug, Clone)]
+pub struct Posting {
+    pub kind: String,
+    /// The account the movement is about (the advertiser, the publisher).
+    pub owner: String,
+    /// What it is about: `(type, id)`, e.g. `("offer_campaign", "cmp_…")`.
+    pub reference: (String, String),
+    pub dedupe_key: String,
+    pub legs: Vec<Leg>,
 }
 
 /// Posts one balanced movement. `dedupe_key` (e.g. `funding_credit:fnd_…`) makes it
@@ -107,71 +122,111 @@ pub async fn post<C: ConnectionTrait>(
     dedupe_key: &str,
     legs: &[Leg],
 ) -> Result<String, PostError> {
-    if legs.is_empty()
-        || legs
-            .iter()
-            .map(|l| i128::from(l.amount_micros.get()))
-            .sum::<i128>()
-            != 0
-    {
-        tracing::error!(kind, "unbalanced ledger posting refused");
-        return Err(PostError::Other(AppError::internal()));
+    let one = Posting {
+        kind: kind.to_owned(),
+        owner: owner.to_owned(),
+        reference: (reference.0.to_owned(), reference.1.to_owned()),
+        dedupe_key: dedupe_key.to_owned(),
+        legs: legs.to_vec(),
+    };
+    post_many(db, now, std::slice::from_ref(&one))
+        .await?
+        .pop()
+        .ok_or_else(|| PostError::Other(AppError::internal()))
+}
+
+/// Posts several movements as if one after the other, in as many statements as one: the
+/// transaction rows in one insert, each account moved once by the sum of its legs, the
+/// entries in one insert. All or nothing: a refused guard or a key posted before refuses
+/// the whole batch (the caller, which holds the accounts' lock, knows the money is there).
+/// Returns the transaction ids in the postings' order.
+pub async fn post_many<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    postings: &[Posting],
+) -> Result<Vec<String>, PostError> {
+    for p in postings {
+        let sum: i128 = p.legs.iter().map(|l| i128::from(l.amount_micros.get())).sum();
+        if p.legs.is_empty() || sum != 0 {
+            tracing::error!(kind = %p.kind, "unbalanced ledger posting refused");
+            return Err(PostError::Other(AppError::internal()));
+        }
     }
-    let tx_id = new_id("ltx");
-    let inserted = ledger_transaction::ActiveModel {
-        id: Set(tx_id.clone()),
-        kind: Set(kind.to_owned()),
-        owner_account_id: Set(owner.to_owned()),
-        reference_type: Set(reference.0.to_owned()),
-        reference_id: Set(reference.1.to_owned()),
-        dedupe_key: Set(dedupe_key.to_owned()),
+    if postings.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tx_ids: Vec<String> = postings.iter().map(|_| new_id("ltx")).collect();
+    let rows = postings.iter().zip(&tx_ids).map(|(p, id)| ledger_transaction::ActiveModel {
+        id: Set(id.clone()),
+        kind: Set(p.kind.clone()),
+        owner_account_id: Set(p.owner.clone()),
+        reference_type: Set(p.reference.0.clone()),
+        reference_id: Set(p.reference.1.clone()),
+        dedupe_key: Set(p.dedupe_key.clone()),
         memo: Set(None),
         created_at: Set(now),
-    }
-    .insert(db)
-    .await;
-    if let Err(e) = inserted {
+    });
+    if let Err(e) = ledger_transaction::Entity::insert_many(rows)
+        .exec_without_returning(db)
+        .await
+    {
         return Err(if db::is_unique_violation(&e) {
             PostError::AlreadyPosted
         } else {
             PostError::Other(e.into())
         });
     }
+    let legs: Vec<&Leg> = postings.iter().flat_map(|p| &p.legs).collect();
     let mut ids: HashMap<Key, String> = HashMap::with_capacity(legs.len());
-    let mut moved: Vec<(String, i64)> = Vec::with_capacity(legs.len());
-    for leg in legs.iter().filter(|l| is_guarded_debit(l)) {
-        match move_one(db, leg, now).await? {
+    let mut moved: Vec<(String, i64)> = Vec::new();
+    for leg in summed(legs.iter().copied().filter(|l| is_guarded_debit(l))) {
+        match move_one(db, &leg, now).await? {
             Some(acc) => {
                 moved.push((acc.clone(), leg.amount_micros.get()));
-                ids.insert(key_of(leg), acc);
+                ids.insert(key_of(&leg), acc);
             }
             None => {
-                take_back(db, &tx_id, &moved).await?;
+                take_back(db, &tx_ids, &moved).await?;
                 return Err(PostError::Insufficient);
             }
         }
     }
-    let free: Vec<&Leg> = legs.iter().filter(|l| !is_guarded_debit(l)).collect();
-    ids.extend(move_together(db, &free, now).await?);
+    let free = summed(legs.iter().copied().filter(|l| !is_guarded_debit(l)));
+    ids.extend(move_together(db, &free.iter().collect::<Vec<_>>(), now).await?);
     let mut entries = Vec::with_capacity(legs.len());
-    for leg in legs {
-        let acc = ids
-            .get(&key_of(leg))
-            .cloned()
-            .ok_or_else(|| PostError::Other(AppError::internal()))?;
-        entries.push(ledger_entry::ActiveModel {
-            id: Set(new_id("len")),
-            transaction_id: Set(tx_id.clone()),
-            ledger_account_id: Set(acc),
-            amount_micros: Set(leg.amount_micros.get()),
-            created_at: Set(now),
-        });
+    for (p, tx_id) in postings.iter().zip(&tx_ids) {
+        for leg in &p.legs {
+            let acc = ids
+                .get(&key_of(leg))
+                .cloned()
+                .ok_or_else(|| PostError::Other(AppError::internal()))?;
+            entries.push(ledger_entry::ActiveModel {
+                id: Set(new_id("len")),
+                transaction_id: Set(tx_id.clone()),
+                ledger_account_id: Set(acc),
+                amount_micros: Set(leg.amount_micros.get()),
+                created_at: Set(now),
+            });
+        }
     }
     // The entries in one statement.
     ledger_entry::Entity::insert_many(entries)
         .exec_without_returning(db)
         .await?;
-    Ok(tx_id)
+    Ok(tx_ids)
+}
+
+/// The legs with one leg per account, its amount the sum of theirs (in first-seen order).
+fn summed<'a>(legs: impl Iterator<Item = &'a Leg>) -> Vec<Leg> {
+    let mut out: Vec<Leg> = Vec::new();
+    for leg in legs {
+        let k = key_of(leg);
+        match out.iter_mut().find(|l| key_of(l) == k) {
+            Some(l) => l.amount_micros = Micros(l.amount_micros.get() + leg.amount_micros.get()),
+            None => out.push(leg.clone()),
+        }
+    }
+    out
 }
 
 /// Whether the leg is a debit its guard may refuse (it moves on its own, before the rest).

@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::super::reported::{Reported, event_hash, transaction_conflict};
 use super::super::settlement::{
-    Applied, Lookups, after_settlement, apply, attribute, lock_campaign,
+    Applied, Batch, Lookups, after_settlement, apply, attribute, lock_campaign,
 };
 use super::{Route, TRANSACTION_CONFLICT};
 use crate::domain::changes::Change;
@@ -61,10 +61,10 @@ async fn settle_now(
             receipt_id: prior.id,
         });
     }
-    // The campaign's reserve after this payment, when it was paid from the reserve.
-    let mut reserve_left = None;
+    // One report: its payment is posted at once (the batch only tracks the reserve left).
+    let mut batch = Batch::for_reports(1);
     let Applied::Settled(settled) =
-        apply(&txn, now, campaign, &ev, attribution, &mut reserve_left).await?
+        apply(&txn, now, campaign, &ev, attribution, &mut batch).await?
     else {
         return Err(transaction_conflict());
     };
@@ -90,7 +90,7 @@ async fn settle_now(
         txn.rollback().await?;
         return first_receipt(ctx, &campaign.id, &hash).await;
     }
-    txn.commit().await?;
+    let reserve_left = batch.commit(txn, now).await?;
     ctx.deliveries.announce();
     if let Some(user) = settled.user {
         // The user's completions changed: offer lists must not hide or show by the old ones.

@@ -221,7 +221,7 @@ async fn settle_campaign(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let campaign = settlement::lock_campaign(&txn, campaign_id).await?;
-    let mut reserve_left = None;
+    let mut batch = settlement::Batch::for_reports(reports.len());
     let mut seen = settlement::Lookups::with_launches(
         &txn,
         campaign_id,
@@ -244,7 +244,7 @@ async fn settle_campaign(
         let ev = reported(report);
         let attribution = settlement::attribute(&txn, &campaign, &ev, &mut seen).await?;
         let applied =
-            settlement::apply(&txn, now, &campaign, &ev, attribution, &mut reserve_left).await?;
+            settlement::apply(&txn, now, &campaign, &ev, attribution, &mut batch).await?;
         let (outcome, conversion_id) = match applied {
             Applied::Conflict => (Outcome::Inbox(InboxState::TransactionConflict), None),
             Applied::Settled(s) => {
@@ -266,7 +266,7 @@ async fn settle_campaign(
             .exec(&txn)
             .await?;
     }
-    txn.commit().await?;
+    let reserve_left = batch.commit(txn, now).await?;
     ctx.deliveries.announce();
     for user in users {
         ctx.announce([Change::Completions(user)]);

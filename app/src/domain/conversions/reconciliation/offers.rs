@@ -49,7 +49,7 @@ pub(super) async fn apply_chunk(
         conversions.values().map(|c| c.click_id.clone()),
     )
     .await?;
-    let mut reserve_left = None;
+    let mut settling = settlement::Batch::for_reports(lines.len());
     let mut users = Vec::new();
     let mut paid = false;
     for l in lines {
@@ -65,7 +65,7 @@ pub(super) async fn apply_chunk(
         let ev = report(action, c);
         let attribution = settlement::attribute(&txn, &campaign, &ev, &mut seen).await?;
         let applied =
-            settlement::apply(&txn, now, &campaign, &ev, attribution, &mut reserve_left).await?;
+            settlement::apply(&txn, now, &campaign, &ev, attribution, &mut settling).await?;
         let (outcome, result) = match applied {
             Applied::Conflict => (
                 Outcome::Inbox(InboxState::TransactionConflict),
@@ -90,7 +90,7 @@ pub(super) async fn apply_chunk(
             .await?;
         record_result(&txn, now, l, result).await?;
     }
-    txn.commit().await?;
+    let reserve_left = settling.commit(txn, now).await?;
     ctx.deliveries.announce();
     for user in users {
         ctx.announce([Change::Completions(user)]);

@@ -12,8 +12,10 @@
 //! report of the same transaction settles again.
 
 mod attribution;
+mod batch;
 
 pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
+pub(in crate::domain::conversions) use batch::Batch;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
@@ -76,7 +78,7 @@ pub(in crate::domain::conversions) async fn apply(
     campaign: &offer_campaign::Model,
     ev: &Reported,
     attribution: Result<Attribution, Settlement>,
-    reserve_left: &mut Option<i64>,
+    batch: &mut Batch,
 ) -> Result<Applied, AppError> {
     let existing = conversion::Entity::find()
         .filter(conversion::Column::CampaignId.eq(campaign.id.clone()))
@@ -90,7 +92,7 @@ pub(in crate::domain::conversions) async fn apply(
         return Ok(Applied::Conflict);
     }
     let (conversion_id, outcome, user) =
-        settle(txn, now, campaign, ev, existing, attribution, reserve_left).await?;
+        settle(txn, now, campaign, ev, existing, attribution, batch).await?;
     Ok(Applied::Settled(Settled {
         conversion_id,
         outcome,
@@ -153,7 +155,7 @@ async fn settle(
     ev: &Reported,
     existing: Option<conversion::Model>,
     attribution: Result<Attribution, Settlement>,
-    reserve_left: &mut Option<i64>,
+    batch: &mut Batch,
 ) -> Result<(String, Outcome, Option<String>), AppError> {
     use ReportedStatus as R;
     if let Some(c) = &existing {
@@ -167,6 +169,8 @@ async fn settle(
                     reported_status: ev.status.as_str(),
                     occurred_at: ev.occurred_at,
                 };
+                // The reversal moves the accounts this batch's payments wait to move.
+                batch.flush(txn, now).await?;
                 reverse_paid(txn, now, c, &how).await?;
                 let user = c
                     .placement_id
@@ -210,7 +214,7 @@ async fn settle(
                 &a,
                 &ev.goal_id,
                 &conversion_id,
-                reserve_left,
+                batch,
             )
             .await?
         }
@@ -251,7 +255,7 @@ async fn pay(
     a: &Attribution,
     goal_id: &str,
     conversion_id: &str,
-    reserve_left: &mut Option<i64>,
+    batch: &mut Batch,
 ) -> Result<Settlement, AppError> {
     let config = live_config(txn, campaign).await?;
     let per_user = config.caps.per_user.unwrap_or(1).max(1);
@@ -274,7 +278,9 @@ async fn pay(
         return Ok(Settlement::CapReached);
     }
     // Checked first so a refusal writes no ledger transaction at all.
-    let reserve = ledger::reserved_for(txn, &campaign.advertiser_id, &campaign.id).await?;
+    let reserve = batch
+        .reserve(txn, &campaign.advertiser_id, &campaign.id)
+        .await?;
     let dedupe = format!("conversion_spend:{conversion_id}");
     // The publisher's share is posted with the spend; `write` stores the same amount.
     let earning = ledger::Earning {
@@ -284,11 +290,10 @@ async fn pay(
     };
     if reserve >= a.payout_micros.get() {
         let paid = a.payout_micros.get();
-        return match lifecycle::spend_conversion(txn, now, campaign, paid, &dedupe, Some(&earning))
-            .await
-        {
-            Ok(_) => {
-                *reserve_left = Some(reserve - a.payout_micros.get());
+        let posting = lifecycle::conversion_spend(campaign, paid, &dedupe, Some(&earning))?;
+        return match batch.post(txn, now, posting).await {
+            Ok(()) => {
+                batch.spent_from_reserve(reserve, paid);
                 Ok(Settlement::Approved)
             }
             Err(PostError::AlreadyPosted) => Ok(Settlement::Approved),
@@ -301,7 +306,8 @@ async fn pay(
         return Ok(Settlement::NoBudget);
     }
     // Paused or ended: the reserve went back to the wallet; a click made while LIVE is
-    // paid from the available balance, within the campaign budget.
+    // paid from the available balance, within the campaign budget (read after what waits).
+    batch.flush(txn, now).await?;
     let spent =
         ledger::account_balance(txn, &campaign.advertiser_id, Kind::Spent, &campaign.id).await?;
     let budget = live_config(txn, campaign).await?.budget_micros;
