@@ -234,3 +234,27 @@ const UNAVAILABLE_HTML: &str = "<!doctype html><html lang=\"en\"><head><meta cha
 <link rel=\"stylesheet\" href=\"/assets/app.css\"></head><body><main class=\"card\">\
 <h1>Temporarily unavailable</h1><p>The service cannot reach its database right now. \
 Nothing you did was lost; this page tries again by itself in a few seconds.</p></main></body></html>";
+
+/// Adds the `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers)
+/// of the limits checked while answering: `"sdk-write";q=60;w=60` and
+/// `"sdk-write";r=59;t=1`, one list member per policy.
+pub fn with_rate_limit_headers(
+    mut res: Response,
+    limits: &[app::domain::rate_limit::Allowance],
+) -> Response {
+    if limits.is_empty() {
+        return res;
+    }
+    let join = |f: &dyn Fn(&app::domain::rate_limit::Allowance) -> String| {
+        limits.iter().map(f).collect::<Vec<_>>().join(", ")
+    };
+    let policy = join(&|a| format!("\"{}\";q={};w={}", a.policy, a.quota, a.window_secs));
+    let state = join(&|a| format!("\"{}\";r={};t={}", a.policy, a.remaining, a.reset_secs));
+    for (name, value) in [("ratelimit-policy", policy), ("ratelimit", state)] {
+        if let Ok(v) = http::HeaderValue::from_str(&value) {
+            res.headers_mut()
+                .insert(http::HeaderName::from_static(name), v);
+        }
+    }
+    res
+}

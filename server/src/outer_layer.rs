@@ -12,7 +12,8 @@
 //! deadline, turns a panic into the JSON 500, gives a bare error status the JSON error body
 //! of CONTRACT.md section 6, counts the request in Prometheus with handles made once per
 //! route and method, logs every 5xx with its request id, method, route and path, and every
-//! other answer in the access log (request id, method, route template, status, latency).
+//! other answer in the access log (request id, method, route template, status, latency),
+//! and adds the `RateLimit-Policy` and `RateLimit` headers of the limits the handler checked.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -33,7 +34,10 @@ use tower::{Layer, Service};
 
 use crate::extract::MAX_BODY_BYTES;
 use crate::metrics::RouteSeries;
-use crate::middleware::{client_ip_of, declares_more_than, panic_response, with_error_body};
+use crate::middleware::{
+    client_ip_of, declares_more_than, panic_response, with_error_body, with_rate_limit_headers,
+};
+use app::domain::rate_limit::recording;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -121,10 +125,11 @@ where
             let res = if too_big {
                 AppError::payload_too_large(class.shown_limit()).into_response()
             } else {
-                let call = AssertUnwindSafe(inner.call(req)).catch_unwind();
+                // The limits the handler checked are recorded for the `RateLimit` headers.
+                let call = AssertUnwindSafe(recording(inner.call(req))).catch_unwind();
                 match tokio::time::timeout(class.deadline(), call).await {
-                    Ok(Ok(Ok(res))) => res,
-                    Ok(Ok(Err(never))) => match never {},
+                    Ok(Ok((Ok(res), limits))) => with_rate_limit_headers(res, &limits),
+                    Ok(Ok((Err(never), _))) => match never {},
                     Ok(Err(panic)) => panic_response(panic),
                     Err(_) => deadline_passed(),
                 }

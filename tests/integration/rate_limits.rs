@@ -17,6 +17,7 @@ both_backends!(
     session_creation_is_limited_per_placement_and_address,
     static_feed_and_postbacks_are_limited_per_caller,
     registration_and_sign_in_refill_on_the_clock,
+    every_limited_answer_tells_its_limits,
 );
 
 /// A request's status and its `Retry-After`.
@@ -183,4 +184,73 @@ async fn registration_and_sign_in_refill_on_the_clock(app: TestApp) {
         )
     })
     .await;
+}
+
+/// The `RateLimit-Policy` and `RateLimit` headers of an answer.
+async fn limits_told(req: reqwest::RequestBuilder) -> (StatusCode, String, String) {
+    let res = req.send().await.expect("sent");
+    let field = |name: &str| {
+        res.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    (res.status(), field("ratelimit-policy"), field("ratelimit"))
+}
+
+/// Limited answers carry the draft's headers (what is left counts down to 0 on the 429, and
+/// sign-in names both its policies); unlimited ones carry none; the OpenAPI document lists
+/// them on every operation that documents a 429.
+async fn every_limited_answer_tells_its_limits(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (id, token) = session(&app, &p, "told").await;
+    let config = app.url(&format!("/sdk/v2/sessions/{id}/configuration"));
+    let read = || app.client.get(&config).bearer_auth(&token);
+    let (s, policy, left) = limits_told(read()).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(policy, "\"sdk-read\";q=120;w=60");
+    assert_eq!(left, "\"sdk-read\";r=119;t=1");
+    for _ in 0..119 {
+        limits_told(read()).await;
+    }
+    let (s, _, left) = limits_told(read()).await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(left, "\"sdk-read\";r=0;t=60");
+    app.clock.advance(Duration::seconds(30));
+    let (_, _, left) = limits_told(read()).await;
+    assert_eq!(left, "\"sdk-read\";r=59;t=31", "half refilled, one spent");
+
+    let (s, policy, left) = limits_told(
+        app.client
+            .post(app.url("/auth/v1/tokens"))
+            .json(&json!({"email": "told@example.test", "password": "wrong-password-1"})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert_eq!(policy, "\"sign-in-address\";q=30;w=60, \"sign-in\";q=10;w=300");
+    assert_eq!(left, "\"sign-in-address\";r=29;t=2, \"sign-in\";r=9;t=30");
+
+    let (_, policy, left) = limits_told(app.client.get(app.url("/healthz"))).await;
+    assert_eq!((policy.as_str(), left.as_str()), ("", ""), "not limited");
+
+    let doc: serde_json::Value = app.client.get(app.url("/openapi.json")).send().await
+        .expect("sent").json().await.expect("json");
+    let mut limited = 0;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("item") {
+            let Some(answers) = op["responses"].as_object() else { continue };
+            if !answers.contains_key("429") {
+                continue;
+            }
+            limited += 1;
+            for (status, r) in answers {
+                assert!(r["headers"]["RateLimit"].is_object(), "{method} {path} {status}");
+                assert!(r["headers"]["RateLimit-Policy"].is_object(), "{method} {path} {status}");
+            }
+            assert!(answers["429"]["headers"]["Retry-After"].is_object(), "{method} {path}");
+        }
+    }
+    assert!(limited >= 30, "{limited} limited operations documented");
 }

@@ -2,30 +2,33 @@
 //! and generated clients get stable, unique method names: every response gets a
 //! description (its status reason when the handler gave none), and an operation id used by
 //! more than one handler (`list`, `create`, …) gets its resource appended
-//! (`list_blacklists`).
+//! (`list_blacklists`). Every operation that documents a 429 is rate limited: each of its
+//! answers lists the `RateLimit-Policy` and `RateLimit` headers, and the 429 `Retry-After`.
 
 use std::collections::HashMap;
 
+use utoipa::openapi::content::ContentBuilder;
+use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
-use utoipa::openapi::{OpenApi, RefOr};
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::{OpenApi, Ref, RefOr};
 
-fn operations(openapi: &mut OpenApi) -> Vec<(String, &mut Operation)> {
+fn operations(openapi: &mut OpenApi) -> Vec<(String, &'static str, &mut Operation)> {
     let mut out = Vec::new();
     for (path, item) in openapi.paths.paths.iter_mut() {
-        for op in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.options,
-            &mut item.head,
-            &mut item.patch,
-            &mut item.trace,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            out.push((path.clone(), op));
+        for (method, op) in [
+            ("get", &mut item.get),
+            ("put", &mut item.put),
+            ("post", &mut item.post),
+            ("delete", &mut item.delete),
+            ("options", &mut item.options),
+            ("head", &mut item.head),
+            ("patch", &mut item.patch),
+            ("trace", &mut item.trace),
+        ] {
+            if let Some(op) = op {
+                out.push((path.clone(), method, op));
+            }
         }
     }
     out
@@ -57,13 +60,15 @@ fn resource(path: &str) -> String {
 /// Fills response descriptions and makes operation ids unique.
 pub fn finish(openapi: &mut OpenApi) {
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for (_, op) in operations(openapi) {
+    for (_, _, op) in operations(openapi) {
         if let Some(id) = &op.operation_id {
             *seen.entry(id.clone()).or_default() += 1;
         }
     }
     let mut taken: HashMap<String, usize> = HashMap::new();
-    for (path, op) in operations(openapi) {
+    for (path, method, op) in operations(openapi) {
+        shared_limit(&path, method, op);
+        rate_limit_headers(op);
         for (status, response) in op.responses.responses.iter_mut() {
             if let RefOr::T(r) = response {
                 if r.description.trim().is_empty() {
@@ -92,6 +97,84 @@ pub fn finish(openapi: &mut OpenApi) {
             unique = format!("{unique}_{n}");
         }
         op.operation_id = Some(unique);
+    }
+}
+
+const SDK_LIMITS: &str = "`rate_limited`: more than 120 reads or 60 writes a minute on this session (`sdk-read`, `sdk-write`)";
+
+/// Operations limited by an extractor or a helper they share, whose own annotations list no
+/// 429: method (`*` for any), path prefix, and what the 429 means. JSON unless `html`.
+const SHARED_LIMITS: [(&str, &str, &str, bool); 8] = [
+    ("*", "/api/v1/campaigns/", "`rate_limited`: more than 600 requests a minute with this API key (`survey-api`)", false),
+    ("*", "/sdk/v2/sessions/", SDK_LIMITS, false),
+    ("*", "/sdk/v2/ad-slots/", SDK_LIMITS, false),
+    ("*", "/sdk/v2/offers/", SDK_LIMITS, false),
+    ("*", "/sdk/v2/reward-status", SDK_LIMITS, false),
+    ("*", "/sdk/v2/support", SDK_LIMITS, false),
+    ("*", "/offerwall", "The \"Too many requests\" page: more than 120 pages or 60 taps a minute on this session (`sdk-read`, `sdk-write`)", true),
+    ("post", "/surveys/v1/entry/", "The verification step again: more than 5 answers at once, then one a minute, for this respondent (`survey-verify`)", true),
+];
+
+/// Adds the 429 an operation's shared limit can answer when its annotation has none.
+fn shared_limit(path: &str, method: &str, op: &mut Operation) {
+    if path.contains("/assets/") || op.responses.responses.contains_key("429") {
+        return;
+    }
+    let Some((_, _, what, html)) = SHARED_LIMITS
+        .iter()
+        .find(|(m, prefix, _, _)| (*m == "*" || *m == method) && path.starts_with(prefix))
+    else {
+        return;
+    };
+    let mut answer = ResponseBuilder::new().description(*what);
+    if !html {
+        answer = answer.content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        );
+    }
+    op.responses
+        .responses
+        .insert("429".to_owned(), RefOr::T(answer.build()));
+}
+
+/// The limit headers on every answer of a limited operation (one that documents a 429).
+fn rate_limit_headers(op: &mut Operation) {
+    if !op.responses.responses.contains_key("429") {
+        return;
+    }
+    let header = |description: &str, example: &str| {
+        RefOr::T(
+            HeaderBuilder::new()
+                .description(Some(description))
+                .example(Some(serde_json::json!(example)))
+                .build(),
+        )
+    };
+    for (status, response) in op.responses.responses.iter_mut() {
+        let RefOr::T(r) = response else { continue };
+        r.headers.insert(
+            "RateLimit-Policy".to_owned(),
+            header(
+                "The limits this request counts against (draft-ietf-httpapi-ratelimit-headers): per policy, `q` requests at once, whole again in `w` seconds.",
+                "\"sdk-read\";q=120;w=60",
+            ),
+        );
+        r.headers.insert(
+            "RateLimit".to_owned(),
+            header(
+                "What is left of each policy after this request: `r` requests now, whole again in `t` seconds.",
+                "\"sdk-read\";r=117;t=2",
+            ),
+        );
+        if status == "429" {
+            r.headers.insert(
+                "Retry-After".to_owned(),
+                header("Seconds until the next request is allowed.", "1"),
+            );
+        }
     }
 }
 

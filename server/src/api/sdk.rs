@@ -38,6 +38,12 @@ pub(crate) fn cors() -> tower_http::cors::CorsLayer {
             header::CONTENT_TYPE,
             HeaderName::from_static("idempotency-key"),
         ])
+        // So the SDK can pace itself by the limits (`RateLimit`, draft-ietf-httpapi).
+        .expose_headers([
+            HeaderName::from_static("ratelimit"),
+            HeaderName::from_static("ratelimit-policy"),
+            header::RETRY_AFTER,
+        ])
         .max_age(std::time::Duration::from_secs(600))
 }
 

@@ -5,14 +5,17 @@
 //! The delivery limits keep their state in fixed-size tables ([`bounded`]), so a flood of
 //! distinct callers cannot grow the process; the account limits keep exact maps.
 
+mod allowance;
 mod bounded;
+
+pub use allowance::{Allowance, recording};
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use governor::clock::Clock as _;
-use governor::middleware::NoOpMiddleware;
+use governor::middleware::{StateInformationMiddleware, StateSnapshot};
 use governor::nanos::Nanos;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
@@ -41,8 +44,10 @@ impl governor::clock::Clock for LimitClock {
     }
 }
 
-type Bounded = RateLimiter<u64, BoundedStore, LimitClock, NoOpMiddleware<Nanos>>;
-type Exact = RateLimiter<u64, DefaultKeyedStateStore<u64>, LimitClock, NoOpMiddleware<Nanos>>;
+// The state middleware reports what is left after each request, for the headers.
+type Bounded = RateLimiter<u64, BoundedStore, LimitClock, StateInformationMiddleware>;
+type Exact =
+    RateLimiter<u64, DefaultKeyedStateStore<u64>, LimitClock, StateInformationMiddleware>;
 
 /// A limit from the specifications (or our own, for sign-in and registration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +146,25 @@ impl Policy {
         }
     }
 
+    /// The policy's name in the `RateLimit-Policy` and `RateLimit` headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::SdkRead => "sdk-read",
+            Policy::SdkWrite => "sdk-write",
+            Policy::SessionCreate => "session-create",
+            Policy::StaticFeed => "static-feed",
+            Policy::ProviderCallback => "provider-callback",
+            Policy::SurveyFetch => "survey-fetch",
+            Policy::SurveyApi => "survey-api",
+            Policy::SignIn => "sign-in",
+            Policy::SignInAddress => "sign-in-address",
+            Policy::Register => "register",
+            Policy::CallbackReplay => "callback-replay",
+            Policy::AccountSignInFailure => "account-sign-in-failure",
+            Policy::SurveyVerify => "survey-verify",
+        }
+    }
+
     fn index(self) -> usize {
         POLICIES.iter().position(|p| *p == self).unwrap_or(0)
     }
@@ -159,7 +183,7 @@ impl Policy {
             | Policy::ProviderCallback
             | Policy::SurveyFetch
             | Policy::SurveyApi
-            | Policy::SignInAddress => Limiter::Bounded(RateLimiter::new(
+            | Policy::SignInAddress => Limiter::Bounded(Bounded::new(
                 self.quota(),
                 BoundedStore::new(14),
                 clock.clone(),
@@ -168,7 +192,7 @@ impl Policy {
             | Policy::Register
             | Policy::CallbackReplay
             | Policy::AccountSignInFailure
-            | Policy::SurveyVerify => Limiter::Exact(RateLimiter::new(
+            | Policy::SurveyVerify => Limiter::Exact(Exact::new(
                 self.quota(),
                 DefaultKeyedStateStore::default(),
                 clock.clone(),
@@ -183,7 +207,7 @@ enum Limiter {
 }
 
 impl Limiter {
-    fn check(&self, key: u64) -> Result<(), governor::NotUntil<Nanos>> {
+    fn check(&self, key: u64) -> Result<StateSnapshot, governor::NotUntil<Nanos>> {
         match self {
             Limiter::Bounded(l) => l.check_key(&key),
             Limiter::Exact(l) => l.check_key(&key),
@@ -236,7 +260,8 @@ impl RateLimits {
     /// Counts one failed sign-in of `key`; returns true when this failure started its
     /// slowdown.
     pub fn sign_in_failed(&self, key: &str) -> bool {
-        if self.check(Policy::AccountSignInFailure, key).is_ok() {
+        // Counted, not shown: this limit slows an account, it never answers the caller.
+        if self.count(Policy::AccountSignInFailure, key).is_ok() {
             return false;
         }
         if let Ok(mut m) = self.locks.lock() {
@@ -248,16 +273,37 @@ impl RateLimits {
     }
 
     /// Counts one request for `key` under `policy`; `429` with a `Retry-After` when over.
+    /// What is left is recorded for the request's `RateLimit` headers ([`recording`]).
     pub fn check(&self, policy: Policy, key: &str) -> Result<(), AppError> {
+        match self.count(policy, key) {
+            Ok(left) => {
+                allowance::record(left);
+                Ok(())
+            }
+            Err((left, retry_after)) => {
+                allowance::record(left);
+                Err(AppError::rate_limited(retry_after))
+            }
+        }
+    }
+
+    /// Counts one request: what is left, or what is left (nothing) and the seconds until
+    /// the next request is allowed.
+    fn count(&self, policy: Policy, key: &str) -> Result<Allowance, (Allowance, u64)> {
         let Some(limiter) = self.limiters.get(policy.index()) else {
-            return Ok(());
+            return Ok(Allowance::of(policy.name(), policy.quota(), u32::MAX));
         };
         use std::hash::BuildHasher;
         match limiter.check(self.hasher.hash_one(key)) {
-            Ok(()) => Ok(()),
+            Ok(state) => Ok(Allowance::of(
+                policy.name(),
+                state.quota(),
+                state.remaining_burst_capacity(),
+            )),
             Err(not_until) => {
                 let wait = not_until.wait_time_from(self.clock.now());
-                Err(AppError::rate_limited(wait.as_secs() + 1))
+                let left = Allowance::of(policy.name(), not_until.quota(), 0);
+                Err((left, wait.as_secs() + 1))
             }
         }
     }
