@@ -19,6 +19,7 @@ pub mod campaign_credential;
 pub mod conversion;
 pub mod creative;
 pub mod funding;
+pub mod idempotent_request;
 pub mod ledger_account;
 pub mod ledger_entry;
 pub mod ledger_transaction;

@@ -30,6 +30,7 @@ mod m0026_conversions_by_advertiser;
 mod m0027_reconciliation;
 mod m0028_ledger_entries_by_account_time;
 mod m0029_drop_ledger_entries_account;
+mod m0030_idempotent_requests;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0027_reconciliation::Migration),
             Box::new(m0028_ledger_entries_by_account_time::Migration),
             Box::new(m0029_drop_ledger_entries_account::Migration),
+            Box::new(m0030_idempotent_requests::Migration),
         ]
     }
 }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod demo;
 pub mod extract;
 pub mod hosted_wall;
+pub mod idempotent_answers;
 pub mod layers;
 pub mod metrics;
 pub mod middleware;

@@ -9,10 +9,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
+use tests::builders::earnings::{assert_reconciled, spend_postings};
 use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
-use tests::builders::earnings::{assert_reconciled, spend_postings};
 use tests::builders::{approve, campaign_body, transition};
 
 both_backends!(

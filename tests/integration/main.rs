@@ -20,6 +20,7 @@ mod hosted_wall;
 mod hot_cache;
 mod http_stack;
 mod idempotency;
+mod idempotent_answers;
 mod inventory;
 mod ledger_random;
 mod money_races;

@@ -229,27 +229,48 @@ async fn every_limited_answer_tells_its_limits(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
-    assert_eq!(policy, "\"sign-in-address\";q=30;w=60, \"sign-in\";q=10;w=300");
+    assert_eq!(
+        policy,
+        "\"sign-in-address\";q=30;w=60, \"sign-in\";q=10;w=300"
+    );
     assert_eq!(left, "\"sign-in-address\";r=29;t=2, \"sign-in\";r=9;t=30");
 
     let (_, policy, left) = limits_told(app.client.get(app.url("/healthz"))).await;
     assert_eq!((policy.as_str(), left.as_str()), ("", ""), "not limited");
 
-    let doc: serde_json::Value = app.client.get(app.url("/openapi.json")).send().await
-        .expect("sent").json().await.expect("json");
+    let doc: serde_json::Value = app
+        .client
+        .get(app.url("/openapi.json"))
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
     let mut limited = 0;
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for (method, op) in item.as_object().expect("item") {
-            let Some(answers) = op["responses"].as_object() else { continue };
+            let Some(answers) = op["responses"].as_object() else {
+                continue;
+            };
             if !answers.contains_key("429") {
                 continue;
             }
             limited += 1;
             for (status, r) in answers {
-                assert!(r["headers"]["RateLimit"].is_object(), "{method} {path} {status}");
-                assert!(r["headers"]["RateLimit-Policy"].is_object(), "{method} {path} {status}");
+                assert!(
+                    r["headers"]["RateLimit"].is_object(),
+                    "{method} {path} {status}"
+                );
+                assert!(
+                    r["headers"]["RateLimit-Policy"].is_object(),
+                    "{method} {path} {status}"
+                );
             }
-            assert!(answers["429"]["headers"]["Retry-After"].is_object(), "{method} {path}");
+            assert!(
+                answers["429"]["headers"]["Retry-After"].is_object(),
+                "{method} {path}"
+            );
         }
     }
     assert!(limited >= 30, "{limited} limited operations documented");

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use utoipa::openapi::content::ContentBuilder;
 use utoipa::openapi::header::HeaderBuilder;
-use utoipa::openapi::path::Operation;
+use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
 use utoipa::openapi::response::ResponseBuilder;
-use utoipa::openapi::{OpenApi, Ref, RefOr};
+use utoipa::openapi::{Object, OpenApi, Ref, RefOr, Required, Type};
 
 fn operations(openapi: &mut OpenApi) -> Vec<(String, &'static str, &mut Operation)> {
     let mut out = Vec::new();
@@ -68,6 +68,7 @@ pub fn finish(openapi: &mut OpenApi) {
     let mut taken: HashMap<String, usize> = HashMap::new();
     for (path, method, op) in operations(openapi) {
         shared_limit(&path, method, op);
+        idempotency_header(&path, method, op);
         rate_limit_headers(op);
         for (status, response) in op.responses.responses.iter_mut() {
             if let RefOr::T(r) = response {
@@ -105,14 +106,29 @@ const SDK_LIMITS: &str = "`rate_limited`: more than 120 reads or 60 writes a min
 /// Operations limited by an extractor or a helper they share, whose own annotations list no
 /// 429: method (`*` for any), path prefix, and what the 429 means. JSON unless `html`.
 const SHARED_LIMITS: [(&str, &str, &str, bool); 8] = [
-    ("*", "/api/v1/campaigns/", "`rate_limited`: more than 600 requests a minute with this API key (`survey-api`)", false),
+    (
+        "*",
+        "/api/v1/campaigns/",
+        "`rate_limited`: more than 600 requests a minute with this API key (`survey-api`)",
+        false,
+    ),
     ("*", "/sdk/v2/sessions/", SDK_LIMITS, false),
     ("*", "/sdk/v2/ad-slots/", SDK_LIMITS, false),
     ("*", "/sdk/v2/offers/", SDK_LIMITS, false),
     ("*", "/sdk/v2/reward-status", SDK_LIMITS, false),
     ("*", "/sdk/v2/support", SDK_LIMITS, false),
-    ("*", "/offerwall", "The \"Too many requests\" page: more than 120 pages or 60 taps a minute on this session (`sdk-read`, `sdk-write`)", true),
-    ("post", "/surveys/v1/entry/", "The verification step again: more than 5 answers at once, then one a minute, for this respondent (`survey-verify`)", true),
+    (
+        "*",
+        "/offerwall",
+        "The \"Too many requests\" page: more than 120 pages or 60 taps a minute on this session (`sdk-read`, `sdk-write`)",
+        true,
+    ),
+    (
+        "post",
+        "/surveys/v1/entry/",
+        "The verification step again: more than 5 answers at once, then one a minute, for this respondent (`survey-verify`)",
+        true,
+    ),
 ];
 
 /// Adds the 429 an operation's shared limit can answer when its annotation has none.
@@ -138,6 +154,67 @@ fn shared_limit(path: &str, method: &str, op: &mut Operation) {
     op.responses
         .responses
         .insert("429".to_owned(), RefOr::T(answer.build()));
+}
+
+/// Whether the dashboard API's stored answers apply (`idempotent_answers.rs`).
+fn keyed(path: &str, method: &str) -> bool {
+    method == "post"
+        && ["/publisher/v2/", "/admin/v1/", "/performance-marketing/v2/"]
+            .iter()
+            .any(|p| path.starts_with(p))
+        && !["/postbacks/", "/pixels/", "/sandbox/"]
+            .iter()
+            .any(|p| path.contains(p))
+}
+
+/// The optional `Idempotency-Key` of the dashboard API's POSTs, with the two refusals it
+/// adds (operations that document their own key keep it).
+fn idempotency_header(path: &str, method: &str, op: &mut Operation) {
+    let has_own = op
+        .parameters
+        .iter()
+        .flatten()
+        .any(|p| matches!(p, RefOr::T(p) if p.name.eq_ignore_ascii_case("idempotency-key")));
+    if !keyed(path, method) || has_own {
+        return;
+    }
+    op.parameters.get_or_insert_with(Vec::new).push(RefOr::T(
+        ParameterBuilder::new()
+            .name("Idempotency-Key")
+            .parameter_in(ParameterIn::Header)
+            .required(Required::False)
+            .description(Some(
+                "Optional. 8 to 120 letters, digits, `:`, `_` or `-`. A retry with the same key \
+                 within 24 hours gets the first answer again (`Idempotent-Replayed: true`) \
+                 without running twice; the same key with another method, path or body is 409 \
+                 `idempotency_key_reused`; a retry while the first still runs is 409 \
+                 `idempotency_in_progress` with `Retry-After`. Answers of 5xx and 429 are not \
+                 kept.",
+            ))
+            .schema(Some(Object::with_type(Type::String)))
+            .build(),
+    ));
+    let json_error = || {
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("ErrorBody")))
+            .build()
+    };
+    for (status, what) in [(
+        "409",
+        "`idempotency_in_progress`: a request with this Idempotency-Key is still running; `idempotency_key_reused`: the key was used for another request (or another conflict of this operation)",
+    )] {
+        op.responses
+            .responses
+            .entry(status.to_owned())
+            .or_insert_with(|| {
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description(what)
+                        .content("application/json", json_error())
+                        .build(),
+                )
+            });
+    }
 }
 
 /// The limit headers on every answer of a limited operation (one that documents a 429).

@@ -126,10 +126,20 @@ impl Modify for SecuritySchemes {
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     let foundation = state.settings.feature_foundation;
     let delivery = state.settings.feature_delivery;
+    // A retried POST with an `Idempotency-Key` gets the first answer (idempotent_answers.rs).
+    let keyed = || {
+        axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::idempotent_answers::stored_answers,
+        )
+    };
     let console = OpenApiRouter::new()
         .merge(health::router())
         .merge(gated(crate::hosted_wall::router(), delivery))
-        .nest("/publisher/v2", gated(publisher::router(), foundation))
+        .nest(
+            "/publisher/v2",
+            gated(publisher::router().layer(keyed()), foundation),
+        )
         .nest("/auth/v1", auth::router())
         .nest(
             "/api/v1/campaigns",
@@ -137,15 +147,20 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         )
         .nest(
             "/admin/v1",
-            admin::router().merge(admin::campaigns::router()).layer(
-                axum::middleware::from_fn_with_state(state.clone(), crate::middleware::admins_only),
-            ),
+            admin::router()
+                .merge(admin::campaigns::router())
+                .layer(keyed())
+                .layer(axum::middleware::from_fn_with_state(
+                    state.clone(),
+                    crate::middleware::admins_only,
+                )),
         )
         .nest(
             "/performance-marketing/v2",
             surveys::credentials::router()
                 .merge(billing::router())
                 .merge(campaigns::router())
+                .layer(keyed())
                 .merge(gated(postbacks::router(), delivery)),
         )
         .layer(crate::layers::compression())

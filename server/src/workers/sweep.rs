@@ -1,5 +1,5 @@
 //! Housekeeping: expired browser sessions, closed surveys' grace holds past their period
-//! and idle rate-limit keys.
+//! idle rate-limit keys and stored idempotent answers past their 24 hours.
 
 use crate::session_store::DbSessionStore;
 use crate::state::AppState;
@@ -14,6 +14,10 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     let released = app::domain::surveys::grace::release_expired(&state.ctx).await?;
     if released > 0 {
         tracing::info!(released, "closed surveys' grace holds released");
+    }
+    let forgotten = app::domain::idempotency::stored::sweep(&state.ctx).await?;
+    if forgotten > 0 {
+        tracing::info!(forgotten, "stored idempotent answers past 24 hours deleted");
     }
     state.ctx.limits.sweep();
     Ok(())

@@ -78,7 +78,10 @@ mod tests {
     fn a_per_minute_quota_shows_its_minute_and_the_time_to_refill() {
         let q = Quota::per_minute(NonZeroU32::new(60).unwrap_or(NonZeroU32::MIN));
         let a = Allowance::of("sdk-write", q, 57);
-        assert_eq!((a.quota, a.window_secs, a.remaining, a.reset_secs), (60, 60, 57, 3));
+        assert_eq!(
+            (a.quota, a.window_secs, a.remaining, a.reset_secs),
+            (60, 60, 57, 3)
+        );
         let whole = Allowance::of("sdk-write", q, 60);
         assert_eq!(whole.reset_secs, 0);
     }

@@ -46,8 +46,7 @@ impl governor::clock::Clock for LimitClock {
 
 // The state middleware reports what is left after each request, for the headers.
 type Bounded = RateLimiter<u64, BoundedStore, LimitClock, StateInformationMiddleware>;
-type Exact =
-    RateLimiter<u64, DefaultKeyedStateStore<u64>, LimitClock, StateInformationMiddleware>;
+type Exact = RateLimiter<u64, DefaultKeyedStateStore<u64>, LimitClock, StateInformationMiddleware>;
 
 /// A limit from the specifications (or our own, for sign-in and registration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

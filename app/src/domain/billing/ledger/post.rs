@@ -146,7 +146,11 @@ pub async fn post_many<C: ConnectionTrait>(
     postings: &[Posting],
 ) -> Result<Vec<String>, PostError> {
     for p in postings {
-        let sum: i128 = p.legs.iter().map(|l| i128::from(l.amount_micros.get())).sum();
+        let sum: i128 = p
+            .legs
+            .iter()
+            .map(|l| i128::from(l.amount_micros.get()))
+            .sum();
         if p.legs.is_empty() || sum != 0 {
             tracing::error!(kind = %p.kind, "unbalanced ledger posting refused");
             return Err(PostError::Other(AppError::internal()));
@@ -156,16 +160,19 @@ pub async fn post_many<C: ConnectionTrait>(
         return Ok(Vec::new());
     }
     let tx_ids: Vec<String> = postings.iter().map(|_| new_id("ltx")).collect();
-    let rows = postings.iter().zip(&tx_ids).map(|(p, id)| ledger_transaction::ActiveModel {
-        id: Set(id.clone()),
-        kind: Set(p.kind.clone()),
-        owner_account_id: Set(p.owner.clone()),
-        reference_type: Set(p.reference.0.clone()),
-        reference_id: Set(p.reference.1.clone()),
-        dedupe_key: Set(p.dedupe_key.clone()),
-        memo: Set(None),
-        created_at: Set(now),
-    });
+    let rows = postings
+        .iter()
+        .zip(&tx_ids)
+        .map(|(p, id)| ledger_transaction::ActiveModel {
+            id: Set(id.clone()),
+            kind: Set(p.kind.clone()),
+            owner_account_id: Set(p.owner.clone()),
+            reference_type: Set(p.reference.0.clone()),
+            reference_id: Set(p.reference.1.clone()),
+            dedupe_key: Set(p.dedupe_key.clone()),
+            memo: Set(None),
+            created_at: Set(now),
+        });
     if let Err(e) = ledger_transaction::Entity::insert_many(rows)
         .exec_without_returning(db)
         .await

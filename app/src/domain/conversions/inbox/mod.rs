@@ -243,8 +243,7 @@ async fn settle_campaign(
     for report in reports.iter().filter(|r| still_queued.contains(&r.id)) {
         let ev = reported(report);
         let attribution = settlement::attribute(&txn, &campaign, &ev, &mut seen).await?;
-        let applied =
-            settlement::apply(&txn, now, &campaign, &ev, attribution, &mut batch).await?;
+        let applied = settlement::apply(&txn, now, &campaign, &ev, attribution, &mut batch).await?;
         let (outcome, conversion_id) = match applied {
             Applied::Conflict => (Outcome::Inbox(InboxState::TransactionConflict), None),
             Applied::Settled(s) => {

@@ -74,7 +74,11 @@ impl Batch {
 
     /// Writes the postings that wait. Called before anything else reads or moves the
     /// campaign's accounts, and by [`Batch::commit`].
-    pub async fn flush(&mut self, txn: &DatabaseTransaction, now: DateTime<Utc>) -> Result<(), AppError> {
+    pub async fn flush(
+        &mut self,
+        txn: &DatabaseTransaction,
+        now: DateTime<Utc>,
+    ) -> Result<(), AppError> {
         if self.waiting.is_empty() {
             return Ok(());
         }

@@ -206,18 +206,7 @@ async fn settle(
     };
     let next = match ev.status {
         R::Pending => Settlement::Pending,
-        R::Approved => {
-            pay(
-                txn,
-                now,
-                campaign,
-                &a,
-                &ev.goal_id,
-                &conversion_id,
-                batch,
-            )
-            .await?
-        }
+        R::Approved => pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?,
         R::Rejected | R::Reversed => Settlement::Rejected,
     };
     let credit_at = (next == Settlement::Approved)

@@ -3,6 +3,8 @@
 //! a replay; any other failed insert (a foreign key, a lost connection) keeps its cause,
 //! which the conversion into `AppError` logs.
 
+pub mod stored;
+
 use std::future::Future;
 
 use sea_orm::{

@@ -1,0 +1,127 @@
+//! `Idempotency-Key` on every POST of the dashboard JSON API (issue 35, part 4): a request
+//! that carries the header is recorded for its account before it runs and a retry gets the
+//! stored answer (`app::domain::idempotency::stored`), so creating placements, slots, keys,
+//! campaigns, credentials or wire fundings twice by retrying is impossible. Without the
+//! header nothing changes. The key belongs to the account of the bearer token, so a token
+//! refreshed between two tries still finds the first answer.
+//!
+//! The routes whose handlers read the header themselves (payout requests, reconciliations,
+//! sandbox callbacks) keep their own rules, fixed before this layer; the SDK, postbacks and
+//! the signed survey API are outside it.
+
+use app::domain::idempotency::IdempotencyKey;
+use app::domain::idempotency::stored::{self, Begun, StoredAnswer};
+use app::domain::{crypto, tokens};
+use app::error::AppError;
+use axum::body::{Body, to_bytes};
+use axum::extract::{OriginalUri, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, Method, header};
+
+use crate::extract::MAX_BODY_BYTES;
+use crate::state::AppState;
+
+/// Paths (by their end) whose handlers apply the key themselves.
+const OWN_RULES: [&str; 3] = [
+    "/payouts",
+    "/conversions/reconciliations",
+    "/sandbox/callbacks",
+];
+
+/// The largest answer stored (creating answers are a few kilobytes).
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+pub async fn stored_answers(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST || OWN_RULES.iter().any(|p| req.uri().path().ends_with(p)) {
+        return next.run(req).await;
+    }
+    let Some(raw) = req.headers().get("idempotency-key") else {
+        return next.run(req).await;
+    };
+    let key = match IdempotencyKey::from_header(raw.to_str().ok()) {
+        Ok(k) => k,
+        Err(e) => return e.into_response(),
+    };
+    let (parts, body) = req.into_parts();
+    // Without a valid token the handler answers 401 as it would without the key.
+    let Some(token) = crate::extract::bearer(&parts).map(str::to_owned) else {
+        return next.run(Request::from_parts(parts, body)).await;
+    };
+    let account = match tokens::resolve(&state.ctx, &token).await {
+        Ok(p) => p.account_id,
+        Err(_) => return next.run(Request::from_parts(parts, body)).await,
+    };
+    let Ok(bytes) = to_bytes(body, MAX_BODY_BYTES).await else {
+        return AppError::payload_too_large(MAX_BODY_BYTES).into_response();
+    };
+    // The full path (`nest` strips the mount prefix from the URI the layer sees).
+    let path = parts
+        .extensions
+        .get::<OriginalUri>()
+        .map_or_else(|| parts.uri.path().to_owned(), |u| u.0.path().to_owned());
+    let hash = crypto::sha256_hex(&format!(
+        "{}\n{path}\n{}",
+        parts.method,
+        String::from_utf8_lossy(&bytes)
+    ));
+    let id = match stored::begin(&state.ctx, &account, &key, &hash).await {
+        Err(e) => return e.into_response(),
+        Ok(Begun::Replay(answer)) => return replayed(answer),
+        Ok(Begun::Run(id)) => id,
+    };
+    let res = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    let (parts, body) = res.into_parts();
+    let bytes = match to_bytes(body, MAX_ANSWER_BYTES).await {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::error!(error = %e, "an answer could not be read to be stored");
+            forget(&state, &id).await;
+            return AppError::internal().into_response();
+        }
+    };
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    match String::from_utf8(bytes.to_vec()) {
+        Ok(text) => {
+            let answer = StoredAnswer {
+                status: parts.status.as_u16(),
+                content_type,
+                body: text,
+            };
+            if let Err(e) = stored::finish(&state.ctx, &id, answer).await {
+                // The answer was given; the retry will find the key in progress until its
+                // lock lapses, then run again.
+                tracing::warn!(error = %e.message, "an idempotent answer could not be stored");
+            }
+        }
+        Err(_) => forget(&state, &id).await,
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn forget(state: &AppState, id: &str) {
+    if let Err(e) = stored::forget(&state.ctx, id).await {
+        tracing::warn!(error = %e.message, "an idempotency record could not be dropped");
+    }
+}
+
+/// The stored answer again, marked as a replay.
+fn replayed(answer: StoredAnswer) -> Response {
+    let status = http::StatusCode::from_u16(answer.status).unwrap_or(http::StatusCode::OK);
+    let mut res = (status, answer.body).into_response();
+    if let Some(v) = answer
+        .content_type
+        .and_then(|c| HeaderValue::from_str(&c).ok())
+    {
+        res.headers_mut().insert(header::CONTENT_TYPE, v);
+    }
+    res.headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    res
+}

@@ -1,0 +1,168 @@
+//! `Idempotency-Key` on the dashboard API's POSTs (issue 35, part 4): a retry gets the first
+//! answer without running twice, for the account whatever its token; another request under
+//! the same key is refused; a request still running is waited for; the answer is kept for 24
+//! hours; without the header nothing changes.
+
+use chrono::Duration;
+use reqwest::StatusCode;
+use sea_orm::{ActiveModelTrait, Set};
+use serde_json::{Value, json};
+use tests::{TestApp, both_backends, error_code};
+
+use app::model::Role;
+
+both_backends!(
+    a_retried_creation_gets_the_first_answer,
+    a_running_or_expired_key_is_told_apart,
+);
+
+/// A POST with a key: status, whether it was a replay, and the body.
+async fn keyed_post(
+    app: &TestApp,
+    token: &str,
+    key: &str,
+    path: &str,
+    body: &Value,
+) -> (StatusCode, bool, Value) {
+    let res = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .expect("sent");
+    let replayed = res.headers().get("idempotent-replayed").is_some();
+    let status = res.status();
+    (status, replayed, res.json().await.unwrap_or(Value::Null))
+}
+
+fn placement(name: &str) -> Value {
+    json!({"type": "WEBSITE", "name": name, "platformIdentity": "keyed.example.com"})
+}
+
+async fn placements(app: &TestApp, token: &str) -> usize {
+    let (s, l) = app.get("/publisher/v2/placements", Some(token)).await;
+    assert_eq!(s, StatusCode::OK, "{l}");
+    l["items"].as_array().map_or(0, Vec::len)
+}
+
+async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
+    let (user, token) = app.signed_in(Role::Publisher).await;
+    let path = "/publisher/v2/placements";
+    let (s, replayed, first) =
+        keyed_post(&app, &token, "create-plc-0001", path, &placement("A")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{first}");
+    // Retried, with a token signed in again meanwhile: the same answer, nothing created.
+    let again_token = app.token(&user).await;
+    let (s, replayed, again) =
+        keyed_post(&app, &again_token, "create-plc-0001", path, &placement("A")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, true));
+    assert_eq!(again, first);
+    assert_eq!(placements(&app, &token).await, 1);
+
+    // The same key for another body is refused; a malformed key is a 400 naming the header.
+    let (s, _, refused) = keyed_post(&app, &token, "create-plc-0001", path, &placement("B")).await;
+    assert_eq!(
+        (s, error_code(&refused)),
+        (StatusCode::CONFLICT, "idempotency_key_reused")
+    );
+    let (s, _, bad) = keyed_post(&app, &token, "short", path, &placement("B")).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(
+        bad["error"]["fieldErrors"]["Idempotency-Key"].is_string(),
+        "{bad}"
+    );
+
+    // A refusal is an answer too: given again, not run again.
+    let (s, replayed, invalid) = keyed_post(
+        &app,
+        &token,
+        "create-plc-0002",
+        path,
+        &json!({"type": "WEBSITE"}),
+    )
+    .await;
+    assert_eq!((s, replayed), (StatusCode::BAD_REQUEST, false), "{invalid}");
+    let (s, replayed, _) = keyed_post(
+        &app,
+        &token,
+        "create-plc-0002",
+        path,
+        &json!({"type": "WEBSITE"}),
+    )
+    .await;
+    assert_eq!((s, replayed), (StatusCode::BAD_REQUEST, true));
+
+    // Keys belong to their account: another publisher's same key creates its own.
+    let (_, other) = app.signed_in(Role::Publisher).await;
+    let (s, replayed, theirs) =
+        keyed_post(&app, &other, "create-plc-0001", path, &placement("A")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false));
+    assert_ne!(theirs["placementId"], first["placementId"]);
+
+    // Without a key, two requests are two placements.
+    for _ in 0..2 {
+        let (s, p) = app.post(path, Some(&token), &placement("C")).await;
+        assert_eq!(s, StatusCode::CREATED, "{p}");
+    }
+    assert_eq!(placements(&app, &token).await, 3);
+}
+
+async fn a_running_or_expired_key_is_told_apart(app: TestApp) {
+    let (user, token) = app.signed_in(Role::Publisher).await;
+    let path = "/publisher/v2/placements";
+    // A first request still running (its record is in progress, locked for a minute).
+    let now = app.state.ctx.now();
+    entity::idempotent_request::ActiveModel {
+        id: Set("idr_running".to_owned()),
+        account_id: Set(user.account_id.clone()),
+        idempotency_key: Set("running-key-1".to_owned()),
+        request_hash: Set(app::domain::crypto::sha256_hex(&format!(
+            "POST\n{path}\n{}",
+            placement("R")
+        ))),
+        status_code: Set(None),
+        content_type: Set(None),
+        response: Set(None),
+        created_at: Set(now),
+        locked_until: Set(Some(now + Duration::seconds(60))),
+    }
+    .insert(&app.state.ctx.db)
+    .await
+    .expect("insert");
+    let res = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(&token)
+        .header("Idempotency-Key", "running-key-1")
+        .json(&placement("R"))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+    assert_eq!(res.headers()["retry-after"], "1");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(error_code(&body), "idempotency_in_progress");
+    assert_eq!(placements(&app, &token).await, 0);
+
+    // Abandoned (the process stopped): once the lock lapses a retry runs.
+    app.clock.advance(Duration::seconds(61));
+    let (s, replayed, first) =
+        keyed_post(&app, &token, "running-key-1", path, &placement("R")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{first}");
+
+    // Kept 24 hours: after that the key is new again, and the sweep forgets old answers.
+    app.clock.advance(Duration::hours(25));
+    let token = app.token(&user).await;
+    let (s, replayed, later) =
+        keyed_post(&app, &token, "running-key-1", path, &placement("R")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false));
+    assert_ne!(later["placementId"], first["placementId"]);
+    app.clock.advance(Duration::hours(25));
+    let gone = app::domain::idempotency::stored::sweep(&app.state.ctx)
+        .await
+        .expect("sweep");
+    assert_eq!(gone, 1);
+}
