@@ -6,8 +6,9 @@
 //! refreshed between two tries still finds the first answer.
 //!
 //! The routes whose handlers read the header themselves (payout requests, reconciliations,
-//! sandbox callbacks) keep their own rules, fixed before this layer; the SDK, postbacks and
-//! the signed survey API are outside it.
+//! sandbox callbacks) keep their own rules, fixed before this layer; the SDK and postbacks
+//! are outside it. The signed survey API takes the key after its signature is checked
+//! ([`begin_signed`] from its extractor, [`signed_answers`] around its routes).
 
 use app::domain::idempotency::IdempotencyKey;
 use app::domain::idempotency::stored::{self, Begun, StoredAnswer};
@@ -73,12 +74,27 @@ pub async fn stored_answers(State(state): State<AppState>, req: Request, next: N
     let res = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
+    keep(&state, &id, res).await
+}
+
+/// Stores the answer of the request recorded as `id` and gives it. An answer that is not a
+/// known-size text (a stream, a large export) is given but not kept, so a retry runs again.
+async fn keep(state: &AppState, id: &str, res: Response) -> Response {
+    use axum::body::HttpBody as _;
     let (parts, body) = res.into_parts();
+    let small = body
+        .size_hint()
+        .exact()
+        .is_some_and(|n| n <= MAX_ANSWER_BYTES as u64);
+    if !small {
+        forget(state, id).await;
+        return Response::from_parts(parts, body);
+    }
     let bytes = match to_bytes(body, MAX_ANSWER_BYTES).await {
         Ok(b) => b,
         Err(e) => {
             tracing::error!(error = %e, "an answer could not be read to be stored");
-            forget(&state, &id).await;
+            forget(state, id).await;
             return AppError::internal().into_response();
         }
     };
@@ -94,13 +110,13 @@ pub async fn stored_answers(State(state): State<AppState>, req: Request, next: N
                 content_type,
                 body: text,
             };
-            if let Err(e) = stored::finish(&state.ctx, &id, answer).await {
+            if let Err(e) = stored::finish(&state.ctx, id, answer).await {
                 // The answer was given; the retry will find the key in progress until its
                 // lock lapses, then run again.
                 tracing::warn!(error = %e.message, "an idempotent answer could not be stored");
             }
         }
-        Err(_) => forget(&state, &id).await,
+        Err(_) => forget(state, id).await,
     }
     Response::from_parts(parts, Body::from(bytes))
 }
@@ -124,4 +140,60 @@ fn replayed(answer: StoredAnswer) -> Response {
     res.headers_mut()
         .insert("idempotent-replayed", HeaderValue::from_static("true"));
     res
+}
+
+tokio::task_local! {
+    /// The record of a signed survey API request begun by its extractor, for [`signed_answers`].
+    static SIGNED: std::cell::RefCell<Option<String>>;
+}
+
+/// The layer of the signed survey API: its extractor checks the signature first (a replay
+/// must be signed like the first request) and then calls [`begin_signed`]; this layer
+/// stores the answer of a request so begun.
+pub async fn signed_answers(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST || !req.headers().contains_key("idempotency-key") {
+        return next.run(req).await;
+    }
+    let (res, begun) = SIGNED
+        .scope(std::cell::RefCell::new(None), async move {
+            let res = next.run(req).await;
+            (res, SIGNED.with(std::cell::RefCell::take))
+        })
+        .await;
+    match begun {
+        Some(id) => keep(&state, &id, res).await,
+        None => res,
+    }
+}
+
+/// For a signed survey API POST with an `Idempotency-Key`, once its signature is checked:
+/// `Err` with the answer to give instead of running it (a replay or a refusal), else the
+/// request runs and [`signed_answers`] keeps its answer.
+pub async fn begin_signed(
+    state: &AppState,
+    account_id: &str,
+    parts: (&Method, &str, &http::HeaderMap),
+    body: &[u8],
+) -> Result<(), Response> {
+    let (method, path, headers) = parts;
+    if method != Method::POST {
+        return Ok(());
+    }
+    let Some(raw) = headers.get("idempotency-key") else {
+        return Ok(());
+    };
+    let key =
+        IdempotencyKey::from_header(raw.to_str().ok()).map_err(IntoResponse::into_response)?;
+    let hash = crypto::sha256_hex(&format!(
+        "{method}\n{path}\n{}",
+        String::from_utf8_lossy(body)
+    ));
+    match stored::begin(&state.ctx, account_id, &key, &hash).await {
+        Err(e) => Err(e.into_response()),
+        Ok(Begun::Replay(answer)) => Err(replayed(answer)),
+        Ok(Begun::Run(id)) => {
+            let _ = SIGNED.try_with(|s| *s.borrow_mut() = Some(id));
+            Ok(())
+        }
+    }
 }

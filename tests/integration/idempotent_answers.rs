@@ -10,10 +10,13 @@ use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
 use app::model::Role;
+use tests::builders::USD;
+use tests::builders::surveys::{Key, call, issue_key, survey};
 
 both_backends!(
     a_retried_creation_gets_the_first_answer,
     a_running_or_expired_key_is_told_apart,
+    a_signed_survey_creation_is_replayed_only_when_signed,
 );
 
 /// A POST with a key: status, whether it was a replay, and the body.
@@ -165,4 +168,70 @@ async fn a_running_or_expired_key_is_told_apart(app: TestApp) {
         .await
         .expect("sweep");
     assert_eq!(gone, 1);
+}
+
+/// A signed survey API creation with a key; `sign` false sends a wrong signature.
+async fn signed_create(
+    app: &TestApp,
+    key: &Key,
+    idem: &str,
+    body: &Value,
+    sign: bool,
+) -> (StatusCode, bool, Value) {
+    use app::domain::surveys::signature::{digest, signed_input};
+    let url = app.url("/api/v1/campaigns/create");
+    let text = body.to_string();
+    let secret = if sign {
+        key.secret.clone()
+    } else {
+        "wrong".to_owned()
+    };
+    let enc = digest(key.kind, &signed_input(&url, text.as_bytes(), &secret));
+    let res = app
+        .client
+        .post(format!("{url}?enc={enc}"))
+        .header("X-Api-Key", &key.api_key)
+        .header("Idempotency-Key", idem)
+        .header("Content-Type", "application/json")
+        .body(text)
+        .send()
+        .await
+        .expect("sent");
+    let replayed = res.headers().get("idempotent-replayed").is_some();
+    let status = res.status();
+    (status, replayed, res.json().await.unwrap_or(Value::Null))
+}
+
+/// The signed survey API: a retry is answered from the store only once its signature holds.
+async fn a_signed_survey_creation_is_replayed_only_when_signed(app: TestApp) {
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let key = issue_key(&app, &adv, "SHA256").await;
+    let body = survey("Keyed survey");
+    let (s, replayed, first) = signed_create(&app, &key, "survey-create-1", &body, true).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{first}");
+    let (s, _, refused) = signed_create(&app, &key, "survey-create-1", &body, false).await;
+    assert_eq!(
+        s,
+        StatusCode::UNAUTHORIZED,
+        "a wrong signature gets no stored answer: {refused}"
+    );
+    let (s, replayed, again) = signed_create(&app, &key, "survey-create-1", &body, true).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, true));
+    assert_eq!(again, first);
+    let (s, _, reused) =
+        signed_create(&app, &key, "survey-create-1", &survey("Another"), true).await;
+    assert_eq!(
+        (s, error_code(&reused)),
+        (StatusCode::CONFLICT, "idempotency_key_reused")
+    );
+    let (s, list) = call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        "/api/v1/campaigns/getcampaigns",
+        None,
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert_eq!(list["count"], 1, "created once: {list}");
 }

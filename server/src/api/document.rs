@@ -159,9 +159,14 @@ fn shared_limit(path: &str, method: &str, op: &mut Operation) {
 /// Whether the dashboard API's stored answers apply (`idempotent_answers.rs`).
 fn keyed(path: &str, method: &str) -> bool {
     method == "post"
-        && ["/publisher/v2/", "/admin/v1/", "/performance-marketing/v2/"]
-            .iter()
-            .any(|p| path.starts_with(p))
+        && [
+            "/publisher/v2/",
+            "/admin/v1/",
+            "/performance-marketing/v2/",
+            "/api/v1/campaigns/",
+        ]
+        .iter()
+        .any(|p| path.starts_with(p))
         && !["/postbacks/", "/pixels/", "/sandbox/"]
             .iter()
             .any(|p| path.contains(p))

@@ -143,7 +143,12 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .nest("/auth/v1", auth::router())
         .nest(
             "/api/v1/campaigns",
-            surveys::campaigns::router().merge(surveys::targeting::router()),
+            surveys::campaigns::router()
+                .merge(surveys::targeting::router())
+                .layer(axum::middleware::from_fn_with_state(
+                    state.clone(),
+                    crate::idempotent_answers::signed_answers,
+                )),
         )
         .nest(
             "/admin/v1",

@@ -49,9 +49,34 @@ impl Signed {
 }
 
 impl FromRequest<AppState> for Signed {
-    type Rejection = AppError;
+    type Rejection = axum::response::Response;
 
-    async fn from_request(req: Request, state: &AppState) -> Result<Self, AppError> {
+    /// Checks the signature, then an `Idempotency-Key` on a POST: a retry is answered with
+    /// the first answer only once it is signed like the first request.
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        use axum::response::IntoResponse;
+        let method = req.method().clone();
+        let headers = req.headers().clone();
+        let path = req
+            .extensions()
+            .get::<OriginalUri>()
+            .map_or_else(|| req.uri().path().to_owned(), |u| u.0.path().to_owned());
+        let signed = Self::verify(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        crate::idempotent_answers::begin_signed(
+            state,
+            &signed.principal.account_id,
+            (&method, &path, &headers),
+            &signed.body,
+        )
+        .await?;
+        Ok(signed)
+    }
+}
+
+impl Signed {
+    async fn verify(req: Request, state: &AppState) -> Result<Self, AppError> {
         let headers = req.headers().clone();
         // 600 requests per minute per presented API key, counted before the body is read
         // or the signature checked: 429 with Retry-After (docs/surveys.md).
