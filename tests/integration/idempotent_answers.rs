@@ -12,6 +12,7 @@ use tests::{TestApp, both_backends, error_code};
 use app::model::Role;
 use tests::builders::USD;
 use tests::builders::surveys::{Key, call, issue_key, survey};
+use tests::builders::{keyed_replay, replay_answer};
 
 both_backends!(
     a_retried_creation_gets_the_first_answer,
@@ -27,18 +28,7 @@ async fn keyed_post(
     path: &str,
     body: &Value,
 ) -> (StatusCode, bool, Value) {
-    let res = app
-        .client
-        .post(app.url(path))
-        .bearer_auth(token)
-        .header("Idempotency-Key", key)
-        .json(body)
-        .send()
-        .await
-        .expect("sent");
-    let replayed = res.headers().get("idempotent-replayed").is_some();
-    let status = res.status();
-    (status, replayed, res.json().await.unwrap_or(Value::Null))
+    keyed_replay(app, path, token, key, body).await
 }
 
 fn placement(name: &str) -> Value {
@@ -79,24 +69,21 @@ async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
     );
 
     // A refusal is an answer too: given again, not run again.
-    let (s, replayed, invalid) = keyed_post(
-        &app,
-        &token,
-        "create-plc-0002",
-        path,
-        &json!({"type": "WEBSITE"}),
-    )
-    .await;
-    assert_eq!((s, replayed), (StatusCode::BAD_REQUEST, false), "{invalid}");
-    let (s, replayed, _) = keyed_post(
-        &app,
-        &token,
-        "create-plc-0002",
-        path,
-        &json!({"type": "WEBSITE"}),
-    )
-    .await;
-    assert_eq!((s, replayed), (StatusCode::BAD_REQUEST, true));
+    for replay in [false, true] {
+        let (s, replayed, invalid) = keyed_post(
+            &app,
+            &token,
+            "create-plc-0002",
+            path,
+            &json!({"type": "WEBSITE"}),
+        )
+        .await;
+        assert_eq!(
+            (s, replayed),
+            (StatusCode::BAD_REQUEST, replay),
+            "{invalid}"
+        );
+    }
 
     // Keys belong to their account: another publisher's same key creates its own.
     let (_, other) = app.signed_in(Role::Publisher).await;
@@ -197,9 +184,7 @@ async fn signed_create(
         .send()
         .await
         .expect("sent");
-    let replayed = res.headers().get("idempotent-replayed").is_some();
-    let status = res.status();
-    (status, replayed, res.json().await.unwrap_or(Value::Null))
+    replay_answer(res).await
 }
 
 /// The signed survey API: a retry is answered from the store only once its signature holds.

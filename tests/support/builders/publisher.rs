@@ -76,6 +76,19 @@ pub async fn keyed(
     key: &str,
     body: &Value,
 ) -> (StatusCode, Value) {
+    let (status, _, body) = keyed_replay(app, path, token, key, body).await;
+    (status, body)
+}
+
+/// A request with an Idempotency-Key header: its status, whether the answer is a stored one
+/// given again (`Idempotent-Replayed`), and its body.
+pub async fn keyed_replay(
+    app: &TestApp,
+    path: &str,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> (StatusCode, bool, Value) {
     let res = app
         .client
         .post(app.url(path))
@@ -85,6 +98,12 @@ pub async fn keyed(
         .send()
         .await
         .expect("sent");
+    replay_answer(res).await
+}
+
+/// An answer's status, whether it was given again from the store, and its body.
+pub async fn replay_answer(res: reqwest::Response) -> (StatusCode, bool, Value) {
+    let replayed = res.headers().get("idempotent-replayed").is_some();
     let status = res.status();
-    (status, res.json().await.unwrap_or(Value::Null))
+    (status, replayed, res.json().await.unwrap_or(Value::Null))
 }
