@@ -5,7 +5,7 @@
 
 use chrono::Duration;
 use reqwest::StatusCode;
-use sea_orm::{ActiveModelTrait, Set};
+use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
@@ -54,6 +54,17 @@ async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
     assert_eq!((s, replayed), (StatusCode::CREATED, true));
     assert_eq!(again, first);
     assert_eq!(placements(&app, &token).await, 1);
+    // Stored sealed (answers may carry secrets shown once), not as the body.
+    let stored = entity::idempotent_request::Entity::find()
+        .one(&app.state.ctx.db)
+        .await
+        .expect("query")
+        .and_then(|r| r.response)
+        .expect("stored");
+    assert!(
+        !stored.contains(first["placementId"].as_str().expect("id")),
+        "{stored}"
+    );
 
     // The same key for another body is refused; a malformed key is a 400 naming the header.
     let (s, _, refused) = keyed_post(&app, &token, "create-plc-0001", path, &placement("B")).await;

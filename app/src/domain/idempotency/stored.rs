@@ -6,6 +6,11 @@
 //! (409 `idempotency_in_progress` with `Retry-After`), and an answer that says nothing
 //! happened (a 5xx, a 429) is not kept, so the retry runs again.
 //!
+//! Answers are stored sealed with the service key (`Keys::seal`, bound to their row): the
+//! answer of a creating request may carry a secret shown once, and a retry by the same
+//! account is the one reader it may be shown to again. They live 24 hours, so `server
+//! reseal` leaves them; a rotated key stays readable as a previous key meanwhile.
+//!
 //! The first request and its answer are two writes: a process that stops between the
 //! handler's commit and the stored answer leaves the key in progress. Its lock lapses after
 //! [`LOCK`] (longer than any request's deadline) and a retry then runs again; the creating
@@ -77,7 +82,7 @@ pub async fn begin(
             tracing::debug!(error = %e, "an idempotency record vanished between insert and read");
             continue;
         };
-        if let Some(answer) = decide(&prior, hash, now)? {
+        if let Some(answer) = decide(ctx, &prior, hash, now)? {
             return Ok(Begun::Replay(answer));
         }
         // Expired or abandoned: take it over, once, by its exact state.
@@ -91,6 +96,7 @@ pub async fn begin(
 /// The stored answer of `prior`, a refusal, or `None` when it may be run again (expired,
 /// or abandoned by a process that stopped).
 fn decide(
+    ctx: &Ctx,
     prior: &row::Model,
     hash: &str,
     now: DateTime<Utc>,
@@ -105,10 +111,10 @@ fn decide(
         .with_code("idempotency_key_reused"));
     }
     match (prior.status_code, &prior.response) {
-        (Some(status), Some(body)) => Ok(Some(StoredAnswer {
+        (Some(status), Some(sealed)) => Ok(Some(StoredAnswer {
             status: u16::try_from(status).unwrap_or(500),
             content_type: prior.content_type.clone(),
-            body: body.clone(),
+            body: ctx.keys.open(&seal_binding(&prior.id), sealed)?,
         })),
         _ if prior.locked_until.is_some_and(|t| t > now) => Err(in_progress()),
         _ => Ok(None),
@@ -165,13 +171,15 @@ pub async fn finish(ctx: &Ctx, id: &str, answer: StoredAnswer) -> Result<(), App
     if answer.status >= 500 || answer.status == 429 {
         return forget(ctx, id).await;
     }
+    // Sealed: a creating answer may carry a secret shown once (a key, a callback secret).
+    let sealed = ctx.keys.seal(&seal_binding(id), &answer.body)?;
     row::Entity::update_many()
         .col_expr(
             row::Column::StatusCode,
             Expr::value(i32::from(answer.status)),
         )
         .col_expr(row::Column::ContentType, Expr::value(answer.content_type))
-        .col_expr(row::Column::Response, Expr::value(answer.body))
+        .col_expr(row::Column::Response, Expr::value(sealed))
         .col_expr(
             row::Column::LockedUntil,
             Expr::value(Option::<DateTime<Utc>>::None),
@@ -180,6 +188,11 @@ pub async fn finish(ctx: &Ctx, id: &str, answer: StoredAnswer) -> Result<(), App
         .exec(&ctx.db)
         .await?;
     Ok(())
+}
+
+/// What a stored answer is sealed to (its row), so it opens nowhere else.
+fn seal_binding(id: &str) -> String {
+    format!("idempotent_requests:{id}")
 }
 
 /// Drops the record of a request whose answer is not kept.
