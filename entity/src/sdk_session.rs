@@ -25,6 +25,8 @@ pub struct Model {
     pub revoke_key: Option<String>,
     /// The publisher's server signed this user (see `placement_user_identity`).
     pub user_verified: bool,
+    /// The language the app asked for (`lang`, a BCP 47 tag); the hosted wall prefers it.
+    pub language: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -31,6 +31,7 @@ mod m0027_reconciliation;
 mod m0028_ledger_entries_by_account_time;
 mod m0029_drop_ledger_entries_account;
 mod m0030_idempotent_requests;
+mod m0031_session_language;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -69,6 +70,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0028_ledger_entries_by_account_time::Migration),
             Box::new(m0029_drop_ledger_entries_account::Migration),
             Box::new(m0030_idempotent_requests::Migration),
+            Box::new(m0031_session_language::Migration),
         ]
     }
 }

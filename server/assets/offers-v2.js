@@ -14,17 +14,33 @@
 //   // No-code: <a data-offerwall-link href="{hostedOfferwallUrl}">Earn</a> and
 //   MarketplaceOffers.bind();   // opens in the overlay; without JavaScript the link still works
 //
+// Language: the wall speaks en, de, es, fr, pt-BR, ja and ar (right to left). It follows
+// the session's `lang` (init({lang}) or your backend's POST /sdk/v2/sessions), else the
+// browser's languages.
+//
 // Events (postMessage from the wall, checked against its origin and frame):
 //   ready {page}, launch {offerId}, reward-status {currency, earnedMinorUnits,
 //   pendingMinorUnits, reversedMinorUnits}, close {}.
 
-const SDK_VERSION = "2.0.0";
+const SDK_VERSION = "2.1.0";
 const BASE = new URL(import.meta.url).origin;
+
+// The frame's accessible name in the wall's languages (the wall's own pages are translated
+// by the service).
+const FRAME_TITLES = { en: "Offerwall", de: "Angebote", es: "Ofertas", fr: "Offres", pt: "Ofertas", ja: "オファー", ar: "العروض" };
+function frameTitle(lang) {
+  const nav = typeof navigator !== "undefined" ? navigator.language : "";
+  const primary = String(lang || nav || "en").toLowerCase().split(/[-_]/)[0];
+  return FRAME_TITLES[primary] || FRAME_TITLES.en;
+}
 
 class Offerwall {
   constructor(url, session) {
     const u = new URL(url, BASE);
     u.searchParams.set("embed", "1");
+    const lang = (session && session.lang) || u.searchParams.get("lang");
+    if (lang) u.searchParams.set("lang", lang);
+    this.lang = lang || null;
     this.url = u.toString();
     this.origin = u.origin;
     this.session = session || null;
@@ -50,7 +66,7 @@ class Offerwall {
   makeFrame() {
     const f = document.createElement("iframe");
     f.src = this.url;
-    f.title = "Offerwall";
+    f.title = frameTitle(this.lang);
     f.referrerPolicy = "no-referrer";
     f.allow = "clipboard-write";
     f.style.cssText = "border:0;width:100%;height:100%;display:block;background:#fff";
@@ -148,6 +164,7 @@ export const MarketplaceOffers = {
         packageBundleOrDomain: o.domain || location.hostname,
         environment: o.environment || "production",
         consent: o.consent || "UNKNOWN",
+        lang: o.lang,
       }),
     });
     const body = await res.json();

@@ -234,7 +234,13 @@ async fn load_advertiser(ctx: &Ctx, admin: &Principal, a: &Principal) -> anyhow:
             "goals": [
                 {"externalGoalId": "install", "name": "Install and open", "payoutMicros": 800_000, "pendingMinutes": 0},
                 {"externalGoalId": "level10", "name": "Reach level 10", "payoutMicros": 2_500_000, "pendingMinutes": 60}
-            ]
+            ],
+            // German users read the offer in German; other languages see it as given.
+            "translations": {"de": {
+                "name": "Dragon Realm: Level 10 erreichen",
+                "description": "Installiere Dragon Realm und erreiche Level 10 innerhalb von 14 Tagen.",
+                "goals": {"install": "Installieren und öffnen", "level10": "Level 10 erreichen"}
+            }}
         }))
     .await?;
     let today = ctx.now().date_naive();

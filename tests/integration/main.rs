@@ -56,5 +56,6 @@ mod surveys;
 mod targeting;
 mod tracking;
 mod user_identity;
+mod wall_languages;
 mod web;
 mod web_pixel;

@@ -33,6 +33,10 @@ pub struct CreateSession {
     pub user_signature: Option<String>,
     /// When `userSignature` expires (Unix seconds, at most 30 days ahead).
     pub user_signature_expires_at: Option<i64>,
+    /// The user's language (BCP 47, e.g. `de`, `pt-BR`, `ar`): the hosted wall speaks it
+    /// when it can (en, de, es, fr, pt-BR, ja, ar), else the browser's `Accept-Language`.
+    #[cfg_attr(feature = "ssr", schema(example = "de", max_length = 35))]
+    pub lang: Option<String>,
 }
 
 /// A slot a session may use.
@@ -86,6 +90,9 @@ pub struct SdkSession {
     /// Carries the token: keep it server-side or inside the app.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hosted_offerwall_url: Option<String>,
+    /// The `lang` the session was created with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
 }
 
 /// One goal of an offer, with the user's reward in the slot currency.

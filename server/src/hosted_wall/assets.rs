@@ -7,7 +7,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::state::AppState;
 
 /// Versioned asset names: a new version gets a new name, so they are cached for a year.
-const WALL_CSS: &str = include_str!("../../assets/wall-v1.css");
+const WALL_CSS: &str = include_str!("../../assets/wall-v2.css");
 const WALL_JS: &str = include_str!("../../assets/wall-v1.js");
 const WEB_SDK: &str = include_str!("../../assets/offers-v2.js");
 
@@ -29,8 +29,9 @@ fn immutable(kind: &'static str, body: &'static str) -> Response {
         .into_response()
 }
 
-/// The wall's stylesheet (mobile first; the slot design sets its colours).
-#[utoipa::path(get, path = "/offerwall/assets/wall-v1.css", tag = "offerwall",
+/// The wall's stylesheet (mobile first; the slot design sets its colours; v2 lays out
+/// right-to-left pages).
+#[utoipa::path(get, path = "/offerwall/assets/wall-v2.css", tag = "offerwall",
     responses((status = 200, description = "Stylesheet, cached for a year", content_type = "text/css", body = String)))]
 async fn wall_css() -> Response {
     immutable("text/css; charset=utf-8", WALL_CSS)

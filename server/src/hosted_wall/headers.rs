@@ -75,6 +75,7 @@ mod tests {
             expires_at: now,
             revoked_at: None,
             user_verified: false,
+            language: None,
         }
     }
 

@@ -7,21 +7,25 @@
 //!
 //! Query of every page: `token` (required), `slot` (an OFFERWALL slot of the placement),
 //! `country` (two letters, when the publisher knows it), `embed=1` (set by the web SDK:
-//! shows a close button and opens advertisers in a new tab).
+//! shows a close button and opens advertisers in a new tab), `lang` (a language tag that
+//! overrides the session's `lang` and the browser's `Accept-Language`).
 
 mod assets;
 mod headers;
 mod html;
+mod i18n;
+mod support;
 
 use std::collections::HashMap;
 
 use app::domain::Policy;
+use app::domain::delivery::offer_texts::{self, OfferTexts};
 use app::domain::delivery::{
-    hosted_wall, impressions, launches, offer_list, offers, reward_status, sessions, support_cases,
+    hosted_wall, impressions, launches, offer_list, offers, reward_status, sessions,
 };
-use app::domain::idempotency::IdempotencyKey;
 use app::error::AppError;
-use app::model::delivery::{LaunchRequest, OfferListQuery, SdkSupportRequest};
+use app::model::delivery::{LaunchRequest, OfferListQuery};
+use app::model::language::Language;
 use app::model::publisher::AdSlot;
 use app::model::wall_design::{WallDesign, WallExposure};
 use axum::Form;
@@ -43,7 +47,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
         .routes(routes!(launch))
         .routes(routes!(rewards))
-        .routes(routes!(support, open_case))
+        .routes(routes!(support::support, support::open_case))
         .merge(assets::router())
 }
 
@@ -65,6 +69,9 @@ struct WallQuery {
     offer: Option<String>,
     /// `1` after a support case was sent.
     sent: Option<String>,
+    /// The page's language (en, de, es, fr, pt-BR, ja, ar; other tags match on their
+    /// language): overrides the session's `lang` and the browser's `Accept-Language`.
+    lang: Option<String>,
 }
 
 /// Refusals are pages too (expired or revoked link, banned user, unavailable offer).
@@ -78,6 +85,7 @@ struct Wall {
     exposure: WallExposure,
     embed: bool,
     country: Option<String>,
+    lang: Language,
     /// The query that keeps the user in this wall.
     qs: String,
     /// The same values as hidden form fields.
@@ -94,6 +102,8 @@ impl Wall {
             embed: self.embed,
             show_rewards: self.exposure.show_reward_status,
             show_support: self.exposure.show_support,
+            lang: self.lang,
+            t: i18n::texts(self.lang),
         }
     }
 
@@ -106,42 +116,58 @@ impl Wall {
     }
 }
 
-/// An error as a page the user understands.
-fn refusal(e: AppError) -> Response {
+/// An error as a page the user understands, in their language.
+fn refusal(e: AppError, lang: Language) -> Response {
+    let t = i18n::texts(lang);
     let (title, text) = match e.code.as_str() {
-        "sdk_session_expired" => (
-            "This offerwall has expired",
-            "For your security the link works for fifteen minutes. Close it and open the offerwall again.",
-        ),
-        "sdk_session_revoked" | "unauthorized" => (
-            "This offerwall link is no longer valid",
-            "Close it and open the offerwall again.",
-        ),
-        "user_banned" => (
-            "Offers are not available",
-            "Offers are not available for your account.",
-        ),
-        "rate_limited" => ("Too many requests", "Please wait a moment and try again."),
-        "offer_unavailable" => (
-            "This offer is no longer available",
-            "It may have ended or reached its limit. Go back to see other offers.",
-        ),
-        _ if e.status >= 500 => ("Something went wrong", "Please try again in a moment."),
-        _ => ("This page is not available", e.message.as_str()),
+        "sdk_session_expired" => t.expired,
+        "sdk_session_revoked" | "unauthorized" => t.revoked,
+        "user_banned" => t.banned,
+        "rate_limited" => t.rate_limited,
+        "offer_unavailable" => t.unavailable,
+        _ if e.status >= 500 => t.failed,
+        // Other refusals explain a request the wall itself built; English is acceptable.
+        _ => (t.not_available, e.message.as_str()),
     };
     let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
-    respond(status, html::notice(title, text))
+    respond(status, html::notice(lang, title, text))
+}
+
+/// The browser's `Accept-Language`.
+fn accept_language(headers: &http::HeaderMap) -> Option<&str> {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
 }
 
 /// Opens the session named by `token` for a wall page.
-async fn open(state: &AppState, wq: &WallQuery, write: bool) -> Result<Wall, Response> {
+async fn open(
+    state: &AppState,
+    wq: &WallQuery,
+    headers: &http::HeaderMap,
+    write: bool,
+) -> Result<Wall, Response> {
+    let asked = wq
+        .lang
+        .as_deref()
+        .filter(|l| Language::from_tag(l).is_some());
+    let browser = accept_language(headers);
+    let before = Language::choose(asked, browser);
     let token = wq
         .token
         .as_deref()
         .filter(|t| !t.is_empty())
-        .ok_or_else(|| refusal(AppError::unauthorized("the offerwall link has no token")))?;
+        .ok_or_else(|| {
+            refusal(
+                AppError::unauthorized("the offerwall link has no token"),
+                before,
+            )
+        })?;
     let ctx = &state.ctx;
-    let s = sessions::authenticate(ctx, token).await.map_err(refusal)?;
+    let refuse = |e| refusal(e, before);
+    let s = sessions::authenticate(ctx, token).await.map_err(refuse)?;
+    let lang = Language::choose(asked.or(s.language.as_deref()), browser);
+    let refusal = |e| refusal(e, lang);
     let policy = if write {
         Policy::SdkWrite
     } else {
@@ -160,11 +186,17 @@ async fn open(state: &AppState, wq: &WallQuery, write: bool) -> Result<Wall, Res
     if embed {
         qs += "&amp;embed=1";
     }
+    // A language asked for in the link stays through the wall's links and forms.
+    let kept = asked.map(|_| lang.as_str()).unwrap_or("");
+    if !kept.is_empty() {
+        qs += &format!("&amp;lang={}", q(kept));
+    }
     let fields = html::hidden(&[
         ("token", token),
         ("slot", &slot.ad_slot_id),
         ("country", country.as_deref().unwrap_or("")),
         ("embed", if embed { "1" } else { "" }),
+        ("lang", kept),
     ]);
     let development = state.ctx.config.environment != app::domain::Environment::Production;
     let csp = wall_policy(&s, development);
@@ -176,6 +208,7 @@ async fn open(state: &AppState, wq: &WallQuery, write: bool) -> Result<Wall, Res
         slot,
         embed,
         country,
+        lang,
         qs,
         fields,
     })
@@ -198,7 +231,7 @@ async fn list(
     headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
 ) -> Response {
-    let w = match open(&state, &wq, false).await {
+    let w = match open(&state, &wq, &headers, false).await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -218,16 +251,18 @@ async fn list(
     };
     let list = match offer_list::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query).await {
         Ok(l) => l,
-        Err(e) => return refusal(e),
+        Err(e) => return refusal(e, w.lang),
     };
+    let ids = list.items.iter().map(|o| o.campaign_id.as_str());
+    let texts = offer_texts::for_offers(&state.ctx, ids, w.lang).await;
     let progress = progress(&state, &w).await;
     let next = list
         .page
         .next_cursor
         .as_deref()
         .map(|c| format!("{}&amp;cursor={}", w.qs, q(c)));
-    let body = html::offer_list(&w.frame(), &list, &progress, next);
-    w.page("Offers", &body)
+    let body = html::offer_list(&w.frame(), &list, &texts, &progress, next);
+    w.page(i18n::texts(w.lang).offers, &body)
 }
 
 /// An offer's details. Showing them is the impression; the launch form carries its id.
@@ -239,9 +274,10 @@ async fn list(
 async fn detail(
     State(state): State<AppState>,
     Path(offer_id): Path<String>,
+    headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
 ) -> Response {
-    let w = match open(&state, &wq, false).await {
+    let w = match open(&state, &wq, &headers, false).await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -249,7 +285,7 @@ async fn detail(
     let slot = Some(w.slot.ad_slot_id.as_str());
     let item = match offers::get(ctx, &w.s, &offer_id, slot).await {
         Ok(i) => i,
-        Err(e) => return refusal(e),
+        Err(e) => return refusal(e, w.lang),
     };
     let status = progress(&state, &w).await.get(&offer_id).copied();
     let mut fields = w.fields.clone();
@@ -259,11 +295,13 @@ async fn detail(
             Ok((receipt, _)) => {
                 fields += &html::hidden(&[("impression_id", &receipt.impression_id)])
             }
-            Err(e) => return refusal(e),
+            Err(e) => return refusal(e, w.lang),
         }
     }
-    let body = html::offer_detail(&w.frame(), &item, status, &fields);
-    w.page(&item.title, &body)
+    let texts = offer_texts::for_offers(ctx, std::iter::once(offer_id.as_str()), w.lang).await;
+    let texts = texts.get(&offer_id);
+    let body = html::offer_detail(&w.frame(), &item, texts, status, &fields);
+    w.page(texts.map_or(&item.title, |x| &x.title), &body)
 }
 
 /// The launch form: the wall's query values and the impression the detail page recorded.
@@ -273,6 +311,7 @@ struct LaunchForm {
     slot: Option<String>,
     country: Option<String>,
     embed: Option<String>,
+    lang: Option<String>,
     impression_id: Option<String>,
 }
 
@@ -289,19 +328,22 @@ struct LaunchForm {
 async fn launch(
     State(state): State<AppState>,
     Path(offer_id): Path<String>,
+    headers: http::HeaderMap,
     form: Result<Form<LaunchForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
     let Ok(Form(f)) = form else {
-        return refusal(AppError::invalid("the launch form could not be read"));
+        let lang = Language::choose(None, accept_language(&headers));
+        return refusal(AppError::invalid("the launch form could not be read"), lang);
     };
     let wq = WallQuery {
         token: f.token,
         slot: f.slot,
         country: f.country,
         embed: f.embed,
+        lang: f.lang,
         ..Default::default()
     };
-    let w = match open(&state, &wq, true).await {
+    let w = match open(&state, &wq, &headers, true).await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -324,7 +366,7 @@ async fn launch(
             );
             r
         }
-        Err(e) => refusal(e),
+        Err(e) => refusal(e, w.lang),
     }
 }
 
@@ -332,163 +374,21 @@ async fn launch(
 #[utoipa::path(get, path = "/offerwall/rewards", tag = "offerwall", params(WallQuery),
     responses((status = 200, description = "Pending, earned and reversed rewards", content_type = PAGE, body = String),
         (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
-async fn rewards(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
-    let w = match open(&state, &wq, false).await {
+async fn rewards(
+    State(state): State<AppState>,
+    headers: http::HeaderMap,
+    Query(wq): Query<WallQuery>,
+) -> Response {
+    let w = match open(&state, &wq, &headers, false).await {
         Ok(w) => w,
         Err(r) => return r,
     };
     let r = match reward_status::status(&state.ctx, &w.s, None).await {
         Ok(r) => r,
-        Err(e) => return refusal(e),
+        Err(e) => return refusal(e, w.lang),
     };
-    let titles = titles(&state, r.items.iter().map(|i| i.offer_id.as_str())).await;
-    w.page("My rewards", &html::rewards(&r, &w.slot.currency, &titles))
-}
-
-/// Offer titles from the live inventory (an offer that ended keeps its id).
-async fn titles<'a>(
-    state: &AppState,
-    ids: impl Iterator<Item = &'a str>,
-) -> HashMap<String, String> {
-    let Ok(snap) = app::domain::campaigns::snapshot::snapshot(&state.ctx).await else {
-        return HashMap::new();
-    };
-    ids.filter_map(|id| snap.get(id).map(|o| (id.to_owned(), o.config.name.clone())))
-        .collect()
-}
-
-/// The support form and the user's cases.
-#[utoipa::path(get, path = "/offerwall/support", tag = "offerwall", params(WallQuery),
-    responses((status = 200, description = "Support form and the user's cases", content_type = PAGE, body = String),
-        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
-async fn support(State(state): State<AppState>, Query(wq): Query<WallQuery>) -> Response {
-    let w = match open(&state, &wq, false).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let sent = wq.sent.as_deref() == Some("1");
-    support_page(&state, &w, wq.offer.as_deref(), None, sent, "").await
-}
-
-async fn support_page(
-    state: &AppState,
-    w: &Wall,
-    picked: Option<&str>,
-    error: Option<&str>,
-    sent: bool,
-    message: &str,
-) -> Response {
-    let page = app::domain::paging::Page::parse(Some(20), None, "case").ok();
-    let cases = match page {
-        Some(p) => support_cases::list(&state.ctx, &w.s, &p)
-            .await
-            .map(|l| l.items)
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
-    // Offers the user started or was rewarded for, plus the one the link names.
-    let rewards = reward_status::status(&state.ctx, &w.s, None).await.ok();
-    let mut ids: Vec<String> = rewards
-        .iter()
-        .flat_map(|r| r.items.iter().map(|i| i.offer_id.clone()))
-        .chain(picked.map(str::to_owned))
-        .collect();
-    ids.sort();
-    ids.dedup();
-    let titles = titles(state, ids.iter().map(String::as_str)).await;
-    let offers: Vec<(String, String)> = ids
-        .into_iter()
-        .map(|id| {
-            let t = titles.get(&id).cloned().unwrap_or_else(|| id.clone());
-            (id, t)
-        })
-        .collect();
-    let nonce = app::domain::crypto::random_token("wall");
-    let fields = format!("{}{}", w.fields, html::hidden(&[("nonce", &nonce)]));
-    let body = html::support(&fields, &offers, picked, error, sent, &cases, message);
-    let mut r = w.page("Help", &body);
-    if error.is_some() {
-        *r.status_mut() = StatusCode::BAD_REQUEST;
-    }
-    r
-}
-
-/// The support form: the wall's query values, a nonce (the Idempotency-Key), the offer,
-/// reasonCode (3 to 64 of A-Z, 0-9, _) and message (10 to 2,000 characters).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-struct CaseForm {
-    token: Option<String>,
-    slot: Option<String>,
-    country: Option<String>,
-    embed: Option<String>,
-    nonce: Option<String>,
-    offer_id: Option<String>,
-    reason_code: Option<String>,
-    message: Option<String>,
-}
-
-/// Opens a support case; the form's nonce is the Idempotency-Key, so a double submit
-/// opens one case.
-#[utoipa::path(post, path = "/offerwall/support", tag = "offerwall",
-    request_body(content = CaseForm, content_type = "application/x-www-form-urlencoded"),
-    responses((status = 303, description = "Back to the support page with sent=1"),
-        (status = 400, description = "The form with what to fix", content_type = PAGE, body = String),
-        (status = 401, description = "Missing, expired or revoked link", content_type = PAGE, body = String)))]
-async fn open_case(
-    State(state): State<AppState>,
-    form: Result<Form<CaseForm>, axum::extract::rejection::FormRejection>,
-) -> Response {
-    let Ok(Form(f)) = form else {
-        return refusal(AppError::invalid("the support form could not be read"));
-    };
-    let wq = WallQuery {
-        token: f.token.clone(),
-        slot: f.slot.clone(),
-        country: f.country.clone(),
-        embed: f.embed.clone(),
-        ..Default::default()
-    };
-    let w = match open(&state, &wq, true).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let nonce = f
-        .nonce
-        .clone()
-        .filter(|n| n.len() >= 16 && n.len() <= 100 && n.chars().all(|c| c.is_ascii_graphic()))
-        .unwrap_or_else(|| app::domain::crypto::random_token("wall"));
-    let key = IdempotencyKey::derived(format!(
-        "wall-support-{}",
-        nonce.trim_start_matches("wall_")
-    ));
-    let offer = f.offer_id.clone().filter(|o| !o.is_empty());
-    let req = SdkSupportRequest {
-        session_id: Some(w.s.id.clone()),
-        reason_code: f.reason_code.clone(),
-        message: f.message.clone(),
-        offer_id: offer.clone(),
-    };
-    match support_cases::open(&state.ctx, &w.s, req, &key).await {
-        Ok(_) => {
-            let to = format!("/offerwall/support?{}&sent=1", w.qs.replace("&amp;", "&"));
-            let mut r = StatusCode::SEE_OTHER.into_response();
-            if let Ok(v) = HeaderValue::from_str(&to) {
-                r.headers_mut().insert(header::LOCATION, v);
-            }
-            r.headers_mut().insert(
-                header::REFERRER_POLICY,
-                HeaderValue::from_static("no-referrer"),
-            );
-            r
-        }
-        Err(e) => {
-            let why = if e.field_errors.contains_key("message") {
-                "Please describe the problem in 10 to 2,000 characters.".to_owned()
-            } else {
-                e.message.clone()
-            };
-            let msg = f.message.clone().unwrap_or_default();
-            support_page(&state, &w, offer.as_deref(), Some(&why), false, &msg).await
-        }
-    }
+    let ids = r.items.iter().map(|i| i.offer_id.as_str());
+    let texts: HashMap<String, OfferTexts> = offer_texts::for_offers(&state.ctx, ids, w.lang).await;
+    let body = html::rewards(&w.frame(), &r, &w.slot.currency, &texts);
+    w.page(i18n::texts(w.lang).my_rewards, &body)
 }

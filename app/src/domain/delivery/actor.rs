@@ -29,6 +29,8 @@ pub struct SdkActor {
     pub revoked_at: Option<DateTime<Utc>>,
     /// The publisher's server signed the user id (`user_identity`).
     pub user_verified: bool,
+    /// The app's `lang` (a BCP 47 tag), preferred by the hosted wall.
+    pub language: Option<String>,
 }
 
 impl From<&sdk_session::Model> for SdkActor {
@@ -48,6 +50,7 @@ impl From<&sdk_session::Model> for SdkActor {
             expires_at: s.expires_at,
             revoked_at: s.revoked_at,
             user_verified: s.user_verified,
+            language: s.language.clone(),
         }
     }
 }

@@ -17,9 +17,15 @@ use super::deliverable_sdk_slot;
 use super::offers::session_slot;
 
 /// The wall's address for a session token. The token is in the query (the request log
-/// records paths only) and the pages send `Referrer-Policy: no-referrer`.
-pub fn url(base_url: &str, token: &str) -> String {
-    format!("{}/offerwall?token={token}", base_url.trim_end_matches('/'))
+/// records paths only) and the pages send `Referrer-Policy: no-referrer`. The session's
+/// language (a checked tag: letters, digits, `-`, `_`) rides along, so the web SDK can
+/// name its frame in it.
+pub fn url(base_url: &str, token: &str, lang: Option<&str>) -> String {
+    let base = format!("{}/offerwall?token={token}", base_url.trim_end_matches('/'));
+    match lang {
+        Some(l) => format!("{base}&lang={l}"),
+        None => base,
+    }
 }
 
 /// The slot the wall shows: the one asked for, the session's own, or the placement's
@@ -145,8 +151,12 @@ mod tests {
     #[test]
     fn url_carries_the_token_in_the_query() {
         assert_eq!(
-            url("https://ads.example.com/", "sdk_abc"),
+            url("https://ads.example.com/", "sdk_abc", None),
             "https://ads.example.com/offerwall?token=sdk_abc"
+        );
+        assert_eq!(
+            url("https://ads.example.com", "sdk_abc", Some("pt-BR")),
+            "https://ads.example.com/offerwall?token=sdk_abc&lang=pt-BR"
         );
     }
 

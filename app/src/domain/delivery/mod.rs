@@ -9,6 +9,7 @@ pub mod hosted_wall;
 pub mod impressions;
 pub mod launches;
 pub mod offer_list;
+pub mod offer_texts;
 pub mod offers;
 pub mod report;
 pub mod reward_status;

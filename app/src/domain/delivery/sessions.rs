@@ -15,6 +15,7 @@ use crate::domain::publisher::{bans, slots};
 use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::*;
+use crate::model::language::Language;
 use crate::model::publisher::rules::sdk_version;
 use crate::model::publisher::{PlacementStatus, SlotType};
 use entity::{ad_slot, placement, sdk_session};
@@ -74,6 +75,10 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         .map(str::to_owned);
     if att.as_ref().is_some_and(|a| a.len() > 32) {
         errs.add("attStatus", "must be at most 32 characters");
+    }
+    let language = Some(text(&input.lang)).filter(|l| !l.is_empty());
+    if language.as_deref().is_some_and(|l| !Language::is_tag(l)) {
+        errs.add("lang", "must be a language tag such as de, pt-BR or ar");
     }
     errs.finish()?;
 
@@ -167,6 +172,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         sealed_token: Set(None),
         revoke_key: Set(None),
         user_verified: Set(user_verified),
+        language: Set(language),
     }
     .insert(&ctx.db)
     .await?;
@@ -333,6 +339,7 @@ pub async fn refresh(
         revoke_key: Set(None),
         // A refresh keeps the user the publisher signed.
         user_verified: Set(old.user_verified),
+        language: Set(old.language.clone()),
     }
     .insert(&txn)
     .await?;
@@ -422,7 +429,8 @@ pub async fn view(ctx: &Ctx, s: &SdkActor, token: Option<String>) -> Result<SdkS
     let hosted_offerwall_url = token
         .as_deref()
         .filter(|_| hosted)
-        .map(|t| super::hosted_wall::url(&ctx.config.base_url, t));
+        .map(|t| super::hosted_wall::url(&ctx.config.base_url, t, s.language.as_deref()));
+    let lang = s.language.clone();
     Ok(SdkSession {
         session_id: s.id.clone(),
         token,
@@ -446,6 +454,7 @@ pub async fn view(ctx: &Ctx, s: &SdkActor, token: Option<String>) -> Result<SdkS
         },
         ad_slots,
         hosted_offerwall_url,
+        lang,
     })
 }
 

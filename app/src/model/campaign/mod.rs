@@ -13,6 +13,7 @@ mod parts;
 pub mod reconciliation;
 pub mod rules;
 pub mod tracking;
+pub mod translations;
 
 pub use creatives::*;
 pub use device_targeting::{MinOsVersion, Platform, Targeting};
@@ -138,6 +139,9 @@ pub struct CampaignInput {
     pub targeting: Option<Targeting>,
     /// Administrators creating on an advertiser's behalf.
     pub advertiser_id: Option<String>,
+    /// The offer's texts in other languages of the hosted wall, by tag (de, es, fr,
+    /// pt-BR, ja, ar, en); replaced whole when sent.
+    pub translations: Option<translations::Translations>,
 }
 
 /// A validated campaign configuration: what one revision holds.
@@ -162,6 +166,9 @@ pub struct CampaignConfig {
     /// Empty (the default) targets every device and region of the campaign's countries.
     #[serde(default)]
     pub targeting: Targeting,
+    /// The offer's texts in other languages (empty: shown as given everywhere).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub translations: translations::Translations,
 }
 
 /// An offer campaign as the advertiser sees it: the newest revision's configuration plus

@@ -235,6 +235,15 @@ pub fn merge(
         &countries,
         &mut errs,
     );
+    let translations = super::translations::validate(
+        patch
+            .translations
+            .as_ref()
+            .or(base.map(|b| &b.translations))
+            .unwrap_or(&Default::default()),
+        &goals,
+        &mut errs,
+    );
     if let Some(max) = goals.iter().map(|g| g.payout_micros).max()
         && budget_micros > Micros::ZERO
         && max > budget_micros
@@ -263,6 +272,7 @@ pub fn merge(
         description,
         preview_url,
         targeting,
+        translations,
     })
 }
 

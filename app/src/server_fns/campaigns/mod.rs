@@ -11,6 +11,7 @@ pub mod conversions;
 pub mod offer;
 pub mod targeting;
 pub mod tracking;
+pub mod translations;
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -10,6 +10,7 @@ mod report;
 mod review;
 mod targeting_form;
 mod tracking;
+mod translations_form;
 
 pub use detail::CampaignDetailPage;
 pub use list::CampaignsPage;

@@ -16,11 +16,13 @@ use crate::model::campaign::{Campaign, CampaignStatus};
 use crate::pages::RequireUser;
 use crate::pages::advertiser::campaigns::offer_form::OfferForm;
 use crate::pages::advertiser::campaigns::targeting_form::TargetingForm;
+use crate::pages::advertiser::campaigns::translations_form::TranslationsForm;
 use crate::pages::advertiser::campaigns::{
     CampaignBadge, CampaignLoadError, field_error_at, move_label,
 };
 use crate::server_fns::campaigns::offer::EditCampaignOffer;
 use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
+use crate::server_fns::campaigns::translations::EditCampaignTranslation;
 use crate::server_fns::campaigns::{
     CampaignOverview, CloneOfferCampaign, EditOfferCampaign, MoveCampaign, campaign_page_data,
 };
@@ -34,6 +36,7 @@ struct DetailActions {
     clone: ServerAction<CloneOfferCampaign>,
     targeting: ServerAction<EditCampaignTargeting>,
     offer: ServerAction<EditCampaignOffer>,
+    translation: ServerAction<EditCampaignTranslation>,
 }
 
 /// Everything the page loads and does, created in the page body before [`RequireUser`].
@@ -53,9 +56,11 @@ pub fn CampaignDetailPage() -> impl IntoView {
         clone: ServerAction::new(),
         targeting: ServerAction::new(),
         offer: ServerAction::new(),
+        translation: ServerAction::new(),
     };
     let (edited, moved) = (successes(actions.edit), successes(actions.moves));
     let (targeted, offered) = (successes(actions.targeting), successes(actions.offer));
+    let translated = successes(actions.translation);
     let overview = Resource::new(
         move || {
             (
@@ -64,6 +69,7 @@ pub fn CampaignDetailPage() -> impl IntoView {
                 moved.get(),
                 targeted.get(),
                 offered.get(),
+                translated.get(),
             )
         },
         |(id, ..)| campaign_page_data(id),
@@ -105,7 +111,8 @@ fn CampaignDetail(data: DetailData) -> impl IntoView {
                             <GoalsPanel c=c.clone()/>
                             <EditForm c=c.clone() actions/>
                             <OfferForm c=c.clone() action=actions.offer/>
-                            <TargetingForm c action=actions.targeting/>
+                            <TargetingForm c=c.clone() action=actions.targeting/>
+                            <TranslationsForm c action=actions.translation/>
                             <RevisionsPanel items=revisions/>
                             <AuditPanel items=audit/>
                         }
