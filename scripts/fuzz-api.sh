@@ -56,7 +56,8 @@ INTEGRATION_PATHS=$(python3 scripts/fuzz_hooks.py)
 lib_server_init "$BIN"
 lib_log "seed $SEED, $EXAMPLES examples per operation (rerun with: FUZZ_SEED=$SEED FUZZ_EXAMPLES=$EXAMPLES scripts/fuzz-api.sh)"
 
-# Phases: `examples` (the document's own examples; it has none today, so this is a no-op),
+# Phases: `examples` (the document's own examples, recorded from the integration tests: their
+# ids and tokens belong to another database, so they mostly reach the refusals),
 # `coverage` (deterministic boundary and type-violating values for every parameter and body
 # property, about 4,000 cases per role: the cheapest way to reach the error paths that turn into
 # 500s), `fuzzing` (random valid and invalid inputs, --max-examples per operation) and `stateful`

@@ -30,8 +30,16 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::api::billing::checkout::router(state.clone()))
         .merge(crate::web::router(state.clone()));
     let outer = OuterLayer::new(&state.settings.trusted_proxies);
+    let mut api = api.with_state(state);
+    // Development only: records exchanges for the document's examples when
+    // APP_RECORD_EXAMPLES is set (api/examples/record.rs); otherwise not in the stack at all.
+    if crate::api::examples::record::enabled() {
+        api = api.layer(axum::middleware::from_fn(
+            crate::api::examples::record::record,
+        ));
+    }
     Router::new()
-        .merge(api.with_state(state))
+        .merge(api)
         .merge(documents.layer(compression()).layer(trace()))
         .layer(outer)
 }

@@ -39,6 +39,7 @@ mod readiness;
 mod reconciliation;
 mod reconciliation_workers;
 mod records;
+mod reference_calls;
 mod render;
 mod retire;
 mod slots;

@@ -70,6 +70,7 @@ pub fn finish(openapi: &mut OpenApi) {
         shared_limit(&path, method, op);
         idempotency_header(&path, method, op);
         rate_limit_headers(op);
+        super::examples::attach(&path, method, op);
         for (status, response) in op.responses.responses.iter_mut() {
             if let RefOr::T(r) = response {
                 if r.description.trim().is_empty() {

@@ -7,6 +7,7 @@ pub mod billing;
 pub mod campaigns;
 pub mod csv;
 pub mod document;
+pub mod examples;
 pub mod health;
 pub mod postbacks;
 pub mod publisher;

@@ -90,6 +90,21 @@ pub struct Conversion<'a> {
     pub status: &'a str,
 }
 
+/// The signing headers and the `occurred_at` of a Custom S2S report at `timestamp`:
+/// (timestamp, signature, occurred_at).
+fn signing(secret: &str, c: &Conversion<'_>, timestamp: i64) -> (String, String, String) {
+    // Conversions happen shortly after the launch (inside the attribution window).
+    let occurred = chrono::DateTime::from_timestamp(timestamp, 0)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let ts = timestamp.to_string();
+    let sig = hmac_sha256_hex(
+        secret.as_bytes(),
+        s2s_message(&ts, c.click, c.txn, c.goal, c.status, &occurred).as_bytes(),
+    );
+    (ts, sig, occurred)
+}
+
 pub async fn postback(
     app: &TestApp,
     campaign: &str,
@@ -98,30 +113,56 @@ pub async fn postback(
     c: &Conversion<'_>,
     timestamp: i64,
 ) -> (StatusCode, Value) {
-    // Conversions happen shortly after the launch (inside the attribution window).
-    let occurred = chrono::DateTime::from_timestamp(timestamp, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    let occurred = occurred.as_str();
-    let ts = timestamp.to_string();
-    let sig = hmac_sha256_hex(
-        secret.as_bytes(),
-        s2s_message(&ts, c.click, c.txn, c.goal, c.status, occurred).as_bytes(),
-    );
-    let res = app
+    let (ts, sig, occurred) = signing(secret, c, timestamp);
+    let req = app
         .client
         .post(app.url(&format!(
             "/performance-marketing/v2/postbacks/custom-s2s/{campaign}"
         )))
+        .json(&json!({"click_id": c.click, "transaction_id": c.txn, "goal_id": c.goal, "status": c.status, "occurred_at": occurred}));
+    send_report(req, key_id, ts, sig).await
+}
+
+async fn send_report(
+    req: reqwest::RequestBuilder,
+    key_id: &str,
+    ts: String,
+    sig: String,
+) -> (StatusCode, Value) {
+    let res = req
         .header("X-Service-Key-Id", key_id)
         .header("X-Service-Timestamp", ts)
         .header("X-Service-Signature", sig)
-        .json(&json!({"click_id": c.click, "transaction_id": c.txn, "goal_id": c.goal, "status": c.status, "occurred_at": occurred}))
         .send()
         .await
         .expect("sent");
     let status = res.status();
     (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// The same report with its fields in the query string (`GET`), signed the same way.
+pub async fn postback_by_get(
+    app: &TestApp,
+    campaign: &str,
+    key_id: &str,
+    secret: &str,
+    c: &Conversion<'_>,
+    timestamp: i64,
+) -> (StatusCode, Value) {
+    let (ts, sig, occurred) = signing(secret, c, timestamp);
+    let req = app
+        .client
+        .get(app.url(&format!(
+            "/performance-marketing/v2/postbacks/custom-s2s/{campaign}"
+        )))
+        .query(&[
+            ("click_id", c.click),
+            ("transaction_id", c.txn),
+            ("goal_id", c.goal),
+            ("status", c.status),
+            ("occurred_at", occurred.as_str()),
+        ]);
+    send_report(req, key_id, ts, sig).await
 }
 
 pub fn now_ts(app: &TestApp) -> i64 {

@@ -317,12 +317,12 @@ async fn responses_csv(s: &AppState, r: Signed) -> Result<axum::response::Respon
 }
 
 /// Respondent entries as CSV: transaction, campaign, respondent id, locale, status,
-/// verification, quota, timings, cost and profiling answers. Optional JSON body (signed like
-/// any body) `{campaign_id?, from?, to?}`: days (UTC) of entry, default the last 30, at most
-/// 366; at most 50,000 rows. `POST` takes the same body for clients that cannot send a body
-/// with GET.
+/// verification, quota, timings, cost and profiling answers, for every campaign of the key's
+/// advertiser over the last 30 days (UTC), at most 50,000 rows. A signed GET carries no
+/// body; `POST /downloadresponses` takes the range `{campaign_id?, from?, to?}` (at most 366
+/// days).
 #[utoipa::path(get, path = "/downloadresponses", tag = "survey-campaigns", security(("surveyApiKey" = [])),
-    params(("enc" = String, Query)), request_body = app::domain::surveys::responses::ResponsesQuery,
+    params(("enc" = String, Query)),
     responses((status = 200, description = "CSV", content_type = "text/csv", body = String), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn download_responses(
     State(s): State<AppState>,
@@ -331,7 +331,8 @@ async fn download_responses(
     responses_csv(&s, r).await
 }
 
-/// The same CSV as `GET /downloadresponses`, with the range in the body.
+/// The same CSV as `GET /downloadresponses`, with an optional range in the signed JSON body
+/// `{campaign_id?, from?, to?}`: days (UTC) of entry, default the last 30, at most 366.
 #[utoipa::path(post, path = "/downloadresponses", tag = "survey-campaigns", security(("surveyApiKey" = [])),
     params(("enc" = String, Query)), request_body = app::domain::surveys::responses::ResponsesQuery,
     responses((status = 200, description = "CSV", content_type = "text/csv", body = String), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]

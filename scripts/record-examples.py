@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Records the OpenAPI document's examples from the integration tests, so every example is a
+real exchange the tests checked. Runs the integration tests' SQLite leg with
+APP_RECORD_EXAMPLES, then keeps, for every documented operation, one request body and one
+answer per documented status that validate against the document's schemas (lists cut to
+three items), and writes server/openapi-examples.json. Names the operations it could not
+cover and the recordings that did not validate (a schema to fix).
+
+    scripts/record-examples.py [target/debug/server]   # after cargo test --no-run; then rebuild
+
+CI (scripts/check-openapi.py) fails when an operation lacks its examples or one of them no
+longer validates."""
+import glob, json, os, subprocess, sys, tempfile
+from urllib.parse import parse_qsl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from openapi_examples import first_error, operations, request_content, response_content, spec_of
+
+OUT = "server/openapi-examples.json"
+LIST_ITEMS = 3
+
+
+def trimmed(v):
+    if isinstance(v, list):
+        return [trimmed(x) for x in v[:LIST_ITEMS]]
+    if isinstance(v, dict):
+        return {k: trimmed(x) for k, x in v.items()}
+    return v
+
+
+def run_tests(log):
+    tests = [p for p in glob.glob("target/debug/deps/integration-*") if os.access(p, os.X_OK) and not p.endswith(".d")]
+    if not tests:
+        sys.exit("[examples] build the tests first: cargo test --workspace --exclude frontend --no-run")
+    binary = max(tests, key=os.path.getmtime)
+    env = dict(os.environ, APP_RECORD_EXAMPLES=log)
+    r = subprocess.run([binary, "sqlite", "--test-threads", "2", "-q"], env=env)
+    if r.returncode:
+        print("[examples] some tests failed; their exchanges are recorded all the same")
+
+
+def main():
+    spec = spec_of(sys.argv[1] if len(sys.argv) > 1 else "target/debug/server", "examples")
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "exchanges.jsonl")
+        run_tests(log)
+        exchanges = {}
+        with open(log) as f:
+            for line in f:
+                try:
+                    x = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                # A form is documented as the object of its fields.
+                if x["requestType"] == "application/x-www-form-urlencoded" and isinstance(x["request"], str):
+                    x["request"] = dict(parse_qsl(x["request"]))
+                exchanges.setdefault(f"{x['method']} {x['path']}", []).append(x)
+    out, uncovered, unfit = {}, [], {}
+    for method, path, op in operations(spec):
+        key = f"{method} {path}"
+        seen = exchanges.get(key, [])
+        # Successful exchanges first: their request is the one worth copying.
+        seen.sort(key=lambda x: not (200 <= x["status"] < 300))
+        chosen = {"responses": {}}
+        body = request_content(op)
+        for x in seen:
+            if body is None or "request" in chosen:
+                break
+            if x["request"] is None:
+                continue
+            example = trimmed(x["request"])
+            problem = first_error(spec, body[1].get("schema", {}), example)
+            if problem is None:
+                chosen["request"] = example
+            else:
+                unfit.setdefault(key, set()).add(f"request: {problem}")
+        for x in seen:
+            status = str(x["status"])
+            response = op.get("responses", {}).get(status)
+            if response is None or status in chosen["responses"] or x["response"] is None:
+                continue
+            content = response_content(response)
+            if content is None:
+                continue
+            example = trimmed(x["response"])
+            problem = first_error(spec, content[1].get("schema", {}), example)
+            if problem is None:
+                chosen["responses"][status] = example
+            else:
+                unfit.setdefault(key, set()).add(f"{status}: {problem}")
+        if not seen:
+            uncovered.append(key)
+        if chosen.get("request") is not None or chosen["responses"]:
+            out[key] = chosen
+    with open(OUT, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    for key in sorted(uncovered):
+        print(f"[examples] not exercised by the tests: {key}")
+    for key, problems in sorted(unfit.items()):
+        kept = out.get(key, {})
+        for p in sorted(problems):
+            part = p.split(":", 1)[0]
+            if (part == "request" and "request" in kept) or part in kept.get("responses", {}):
+                continue
+            print(f"[examples] does not validate: {key} {p}")
+    total = sum(1 for _ in operations(spec))
+    print(f"[examples] {len(out)} of {total} operations have examples; wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
