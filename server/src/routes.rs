@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use axum::response::Html;
 use axum::routing::get;
 use axum::{Json, Router};
 
@@ -18,15 +17,15 @@ pub fn router(state: AppState) -> Router {
     crate::api::document::finish(&mut openapi);
     let openapi = Arc::new(openapi);
     let spec = openapi.clone();
-    let reference = Html(crate::api::reference::render(&openapi));
+    let reference = crate::api::reference::router(&openapi);
     let documents = Router::new()
         .route(
             "/openapi.json",
             get(move || async move { Json(spec.as_ref().clone()) }),
         )
-        .route("/docs", get(move || async move { reference.clone() }))
         .route("/metrics", get(crate::metrics::scrape))
         .with_state(state.clone())
+        .merge(reference)
         .merge(crate::api::billing::checkout::router(state.clone()))
         .merge(crate::web::router(state.clone()));
     let outer = OuterLayer::new(&state.settings.trusted_proxies);

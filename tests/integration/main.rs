@@ -40,6 +40,7 @@ mod reconciliation;
 mod reconciliation_workers;
 mod records;
 mod reference_calls;
+mod reference_pages;
 mod render;
 mod retire;
 mod slots;
