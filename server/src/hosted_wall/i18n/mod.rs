@@ -151,4 +151,71 @@ mod tests {
             }
         }
     }
+
+    /// The pages put catalogue texts into HTML and attributes as they are, so none may hold
+    /// a character HTML would read as markup.
+    #[test]
+    fn no_text_needs_escaping() {
+        for lang in Language::ALL {
+            let t = texts(*lang);
+            let mut all = vec![
+                t.brand,
+                t.offers,
+                t.my_rewards,
+                t.help,
+                t.close,
+                t.not_available,
+                t.earned,
+                t.pending,
+                t.reversed,
+                t.rejected,
+                t.completed,
+                t.step_one,
+                t.steps,
+                t.more_offers,
+                t.total,
+                t.what_to_do,
+                t.rewards,
+                t.before_you_start,
+                t.complete_within,
+                t.confirmed_within,
+                t.complete_steps,
+                t.disclaimer,
+                t.disclaimer_pending,
+                t.done,
+                t.start_offer,
+                t.problem,
+                t.no_rewards,
+                t.offer,
+                t.status,
+                t.updated,
+                t.rewards_note,
+                t.no_particular_offer,
+                t.case_sent,
+                t.reply,
+                t.your_requests,
+                t.what_happened,
+                t.details,
+                t.details_hint,
+                t.send,
+                t.message_length,
+            ];
+            for (a, b) in [
+                t.expired,
+                t.revoked,
+                t.banned,
+                t.rate_limited,
+                t.unavailable,
+                t.failed,
+                t.no_fill,
+            ] {
+                all.extend([a, b]);
+            }
+            all.extend(t.reasons);
+            all.extend(t.case_states);
+            for text in all {
+                assert!(!text.contains(['<', '>', '&', '"']), "{lang:?}: {text}");
+            }
+        }
+    }
 }
