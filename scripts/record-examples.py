@@ -3,7 +3,8 @@
 real exchange the tests checked. Runs the integration tests' SQLite leg with
 APP_RECORD_EXAMPLES, then keeps, for every documented operation, one request body and one
 answer per documented status that validate against the document's schemas (lists cut to
-three items), and writes server/openapi-examples.json. Names the operations it could not
+three items), and the error codes received per status, and writes
+server/openapi-examples.json. Names the operations it could not
 cover and the recordings that did not validate (a schema to fix).
 
     scripts/record-examples.py [target/debug/server]   # after cargo test --no-run; then rebuild
@@ -88,9 +89,19 @@ def main():
                 chosen["responses"][status] = example
             else:
                 unfit.setdefault(key, set()).add(f"{status}: {problem}")
+        # The error codes the tests received, by status (document::error_codes lists them).
+        errors = {}
+        for x in seen:
+            r = x["response"]
+            if x["status"] >= 400 and isinstance(r, dict) and isinstance(r.get("error"), dict):
+                code = r["error"].get("code")
+                if isinstance(code, str):
+                    errors.setdefault(str(x["status"]), set()).add(code)
+        if errors:
+            chosen["errors"] = {s: sorted(c) for s, c in sorted(errors.items())}
         if not seen:
             uncovered.append(key)
-        if chosen.get("request") is not None or chosen["responses"]:
+        if chosen.get("request") is not None or chosen["responses"] or errors:
             out[key] = chosen
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True, ensure_ascii=False)

@@ -51,7 +51,8 @@ async fn administrators_review_queues_and_reject_a_survey(app: TestApp) {
     let admin = app.admin_token().await;
     let (s, pending) = app.get("/admin/v1/advertisers/pending", Some(&admin)).await;
     assert_eq!(s, StatusCode::OK, "{pending}");
-    assert!(pending.is_array(), "{pending}");
+    assert!(pending["items"].is_array(), "{pending}");
+    assert!(pending.get("nextCursor").is_some(), "{pending}");
 
     let (_, t) = app.funded_advertiser(500 * USD).await;
     let key = issue_key(app, &t, "SHA256").await;

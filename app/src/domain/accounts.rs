@@ -1,9 +1,11 @@
 //! Accounts: registration, operator creation, sign-in checks and advertiser approval.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
+use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id, password};
 use crate::error::{AppError, FieldErrors};
+use crate::model::account::AccountList;
 use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, validate};
 use entity::account;
 
@@ -220,15 +222,22 @@ pub async fn approve_advertiser(
 pub async fn pending_advertisers(
     ctx: &Ctx,
     actor: &Principal,
-) -> Result<Vec<AccountView>, AppError> {
+    page: &Page,
+) -> Result<AccountList, AppError> {
     actor.require_admin()?;
-    let rows = account::Entity::find()
+    let q = account::Entity::find()
         .filter(account::Column::Role.eq(Role::Advertiser.as_str()))
-        .filter(account::Column::Status.eq(AccountStatus::Pending.as_str()))
-        .order_by_asc(account::Column::CreatedAt)
+        .filter(account::Column::Status.eq(AccountStatus::Pending.as_str()));
+    let rows = page
+        .select_oldest_first(q, account::Column::Id)
         .all(&ctx.db)
         .await?;
-    Ok(rows.iter().map(view).collect())
+    let (rows, next_cursor) = page.finish(rows, |a| &a.id);
+    Ok(AccountList {
+        count: rows.len(),
+        items: rows.iter().map(view).collect(),
+        next_cursor,
+    })
 }
 
 /// The principal for a stored account (status and role are read fresh on every request).

@@ -61,6 +61,26 @@ impl Page {
         q.order_by_desc(id).limit(self.limit + 1)
     }
 
+    /// Like `select`, oldest first (review queues work from the oldest): starts after the
+    /// cursor in creation order.
+    pub fn select_oldest_first<E: EntityTrait>(&self, q: Select<E>, id: E::Column) -> Select<E> {
+        let q = match &self.after {
+            Some(a) => q.filter(id.gt(a.clone())),
+            None => q,
+        };
+        q.order_by_asc(id).limit(self.limit + 1)
+    }
+
+    /// Rows per page.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The cursor the page starts after, as the caller gave it (`<prefix>_…`).
+    pub fn after(&self) -> Option<&str> {
+        self.after.as_deref()
+    }
+
     /// Cuts the extra row off and gives the next cursor (the last id kept) when it existed.
     pub fn finish<T>(&self, mut rows: Vec<T>, id: impl Fn(&T) -> &str) -> (Vec<T>, Option<String>) {
         let more = rows.len() as u64 > self.limit;

@@ -3,6 +3,11 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+wire_enum!(
+    /// The kind of an issued token (always a bearer token).
+    TokenType { Bearer = "Bearer" }
+);
+
 /// Who an account is. ADMIN and SUPERADMIN are created by operators only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -105,6 +110,17 @@ pub struct AccountView {
     pub created_at: DateTime<Utc>,
 }
 
+/// A page of accounts: `{items, count, nextCursor}` (`count` is the page's length).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountList {
+    pub items: Vec<AccountView>,
+    pub count: usize,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
 /// `POST /auth/v1/accounts`: self-service registration of publishers and advertisers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -153,6 +169,7 @@ pub struct TokenAccount {
 pub struct TokenResponse {
     pub token: String,
     /// Always `Bearer`.
+    #[cfg_attr(feature = "ssr", schema(value_type = TokenType))]
     pub token_type: String,
     pub expires_at: DateTime<Utc>,
     pub account: TokenAccount,

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 use super::money::Amount;
 use crate::model::money::{Micros, format_micros};
 
+wire_enum!(
+    /// A monthly invoice: OPEN for the current month, ISSUED after it.
+    InvoiceStatus { Open = "OPEN", Issued = "ISSUED" }
+);
+
 /// BUSINESS or INDIVIDUAL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -109,8 +114,10 @@ pub struct Funding {
     pub funding_id: String,
     pub advertiser_id: String,
     /// WIRE or PAYPROVIDER.
+    #[cfg_attr(feature = "ssr", schema(value_type = FundingMethod))]
     pub method: String,
     /// AWAITING_REVIEW (wire), PENDING (provider order open), CREDITED, DECLINED.
+    #[cfg_attr(feature = "ssr", schema(value_type = FundingStatus))]
     pub status: String,
     pub amount_micros: Micros,
     pub amount: String,
@@ -172,6 +179,7 @@ pub struct PayOrderRequest {
 pub struct PayOrder {
     pub order_id: String,
     pub funding_id: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = FundingStatus))]
     pub status: String,
     /// Where the payer approves the order (the development provider's checkout page).
     pub approve_url: String,
@@ -251,6 +259,7 @@ pub struct Invoice {
     pub advertiser_id: String,
     /// `YYYY-MM`.
     pub period: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = InvoiceStatus))]
     pub status: String,
     pub currency: String,
     pub funded_micros: Micros,
@@ -317,10 +326,12 @@ pub struct LedgerExportQuery {
     /// Last day (UTC, inclusive); until now when absent.
     pub to: Option<chrono::NaiveDate>,
     /// Lines per page: 1 to 10,000 (default 10,000).
+    #[cfg_attr(feature = "ssr", param(minimum = 1, maximum = 10000))]
     pub limit: Option<u64>,
     /// The previous page's `nextCursor` (also in `X-Next-Cursor`).
     pub cursor: Option<String>,
     /// `csv` (default) or `json`.
+    #[cfg_attr(feature = "ssr", param(value_type = Option<crate::model::report::ExportFormat>, inline))]
     pub format: Option<String>,
 }
 

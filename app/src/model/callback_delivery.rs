@@ -6,6 +6,11 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+wire_enum!(
+    /// The events a reward callback carries.
+    CallbackEvent { Confirmed = "reward.confirmed", Reversed = "reward.reversed" }
+);
+
 /// Where a reward callback stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -66,6 +71,7 @@ impl DeliveryStatus {
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryListQuery {
     /// HELD, WAITING_RECEIVER, PENDING, DELIVERED, FAILED or CANCELLED.
+    #[cfg_attr(feature = "ssr", param(value_type = Option<DeliveryStatus>, inline))]
     pub status: Option<String>,
     pub placement_id: Option<String>,
     /// Created at or after (RFC 3339).
@@ -78,6 +84,7 @@ pub struct DeliveryListQuery {
     /// The previous page's `nextCursor`.
     pub cursor: Option<String>,
     /// 1 to 100 (default 50).
+    #[cfg_attr(feature = "ssr", param(minimum = 1, maximum = 100))]
     pub limit: Option<u64>,
 }
 
@@ -90,6 +97,7 @@ pub struct DeliverySummary {
     /// Also the `eventId` of the payload and the `Idempotency-Key` of every attempt.
     pub event_id: String,
     /// `reward.confirmed` or `reward.reversed`.
+    #[cfg_attr(feature = "ssr", schema(value_type = CallbackEvent))]
     pub event_type: String,
     pub status: DeliveryStatus,
     pub placement_id: String,

@@ -7,6 +7,15 @@ use serde::{Deserialize, Serialize};
 use super::publisher::{Currency, SlotState, SlotType};
 use crate::model::money::Micros;
 
+wire_enum!(
+    /// Where an SDK session runs: `sandbox` (test offers), `development` or `production`.
+    SessionEnvironment { Sandbox = "sandbox", Development = "development", Production = "production" }
+);
+wire_enum!(
+    /// Where a user's reward stands in the reward-status view.
+    RewardState { Pending = "PENDING", Earned = "EARNED", Rejected = "REJECTED", Reversed = "REVERSED" }
+);
+
 /// `contractVersion` of session, offer list, static feed and reward-status responses.
 pub const CONTRACT_VERSION: &str = "2.0.0";
 
@@ -20,10 +29,12 @@ pub struct CreateSession {
     pub ad_slot_id: Option<String>,
     pub external_user_id: Option<String>,
     /// android, ios or web.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<crate::model::campaign::Platform>))]
     pub platform: Option<String>,
     pub sdk_version: Option<String>,
     pub package_bundle_or_domain: Option<String>,
     /// sandbox, development or production.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<SessionEnvironment>))]
     pub environment: Option<String>,
     /// GRANTED, DENIED, UNKNOWN or NOT_REQUIRED.
     pub consent: Option<String>,
@@ -75,6 +86,7 @@ pub struct SdkSession {
     pub session_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::account::TokenType))]
     pub token_type: String,
     pub issued_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -82,7 +94,9 @@ pub struct SdkSession {
     pub placement_id: String,
     pub ad_slot_id: Option<String>,
     pub external_user_id: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::campaign::Platform))]
     pub platform: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = SessionEnvironment))]
     pub environment: String,
     pub consent: String,
     pub ad_slots: Vec<SessionSlot>,
@@ -199,6 +213,7 @@ pub struct OfferContext {
     pub placement_id: String,
     pub ad_slot_id: String,
     pub slot_type: SlotType,
+    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::campaign::Platform))]
     pub platform: String,
     pub country: Option<String>,
     pub currency: Currency,
@@ -239,6 +254,7 @@ pub struct OfferListQuery {
     /// The previous page's `nextCursor`.
     pub cursor: Option<String>,
     /// 1 to 100; default 20.
+    #[cfg_attr(feature = "ssr", param(minimum = 1, maximum = 100))]
     pub limit: Option<u32>,
 }
 
@@ -312,6 +328,7 @@ pub struct RewardStatusItem {
     pub offer_id: String,
     pub goal_id: String,
     /// PENDING, EARNED, REJECTED or REVERSED.
+    #[cfg_attr(feature = "ssr", schema(value_type = RewardState))]
     pub status: String,
     pub reward_minor_units: i64,
     pub currency: String,
@@ -352,29 +369,7 @@ pub struct SdkSupportRequest {
     pub offer_id: Option<String>,
 }
 
-/// A conversion event reported by an advertiser or its partner.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema, utoipa::IntoParams))]
-#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
-pub struct ConversionEvent {
-    pub click_id: Option<String>,
-    pub transaction_id: Option<String>,
-    pub goal_id: Option<String>,
-    /// pending, approved, rejected or reversed.
-    pub status: Option<String>,
-    /// ISO 8601 UTC.
-    pub occurred_at: Option<String>,
-}
-
-/// Callback receipt: 200 means authenticated and durably in the processing inbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct CallbackReceipt {
-    pub accepted: bool,
-    pub duplicate: bool,
-    pub receipt_id: String,
-}
+pub use super::postbacks::{CallbackReceipt, ConversionEvent};
 
 /// Query of `GET /publisher/v2/reports/offers`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -389,6 +384,7 @@ pub struct OffersReportQuery {
     pub placement_id: Option<String>,
     pub ad_slot_id: Option<String>,
     /// `json` (default) or `csv`.
+    #[cfg_attr(feature = "ssr", param(value_type = Option<crate::model::report::ExportFormat>, inline))]
     pub format: Option<String>,
 }
 

@@ -24,12 +24,7 @@ impl Language {
     /// the wall does not speak (or that is not a tag).
     pub fn from_tag(tag: &str) -> Option<Language> {
         let tag = tag.trim();
-        let well_formed = !tag.is_empty()
-            && tag.len() <= 35
-            && tag.split(['-', '_']).all(|p| {
-                (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric())
-            });
-        if !well_formed {
+        if !Language::is_tag(tag) {
             return None;
         }
         let primary = tag.split(['-', '_']).next()?.to_ascii_lowercase();

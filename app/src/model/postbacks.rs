@@ -6,6 +6,37 @@
 
 use serde::{Deserialize, Serialize};
 
+wire_enum!(
+    /// The conversion statuses an advertiser reports (the specification's event values).
+    ReportedStatus { Pending = "pending", Approved = "approved", Rejected = "rejected", Reversed = "reversed" }
+);
+
+/// A conversion event reported by an advertiser or its partner.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema, utoipa::IntoParams))]
+#[cfg_attr(feature = "ssr", into_params(parameter_in = Query))]
+pub struct ConversionEvent {
+    pub click_id: Option<String>,
+    pub transaction_id: Option<String>,
+    pub goal_id: Option<String>,
+    /// pending, approved, rejected or reversed.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<ReportedStatus>))]
+    #[cfg_attr(feature = "ssr", param(value_type = Option<ReportedStatus>, inline))]
+    pub status: Option<String>,
+    /// ISO 8601 UTC.
+    pub occurred_at: Option<String>,
+}
+
+/// Callback receipt: 200 means authenticated and durably in the processing inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CallbackReceipt {
+    pub accepted: bool,
+    pub duplicate: bool,
+    pub receipt_id: String,
+}
+
 /// Header that carries a campaign, direct or managed token (preferred over the parameter:
 /// it stays out of URL logs).
 pub const TOKEN_HEADER: &str = "X-Service-Token";

@@ -3,6 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+wire_enum!(
+    /// How a list or report is downloaded (each route names its default).
+    ExportFormat { Csv = "csv", Json = "json" }
+);
+
 /// A day range of a daily report (UTC days, inclusive; the last 30 days by default).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::IntoParams))]

@@ -12,7 +12,11 @@ pub async fn pending_advertisers() -> Result<Vec<AccountView>, AppError> {
         let ctx = web::ctx()?;
         let session = web::session().await?;
         let p = web::require_principal(&ctx, &session).await?;
-        crate::domain::accounts::pending_advertisers(&ctx, &p).await
+        // The queue's first page: the 100 oldest (`Page::default`).
+        let page = crate::domain::paging::Page::default();
+        crate::domain::accounts::pending_advertisers(&ctx, &p, &page)
+            .await
+            .map(|list| list.items)
     })
     .await
 }
@@ -39,7 +43,8 @@ pub async fn survey_review_queue()
 -> Result<crate::model::survey::campaign::SurveyCampaignList, AppError> {
     super::web::run(async move {
         let (ctx, p) = super::web::reader().await?;
-        crate::domain::surveys::campaigns::review::pending(&ctx, &p).await
+        let page = crate::domain::paging::Page::default();
+        crate::domain::surveys::campaigns::review::pending(&ctx, &p, &page).await
     })
     .await
 }

@@ -242,7 +242,8 @@ pub async fn capture_payment(order_id: String, csrf: String) -> Result<Funding, 
 pub async fn funding_review_queue() -> Result<Vec<WireReview>, AppError> {
     super::web::run(async move {
         let (ctx, p) = support::reader().await?;
-        let queue = crate::domain::billing::funding::review_queue(&ctx, &p).await?;
+        let page = crate::domain::paging::Page::default();
+        let queue = crate::domain::billing::funding::review_queue(&ctx, &p, &page).await?;
         let mut out = Vec::with_capacity(queue.items.len());
         for f in queue.items {
             let (company_name, email) =

@@ -9,6 +9,7 @@ pub mod csv;
 pub mod document;
 pub mod examples;
 pub mod health;
+pub mod paging;
 pub mod postbacks;
 pub mod publisher;
 pub mod reference;

@@ -332,6 +332,7 @@ struct SupportPage {
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Cases per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 

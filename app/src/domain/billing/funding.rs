@@ -4,10 +4,7 @@
 //! only when the provider reports COMPLETED with the exact amount and currency.
 
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
 use super::payprovider::OrderStatus;
 use super::{
@@ -416,17 +413,21 @@ pub async fn list(
 }
 
 /// Administrator: wire fundings awaiting review, oldest first.
-pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<FundingList, AppError> {
+pub async fn review_queue(
+    ctx: &Ctx,
+    actor: &Principal,
+    page: &Page,
+) -> Result<FundingList, AppError> {
     actor.require_admin()?;
-    let rows = funding::Entity::find()
-        .filter(funding::Column::Status.eq(AWAITING_REVIEW))
-        .order_by_asc(funding::Column::CreatedAt)
-        .limit(100)
+    let q = funding::Entity::find().filter(funding::Column::Status.eq(AWAITING_REVIEW));
+    let rows = page
+        .select_oldest_first(q, funding::Column::Id)
         .all(&ctx.db)
         .await?;
+    let (rows, next_cursor) = page.finish(rows, |f| &f.id);
     Ok(FundingList {
         items: rows.iter().map(|f| view(ctx, f)).collect(),
-        next_cursor: None,
+        next_cursor,
     })
 }
 

@@ -372,11 +372,16 @@ pub async fn verify_mmp(
 }
 
 /// Administrator review queue: IN_REVIEW campaigns and live ones with a pending revision,
-/// oldest first. Chosen in SQL: with thousands of live campaigns the queue is a handful.
-pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, AppError> {
+/// oldest first, a page at a time. Chosen in SQL: with thousands of live campaigns the
+/// queue is a handful.
+pub async fn review_queue(
+    ctx: &Ctx,
+    actor: &Principal,
+    page: &crate::domain::paging::Page,
+) -> Result<CampaignList, AppError> {
     use offer_campaign::Column as C;
     use sea_orm::sea_query::{Condition, Expr, ExprTrait};
-    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+    use sea_orm::{ColumnTrait, QueryFilter};
     actor.require_admin()?;
     let changed_while_running = Condition::all()
         .add(C::Status.is_in([
@@ -385,15 +390,13 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, 
         ]))
         .add(C::LiveRevision.is_not_null())
         .add(Expr::col(C::LiveRevision).lt(Expr::col(C::Revision)));
-    let rows = offer_campaign::Entity::find()
-        .filter(
-            Condition::any()
-                .add(C::Status.eq(CampaignStatus::InReview.as_str()))
-                .add(changed_while_running),
-        )
-        .order_by_asc(C::UpdatedAt)
-        .all(&ctx.db)
-        .await?;
+    let q = offer_campaign::Entity::find().filter(
+        Condition::any()
+            .add(C::Status.eq(CampaignStatus::InReview.as_str()))
+            .add(changed_while_running),
+    );
+    let rows = page.select_oldest_first(q, C::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |m| &m.id);
     let mut items = Vec::new();
     for m in &rows {
         items.push(view(&ctx.db, m).await?);
@@ -401,7 +404,7 @@ pub async fn review_queue(ctx: &Ctx, actor: &Principal) -> Result<CampaignList, 
     Ok(CampaignList {
         count: items.len(),
         items,
-        next_cursor: None,
+        next_cursor,
     })
 }
 

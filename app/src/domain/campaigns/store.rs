@@ -5,12 +5,13 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, IntoActiveModel,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    QueryFilter, Set,
 };
 
 use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::changes::Change;
+use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::Role;
@@ -327,14 +328,22 @@ pub async fn clone(
     Ok(v)
 }
 
-/// Every revision, newest first.
-pub async fn revisions(ctx: &Ctx, actor: &Principal, id: &str) -> Result<RevisionList, AppError> {
+/// The campaign's revisions, newest first, a page at a time (ids are creation-ordered, as
+/// revision numbers are).
+pub async fn revisions(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    page: &Page,
+) -> Result<RevisionList, AppError> {
     let m = owned_campaign(&ctx.db, actor, id).await?;
-    let rows = offer_campaign_revision::Entity::find()
-        .filter(offer_campaign_revision::Column::CampaignId.eq(m.id.clone()))
-        .order_by_desc(offer_campaign_revision::Column::Revision)
+    let q = offer_campaign_revision::Entity::find()
+        .filter(offer_campaign_revision::Column::CampaignId.eq(m.id.clone()));
+    let rows = page
+        .select(q, offer_campaign_revision::Column::Id)
         .all(&ctx.db)
         .await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
     let mut items = Vec::with_capacity(rows.len());
     for r in rows {
         items.push(CampaignRevision {
@@ -345,20 +354,22 @@ pub async fn revisions(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Revisio
             config: super::parse_config(&r.config)?,
         });
     }
-    Ok(RevisionList { items })
+    Ok(RevisionList { items, next_cursor })
 }
 
-/// The campaign's audit trail, newest first (up to 200).
-pub async fn audit_trail(ctx: &Ctx, actor: &Principal, id: &str) -> Result<AuditList, AppError> {
+/// The campaign's audit trail, newest first, a page at a time.
+pub async fn audit_trail(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+    page: &Page,
+) -> Result<AuditList, AppError> {
     let m = owned_campaign(&ctx.db, actor, id).await?;
-    let rows = audit_event::Entity::find()
+    let q = audit_event::Entity::find()
         .filter(audit_event::Column::SubjectType.eq(SUBJECT))
-        .filter(audit_event::Column::SubjectId.eq(m.id.clone()))
-        .order_by_desc(audit_event::Column::CreatedAt)
-        .order_by_desc(audit_event::Column::Id)
-        .limit(200)
-        .all(&ctx.db)
-        .await?;
+        .filter(audit_event::Column::SubjectId.eq(m.id.clone()));
+    let rows = page.select(q, audit_event::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
     // One query for the people behind the rows.
     let mut ids: Vec<String> = rows
         .iter()
@@ -381,6 +392,7 @@ pub async fn audit_trail(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Audit
         })
         .collect();
     Ok(AuditList {
+        next_cursor,
         items: rows
             .into_iter()
             .map(|r| AuditEntry {

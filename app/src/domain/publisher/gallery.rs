@@ -5,8 +5,9 @@
 use super::blacklists::{Candidate, excludes, rules_for};
 use super::owned_placement;
 use crate::domain::campaigns::snapshot::snapshot;
+use crate::domain::paging;
 use crate::domain::{Ctx, Principal};
-use crate::error::AppError;
+use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::Platform;
 use crate::model::money::Micros;
 use crate::model::money::format_micros;
@@ -20,15 +21,45 @@ pub struct GalleryQuery {
     pub country: Option<String>,
     /// android, ios or web (implied by the placement when one is named).
     pub platform: Option<String>,
+    /// 1 to 500 offers a page (default 100).
+    pub limit: Option<u64>,
+    /// The previous page's `nextCursor`.
+    pub cursor: Option<String>,
 }
 
-/// Live offers for the publisher, highest total payout first (up to 200).
+/// Where a page ends in the gallery's order (highest total payout first, then campaign id):
+/// `g<total micros>.<campaign id>`. A position, not an index, so offers that start or end
+/// between two requests neither repeat nor hide the offers after it.
+fn cursor_of(o: &GalleryOffer) -> String {
+    format!("g{}.{}", o.total_payout_micros.get(), o.campaign_id)
+}
+
+fn parse_cursor(c: &str) -> Option<(i64, String)> {
+    let (total, id) = c.strip_prefix('g')?.split_once('.')?;
+    let ok = id.len() <= 64 && id.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+    ok.then_some((total.parse().ok()?, id.to_owned()))
+}
+
+/// Live offers for the publisher, highest total payout first, a page at a time.
 pub async fn gallery(
     ctx: &Ctx,
     actor: &Principal,
     q: GalleryQuery,
 ) -> Result<OfferGallery, AppError> {
     actor.require_publisher()?;
+    let mut errs = FieldErrors::new();
+    let limit = q.limit.unwrap_or(paging::DEFAULT_LIMIT);
+    if !(1..=paging::MAX_LIMIT).contains(&limit) {
+        errs.add("limit", format!("must be 1 to {}", paging::MAX_LIMIT));
+    }
+    let after = match q.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        Some(c) => errs.check(
+            "cursor",
+            parse_cursor(c).ok_or_else(|| "must be the nextCursor of the previous page".to_owned()),
+        ),
+        None => None,
+    };
+    errs.finish()?;
     let (owner, placement, platform) = match q.placement_id.as_deref().filter(|p| !p.is_empty()) {
         Some(id) => {
             let p = owned_placement(&ctx.db, actor, id).await?;
@@ -111,10 +142,24 @@ pub async fn gallery(
             total_payout: format_micros(total),
         });
     }
-    items.sort_by(|a, b| b.total_payout_micros.cmp(&a.total_payout_micros));
-    items.truncate(200);
+    items.sort_by(|a, b| {
+        b.total_payout_micros
+            .cmp(&a.total_payout_micros)
+            .then_with(|| a.campaign_id.cmp(&b.campaign_id))
+    });
+    if let Some((total, id)) = after {
+        // Keep what comes after the cursor's position in that order.
+        items.retain(|o| {
+            let t = o.total_payout_micros.get();
+            t < total || (t == total && o.campaign_id > id)
+        });
+    }
+    let more = items.len() as u64 > limit;
+    items.truncate(limit as usize);
+    let next_cursor = more.then(|| items.last().map(cursor_of)).flatten();
     Ok(OfferGallery {
         count: items.len(),
         items,
+        next_cursor,
     })
 }

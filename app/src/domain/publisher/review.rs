@@ -1,9 +1,10 @@
 //! Administrator review and production release of placements (CONTRACT.md section 3).
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::{commit_placement, placements, slots};
 use crate::domain::changes::Change;
+use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::publisher::*;
@@ -97,6 +98,7 @@ pub async fn queue(
     ctx: &Ctx,
     actor: &Principal,
     status: Option<&str>,
+    page: &Page,
 ) -> Result<PlacementList, AppError> {
     actor.require_admin()?;
     let status = match status.filter(|s| !s.is_empty()) {
@@ -104,11 +106,15 @@ pub async fn queue(
             .ok_or_else(|| AppError::field("status", "unknown placement status"))?,
         None => PlacementStatus::PendingReview,
     };
-    let rows = placement::Entity::find()
+    let q = placement::Entity::find()
         .filter(placement::Column::ArchivedAt.is_null())
-        .filter(placement::Column::Status.eq(status.as_str()))
-        .order_by_asc(placement::Column::UpdatedAt)
+        .filter(placement::Column::Status.eq(status.as_str()));
+    let rows = page
+        .select_oldest_first(q, placement::Column::Id)
         .all(&ctx.db)
         .await?;
-    placements::list_of(ctx, &rows).await
+    let (rows, next_cursor) = page.finish(rows, |p| &p.id);
+    let mut list = placements::list_of(ctx, &rows).await?;
+    list.next_cursor = next_cursor;
+    Ok(list)
 }

@@ -16,6 +16,7 @@ pub struct ConversionItem {
     /// The goal (`survey_complete` for a survey complete).
     pub goal_id: String,
     /// The last status reported: pending, approved, rejected or reversed.
+    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::postbacks::ReportedStatus))]
     pub reported_status: String,
     /// PENDING, APPROVED, REJECTED, REVERSED, NO_BUDGET, CAP_REACHED, UNMATCHED_CLICK, …
     pub settlement: String,
@@ -56,10 +57,12 @@ pub struct ConversionQuery {
     pub transaction_id: Option<String>,
     pub click_id: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[cfg_attr(feature = "ssr", param(minimum = 1, maximum = 500))]
     pub limit: Option<u64>,
     /// The previous page's `nextCursor`.
     pub cursor: Option<String>,
     /// `json` (default) or `csv` (the same page as CSV; the next cursor in `X-Next-Cursor`).
+    #[cfg_attr(feature = "ssr", param(value_type = Option<crate::model::report::ExportFormat>, inline))]
     pub format: Option<String>,
 }
 

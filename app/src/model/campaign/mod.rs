@@ -308,11 +308,14 @@ pub struct CampaignRevision {
     pub config: CampaignConfig,
 }
 
-/// `{items}` of revisions, newest first.
+/// `{items, nextCursor}` of revisions, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RevisionList {
     pub items: Vec<CampaignRevision>,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// One audit record: who changed what, when.
@@ -331,11 +334,14 @@ pub struct AuditEntry {
     pub detail: serde_json::Value,
 }
 
-/// `{items}` of audit records, newest first.
+/// `{items, nextCursor}` of audit records, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditList {
     pub items: Vec<AuditEntry>,
+    /// Pass as `cursor` for the next (older) page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }
 
 /// Conversion counts by reported status.

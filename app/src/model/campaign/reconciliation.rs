@@ -61,6 +61,7 @@ pub struct ReconciliationLineInput {
 #[serde(rename_all = "camelCase")]
 pub struct ReconciliationInput {
     /// `approve` or `reverse`.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<ReconcileAction>))]
     pub action: Option<String>,
     /// Why (1-500 characters): kept with the reconciliation and in the audit trail.
     pub reason: Option<String>,
@@ -145,10 +146,12 @@ pub struct ReconciliationLineQuery {
     /// Only lines with this result (or, before applying, this preview), e.g. UNKNOWN.
     pub state: Option<String>,
     /// Lines per page: 1 to 10,000 (default 1,000).
+    #[cfg_attr(feature = "ssr", param(minimum = 1, maximum = 10000))]
     pub limit: Option<u64>,
     /// The previous page's `nextCursor`.
     pub cursor: Option<String>,
     /// `json` (default) or `csv` (the next cursor in `X-Next-Cursor`).
+    #[cfg_attr(feature = "ssr", param(value_type = Option<crate::model::report::ExportFormat>, inline))]
     pub format: Option<String>,
 }
 

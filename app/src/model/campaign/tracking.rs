@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Platform;
 
+wire_enum!(
+    /// How a tracking provider reports conversions, which decides their authentication.
+    TrackingKind { CustomS2s = "CUSTOM_S2S", Mmp = "MMP", Direct = "DIRECT", Managed = "MANAGED" }
+);
+
 /// One tracking provider and what it needs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -16,6 +21,7 @@ pub struct ProviderCapability {
     /// Provider code: CUSTOM_S2S, DIRECT, MANAGED or a measurement partner (APPSFLYER, …).
     pub code: String,
     /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
+    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
     pub kind: String,
     pub name: String,
     /// The value to put in a campaign's `trackingProvider`.
@@ -56,9 +62,11 @@ wire_enum!(
 #[serde(rename_all = "camelCase")]
 pub struct CredentialMeta {
     /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
+    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
     pub kind: String,
     pub key_id: String,
     /// ACTIVE or RETIRED.
+    #[cfg_attr(feature = "ssr", schema(value_type = CredentialStatus))]
     pub status: String,
     pub created_at: DateTime<Utc>,
     pub retired_at: Option<DateTime<Utc>>,
@@ -77,8 +85,10 @@ impl CredentialMeta {
 #[serde(rename_all = "camelCase")]
 pub struct CredentialIssued {
     pub campaign_id: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
     pub kind: String,
     pub key_id: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = CredentialStatus))]
     pub status: String,
     /// Custom S2S signing secret (HMAC-SHA256 key, UTF-8).
     #[serde(skip_serializing_if = "Option::is_none")]

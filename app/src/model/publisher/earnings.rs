@@ -5,6 +5,18 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
+    /// What a movement on a publisher's earnings accounts was.
+    MovementKind {
+        Conversion = "conversion", Reversal = "reversal", Release = "release", Payout = "payout",
+        PayoutReturn = "payout_return", Adjustment = "adjustment"
+    }
+);
+wire_enum!(
+    /// A monthly statement: OPEN for the current month (figures up to now), CLOSED after it.
+    StatementStatus { Open = "OPEN", Closed = "CLOSED" }
+);
+
+wire_enum!(
     /// Where a conversion's publisher earnings stand (`conversions.earnings_state`; absent
     /// for conversions paid before publisher earnings were kept in the ledger).
     EarningsState { Pending = "PENDING", Available = "AVAILABLE", Reversed = "REVERSED" }
@@ -68,6 +80,7 @@ pub struct EarningsMovement {
     pub id: String,
     pub at: DateTime<Utc>,
     /// conversion, reversal, release, payout, payout_return.
+    #[cfg_attr(feature = "ssr", schema(value_type = MovementKind))]
     pub kind: String,
     /// PENDING or AVAILABLE: the balance it moved.
     pub balance: String,
@@ -109,6 +122,7 @@ pub struct EarningsStatement {
     /// `YYYY-MM` (UTC).
     pub period: String,
     /// OPEN for the current month (figures up to now), CLOSED after it.
+    #[cfg_attr(feature = "ssr", schema(value_type = StatementStatus))]
     pub status: String,
     pub currency: String,
     pub opening: EarningsSnapshot,

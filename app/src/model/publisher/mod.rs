@@ -75,6 +75,7 @@ pub struct Placement {
     pub placement_type: PlacementType,
     pub name: String,
     pub platform_identity: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::campaign::Platform))]
     pub platform: String,
     pub store_url: Option<String>,
     pub minimum_sdk_version: String,

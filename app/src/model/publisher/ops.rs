@@ -300,10 +300,14 @@ pub struct GalleryOffer {
     pub total_payout: String,
 }
 
-/// `GET /publisher/v2/offer-gallery`: `{items, count}`.
+/// `GET /publisher/v2/offer-gallery`: `{items, count, nextCursor}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OfferGallery {
     pub items: Vec<GalleryOffer>,
+    /// Offers on this page.
     pub count: usize,
+    /// Pass as `cursor` for the next page; null on the last page.
+    #[serde(default, rename = "nextCursor")]
+    pub next_cursor: Option<String>,
 }

@@ -44,6 +44,7 @@ pub struct PayoutProfileInput {
     pub legal_name: Option<String>,
     pub country: Option<String>,
     /// BANK_TRANSFER or PAYMENT_SERVICE.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<PayoutMethod>))]
     pub method: Option<String>,
     pub details: Option<String>,
 }

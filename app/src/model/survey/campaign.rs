@@ -7,6 +7,15 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::model::money::Micros;
 use crate::model::money::parse_decimal;
 
+wire_enum!(
+    /// Where a wallet allocation stands: RESERVED, held for the campaign's completes.
+    AllocationStatus { Reserved = "RESERVED" }
+);
+wire_enum!(
+    /// What a wallet allocation funds.
+    AllocationTarget { Survey = "SURVEY" }
+);
+
 /// A number the specification gives as `number` that is never money (minutes of interview,
 /// a completion percentage), kept to two decimal places: stored and compared as whole
 /// hundredths, read and written as a JSON number (`7.5`, `40`). Inputs with more decimals
@@ -191,12 +200,19 @@ pub struct SurveyCreated {
     pub creator: CreatorRef,
 }
 
-/// `GET /getcampaigns`: `{campaigns, count}`, newest first.
+/// `GET /getcampaigns`: `{campaigns, count, next_cursor}`, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SurveyCampaignList {
     pub campaigns: Vec<SurveyCampaign>,
+    /// Campaigns in this answer.
     pub count: usize,
+    /// Set when more campaigns follow: `getcampaigns` answers the 500 newest, and
+    /// `POST /searchcampaigns` with `{"cursor": next_cursor}` goes on in the same order (the
+    /// signed GET takes no query parameter). On the administrator's queue, pass it as
+    /// `cursor`. Null on the last page.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 /// `{message}` of a deletion.
@@ -215,11 +231,13 @@ pub struct Allocation {
     pub advertiser_id: String,
     pub campaign_id: String,
     /// SURVEY.
+    #[cfg_attr(feature = "ssr", schema(value_type = AllocationTarget))]
     pub campaign_type: String,
     pub amount_micros: Micros,
     pub amount: String,
     pub currency: String,
     /// RESERVED: held for the campaign's completes.
+    #[cfg_attr(feature = "ssr", schema(value_type = AllocationStatus))]
     pub status: String,
     pub created_at: DateTime<Utc>,
 }

@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::campaign::{SurveyCampaign, SurveyStatus};
 
+wire_enum!(
+    /// What choosing an answer option does to a respondent: qualify or screen out.
+    ControlState { Accept = "cs_accept", Reject = "cs_reject" }
+);
+
 /// A country-language locale (target market). `id` is stable; `code` is LANG-CC.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -57,6 +62,7 @@ wire_enum!(
 pub struct ProfilingQuestion {
     pub question_id: String,
     pub question_text: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = QuestionKind))]
     pub question_type: String,
     pub answers: Vec<ProfilingAnswer>,
 }
@@ -217,6 +223,7 @@ pub struct AnswerOption {
     pub option_id: String,
     pub value: String,
     pub sort_order: i32,
+    #[cfg_attr(feature = "ssr", schema(value_type = ControlState))]
     pub control_state: String,
 }
 
@@ -266,6 +273,7 @@ pub struct AnswerOptionInput {
     pub value: Option<String>,
     pub sort_order: Option<i32>,
     /// cs_accept or cs_reject.
+    #[cfg_attr(feature = "ssr", schema(value_type = Option<ControlState>))]
     pub control_state: Option<String>,
 }
 
@@ -293,6 +301,7 @@ pub struct CustomQuestionList {
 pub struct ProfilingCustomQuestion {
     pub question_id: String,
     pub question_text: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = QuestionKind))]
     pub question_type: String,
     pub required: bool,
     pub answers: Vec<ProfilingAnswer>,
@@ -320,7 +329,8 @@ pub struct SurveySearch {
     pub created_from: Option<NaiveDate>,
     /// Created on or before this day (UTC).
     pub created_to: Option<NaiveDate>,
-    /// 1-100, default 50.
+    /// Campaigns per page: 1 to 500 (default 50).
+    #[cfg_attr(feature = "ssr", schema(minimum = 1, maximum = 500))]
     pub limit: Option<u64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,

@@ -25,7 +25,8 @@ pub struct CampaignReviewItem {
 pub async fn campaign_review_queue() -> Result<Vec<CampaignReviewItem>, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, p) = support::reader().await?;
-        let queue = crate::domain::campaigns::lifecycle::review_queue(&ctx, &p).await?;
+        let page = crate::domain::paging::Page::default();
+        let queue = crate::domain::campaigns::lifecycle::review_queue(&ctx, &p, &page).await?;
         let mut out = Vec::with_capacity(queue.items.len());
         for campaign in queue.items {
             let (company_name, email) =

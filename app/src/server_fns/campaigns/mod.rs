@@ -296,8 +296,13 @@ pub async fn campaign_page_data(campaign_id: String) -> Result<CampaignOverview,
         let campaign = store::get(&ctx, &p, id).await?;
         Ok(CampaignOverview {
             readiness: readiness::get(&ctx, &p, id).await?,
-            revisions: store::revisions(&ctx, &p, id).await?.items,
-            audit: store::audit_trail(&ctx, &p, id).await?.items,
+            // The first pages: the 100 newest of each.
+            revisions: store::revisions(&ctx, &p, id, &Default::default())
+                .await?
+                .items,
+            audit: store::audit_trail(&ctx, &p, id, &Default::default())
+                .await?
+                .items,
             balance: support::wallet(&ctx, &p).await?,
             campaign,
         })

@@ -24,6 +24,9 @@ pub async fn offer_gallery_data(
                 placement_id,
                 country,
                 platform,
+                // The page shows the 200 best paid; the API pages through all.
+                limit: Some(200),
+                cursor: None,
             },
         )
         .await

@@ -14,7 +14,8 @@ use super::support;
 pub async fn placement_queue(status: Option<String>) -> Result<PlacementList, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, p) = support::reader().await?;
-        crate::domain::publisher::review::queue(&ctx, &p, status.as_deref()).await
+        let page = crate::domain::paging::Page::default();
+        crate::domain::publisher::review::queue(&ctx, &p, status.as_deref(), &page).await
     })
     .await
 }

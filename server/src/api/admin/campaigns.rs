@@ -11,7 +11,8 @@ use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, Authenticated, EmptyObject, OptionalJson};
+use crate::api::paging::PageQuery;
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, OptionalJson};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -27,14 +28,17 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(external_payment))
 }
 
-/// IN_REVIEW campaigns and live ones with a pending revision, oldest first.
-#[utoipa::path(get, path = "/offer-campaigns", tag = "admin", security(("dashboardBearer" = [])),
-    responses((status = 200, body = CampaignList), (status = 403, body = ErrorBody)))]
+/// IN_REVIEW campaigns and live ones with a pending revision, oldest first, a page at a time.
+#[utoipa::path(get, path = "/offer-campaigns", tag = "admin", security(("dashboardBearer" = [])), params(PageQuery),
+    responses((status = 200, body = CampaignList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn queue(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<CampaignList>, AppError> {
-    lifecycle::review_queue(&s.ctx, &p).await.map(AppJson)
+    lifecycle::review_queue(&s.ctx, &p, &q.page("cmp")?)
+        .await
+        .map(AppJson)
 }
 
 /// What the campaign's pending revision changes against its live revision, field by field
@@ -127,14 +131,16 @@ async fn external_payment(
 }
 
 /// Survey campaigns awaiting approval (PENDINGAPPROVAL), oldest first, with their payment
-/// status and estimated cost.
-#[utoipa::path(get, path = "/survey-campaigns", tag = "admin", security(("dashboardBearer" = [])),
-    responses((status = 200, body = SurveyCampaignList), (status = 403, body = ErrorBody)))]
+/// status and estimated cost, a page at a time (`next_cursor`, as the survey API names it).
+#[utoipa::path(get, path = "/survey-campaigns", tag = "admin", security(("dashboardBearer" = [])), params(PageQuery),
+    responses((status = 200, body = SurveyCampaignList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn survey_queue(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<SurveyCampaignList>, AppError> {
-    surveys::pending(&s.ctx, &p).await.map(AppJson)
+    let page = q.page(app::domain::surveys::campaigns::ID_PREFIX)?;
+    surveys::pending(&s.ctx, &p, &page).await.map(AppJson)
 }
 
 /// Send a survey campaign awaiting approval back to DRAFT with the reason the advertiser sees

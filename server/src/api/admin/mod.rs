@@ -6,16 +6,20 @@ pub mod payouts;
 
 use app::domain::accounts;
 use app::domain::billing::funding;
+use app::domain::paging::Page;
 use app::domain::publisher::review;
 use app::error::AppError;
 use app::model::AccountView;
+use app::model::account::AccountList;
 use app::model::billing::{Funding, FundingList};
+use app::model::publisher::PlacementStatus;
 use app::model::publisher::{Placement, PlacementList, ReviewRequest};
 use axum::extract::State;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
+use crate::api::paging::PageQuery;
 use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
 use crate::state::AppState;
 
@@ -46,14 +50,16 @@ async fn approve_advertiser(
         .map(AppJson)
 }
 
-/// Advertisers awaiting approval, oldest first.
-#[utoipa::path(get, path = "/advertisers/pending", tag = "admin", security(("dashboardBearer" = [])),
-    responses((status = 200, body = Vec<AccountView>), (status = 403, body = super::ErrorBody)))]
+/// Advertisers awaiting approval, oldest first, a page at a time: `{items, count,
+/// nextCursor}`.
+#[utoipa::path(get, path = "/advertisers/pending", tag = "admin", security(("dashboardBearer" = [])), params(PageQuery),
+    responses((status = 200, body = AccountList), (status = 400, body = ErrorBody), (status = 403, body = super::ErrorBody)))]
 async fn pending_advertisers(
     State(state): State<AppState>,
     Authenticated(p): Authenticated,
-) -> Result<AppJson<Vec<AccountView>>, AppError> {
-    accounts::pending_advertisers(&state.ctx, &p)
+    AppQuery(q): AppQuery<PageQuery>,
+) -> Result<AppJson<AccountList>, AppError> {
+    accounts::pending_advertisers(&state.ctx, &p, &q.page("acc")?)
         .await
         .map(AppJson)
 }
@@ -62,18 +68,25 @@ async fn pending_advertisers(
 #[into_params(parameter_in = Query)]
 struct QueueQuery {
     /// Placement status to list (default PENDING_REVIEW).
+    #[param(value_type = Option<PlacementStatus>, inline)]
     status: Option<String>,
+    /// The previous page's `nextCursor`; omit for the first page.
+    cursor: Option<String>,
+    /// Items per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
+    limit: Option<u64>,
 }
 
-/// Placements awaiting a decision (or in another status), oldest first.
+/// Placements awaiting a decision (or in another status), oldest first, a page at a time.
 #[utoipa::path(get, path = "/placements", tag = "admin", security(("dashboardBearer" = [])), params(QueueQuery),
-    responses((status = 200, body = PlacementList), (status = 403, body = ErrorBody)))]
+    responses((status = 200, body = PlacementList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn placement_queue(
     State(state): State<AppState>,
     Authenticated(p): Authenticated,
     AppQuery(q): AppQuery<QueueQuery>,
 ) -> Result<AppJson<PlacementList>, AppError> {
-    review::queue(&state.ctx, &p, q.status.as_deref())
+    let page = Page::parse(q.limit, q.cursor.as_deref(), "plc")?;
+    review::queue(&state.ctx, &p, q.status.as_deref(), &page)
         .await
         .map(AppJson)
 }
@@ -117,11 +130,15 @@ async fn approve_funding(
         .map(AppJson)
 }
 
-/// Wire fundings awaiting review, oldest first.
-#[utoipa::path(get, path = "/funding", tag = "admin", security(("dashboardBearer" = [])), responses((status = 200, body = FundingList), (status = 403, body = ErrorBody)))]
+/// Wire fundings awaiting review, oldest first, a page at a time.
+#[utoipa::path(get, path = "/funding", tag = "admin", security(("dashboardBearer" = [])), params(PageQuery),
+    responses((status = 200, body = FundingList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn funding_queue(
     State(state): State<AppState>,
     Authenticated(p): Authenticated,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<FundingList>, AppError> {
-    funding::review_queue(&state.ctx, &p).await.map(AppJson)
+    funding::review_queue(&state.ctx, &p, &q.page(funding::ID_PREFIX)?)
+        .await
+        .map(AppJson)
 }

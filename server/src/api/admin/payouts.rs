@@ -48,10 +48,12 @@ async fn revenue(
 #[into_params(parameter_in = Query)]
 struct QueueQuery {
     /// REQUESTED (default), APPROVED, PAID, CANCELLED, REJECTED or FAILED.
+    #[param(value_type = Option<app::model::publisher::payouts::PayoutStatus>, inline)]
     status: Option<String>,
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 

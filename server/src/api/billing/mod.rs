@@ -48,6 +48,7 @@ struct PagedSelect {
     /// The advertiser to act for (administrators only).
     advertiser_id: Option<String>,
     /// Rows per page, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
     /// The `nextCursor` of the previous page.
     cursor: Option<String>,

@@ -19,6 +19,7 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
+use crate::api::paging::PageQuery;
 use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, OptionalJson};
 use crate::state::AppState;
 
@@ -54,12 +55,14 @@ async fn capabilities(
 #[serde(rename_all = "camelCase")]
 struct ListParams {
     /// One status (ARCHIVED campaigns are listed only when asked for).
+    #[param(value_type = Option<CampaignStatus>, inline)]
     status: Option<String>,
     /// Name fragment or exact campaign id.
     q: Option<String>,
     /// Administrators: one advertiser's campaigns.
     advertiser_id: Option<String>,
     /// Campaigns per page, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
     /// The `nextCursor` of the previous page.
     cursor: Option<String>,
@@ -149,26 +152,35 @@ async fn readiness_of(
     readiness::get(&s.ctx, &p, &id).await.map(AppJson)
 }
 
-/// Who changed what, when (newest first).
+/// Who changed what, when: newest first, a page at a time.
 #[utoipa::path(get, path = "/campaigns/{campaignId}/audit", tag = "campaigns", security(("dashboardBearer" = [])),
-    params(("campaignId" = String, Path)), responses((status = 200, body = AuditList), (status = 404, body = ErrorBody)))]
+    params(("campaignId" = String, Path), PageQuery),
+    responses((status = 200, body = AuditList), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn audit(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<AuditList>, AppError> {
-    store::audit_trail(&s.ctx, &p, &id).await.map(AppJson)
+    store::audit_trail(&s.ctx, &p, &id, &q.page("aud")?)
+        .await
+        .map(AppJson)
 }
 
-/// Every revision, newest first; `live` marks the approved, delivering one.
+/// The campaign's revisions, newest first, a page at a time; `live` marks the approved,
+/// delivering one.
 #[utoipa::path(get, path = "/campaigns/{campaignId}/revisions", tag = "campaigns", security(("dashboardBearer" = [])),
-    params(("campaignId" = String, Path)), responses((status = 200, body = RevisionList), (status = 404, body = ErrorBody)))]
+    params(("campaignId" = String, Path), PageQuery),
+    responses((status = 200, body = RevisionList), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn revisions(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<RevisionList>, AppError> {
-    store::revisions(&s.ctx, &p, &id).await.map(AppJson)
+    store::revisions(&s.ctx, &p, &id, &q.page("rev")?)
+        .await
+        .map(AppJson)
 }
 
 /// Copy into a new DRAFT (no credentials, no money); optional `{name}`.

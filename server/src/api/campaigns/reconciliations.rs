@@ -49,6 +49,7 @@ struct CsvParams {
 #[serde(rename_all = "camelCase")]
 struct ListQuery {
     /// Reconciliations per page: 1 to 500 (default 20).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
     /// The previous page's `nextCursor`.
     cursor: Option<String>,

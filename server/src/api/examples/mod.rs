@@ -24,6 +24,9 @@ pub struct Recorded {
     pub request: Option<Value>,
     #[serde(default)]
     pub responses: BTreeMap<String, Value>,
+    /// The error codes the tests received, by status.
+    #[serde(default)]
+    pub errors: BTreeMap<String, Vec<String>>,
 }
 
 /// Examples by `"<method> <path>"` (`"post /publisher/v2/placements"`).
@@ -43,6 +46,14 @@ fn content<'a>(
         first.get_or_insert(c);
     }
     first
+}
+
+/// The error codes the tests received from an operation, by status.
+pub fn errors(method: &str, path: &str) -> BTreeMap<String, Vec<String>> {
+    EXAMPLES
+        .get(&format!("{method} {path}"))
+        .map(|r| r.errors.clone())
+        .unwrap_or_default()
 }
 
 /// Puts the recorded examples on an operation.

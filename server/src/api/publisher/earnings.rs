@@ -46,6 +46,7 @@ struct MovementsQuery {
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 
@@ -108,6 +109,7 @@ async fn statement_periods(
 #[into_params(parameter_in = Query)]
 struct FormatQuery {
     /// `json` (default) or `csv`.
+    #[param(value_type = Option<app::model::report::ExportFormat>, inline)]
     format: Option<String>,
 }
 

@@ -2,6 +2,7 @@
 
 use app::domain::publisher::gallery::{self, GalleryQuery};
 use app::error::AppError;
+use app::model::campaign::Platform;
 use app::model::publisher::ops::OfferGallery;
 use axum::extract::State;
 use serde::Deserialize;
@@ -24,12 +25,18 @@ struct GalleryParams {
     /// Two-letter country the offers must target.
     country: Option<String>,
     /// android, ios or web (ignored when a placement is named).
+    #[param(value_type = Option<Platform>, inline)]
     platform: Option<String>,
+    /// The previous page's `nextCursor`; omit for the first page.
+    cursor: Option<String>,
+    /// Offers per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
+    limit: Option<u64>,
 }
 
 /// Live offers (LIVE, inside their schedule, with budget left) after the publisher's
-/// blacklists, highest total payout first: `{items, count}`. Payouts are the advertiser's
-/// gross amounts.
+/// blacklists, highest total payout first, a page at a time: `{items, count, nextCursor}`.
+/// Payouts are the advertiser's gross amounts.
 #[utoipa::path(get, path = "/offer-gallery", tag = "publisher", security(("dashboardBearer" = [])), params(GalleryParams),
     responses((status = 200, body = OfferGallery), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn offer_gallery(
@@ -41,6 +48,8 @@ async fn offer_gallery(
         placement_id: q.placement_id,
         country: q.country,
         platform: q.platform,
+        limit: q.limit,
+        cursor: q.cursor,
     };
     gallery::gallery(&s.ctx, &p, q).await.map(AppJson)
 }

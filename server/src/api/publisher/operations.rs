@@ -33,6 +33,7 @@ struct BlacklistQuery {
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 
@@ -84,10 +85,12 @@ struct BanQuery {
     placement_id: Option<String>,
     external_user_id: Option<String>,
     /// ACTIVE (in force now) or LIFTED (lifted or expired).
+    #[param(value_type = Option<app::model::publisher::ops::BanStatus>, inline)]
     status: Option<String>,
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 
@@ -144,11 +147,13 @@ async fn patch_ban(
 #[serde(rename_all = "camelCase")]
 struct SupportQuery {
     /// OPEN, IN_PROGRESS, RESOLVED or REJECTED.
+    #[param(value_type = Option<app::model::publisher::ops::SupportStatus>, inline)]
     status: Option<String>,
     placement_id: Option<String>,
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 

@@ -54,6 +54,7 @@ struct ListQuery {
     /// The previous page's `nextCursor` (newest first).
     cursor: Option<String>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
 }
 

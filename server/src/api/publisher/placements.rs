@@ -26,8 +26,10 @@ struct ListQuery {
     /// Name (contains, case-insensitive), exact placement id, or exact platform identity.
     search: Option<String>,
     /// DRAFT, PENDING_REVIEW, VERIFIED or REJECTED.
+    #[param(value_type = Option<app::model::publisher::PlacementStatus>, inline)]
     status: Option<String>,
     /// Placements per page, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
     /// The `nextCursor` of the previous page.
     cursor: Option<String>,

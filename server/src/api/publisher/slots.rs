@@ -29,7 +29,8 @@ type SlotPath = AppPath<(String, String)>;
 /// The slot is READY when the placement is VERIFIED and the currency rate is positive.
 #[utoipa::path(post, path = "/placements/{placementId}/ad-slots", tag = "publisher", security(("dashboardBearer" = [])),
     params(("placementId" = String, Path)), request_body = SlotInput,
-    responses((status = 201, body = AdSlot), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 201, body = AdSlot), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`limit_reached`: the placement holds 100 ad slots")))]
 async fn create(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
@@ -42,7 +43,8 @@ async fn create(
     ))
 }
 
-/// The placement's slots, every state included.
+/// The placement's slots, every state included (a placement holds at most 100, so the list is
+/// answered whole).
 #[utoipa::path(get, path = "/placements/{placementId}/ad-slots", tag = "publisher", security(("dashboardBearer" = [])),
     params(("placementId" = String, Path)), responses((status = 200, body = AdSlotList), (status = 404, body = ErrorBody)))]
 async fn list(

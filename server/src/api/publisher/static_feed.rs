@@ -31,6 +31,7 @@ pub(crate) struct FeedParams {
     /// Two uppercase letters; without it geography is less precise.
     country: Option<String>,
     /// web, android or ios; must be the placement's platform.
+    #[param(value_type = Option<app::model::campaign::Platform>, inline)]
     platform: Option<String>,
 }
 

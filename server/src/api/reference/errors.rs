@@ -10,7 +10,7 @@ use super::layout::{page, prose};
 const CATALOGUE: &str = include_str!("../../../../docs/error-codes.md");
 
 /// The catalogue's rows: (code, HTTP status, what it means and what to do).
-fn rows() -> Vec<(&'static str, u16, &'static str)> {
+pub(crate) fn rows() -> Vec<(&'static str, u16, &'static str)> {
     CATALOGUE
         .lines()
         .filter_map(|line| {

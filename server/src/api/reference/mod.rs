@@ -5,7 +5,7 @@
 //! catalogue (`/docs/errors`); and the guides from `docs/` (signing postbacks and survey
 //! requests, verifying callbacks, the web SDK, versions and the changelog).
 
-mod errors;
+pub(crate) mod errors;
 mod guides;
 mod layout;
 mod operation;

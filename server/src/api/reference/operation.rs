@@ -25,12 +25,16 @@ fn example_block(kind: &str, example: &Value) -> String {
     code(&text)
 }
 
-/// Error codes an operation names: in backticks in its answers' descriptions and in the
-/// recorded error examples.
+/// Error codes an operation can answer: its answers' `x-error-codes` (document::error_codes),
+/// and for its HTML answers the codes their descriptions name in backticks.
 fn error_codes(op: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (status, r) in op["responses"].as_object().into_iter().flatten() {
         if !status.starts_with('4') && !status.starts_with('5') {
+            continue;
+        }
+        if let Some(listed) = r["x-error-codes"].as_array() {
+            out.extend(listed.iter().filter_map(Value::as_str).map(str::to_owned));
             continue;
         }
         let about = r["description"].as_str().unwrap_or_default();

@@ -152,7 +152,9 @@ impl Signed {
     }
 }
 
-/// Campaigns visible to the calling advertiser: `{campaigns, count}`, newest first.
+/// Campaigns visible to the calling advertiser, newest first: the 500 newest as
+/// `{campaigns, count, next_cursor}`; when `next_cursor` is set, `POST /searchcampaigns` with
+/// `{"cursor": next_cursor}` returns the rest in the same order.
 #[utoipa::path(get, path = "/getcampaigns", tag = "survey-campaigns", security(("surveyApiKey" = [])),
     params(("enc" = String, Query, description = "URL signature")),
     responses((status = 200, body = SurveyCampaignList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]

@@ -5,7 +5,9 @@ mod config;
 mod currency;
 mod snippets;
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set,
+};
 use serde_json::{Value, json};
 
 use super::{owned_placement, owned_slot};
@@ -37,6 +39,9 @@ fn readiness(p: &placement::Model, kind: SlotType, currency: &Currency) -> Readi
         reasons,
     }
 }
+
+/// Ad slots one placement may hold, retired ones included.
+pub const MAX_SLOTS: u64 = 100;
 
 /// Creates a slot (state READY when ready, DRAFT otherwise) and its first revision.
 pub async fn create(
@@ -81,6 +86,17 @@ pub async fn create(
     let Some(kind) = kind else {
         return Err(AppError::invalid("invalid slot"));
     };
+    // A bound, so the slot list (and the placement that embeds it) is answered whole.
+    let held = ad_slot::Entity::find()
+        .filter(ad_slot::Column::PlacementId.eq(p.id.clone()))
+        .count(&txn)
+        .await?;
+    if held >= MAX_SLOTS {
+        return Err(
+            AppError::conflict(format!("a placement holds at most {MAX_SLOTS} ad slots"))
+                .with_code("limit_reached"),
+        );
+    }
     let now = ctx.now();
     let ready = readiness(&p, kind, &cfg.currency);
     let id = new_id("slot");

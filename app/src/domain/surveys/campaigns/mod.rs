@@ -9,10 +9,11 @@ mod view;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    QuerySelect, Set,
 };
 
 use crate::domain::changes::Change;
+use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::survey::campaign::*;
@@ -27,6 +28,8 @@ pub use super::SUBJECT;
 
 /// The id prefix of survey campaigns (offer campaigns use `cmp`).
 pub const ID_PREFIX: &str = "svc";
+/// Campaigns `getcampaigns` answers at once (the largest page).
+const LIST_PAGE: u64 = crate::domain::paging::MAX_LIMIT;
 
 /// `POST /create`: a DRAFT campaign of the calling advertiser.
 pub async fn create(
@@ -111,18 +114,18 @@ pub async fn locked(
     Ok(m)
 }
 
-/// `GET /getcampaigns`: the caller's campaigns, newest first (up to 500).
+/// `GET /getcampaigns`: the caller's 500 newest campaigns; `next_cursor` continues with
+/// `searchcampaigns` (same order: newest first by id) when there are more.
 pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, AppError> {
     actor.require_approved_advertiser()?;
-    let rows = survey::Entity::find()
-        .filter(survey::Column::AdvertiserId.eq(actor.account_id.clone()))
-        .order_by_desc(survey::Column::CreatedAt)
-        .order_by_desc(survey::Column::Id)
-        .limit(500)
-        .all(&ctx.db)
-        .await?;
+    let page = Page::parse(Some(LIST_PAGE), None, ID_PREFIX)?;
+    let q =
+        survey::Entity::find().filter(survey::Column::AdvertiserId.eq(actor.account_id.clone()));
+    let rows = page.select(q, survey::Column::Id).all(&ctx.db).await?;
+    let (rows, next_cursor) = page.finish(rows, |m| &m.id);
     let campaigns = views(ctx, &ctx.db, &rows).await?;
     Ok(SurveyCampaignList {
+        next_cursor,
         count: campaigns.len(),
         campaigns,
     })

@@ -3,10 +3,7 @@
 //! advertiser sees (kept in the campaign's metadata until it is submitted again), and the
 //! record of a payment made outside the wallet.
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder,
-    QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 
 use super::input::Metadata;
 use super::view::{payment_of, status_of};
@@ -17,18 +14,23 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::survey::campaign::*;
 use entity::survey_campaign as survey;
 
-/// Campaigns submitted for approval, oldest first (the queue's order), up to 500.
-pub async fn pending(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, AppError> {
+/// Campaigns submitted for approval, oldest first (the queue's order), a page at a time.
+pub async fn pending(
+    ctx: &Ctx,
+    actor: &Principal,
+    page: &crate::domain::paging::Page,
+) -> Result<SurveyCampaignList, AppError> {
     actor.require_admin()?;
-    let rows = survey::Entity::find()
-        .filter(survey::Column::Status.eq(SurveyStatus::PendingApproval.as_str()))
-        .order_by_asc(survey::Column::UpdatedAt)
-        .order_by_asc(survey::Column::Id)
-        .limit(500)
+    let q = survey::Entity::find()
+        .filter(survey::Column::Status.eq(SurveyStatus::PendingApproval.as_str()));
+    let rows = page
+        .select_oldest_first(q, survey::Column::Id)
         .all(&ctx.db)
         .await?;
+    let (rows, next_cursor) = page.finish(rows, |m| &m.id);
     let campaigns = views(ctx, &ctx.db, &rows).await?;
     Ok(SurveyCampaignList {
+        next_cursor,
         count: campaigns.len(),
         campaigns,
     })

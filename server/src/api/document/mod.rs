@@ -4,6 +4,9 @@
 //! more than one handler (`list`, `create`, …) gets its resource appended
 //! (`list_blacklists`). Every operation that documents a 429 is rate limited: each of its
 //! answers lists the `RateLimit-Policy` and `RateLimit` headers, and the 429 `Retry-After`.
+//! Every JSON error answer lists its `x-error-codes` (`error_codes`).
+
+mod error_codes;
 
 use std::collections::HashMap;
 
@@ -69,8 +72,11 @@ pub fn finish(openapi: &mut OpenApi) {
     for (path, method, op) in operations(openapi) {
         shared_limit(&path, method, op);
         idempotency_header(&path, method, op);
-        rate_limit_headers(op);
+        // Adds the answers the tests received that no annotation names (and the 503), so it
+        // comes before the examples and the limit headers go on every answer.
+        error_codes::list(&path, method, op);
         super::examples::attach(&path, method, op);
+        rate_limit_headers(op);
         for (status, response) in op.responses.responses.iter_mut() {
             if let RefOr::T(r) = response {
                 if r.description.trim().is_empty() {
