@@ -66,6 +66,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/advertiser/campaigns/:id/report") view=pages::CampaignReportPage/>
                     <Route path=path!("/admin") view=pages::AdminHome/>
                     <Route path=path!("/admin/payouts") view=pages::AdminPayoutsPage/>
+                    <Route path=path!("/admin/fraud") view=pages::AdminFraudPage/>
+                    <Route path=path!("/publisher/fraud") view=pages::PublisherFraudPage/>
                 </Routes>
             </Layout>
         </Router>

@@ -35,6 +35,27 @@ pub struct Model {
     pub earnings_at: Option<DateTimeUtc>,
     /// When a paid conversion was reversed.
     pub reversed_at: Option<DateTimeUtc>,
+    /// The fraud score (0 to 100) at settlement: the sum of the points of its reasons.
+    pub fraud_score: i32,
+    /// The fraud reasons as JSON (`[{signal, points, detail}]`); none when nothing was found.
+    pub fraud_reasons: Option<String>,
+    /// When the conversion was held (settlement HELD) instead of paid.
+    pub held_at: Option<DateTimeUtc>,
+    /// A held web-pixel conversion pays by itself at this time unless it was rejected or its
+    /// signals hold it (then none: a person decides).
+    pub held_until: Option<DateTimeUtc>,
+    /// The address the click came from (the launch link's browser, else the SDK's launch).
+    pub click_ip: Option<String>,
+    /// Its network (`/24` for IPv4, `/48` for IPv6), for the shared-range signal.
+    pub click_network: Option<String>,
+    /// The device id the SDK session reported, when it did.
+    pub device_id: Option<String>,
+    /// Seconds from the click to the report's arrival.
+    pub seconds_to_convert: Option<i64>,
+    /// Who approved or rejected a held conversion, when, and why.
+    pub decided_by: Option<String>,
+    pub decided_at: Option<DateTimeUtc>,
+    pub decision_note: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -28,6 +28,13 @@ pub struct Model {
     pub submitted_at: Option<DateTimeUtc>,
     pub approved_at: Option<DateTimeUtc>,
     pub ended_at: Option<DateTimeUtc>,
+    /// The web pixel settings as JSON (`{enabled, allowedOrigins, minSecondsAfterClick,
+    /// reviewHours}`); `{}` until the advertiser turns the pixel on.
+    #[sea_orm(column_type = "Text")]
+    pub web_pixel: String,
+    /// The fraud rules as JSON (`{holdScore, minSecondsToConvert}`); `{}` keeps the defaults.
+    #[sea_orm(column_type = "Text")]
+    pub fraud_rules: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

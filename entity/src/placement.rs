@@ -25,6 +25,12 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub archived_at: Option<DateTimeUtc>,
+    /// Delivery paused because too many of the placement's conversions were held or
+    /// reversed (or by an administrator); offers are not shown until it is resumed.
+    pub delivery_paused_at: Option<DateTimeUtc>,
+    pub delivery_paused_reason: Option<String>,
+    /// The last resumption: the held and reversed share counts conversions after it.
+    pub delivery_resumed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -10,6 +10,11 @@ pub struct Model {
     pub hold_days: Option<i32>,
     /// The smallest payout; none = the default.
     pub minimum_payout_micros: Option<i64>,
+    /// The share of each release held in the reserve, in percent; none = the default for
+    /// new publishers (0 exempts the publisher).
+    pub reserve_percent: Option<i32>,
+    /// Days the reserve is held after the release; none = the default.
+    pub reserve_days: Option<i32>,
     pub updated_by: String,
     pub updated_at: DateTimeUtc,
 }

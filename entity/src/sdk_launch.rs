@@ -20,6 +20,12 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub expires_at: DateTimeUtc,
     pub opened_at: Option<DateTimeUtc>,
+    /// The address of the SDK's launch request.
+    pub client_ip: Option<String>,
+    /// The address of the browser that first followed the launch link.
+    pub opened_ip: Option<String>,
+    /// The device id the session reported, when it did.
+    pub device_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

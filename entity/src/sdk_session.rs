@@ -27,6 +27,8 @@ pub struct Model {
     pub user_verified: bool,
     /// The language the app asked for (`lang`, a BCP 47 tag); the hosted wall prefers it.
     pub language: Option<String>,
+    /// A stable device id the app reported (`deviceId`), where the platform permits it.
+    pub device_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -32,6 +32,9 @@ mod m0028_ledger_entries_by_account_time;
 mod m0029_drop_ledger_entries_account;
 mod m0030_idempotent_requests;
 mod m0031_session_language;
+mod m0032_fraud_controls;
+mod m0033_fraud_indexes;
+mod m0034_publisher_reserve;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -71,6 +74,9 @@ impl MigratorTrait for Migrator {
             Box::new(m0029_drop_ledger_entries_account::Migration),
             Box::new(m0030_idempotent_requests::Migration),
             Box::new(m0031_session_language::Migration),
+            Box::new(m0032_fraud_controls::Migration),
+            Box::new(m0033_fraud_indexes::Migration),
+            Box::new(m0034_publisher_reserve::Migration),
         ]
     }
 }

@@ -107,6 +107,20 @@ pub struct Settings {
     #[arg(long, env = "APP_SETTLEMENT_INLINE_SLOTS", default_value = "2", value_parser = clap::value_parser!(u16).range(0..=64), global = true)]
     pub settlement_inline_slots: u16,
 
+    /// Extra hosting address ranges for the DATACENTER fraud signal: a file of
+    /// `cidr<TAB>provider` lines (`#` comments), added to the list shipped with the service.
+    #[arg(long, env = "APP_FRAUD_DATACENTER_FILE", global = true)]
+    pub fraud_datacenter_file: Option<PathBuf>,
+
+    /// A placement whose held and reversed conversions reach this share (percent, 1-100) of
+    /// at least `--fraud-pause-min-conversions` over 7 days is paused for delivery.
+    #[arg(long, env = "APP_FRAUD_PAUSE_SHARE_PERCENT", default_value = "30", value_parser = clap::value_parser!(u8).range(1..=100), global = true)]
+    pub fraud_pause_share_percent: u8,
+
+    /// The fewest conversions over 7 days on which a placement may be paused (1-100000).
+    #[arg(long, env = "APP_FRAUD_PAUSE_MIN_CONVERSIONS", default_value = "20", value_parser = clap::value_parser!(u32).range(1..=100_000), global = true)]
+    pub fraud_pause_min_conversions: u32,
+
     /// Days after a conversion during which its advertiser may still reverse it (bulk
     /// reconciliation and survey completes); 1-365.
     #[arg(long, env = "APP_RECONCILIATION_WINDOW_DAYS", default_value = "30", value_parser = clap::value_parser!(u16).range(1..=365), global = true)]

@@ -134,6 +134,10 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     callback_lag(&s).await;
     let queued = inbox::queued_count(&s.ctx.db).await.unwrap_or(0);
     metrics::gauge!("postback_inbox_queued").set(queued as f64);
+    if let Ok((held, paused)) = app::domain::conversions::holds::gauges(&s.ctx.db).await {
+        metrics::gauge!("fraud_conversions_held").set(held as f64);
+        metrics::gauge!("fraud_placements_paused").set(paused as f64);
+    }
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         handle().render(),

@@ -216,6 +216,25 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         Arc::new(app::domain::billing::payprovider::NoProvider)
     };
     let limits = Arc::new(RateLimits::new(clock.clone()));
+    let extra_ranges = match &settings.fraud_datacenter_file {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading APP_FRAUD_DATACENTER_FILE {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let fraud = app::domain::fraud::Fraud::new(
+        extra_ranges.as_deref(),
+        app::domain::fraud::guard::PauseLimits {
+            share_bps: i64::from(settings.fraud_pause_share_percent) * 100,
+            min_conversions: i64::from(settings.fraud_pause_min_conversions),
+            window_days: 7,
+        },
+    );
+    tracing::debug!(
+        ranges = fraud.datacenters.len(),
+        "hosting address ranges loaded"
+    );
     Ok(Ctx {
         db,
         clock,
@@ -245,6 +264,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         deliveries: Arc::default(),
         surveys: Arc::default(),
         changes: Arc::default(),
+        fraud: Arc::new(fraud),
     })
 }
 

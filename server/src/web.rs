@@ -60,6 +60,10 @@ pub fn router(state: AppState) -> Router {
             ),
         )
         .route(
+            "/admin/fraud/decide",
+            axum::routing::post(crate::api::admin::fraud::browser_decide),
+        )
+        .route(
             "/advertiser/billing/ledger.csv",
             get(crate::api::billing::browser_ledger_csv),
         )

@@ -7,7 +7,9 @@ use chrono::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::builders::callbacks::{World, world};
-use tests::builders::earnings::{assert_reconciled, conversion, earnings, micros, paid, reverse};
+use tests::builders::earnings::{
+    assert_reconciled, conversion, earnings, micros, no_reserve, paid, reverse,
+};
 use tests::builders::surveys::{enter, market, report_outcome};
 use tests::builders::{USD, campaign_body};
 use tests::{TestApp, both_backends};
@@ -24,6 +26,7 @@ const REVENUE: i64 = 450_000;
 
 async fn conversion_earns_pending_the_hold_releases_it(app: TestApp) {
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    no_reserve(&w.app, &w.p.user.account_id).await;
     let start = w.app.clock_now();
     paid(&w, "user-1", "tx-1").await;
     let e = earnings(&w).await;
@@ -177,7 +180,11 @@ async fn an_administrator_sets_a_publishers_hold(app: TestApp) {
     assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
     let (s, t) = w
         .app
-        .put(&path, Some(&admin), &json!({"holdDays": 7}))
+        .put(
+            &path,
+            Some(&admin),
+            &json!({"holdDays": 7, "reservePercent": 0}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!(t["holdDays"], 7);
@@ -206,6 +213,7 @@ async fn a_survey_complete_earns_like_a_conversion(app: TestApp) {
     assert_eq!(r["paid"], true, "{r}");
     let (s, e) = app.get("/publisher/v2/earnings", Some(&m.pub_token)).await;
     assert_eq!(s, StatusCode::OK, "{e}");
+    no_reserve(&app, e["publisherId"].as_str().expect("publisherId")).await;
     // 70 % of the 2.50 USD cost per complete.
     assert_eq!(micros(&e, "pendingMicros"), 1_750_000, "{e}");
     let revenue =
@@ -367,6 +375,7 @@ async fn as_before_earnings(w: &World) {
 /// pending, released after the hold counted from when each was paid, reversible like any.
 async fn conversions_paid_before_earnings_are_backfilled(app: TestApp) {
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    no_reserve(&w.app, &w.p.user.account_id).await;
     paid(&w, "user-1", "tx-1").await;
     w.app.clock.advance(Duration::days(20));
     paid(&w, "user-2", "tx-2").await;

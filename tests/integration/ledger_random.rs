@@ -42,7 +42,7 @@ async fn start(app: TestApp, seed: u64) -> Run {
     let w = world(app, campaign_body("CUSTOM_S2S", 900 * USD)).await;
     let admin = w.app.admin_token().await;
     let terms = format!("/admin/v1/publishers/{}/earning-terms", w.p.user.account_id);
-    let body = json!({"minimumPayoutMicros": USD});
+    let body = json!({"minimumPayoutMicros": USD, "reservePercent": 0});
     let (s, t) = w.app.put(&terms, Some(&admin), &body).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     let profile = json!({"legalName": "Pixel Quest GmbH", "country": "DE", "method": "BANK_TRANSFER", "details": IBAN});

@@ -422,10 +422,12 @@ async fn the_allowlist_and_the_web_pixel(app: &TestApp, t: &str, id: &str) {
         Some(3)
     );
 
-    // Web pixel: documented per campaign, served as a GIF for web campaigns.
+    // Web pixel: documented per campaign; a Custom S2S campaign reports signed, so it
+    // takes no pixel (tests/integration/web_pixel.rs).
     let (s, px) = app.get(&format!("{base}/web-pixels"), Some(t)).await;
     assert_eq!(s, StatusCode::OK, "{px}");
-    assert_eq!(px["supported"], true);
+    assert_eq!(px["supported"], false);
+    assert_eq!(px["enabled"], false);
     assert!(
         px["pixelUrl"]
             .as_str()

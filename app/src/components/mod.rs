@@ -2,5 +2,6 @@
 
 pub mod bar_chart;
 pub mod form;
+pub mod fraud;
 pub mod layout;
 pub mod session;

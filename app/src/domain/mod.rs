@@ -14,6 +14,7 @@ pub mod crypto;
 pub mod db;
 pub mod delivery;
 pub mod earnings;
+pub mod fraud;
 pub mod hot_cache;
 pub mod idempotency;
 pub mod ids;
@@ -103,6 +104,8 @@ pub struct Ctx {
     pub surveys: Arc<surveys::SurveyDelivery>,
     /// Announces committed changes to every cache of every process (changes).
     pub changes: Arc<changes::Changes>,
+    /// Fraud signals' statistics, hosting ranges and the placements to check (fraud).
+    pub fraud: Arc<fraud::Fraud>,
 }
 
 impl Ctx {

@@ -48,6 +48,10 @@ pub struct CreateSession {
     /// when it can (en, de, es, fr, pt-BR, ja, ar), else the browser's `Accept-Language`.
     #[cfg_attr(feature = "ssr", schema(example = "de", max_length = 35))]
     pub lang: Option<String>,
+    /// A stable id of the user's device where the platform permits it (an advertising id,
+    /// an install id): one device claiming many users is a fraud signal (docs/fraud.md).
+    #[cfg_attr(feature = "ssr", schema(max_length = 128))]
+    pub device_id: Option<String>,
 }
 
 /// A slot a session may use.

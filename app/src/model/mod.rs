@@ -35,6 +35,7 @@ pub mod billing;
 pub mod callback_delivery;
 pub mod campaign;
 pub mod delivery;
+pub mod fraud;
 pub mod language;
 pub mod money;
 pub mod overview;

@@ -32,6 +32,7 @@ pub fn PublisherHome() -> impl IntoView {
                     <a class="button secondary" href="/publisher/reports" rel="external">"Offers report"</a>" "
                     <a class="button secondary" href="/publisher/surveys" rel="external">"Surveys"</a>" "
                     <a class="button secondary" href="/publisher/bans" rel="external">"User bans"</a>" "
+                    <a class="button secondary" href="/publisher/fraud" rel="external">"Fraud and holds"</a>" "
                     <a class="button secondary" href="/publisher/blacklist" rel="external">"Blacklist"</a>
                 </p>
             </section>

@@ -7,7 +7,7 @@ mod dashboards;
 mod home;
 mod publisher;
 
-pub use admin::{AdminHome, AdminPayoutsPage};
+pub use admin::{AdminFraudPage, AdminHome, AdminPayoutsPage};
 pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as AdvertiserFundingPage};
 pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
@@ -18,8 +18,8 @@ pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{
     BansPage, BlacklistPage, DeliveriesPage, DeliveryDetailPage, EarningsPage, OfferGalleryPage,
-    OffersReportPage, PlacementDetailPage, PlacementsPage, PublisherSurveysPage, SlotEditorPage,
-    SupportInboxPage,
+    OffersReportPage, PlacementDetailPage, PlacementsPage, PublisherFraudPage,
+    PublisherSurveysPage, SlotEditorPage, SupportInboxPage,
 };
 
 use leptos::prelude::*;

@@ -7,6 +7,7 @@ pub mod billing;
 pub mod campaigns;
 pub mod earnings;
 mod error;
+pub mod fraud;
 pub mod overview;
 pub mod publisher;
 pub mod surveys;

@@ -263,9 +263,10 @@ pub(crate) async fn launch(
     Session(sess): Session,
     IdempotencyKey(key): IdempotencyKey,
     AppPath(offer): AppPath<String>,
+    axum::Extension(crate::extract::ClientIp(ip)): axum::Extension<crate::extract::ClientIp>,
     AppJson(body): AppJson<LaunchRequest>,
 ) -> Result<(StatusCode, AppJson<SignedLaunch>), AppError> {
-    let (l, created) = launches::launch(&s.ctx, &sess, &offer, body, &key).await?;
+    let (l, created) = launches::launch(&s.ctx, &sess, &offer, body, &key, Some(ip)).await?;
     Ok(created_or_ok(l, created))
 }
 
@@ -285,9 +286,10 @@ pub(crate) struct LaunchSignature {
 pub(crate) async fn open_launch(
     State(s): State<AppState>,
     AppPath(id): AppPath<String>,
+    axum::Extension(crate::extract::ClientIp(ip)): axum::Extension<crate::extract::ClientIp>,
     AppQuery(q): AppQuery<LaunchSignature>,
 ) -> Result<Response, AppError> {
-    let to = launches::open(&s.ctx, &id, q.expires, q.signature.as_deref()).await?;
+    let to = launches::open(&s.ctx, &id, q.expires, q.signature.as_deref(), Some(ip)).await?;
     Ok((
         StatusCode::FOUND,
         [

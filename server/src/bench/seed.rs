@@ -261,6 +261,13 @@ pub async fn load(ctx: &Ctx, settings: &Settings, args: &SeedArgs) -> anyhow::Re
                     impression_id: Some(imp.impression_id.clone()),
                 },
                 &IdempotencyKey::derived(format!("bench-launch-{i}")),
+                // One public address per user, as real traffic has.
+                Some(std::net::IpAddr::V4(std::net::Ipv4Addr::new(
+                    198,
+                    18,
+                    u8::try_from(i / 256 % 256).unwrap_or(0),
+                    u8::try_from(i % 256).unwrap_or(0),
+                ))),
             )
             .await
             .map_err(fail("launch"))?;
@@ -352,6 +359,9 @@ async fn history(
                 created_at: Set(at),
                 expires_at: Set(at + Duration::minutes(5)),
                 opened_at: Set(Some(at)),
+                client_ip: Set(Some(history_ip(u))),
+                opened_ip: Set(Some(history_ip(u))),
+                device_id: Set(None),
             });
             if u % 5 == 0 {
                 conversions.push(entity::conversion::ActiveModel {
@@ -380,6 +390,21 @@ async fn history(
                     earnings_state: Set(None),
                     earnings_at: Set(None),
                     reversed_at: Set(None),
+                    fraud_score: Set(0),
+                    fraud_reasons: Set(None),
+                    held_at: Set(None),
+                    held_until: Set(None),
+                    click_ip: Set(Some(history_ip(u))),
+                    click_network: Set(app::domain::fraud::address::ClickAddress::parse(
+                        &history_ip(u),
+                    )
+                    .map(|a| a.network)),
+                    device_id: Set(None),
+                    // Realistic timing, so goal norms have history.
+                    seconds_to_convert: Set(Some(600 + (u % 7) as i64 * 300)),
+                    decided_by: Set(None),
+                    decided_at: Set(None),
+                    decision_note: Set(None),
                 });
             }
         }
@@ -394,4 +419,9 @@ async fn history(
         }
     }
     Ok(written)
+}
+
+/// A public address per history user (the benchmarking range 198.18.0.0/15).
+fn history_ip(u: usize) -> String {
+    format!("198.19.{}.{}", u / 256 % 256, u % 256)
 }

@@ -76,6 +76,7 @@ mod tests {
             revoked_at: None,
             user_verified: false,
             language: None,
+            device_id: None,
         }
     }
 

@@ -328,6 +328,7 @@ struct LaunchForm {
 async fn launch(
     State(state): State<AppState>,
     Path(offer_id): Path<String>,
+    axum::Extension(crate::extract::ClientIp(ip)): axum::Extension<crate::extract::ClientIp>,
     headers: http::HeaderMap,
     form: Result<Form<LaunchForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
@@ -352,7 +353,7 @@ async fn launch(
     let req = LaunchRequest {
         impression_id: Some(imp),
     };
-    match launches::launch(&state.ctx, &w.s, &offer_id, req, &key).await {
+    match launches::launch(&state.ctx, &w.s, &offer_id, req, &key, Some(ip)).await {
         Ok((l, _)) => {
             let mut r = StatusCode::SEE_OTHER.into_response();
             let h = r.headers_mut();

@@ -1,6 +1,7 @@
 //! Background work that runs beside the HTTP server: settlement of queued conversion
 //! reports, reward-callback delivery, the release of publisher earnings past their hold,
-//! bulk reconciliations and housekeeping. Each worker exposes `run_once` so
+//! bulk reconciliations, fraud review (pixel review windows, placement pauses) and
+//! housekeeping. Each worker exposes `run_once` so
 //! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
 //! loop restarted.
 
@@ -40,6 +41,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let settler = state.clone();
     let releaser = state.clone();
     let reconciler = state.clone();
+    let screener = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -69,6 +71,24 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
                         Ok(0) => {}
                         Ok(released) => tracing::info!(released, "earnings released from the hold"),
                         Err(e) => tracing::warn!(error = %e, "earnings release failed"),
+                    }
+                    match app::domain::earnings::reserve::release_due(&state.ctx).await {
+                        Ok(0) => {}
+                        Ok(released) => tracing::info!(released, "publisher reserves released"),
+                        Err(e) => tracing::warn!(error = %e, "reserve release failed"),
+                    }
+                }
+            }
+        }),
+        supervise("fraud", move || {
+            let state = screener.clone();
+            async move {
+                // Review windows end and placements are judged within a minute.
+                let mut tick = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    tick.tick().await;
+                    if let Err(e) = fraud_once(&state).await {
+                        tracing::warn!(error = %e, "fraud review round failed");
                     }
                 }
             }
@@ -104,11 +124,26 @@ async fn drain_reconciliations(state: &AppState) {
     }
 }
 
+/// Settles held pixel conversions whose review window ended, then checks the placements
+/// whose conversions changed (pausing those past the limit).
+async fn fraud_once(state: &AppState) -> Result<(), app::error::AppError> {
+    use app::domain::conversions::holds;
+    // A chunk at a time until the due ones are done.
+    while holds::release_reviewed(&state.ctx).await? >= 500 {}
+    let paused = app::domain::fraud::guard::run_once(&state.ctx).await?;
+    if paused > 0 {
+        tracing::warn!(paused, "placements paused for fraud review");
+    }
+    Ok(())
+}
+
 /// Runs every worker once (tests).
 pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     settler::run_once(state).await?;
+    fraud_once(state).await?;
     callbacks::run_once(state).await?;
     app::domain::earnings::release::run_once(&state.ctx).await?;
+    app::domain::earnings::reserve::release_due(&state.ctx).await?;
     while app::domain::conversions::reconciliation::apply_next(&state.ctx)
         .await?
         .is_some()

@@ -105,14 +105,33 @@ pub async fn request(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-/// A publisher with `EARNED` available and a 1 USD minimum payout.
+/// Exempts the world's publisher from the new publishers' reserve (an established
+/// publisher), for tests about holds, releases and payouts (the reserve has its own).
+pub async fn no_reserve(app: &TestApp, publisher_id: &str) {
+    let admin = app.admin_token().await;
+    let (s, t) = app
+        .put(
+            &format!("/admin/v1/publishers/{publisher_id}/earning-terms"),
+            Some(&admin),
+            &json!({"reservePercent": 0}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["reservePercent"], 0, "{t}");
+}
+
+/// A publisher with `EARNED` available, a 1 USD minimum payout and no reserve.
 pub async fn earned(app: TestApp) -> (World, String) {
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let admin = w.app.admin_token().await;
     let terms = format!("/admin/v1/publishers/{}/earning-terms", w.p.user.account_id);
     let (s, t) = w
         .app
-        .put(&terms, Some(&admin), &json!({"minimumPayoutMicros": USD}))
+        .put(
+            &terms,
+            Some(&admin),
+            &json!({"minimumPayoutMicros": USD, "reservePercent": 0}),
+        )
         .await;
     assert_eq!(s, StatusCode::OK, "{t}");
     paid(&w, "user-1", "tx-1").await;

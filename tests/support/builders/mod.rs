@@ -5,6 +5,7 @@
 pub mod billing;
 pub mod callbacks;
 pub mod earnings;
+pub mod fraud;
 pub mod offers;
 pub mod ownership;
 pub mod publisher;

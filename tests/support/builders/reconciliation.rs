@@ -12,7 +12,7 @@ use super::keyed;
 use super::{USD, campaign_body};
 use crate::{Backend, TestApp};
 use app::domain::conversions::inbox;
-use app::domain::conversions::reported::{Reported, ReportedStatus};
+use app::domain::conversions::reported::{Reported, ReportedStatus, Trust};
 use entity::{callback_delivery, offer_campaign, sdk_launch};
 
 pub const RECONCILIATIONS: &str = "/performance-marketing/v2/conversions/reconciliations";
@@ -77,6 +77,8 @@ pub async fn many_paid(w: &World, n: usize) {
             status: ReportedStatus::Approved,
             occurred_at_raw: now.to_rfc3339(),
             occurred_at: now,
+            trust: Trust::Reported,
+            received_at: None,
         };
         let r = inbox::ingest(&w.app.state.ctx, &campaign, "CUSTOM_S2S", ev)
             .await

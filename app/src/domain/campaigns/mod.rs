@@ -3,6 +3,7 @@
 //! creatives and reports. The lifecycle is documented in docs/decisions.md.
 
 pub mod assets;
+pub mod fraud_rules;
 pub mod inventory;
 pub mod lifecycle;
 pub mod providers;

@@ -103,6 +103,8 @@ async fn insert_campaign<C: ConnectionTrait>(
         submitted_at: Set(None),
         approved_at: Set(None),
         ended_at: Set(None),
+        web_pixel: Set("{}".to_owned()),
+        fraud_rules: Set("{}".to_owned()),
     }
     .insert(db)
     .await?;

@@ -31,6 +31,9 @@ fn item(c: conversion::Model) -> ConversionItem {
         occurred_at: c.occurred_at,
         created_at: c.created_at,
         reversed_at: c.reversed_at,
+        fraud_score: c.fraud_score,
+        fraud_reasons: crate::model::fraud::parse_reasons(c.fraud_reasons.as_deref()),
+        held_until: c.held_until,
     }
 }
 

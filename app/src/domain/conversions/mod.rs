@@ -2,8 +2,10 @@
 //! Custom S2S postbacks (`postbacks`), provider tokens and MMP routes (`token_postbacks`,
 //! mapped by `provider_params`) and are checked without effect in the `sandbox`; each is a
 //! [`reported::Reported`], accepted by the `inbox` (inline or queued for bursts) and applied
-//! by `settlement` (attribution, caps, reserve, ledger, reward callback).
+//! by `settlement` (attribution, fraud screening, caps, reserve, ledger, reward callback);
+//! a conversion held by screening waits in `holds` for a decision.
 
+pub mod holds;
 pub mod inbox;
 pub mod list;
 pub mod postbacks;

@@ -8,8 +8,9 @@ use std::net::IpAddr;
 use sea_orm::EntityTrait;
 
 use super::inbox;
-use super::reported::{Reported, ReportedStatus, parse_occurred_at};
+use super::reported::{Reported, ReportedStatus, Trust, parse_occurred_at};
 use crate::domain::campaigns::providers::{ProviderKind, kind_of};
+use crate::domain::campaigns::tracking::pixel::report_click;
 use crate::domain::campaigns::tracking::{MAX_SKEW_SECONDS, allowlisted, s2s_secret};
 use crate::domain::{Ctx, crypto};
 use crate::error::{AppError, FieldErrors};
@@ -54,13 +55,17 @@ pub fn validate(ev: &ConversionEvent) -> Result<Reported, AppError> {
     }
     errs.finish()?;
     Ok(Reported {
-        click_id,
+        // A pixel campaign's click id (`<click>.<mac>`, what its launch link gave the page)
+        // stands for its click.
+        click_id: report_click(&click_id).to_owned(),
         transaction_id,
         goal_id,
         // Refused above unless it parsed.
         status: parsed.unwrap_or(ReportedStatus::Pending),
         occurred_at_raw,
         occurred_at: occurred_at.unwrap_or_default(),
+        trust: Trust::Reported,
+        received_at: None,
     })
 }
 

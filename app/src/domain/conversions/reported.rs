@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::crypto;
 use crate::error::AppError;
+pub use crate::model::campaign::conversions::Settlement;
 
 /// A validated conversion report.
 #[derive(Debug, Clone)]
@@ -16,6 +17,51 @@ pub struct Reported {
     /// As sent (part of the exact-retry identity).
     pub occurred_at_raw: String,
     pub occurred_at: DateTime<Utc>,
+    /// Who stands behind the report, which decides whether it is screened for fraud.
+    pub trust: Trust,
+    /// When the report arrived, if earlier than its settlement (a queued report).
+    pub received_at: Option<DateTime<Utc>>,
+}
+
+impl Reported {
+    /// A report of an existing conversion's transaction (its click, goal and time) with
+    /// `status`: what a reconciliation line, a hold decision or the end of a pixel review
+    /// applies through settlement.
+    pub fn of_conversion(
+        c: &entity::conversion::Model,
+        status: ReportedStatus,
+        trust: Trust,
+    ) -> Self {
+        Reported {
+            click_id: c.click_id.clone(),
+            transaction_id: c.transaction_id.clone(),
+            goal_id: c.goal_id.clone(),
+            status,
+            occurred_at_raw: c.occurred_at.to_rfc3339(),
+            occurred_at: c.occurred_at,
+            trust,
+            received_at: None,
+        }
+    }
+}
+
+/// The inbox source of web pixel reports (the settler holds them for the review window).
+pub const WEB_PIXEL_SOURCE: &str = "WEB_PIXEL";
+
+/// Who stands behind a report (issue 51).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    /// An advertiser's or its partner's report (Custom S2S, a provider token): an approval
+    /// is screened and held when its score reaches the campaign's hold score.
+    Reported,
+    /// A web pixel: screened, and held for the campaign's review window whatever its score.
+    Pixel,
+    /// A pixel conversion whose review window ended: screened again (without the window),
+    /// paid unless its score holds it.
+    ReviewEnded,
+    /// A decision of the advertiser or an administrator (a hold decision, a
+    /// reconciliation): applied without screening.
+    Vouched,
 }
 
 /// Declares a closed set of stored text values: `as_str` (a `const fn`, so the texts can
@@ -44,26 +90,6 @@ stored_enum!(
         Approved = "approved",
         Rejected = "rejected",
         Reversed = "reversed",
-    }
-);
-
-stored_enum!(
-    /// Where a conversion stands (`conversions.settlement`; also the outcome of the inbox
-    /// row of the report that put it there).
-    Settlement {
-        Pending = "PENDING",
-        Approved = "APPROVED",
-        Rejected = "REJECTED",
-        Reversed = "REVERSED",
-        /// No launch has the click id.
-        UnmatchedClick = "UNMATCHED_CLICK",
-        /// The campaign (at the launch's revision) has no such goal.
-        UnknownGoal = "UNKNOWN_GOAL",
-        /// Later than the attribution window after the launch.
-        OutOfWindow = "OUT_OF_WINDOW",
-        CapReached = "CAP_REACHED",
-        /// Neither the reserve nor the wallet could pay; a later report may settle it.
-        NoBudget = "NO_BUDGET",
     }
 );
 

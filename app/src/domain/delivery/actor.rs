@@ -31,6 +31,8 @@ pub struct SdkActor {
     pub user_verified: bool,
     /// The app's `lang` (a BCP 47 tag), preferred by the hosted wall.
     pub language: Option<String>,
+    /// The device id the app reported (`deviceId`), for the fraud signals.
+    pub device_id: Option<String>,
 }
 
 impl From<&sdk_session::Model> for SdkActor {
@@ -51,6 +53,7 @@ impl From<&sdk_session::Model> for SdkActor {
             revoked_at: s.revoked_at,
             user_verified: s.user_verified,
             language: s.language.clone(),
+            device_id: s.device_id.clone(),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! the client sends, and a retried launch with the same Idempotency-Key returns the same
 //! launch without checking or holding anything again.
 
+use std::net::IpAddr;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
@@ -12,6 +14,7 @@ use super::actor::SdkActor;
 use super::impressions::key_used;
 use super::offers::{caps_reached, find_for_session};
 use crate::domain::campaigns::inventory::live_offer;
+use crate::domain::campaigns::tracking::pixel;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
@@ -19,13 +22,15 @@ use crate::model::delivery::{LaunchRequest, SignedLaunch};
 use crate::model::money::Micros;
 use entity::{sdk_impression, sdk_launch};
 
-/// `POST /sdk/v2/offers/{offerId}/launch`; the flag says whether it was new.
+/// `POST /sdk/v2/offers/{offerId}/launch` from the user's `client` address; the flag says
+/// whether it was new.
 pub async fn launch(
     ctx: &Ctx,
     s: &SdkActor,
     offer_id: &str,
     req: LaunchRequest,
     key: &IdempotencyKey,
+    client: Option<IpAddr>,
 ) -> Result<(SignedLaunch, bool), AppError> {
     let key = key.as_str();
     let impression_id = req
@@ -108,10 +113,16 @@ pub async fn launch(
         );
     }
     let click_id = new_id("clk");
+    // A pixel campaign's page gets the pixel click id, which only this redirect reveals.
+    let page_click = if pixel::takes_pixel(&exact.campaign, &exact.config) {
+        pixel::pixel_click_id(&ctx.keys, &click_id)
+    } else {
+        click_id.clone()
+    };
     let destination = exact
         .config
         .destination_url
-        .replace("{click_id}", &click_id);
+        .replace("{click_id}", &page_click);
     let row = sdk_launch::ActiveModel {
         id: Set(new_id("lch")),
         click_id: Set(click_id),
@@ -131,6 +142,9 @@ pub async fn launch(
         created_at: Set(now),
         expires_at: Set(now + LAUNCH_TTL),
         opened_at: Set(None),
+        client_ip: Set(client.map(|ip| ip.to_string())),
+        opened_ip: Set(None),
+        device_id: Set(s.device_id.clone()),
     };
     match insert_or_replay(&ctx.db, row, || by_key(ctx, s, key)).await? {
         Written::New(row) => {
@@ -181,13 +195,16 @@ fn signed(ctx: &Ctx, r: &sdk_launch::Model, duplicate: bool) -> SignedLaunch {
     }
 }
 
-/// `GET /sdk/v2/launch/{launchId}`: checks the link's signature and expiry and answers the
-/// advertiser destination to redirect to (401 `invalid_signature`, 410 `launch_expired`).
+/// `GET /sdk/v2/launch/{launchId}` from the browser at `client`: checks the link's
+/// signature and expiry and answers the advertiser destination to redirect to (401
+/// `invalid_signature`, 410 `launch_expired`). The first open is recorded with its address
+/// (the click's address for the fraud signals; a pixel needs the link to have been opened).
 pub async fn open(
     ctx: &Ctx,
     launch_id: &str,
     expires: Option<i64>,
     signature: Option<&str>,
+    client: Option<IpAddr>,
 ) -> Result<String, AppError> {
     let (Some(expires), Some(sig)) = (expires, signature) else {
         return Err(
@@ -215,11 +232,16 @@ pub async fn open(
     }
     // Boxed: the database work is the rare case, and inline its future would make every
     // repeat open's future (moved on each request) that large.
-    Box::pin(first_open(ctx, launch_id, now)).await
+    Box::pin(first_open(ctx, launch_id, now, client)).await
 }
 
 /// Records a launch's first open (once) and caches its destination.
-async fn first_open(ctx: &Ctx, launch_id: &str, now: DateTime<Utc>) -> Result<String, AppError> {
+async fn first_open(
+    ctx: &Ctx,
+    launch_id: &str,
+    now: DateTime<Utc>,
+    client: Option<IpAddr>,
+) -> Result<String, AppError> {
     let generation = ctx.hot.launches.generation();
     let (destination, opened) = match ctx.hot.launches.get(launch_id) {
         Some(hit) => hit,
@@ -237,6 +259,10 @@ async fn first_open(ctx: &Ctx, launch_id: &str, now: DateTime<Utc>) -> Result<St
     if !opened {
         sdk_launch::Entity::update_many()
             .col_expr(sdk_launch::Column::OpenedAt, Expr::value(Some(now)))
+            .col_expr(
+                sdk_launch::Column::OpenedIp,
+                Expr::value(client.map(|ip| ip.to_string())),
+            )
             .filter(sdk_launch::Column::Id.eq(launch_id.to_owned()))
             .filter(sdk_launch::Column::OpenedAt.is_null())
             .exec(&ctx.db)

@@ -28,8 +28,10 @@ use crate::model::publisher::rules::convert;
 use crate::model::publisher::{AdSlot, Currency};
 use entity::{conversion, placement};
 
-/// Conversions that count against caps and completions.
-pub const COUNTED_SETTLEMENTS: [&str; 2] = ["PENDING", "APPROVED"];
+/// Conversions that count as the user's completions (the offer is not shown for that goal
+/// again): pending, paid, and held for review (a held user must not convert again while a
+/// decision is pending).
+pub const COUNTED_SETTLEMENTS: [&str; 3] = ["PENDING", "APPROVED", "HELD"];
 
 /// The slot a session asks about, checked: same placement, the bound slot if the session
 /// has one, an SDK slot that is READY or ACTIVE.
@@ -151,6 +153,10 @@ pub async fn eligible(
         .get(&ctx.db, &p.id)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
+    // A placement paused for fraud review shows nothing (no fill) until it is resumed.
+    if config.placement.delivery_paused_at.is_some() {
+        return Ok(Vec::new());
+    }
     let rules = &config.rules;
     let per_user = match who.user {
         Some(user) if who.exact => Some(Arc::new(completions(&ctx.db, &p.id, user).await?)),

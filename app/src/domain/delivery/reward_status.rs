@@ -64,7 +64,8 @@ async fn totals(
 /// What the user sees for a settlement state (`None`: not shown, e.g. an unmatched click).
 fn user_status(settlement: Settlement) -> Option<&'static str> {
     match settlement {
-        Settlement::Pending => Some("PENDING"),
+        // A held conversion is in review for the user: pending, without saying why.
+        Settlement::Pending | Settlement::Held => Some("PENDING"),
         Settlement::Approved => Some("EARNED"),
         Settlement::Rejected | Settlement::CapReached | Settlement::NoBudget => Some("REJECTED"),
         Settlement::Reversed => Some("REVERSED"),

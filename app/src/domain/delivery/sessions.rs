@@ -76,6 +76,13 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
     if att.as_ref().is_some_and(|a| a.len() > 32) {
         errs.add("attStatus", "must be at most 32 characters");
     }
+    let device_id = Some(text(&input.device_id)).filter(|d| !d.is_empty());
+    if device_id
+        .as_deref()
+        .is_some_and(|d| d.chars().count() > 128 || d.chars().any(char::is_control))
+    {
+        errs.add("deviceId", "must be at most 128 printable characters");
+    }
     let language = Some(text(&input.lang)).filter(|l| !l.is_empty());
     if language.as_deref().is_some_and(|l| !Language::is_tag(l)) {
         errs.add("lang", "must be a language tag such as de, pt-BR or ar");
@@ -173,6 +180,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         revoke_key: Set(None),
         user_verified: Set(user_verified),
         language: Set(language),
+        device_id: Set(device_id),
     }
     .insert(&ctx.db)
     .await?;
@@ -340,6 +348,7 @@ pub async fn refresh(
         // A refresh keeps the user the publisher signed.
         user_verified: Set(old.user_verified),
         language: Set(old.language.clone()),
+        device_id: Set(old.device_id.clone()),
     }
     .insert(&txn)
     .await?;

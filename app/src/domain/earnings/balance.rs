@@ -26,7 +26,7 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
     let id = &actor.account_id;
     let sums = ledger::balances_by_kind(&ctx.db, id).await?;
     let sum = |k| sums.get(&k).copied().unwrap_or(0);
-    let terms = terms::of(&ctx.db, id).await?;
+    let terms = terms::of(&ctx.db, id, ctx.now()).await?;
     // The oldest pending conversion (the partial index on pending earnings by publisher).
     let oldest = conversion::Entity::find()
         .filter(conversion::Column::PublisherId.eq(id.clone()))
@@ -39,6 +39,17 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
     let (pending_micros, pending) = money(sum(ledger::Kind::PublisherPending));
     let (available_micros, available) = money(sum(ledger::Kind::PublisherAvailable));
     let (held_for_payout_micros, held_for_payout) = money(sum(ledger::Kind::PayoutHeld));
+    let (reserve_micros, reserve) = money(sum(ledger::Kind::PublisherReserve));
+    let (debt_micros, debt) = money((-sum(ledger::Kind::PublisherAvailable)).max(0));
+    // The earliest reserve still held (its account's reference is its due day).
+    let next_reserve_release = ledger_account::Entity::find()
+        .filter(ledger_account::Column::OwnerAccountId.eq(id.clone()))
+        .filter(ledger_account::Column::Kind.eq(ledger::Kind::PublisherReserve.as_str()))
+        .filter(ledger_account::Column::BalanceMicros.gt(0))
+        .order_by_asc(ledger_account::Column::ReferenceId)
+        .one(&ctx.db)
+        .await?
+        .and_then(|a| chrono::NaiveDate::parse_from_str(&a.reference_id, "%Y-%m-%d").ok());
     let paid_to_date: i64 = entity::payout::Entity::find()
         .filter(entity::payout::Column::PublisherId.eq(id.clone()))
         .filter(entity::payout::Column::Status.eq(PayoutStatus::Paid.as_str()))
@@ -57,6 +68,11 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
         available,
         held_for_payout_micros,
         held_for_payout,
+        reserve_micros,
+        reserve,
+        debt_micros,
+        debt,
+        next_reserve_release,
         paid_micros,
         paid,
         next_release_at: oldest.map(|t| t + Duration::days(terms.hold_days)),
@@ -70,6 +86,7 @@ fn movement_kind(tx_kind: &str) -> &'static str {
         "campaign_spend" | "spend" | "external_spend" | "earnings_backfill" => "conversion",
         "refund" | "external_refund" => "reversal",
         "earnings_release" => "release",
+        "reserve_release" => "reserve_release",
         "payout_hold" => "payout",
         "payout_return" => "payout_return",
         _ => "adjustment",
@@ -94,7 +111,9 @@ pub async fn movements(
         .filter(|(_, k)| {
             matches!(
                 k,
-                ledger::Kind::PublisherPending | ledger::Kind::PublisherAvailable
+                ledger::Kind::PublisherPending
+                    | ledger::Kind::PublisherAvailable
+                    | ledger::Kind::PublisherReserve
             )
         })
         .collect();
@@ -124,6 +143,7 @@ pub async fn movements(
             let tx = txs.get(&e.transaction_id);
             let balance = match accounts.get(&e.ledger_account_id) {
                 Some(ledger::Kind::PublisherPending) => "PENDING",
+                Some(ledger::Kind::PublisherReserve) => "RESERVE",
                 _ => "AVAILABLE",
             };
             EarningsMovement {

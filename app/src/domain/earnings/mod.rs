@@ -4,12 +4,15 @@
 //! (`ledger::conversion_legs`). After the hold (30 days unless an administrator set other
 //! terms for the publisher) the [`release`] worker moves them to the publisher's AVAILABLE
 //! balance. A reversal posts the exact opposite from the amounts stored on the conversion,
-//! out of PENDING or, once released, out of AVAILABLE (which may go negative and is made
-//! good by later releases). Payouts will draw on AVAILABLE.
+//! out of PENDING or, once released, out of AVAILABLE (which may go negative: a debt
+//! netted from the next payout, since a payout needs a positive balance, and made good by
+//! later releases). Payouts draw on AVAILABLE. A new publisher's releases keep a share in
+//! the [`reserve`] for longer, so its own money covers reversals after a payout.
 
 pub mod backfill;
 pub mod balance;
 pub mod release;
+pub mod reserve;
 pub mod statements;
 pub mod terms;
 

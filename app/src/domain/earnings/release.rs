@@ -1,5 +1,6 @@
-//! The release of earnings past their hold: PENDING → AVAILABLE, as ledger postings (so the
-//! ledger export adds up to both balances and a statement never changes afterwards).
+//! The release of earnings past their hold: PENDING → AVAILABLE (a new publisher's reserve
+//! share to its reserve instead, `reserve`), as ledger postings (so the ledger export adds
+//! up to the balances and a statement never changes afterwards).
 //!
 //! Each campaign's conversions are released in a transaction that first takes the same
 //! campaign lock settlement takes, then re-reads them: a reversal in flight either finishes
@@ -15,7 +16,7 @@ use sea_orm::{
     ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
-use super::{DEFAULT_HOLD_DAYS, terms};
+use super::{DEFAULT_HOLD_DAYS, reserve, terms};
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, db, ids::new_id};
 use crate::error::AppError;
@@ -155,8 +156,14 @@ async fn release_campaign(
         .filter(conversion::Column::Id.is_in(rows.iter().map(|(id, _, _)| id.clone())))
         .exec(&txn)
         .await?;
+    let publishers: Vec<String> = per_publisher.keys().cloned().collect();
+    let reserves = reserve::for_publishers(&txn, now, &publishers).await?;
     for (publisher, amount) in per_publisher {
         let release = new_id("rel");
+        // A new publisher's share waits in the reserve of its due day.
+        let held = reserves
+            .get(&publisher)
+            .map(|r| (r.due(now), r.share(amount)));
         ledger::post(
             &txn,
             now,
@@ -164,7 +171,11 @@ async fn release_campaign(
             &publisher,
             ("campaign", campaign_id),
             &format!("earnings_release:{release}"),
-            &ledger::release_earnings_legs(&publisher, &[(campaign_id.to_owned(), amount)]),
+            &ledger::release_earnings_legs(
+                &publisher,
+                &[(campaign_id.to_owned(), amount)],
+                held.as_ref().map(|(due, share)| (due.as_str(), *share)),
+            ),
         )
         .await?;
     }

@@ -18,9 +18,10 @@ use crate::model::publisher::earnings::{
 };
 
 /// The publisher's earnings accounts.
-pub const EARNINGS_KINDS: [Kind; 3] = [
+pub const EARNINGS_KINDS: [Kind; 4] = [
     Kind::PublisherPending,
     Kind::PublisherAvailable,
+    Kind::PublisherReserve,
     Kind::PayoutHeld,
 ];
 
@@ -187,12 +188,17 @@ fn snapshot(accounts: &HashMap<String, Kind>, sums: HashMap<String, i64>) -> Ear
             Some(Kind::PublisherPending) => &mut s.pending_micros,
             Some(Kind::PublisherAvailable) => &mut s.available_micros,
             Some(Kind::PayoutHeld) => &mut s.held_for_payout_micros,
+            Some(Kind::PublisherReserve) => &mut s.reserve_micros,
             _ => continue,
         };
         *slot = Micros(slot.get() + micros);
     }
-    s.total_micros =
-        Micros(s.pending_micros.get() + s.available_micros.get() + s.held_for_payout_micros.get());
+    s.total_micros = Micros(
+        s.pending_micros.get()
+            + s.available_micros.get()
+            + s.reserve_micros.get()
+            + s.held_for_payout_micros.get(),
+    );
     s
 }
 

@@ -54,7 +54,7 @@ pub(super) async fn create(
         AppError::conflict("set the payout profile before requesting a payout")
             .with_code("payout_profile_incomplete")
     })?;
-    let minimum = terms::of(&ctx.db, publisher_id)
+    let minimum = terms::of(&ctx.db, publisher_id, now)
         .await?
         .minimum_payout_micros;
     if amount < minimum.get() {

@@ -88,6 +88,9 @@ pub async fn create(
         created_at: Set(now),
         updated_at: Set(now),
         archived_at: Set(None),
+        delivery_paused_at: Set(None),
+        delivery_paused_reason: Set(None),
+        delivery_resumed_at: Set(None),
     }
     .insert(&txn)
     .await?;

@@ -4,6 +4,31 @@ use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+wire_enum!(
+    /// Where a conversion stands (`conversions.settlement`; also the outcome of the inbox
+    /// row of the report that put it there). PENDING: reported pending, nothing paid yet.
+    /// APPROVED: paid. REJECTED: closed without payment. REVERSED: paid, then given back.
+    /// HELD: approved by the report but held for review (its fraud score reached the
+    /// campaign's hold score, or a web pixel's review window runs): nothing paid, no reward
+    /// callback, until it is approved or rejected. UNMATCHED_CLICK: no launch has the click
+    /// id. UNKNOWN_GOAL: the campaign (at the launch's revision) has no such goal.
+    /// OUT_OF_WINDOW: later than the attribution window after the launch. CAP_REACHED: a cap
+    /// refused it. NO_BUDGET: neither the reserve nor the wallet could pay; a later report
+    /// may settle it.
+    Settlement {
+        Pending = "PENDING",
+        Approved = "APPROVED",
+        Rejected = "REJECTED",
+        Reversed = "REVERSED",
+        Held = "HELD",
+        UnmatchedClick = "UNMATCHED_CLICK",
+        UnknownGoal = "UNKNOWN_GOAL",
+        OutOfWindow = "OUT_OF_WINDOW",
+        CapReached = "CAP_REACHED",
+        NoBudget = "NO_BUDGET",
+    }
+);
+
 /// One transaction as the advertiser reported it and as it settled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -28,6 +53,11 @@ pub struct ConversionItem {
     pub occurred_at: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
     pub reversed_at: Option<DateTime<Utc>>,
+    /// The fraud score at settlement (0 to 100) and its reasons (docs/fraud.md).
+    pub fraud_score: i32,
+    pub fraud_reasons: Vec<crate::model::fraud::FraudReason>,
+    /// A HELD web pixel conversion pays by itself then, unless it is rejected first.
+    pub held_until: Option<DateTime<Utc>>,
 }
 
 /// A page of conversions, newest first.
@@ -71,11 +101,11 @@ impl ConversionList {
     pub fn to_csv(&self) -> String {
         use crate::model::delivery::csv_field;
         let mut out = String::from(
-            "conversion_id,campaign_id,transaction_id,click_id,goal_id,reported_status,settlement,payout_micros,payout,placement_id,occurred_at,created_at,reversed_at\r\n",
+            "conversion_id,campaign_id,transaction_id,click_id,goal_id,reported_status,settlement,payout_micros,payout,placement_id,occurred_at,created_at,reversed_at,fraud_score,fraud_signals\r\n",
         );
         for c in &self.items {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
                 c.conversion_id,
                 csv_field(&c.campaign_id),
                 csv_field(&c.transaction_id),
@@ -89,6 +119,12 @@ impl ConversionList {
                 c.occurred_at.to_rfc3339(),
                 c.created_at.to_rfc3339(),
                 c.reversed_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+                c.fraud_score,
+                c.fraud_reasons
+                    .iter()
+                    .map(|r| r.signal.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
             ));
         }
         out

@@ -139,15 +139,53 @@ pub struct MmpVerification {
     pub current: bool,
 }
 
-/// Web pixel capability of a campaign.
+wire_enum!(
+    /// How much a report of a tracking method proves (docs/postbacks.md, "Trust levels").
+    /// SIGNED: each report carries an HMAC of its values made with the campaign's secret
+    /// (Custom S2S); nobody without the secret can report. TOKEN: the campaign's token
+    /// authenticates the reporter (measurement partners, DIRECT, MANAGED), but not each
+    /// report's values. BROWSER: a web pixel loaded by the user's own browser; the service
+    /// checks the click was followed, the page and the timing, and holds the conversion for
+    /// the campaign's review window before paying.
+    TrustLevel { Signed = "SIGNED", Token = "TOKEN", Browser = "BROWSER" }
+);
+
+/// Web pixel capability and settings of a campaign. The pixel is off until the advertiser
+/// turns it on with the origins of its pages; Custom S2S campaigns (signed reporting) never
+/// take it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebPixel {
-    /// Only campaigns that run on the web platform can use a pixel.
+    /// The campaign runs on the web platform and does not report by Custom S2S.
     pub supported: bool,
+    /// The advertiser turned the pixel on.
+    pub enabled: bool,
+    /// The pages allowed to load the pixel (`https://shop.example`): the browser's `Origin`
+    /// or `Referer` must be one of them.
+    pub allowed_origins: Vec<String>,
+    /// A pixel sooner than this after the launch link was followed is refused.
+    pub min_seconds_after_click: i64,
+    /// Pixel conversions are held this long (the advertiser may reject them meanwhile),
+    /// then paid unless their fraud signals hold them for a decision.
+    pub review_hours: i64,
+    pub trust_level: TrustLevel,
     pub pixel_url: String,
     pub html_snippet: String,
+}
+
+/// `PUT campaigns/{id}/tracking/web-pixel`: an absent field keeps its value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebPixelSettingsInput {
+    pub enabled: Option<bool>,
+    /// 1 to 10 origins (`https://host[:port]`) when enabled.
+    pub allowed_origins: Option<Vec<String>>,
+    /// 0 to 86,400 (default 20).
+    pub min_seconds_after_click: Option<i64>,
+    /// 1 to 720 (default 72).
+    pub review_hours: Option<i64>,
 }
 
 /// `GET campaigns/{id}/tracking`.
@@ -158,6 +196,8 @@ pub struct TrackingSetup {
     pub campaign_id: String,
     pub tracking_provider: String,
     pub callback_authentication: String,
+    /// What a report through the campaign's endpoint proves.
+    pub trust_level: TrustLevel,
     pub endpoint: TrackingEndpoint,
     /// Credentials, newest first, without secrets.
     pub credentials: Vec<CredentialMeta>,

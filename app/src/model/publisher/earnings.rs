@@ -8,7 +8,8 @@ wire_enum!(
     /// What a movement on a publisher's earnings accounts was.
     MovementKind {
         Conversion = "conversion", Reversal = "reversal", Release = "release", Payout = "payout",
-        PayoutReturn = "payout_return", Adjustment = "adjustment"
+        PayoutReturn = "payout_return", ReserveRelease = "reserve_release",
+        Adjustment = "adjustment"
     }
 );
 wire_enum!(
@@ -39,6 +40,15 @@ pub struct EarningsBalance {
     /// Set aside for payouts not yet paid.
     pub held_for_payout_micros: Micros,
     pub held_for_payout: String,
+    /// Released but held longer in the reserve (new publishers).
+    pub reserve_micros: Micros,
+    pub reserve: String,
+    /// What reversals after a payout took beyond the available balance: netted from the
+    /// next payouts (0 when the available balance is not negative).
+    pub debt_micros: Micros,
+    pub debt: String,
+    /// When the earliest reserve is made available (none when nothing is reserved).
+    pub next_reserve_release: Option<chrono::NaiveDate>,
     /// Paid out to date.
     pub paid_micros: Micros,
     pub paid: String,
@@ -58,6 +68,12 @@ pub struct EarningTerms {
     pub hold_days: i64,
     /// The smallest payout a publisher may request.
     pub minimum_payout_micros: Micros,
+    /// The share of each release held in the reserve (percent; 0: none) and for how many
+    /// days after the release. New publishers have one by default (docs/fraud.md).
+    pub reserve_percent: i64,
+    pub reserve_days: i64,
+    /// When a new publisher's default reserve ends (none when the terms set it).
+    pub reserve_until: Option<DateTime<Utc>>,
 }
 
 /// An administrator's change of a publisher's terms; an absent field returns to the
@@ -70,6 +86,11 @@ pub struct EarningTermsInput {
     pub hold_days: Option<i64>,
     /// 1 USD (1000000) to 100000 USD.
     pub minimum_payout_micros: Option<Micros>,
+    /// 0 to 50 (0 exempts the publisher from the reserve); absent: 10 while the publisher
+    /// is new (its first 90 days), else none.
+    pub reserve_percent: Option<i64>,
+    /// 1 to 365 (default 60).
+    pub reserve_days: Option<i64>,
 }
 
 /// One movement on a publisher's earnings accounts.
@@ -82,7 +103,7 @@ pub struct EarningsMovement {
     /// conversion, reversal, release, payout, payout_return.
     #[cfg_attr(feature = "ssr", schema(value_type = MovementKind))]
     pub kind: String,
-    /// PENDING or AVAILABLE: the balance it moved.
+    /// PENDING, AVAILABLE or RESERVE: the balance it moved.
     pub balance: String,
     pub amount_micros: Micros,
     pub amount: String,
@@ -107,7 +128,10 @@ pub struct EarningsSnapshot {
     pub pending_micros: Micros,
     pub available_micros: Micros,
     pub held_for_payout_micros: Micros,
-    /// pending + available + held: what the platform owes the publisher.
+    /// Released into the reserve and not yet available (new publishers).
+    #[serde(default)]
+    pub reserve_micros: Micros,
+    /// pending + available + reserve + held: what the platform owes the publisher.
     pub total_micros: Micros,
 }
 

@@ -2,10 +2,12 @@
 //! awaiting review, the offer and survey campaigns awaiting review, then the placement
 //! review queue and the verified placements awaiting release.
 
+mod fraud;
 mod payouts;
 mod revenue;
 mod surveys;
 
+pub use fraud::AdminFraudPage;
 pub use payouts::AdminPayoutsPage;
 
 use leptos::prelude::*;
@@ -17,9 +19,11 @@ use super::advertiser::{CampaignQueue, CampaignReview};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
 use crate::model::AccountView;
+use crate::model::fraud::FraudOverview;
 use crate::model::publisher::{Placement, PlacementList};
 use crate::server_fns::admin::{ApproveAdvertiser, pending_advertisers};
 use crate::server_fns::billing::{ApproveWireFunding, WireReview, funding_review_queue};
+use crate::server_fns::fraud::fraud_summary;
 use crate::server_fns::publisher::{ReleasePlacement, ReviewPlacement, placement_queue};
 
 /// The page's actions and resources. Created in the page body, before [`RequireUser`]:
@@ -33,6 +37,7 @@ struct AdminData {
     campaigns: CampaignQueue,
     surveys: SurveyQueue,
     placements: PlacementQueues,
+    fraud: Resource<Result<FraudOverview, AppError>>,
 }
 
 impl AdminData {
@@ -52,6 +57,7 @@ impl AdminData {
                 ),
             },
             campaigns: CampaignQueue::new(),
+            fraud: Resource::new(|| (), |()| fraud_summary()),
             surveys: SurveyQueue::new(),
             placements: PlacementQueues {
                 review,
@@ -73,9 +79,10 @@ pub fn AdminHome() -> impl IntoView {
         <Title text="Admin"/>
         <RequireUser signed_in=move |u: AccountView| {
             if u.role.is_admin() {
-                let AdminData { approve, queue, fundings, campaigns, surveys, placements } = data;
+                let AdminData { approve, queue, fundings, campaigns, surveys, placements, fraud } = data;
                 view! {
-                    <p class="areas"><a class="button secondary" href="/admin/payouts" rel="external">"Publisher payouts"</a></p>
+                    <p class="areas"><a class="button secondary" href="/admin/payouts" rel="external">"Publisher payouts"</a>" "<a class="button secondary" href="/admin/fraud" rel="external">"Fraud review"</a></p>
+                    <FraudAttention fraud/>
                     <AdvertiserQueue approve queue/>
                     <FundingReview fundings/>
                     <CampaignReview campaigns/>
@@ -87,6 +94,30 @@ pub fn AdminHome() -> impl IntoView {
                 view! { <section class="card"><h1>"Administrators only"</h1></section> }.into_any()
             }
         }/>
+    }
+}
+
+/// What fraud review needs from an administrator: placements paused for fraud and
+/// placements with held conversions (nothing when there are none).
+#[component]
+fn FraudAttention(fraud: Resource<Result<FraudOverview, AppError>>) -> impl IntoView {
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let Ok(o) = fraud.await else { return ().into_any() };
+                let paused = o.placements.iter().filter(|p| p.paused_at.is_some()).count();
+                let holding = o.placements.iter().filter(|p| p.held > 0).count();
+                if paused + holding == 0 {
+                    return ().into_any();
+                }
+                view! {
+                    <section class="card attention" id="fraud-attention">
+                        <p>{format!("Fraud review: {paused} placement(s) paused for delivery, {holding} placement(s) with conversions held for a decision.")}</p>
+                        <p><a href="/admin/fraud" rel="external">"Open the fraud review"</a></p>
+                    </section>
+                }.into_any()
+            })}
+        </Suspense>
     }
 }
 

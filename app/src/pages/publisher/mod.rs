@@ -4,6 +4,7 @@
 mod blocking;
 mod deliveries;
 mod earnings;
+mod fraud;
 mod gallery;
 mod placement;
 mod placements;
@@ -15,6 +16,7 @@ mod surveys;
 pub use blocking::{BansPage, BlacklistPage};
 pub use deliveries::{DeliveriesPage, DeliveryDetailPage};
 pub use earnings::EarningsPage;
+pub use fraud::PublisherFraudPage;
 pub use gallery::OfferGalleryPage;
 pub use placement::PlacementDetailPage;
 pub use placements::{PlacementsData, PlacementsPage, PlacementsPanel};

@@ -95,6 +95,21 @@ pub(crate) mod support {
         v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
     }
 
+    /// A whole number from a form field (empty: none; anything else is a field error).
+    pub fn whole(
+        errs: &mut crate::error::FieldErrors,
+        field: &str,
+        v: Option<String>,
+    ) -> Option<i64> {
+        let v = v.filter(|v| !v.trim().is_empty())?;
+        errs.check(
+            field,
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| "must be a whole number".to_owned()),
+        )
+    }
+
     /// A comma-separated list; an empty field is an empty list.
     pub fn list(v: Option<String>) -> Vec<String> {
         v.unwrap_or_default()

@@ -21,6 +21,7 @@ use crate::server_fns::campaigns::support;
 pub struct TrackingOverview {
     pub campaign: Campaign,
     pub setup: TrackingSetup,
+    pub fraud_rules: crate::model::fraud::FraudRules,
 }
 
 /// What a plain form post left for the tracking page it returns to.
@@ -59,6 +60,7 @@ pub async fn tracking_page_data(campaign_id: String) -> Result<TrackingOverview,
         Ok(TrackingOverview {
             campaign: store::get(&ctx, &p, id).await?,
             setup: tracking::setup(&ctx, &p, id).await?,
+            fraud_rules: crate::domain::campaigns::fraud_rules::get(&ctx, &p, id).await?,
         })
     })
     .await
@@ -149,6 +151,55 @@ pub async fn save_ip_allowlist(
             entries: support::list(entries),
         };
         crate::domain::campaigns::tracking::set_allowlist(&ctx, &p, campaign_id.trim(), req).await
+    })
+    .await
+}
+
+/// Turns the web pixel on or off and sets its limits (origins comma or newline separated;
+/// the numbers as text, empty keeps the current value).
+#[server(prefix = "/fn", endpoint = "campaigns_web_pixel")]
+pub async fn save_web_pixel(
+    campaign_id: String,
+    enabled: Option<String>,
+    origins: Option<String>,
+    min_seconds: Option<String>,
+    review_hours: Option<String>,
+    csrf: String,
+) -> Result<WebPixel, AppError> {
+    crate::server_fns::web::run(async move {
+        let (ctx, _, p) = support::writer(&csrf).await?;
+        let mut errs = crate::error::FieldErrors::new();
+        let req = WebPixelSettingsInput {
+            enabled: Some(enabled.is_some()),
+            allowed_origins: Some(support::list(origins)),
+            min_seconds_after_click: support::whole(&mut errs, "minSecondsAfterClick", min_seconds),
+            review_hours: support::whole(&mut errs, "reviewHours", review_hours),
+        };
+        errs.finish()?;
+        crate::domain::campaigns::tracking::pixel::set(&ctx, &p, campaign_id.trim(), req).await
+    })
+    .await
+}
+
+/// Sets the campaign's fraud rules (empty fields return to the defaults).
+#[server(prefix = "/fn", endpoint = "campaigns_fraud_rules")]
+pub async fn save_fraud_rules(
+    campaign_id: String,
+    hold_score: Option<String>,
+    min_seconds: Option<String>,
+    csrf: String,
+) -> Result<crate::model::fraud::FraudRules, AppError> {
+    crate::server_fns::web::run(async move {
+        let (ctx, _, p) = support::writer(&csrf).await?;
+        let mut errs = crate::error::FieldErrors::new();
+        let hold_score = support::whole(&mut errs, "holdScore", hold_score);
+        let min_seconds = support::whole(&mut errs, "minSecondsToConvert", min_seconds);
+        errs.finish()?;
+        let req = crate::model::fraud::FraudRulesInput {
+            hold_score: hold_score.map(|s| i32::try_from(s).unwrap_or(i32::MAX)),
+            min_seconds_to_convert: min_seconds,
+        };
+        crate::domain::campaigns::fraud_rules::put(&ctx, &p, campaign_id.trim(), req).await
     })
     .await
 }

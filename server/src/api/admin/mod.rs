@@ -2,6 +2,7 @@
 
 pub mod campaigns;
 pub mod earning_terms;
+pub mod fraud;
 pub mod payouts;
 
 use app::domain::accounts;
@@ -33,6 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(approve_funding))
         .routes(routes!(funding_queue))
         .merge(earning_terms::router())
+        .merge(fraud::router())
         .merge(payouts::router())
 }
 

@@ -3,17 +3,35 @@
 use app::domain::conversions::list;
 use app::error::AppError;
 use app::model::campaign::conversions::{ConversionList, ConversionQuery};
+use app::model::fraud::{DecisionResults, HoldDecisionInput};
 use axum::extract::State;
 use axum::response::Response;
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppQuery, Authenticated};
+use crate::extract::{AppJson, AppQuery, Authenticated};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(conversions))
+    OpenApiRouter::new()
+        .routes(routes!(conversions))
+        .routes(routes!(decisions))
+}
+
+/// Approve (pay, with caps and the budget checked then) or reject up to 500 of the caller's
+/// held conversions (`settlement` HELD: their `fraudReasons` say why). Each is decided once
+/// (`NOT_HELD` when it was decided before); another advertiser's ids are `NOT_FOUND`.
+#[utoipa::path(post, path = "/conversions/decisions", tag = "campaigns", security(("dashboardBearer" = [])), request_body = HoldDecisionInput,
+    responses((status = 200, body = DecisionResults), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+async fn decisions(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppJson(b): AppJson<HoldDecisionInput>,
+) -> Result<AppJson<DecisionResults>, AppError> {
+    app::domain::conversions::holds::decide(&s.ctx, &p, b)
+        .await
+        .map(AppJson)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

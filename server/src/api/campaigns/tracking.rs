@@ -2,9 +2,10 @@
 //! tokens, the IP allowlist, the tracking summary and the web pixel.
 
 use app::domain::campaigns::providers::ProviderKind;
-use app::domain::campaigns::tracking;
+use app::domain::campaigns::{fraud_rules, tracking};
 use app::error::AppError;
 use app::model::campaign::*;
+use app::model::fraud::{FraudRules, FraudRulesInput};
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -26,6 +27,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(managed_credentials))
         .routes(routes!(ip_allowlist))
         .routes(routes!(web_pixels))
+        .routes(routes!(web_pixel_settings))
+        .routes(routes!(fraud_rules_get, fraud_rules_put))
         .routes(routes!(pixel_gif))
 }
 
@@ -156,7 +159,8 @@ async fn ip_allowlist(
         .map(AppJson)
 }
 
-/// The campaign's web pixel: URL template and HTML snippet (web campaigns only).
+/// The campaign's web pixel: whether it is supported and turned on, its allowed origins,
+/// timing and review window, the URL template and HTML snippet.
 #[utoipa::path(get, path = "/campaigns/{campaignId}/tracking/web-pixels", tag = "tracking", security(("dashboardBearer" = [])),
     params(("campaignId" = String, Path)), responses((status = 200, body = WebPixel), (status = 404, body = ErrorBody)))]
 async fn web_pixels(
@@ -164,7 +168,49 @@ async fn web_pixels(
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<WebPixel>, AppError> {
-    tracking::pixel(&s.ctx, &p, &id).await.map(AppJson)
+    tracking::pixel::get(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Turn the web pixel on or off and set its limits: the origins of the pages allowed to
+/// load it (required to turn it on), the minimum seconds from the followed launch link to
+/// the pixel, and the hours a pixel conversion is held for review before it pays. Not for
+/// Custom S2S campaigns (409 `pixel_not_supported`): they report signed.
+#[utoipa::path(put, path = "/campaigns/{campaignId}/tracking/web-pixel", tag = "tracking", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = WebPixelSettingsInput,
+    responses((status = 200, body = WebPixel), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+async fn web_pixel_settings(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<WebPixelSettingsInput>,
+) -> Result<AppJson<WebPixel>, AppError> {
+    tracking::pixel::set(&s.ctx, &p, &id, b).await.map(AppJson)
+}
+
+/// The campaign's fraud rules: the score at which a conversion is held for review (default
+/// 50) and the advertiser's floor on seconds from click to conversion (docs/fraud.md).
+#[utoipa::path(get, path = "/campaigns/{campaignId}/fraud-rules", tag = "campaigns", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), responses((status = 200, body = FraudRules), (status = 404, body = ErrorBody)))]
+async fn fraud_rules_get(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<FraudRules>, AppError> {
+    fraud_rules::get(&s.ctx, &p, &id).await.map(AppJson)
+}
+
+/// Set the campaign's fraud rules (an absent field returns to its default); applies to
+/// conversions settled from now on. Audited.
+#[utoipa::path(put, path = "/campaigns/{campaignId}/fraud-rules", tag = "campaigns", security(("dashboardBearer" = [])),
+    params(("campaignId" = String, Path)), request_body = FraudRulesInput,
+    responses((status = 200, body = FraudRules), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn fraud_rules_put(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+    AppJson(b): AppJson<FraudRulesInput>,
+) -> Result<AppJson<FraudRules>, AppError> {
+    fraud_rules::put(&s.ctx, &p, &id, b).await.map(AppJson)
 }
 
 /// The smallest transparent GIF.
@@ -174,12 +220,16 @@ const GIF: &[u8] = &[
     0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
-/// Web pixel `pixels/web/{campaignId}.gif?click_id=…&goal_id=…&transaction_id=…`: records an
-/// approved conversion for the click (settled like every other report: attribution by click,
-/// duplicates and conflicts) and answers a 1×1 transparent GIF, never cached. A browser
-/// cannot sign, so see docs/decisions.md ("Web pixel") for what limits a pixel: web campaigns only, a real
-/// click id, the page's host must be the destination's site when the browser names it
-/// (403 `pixel_origin_mismatch`), unfilled macros 400, 120 per minute per address.
+/// Web pixel `pixels/web/{campaignId}.gif?click_id=…&goal_id=…&transaction_id=…`, for
+/// campaigns whose tracking setup turned the pixel on (trust level BROWSER; see
+/// docs/postbacks.md). Refused with no money moved unless the page that loads it is one of
+/// the campaign's allowed origins (`Origin` or `Referer`; 403 `pixel_page_required`,
+/// `pixel_origin_mismatch`), the click id is the one the launch link gave that page (403
+/// `pixel_click_unverified`: the SDK's click id is not enough, the link must have been
+/// followed) and the campaign's minimum time since the click has passed (403
+/// `pixel_too_early`); 403 `pixel_not_enabled` for other campaigns. An accepted pixel
+/// answers a 1×1 transparent GIF, never cached; its conversion is held for the campaign's
+/// review window before it pays. Unfilled macros 400; 120 per minute per address.
 #[utoipa::path(get, path = "/pixels/web/{pixel}", tag = "tracking",
     params(("pixel" = String, Path, description = "`{campaignId}.gif`"),
         ("click_id" = String, Query), ("goal_id" = String, Query), ("transaction_id" = String, Query)),

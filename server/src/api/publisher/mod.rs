@@ -5,6 +5,7 @@
 pub mod callbacks;
 pub mod deliveries;
 pub mod earnings;
+pub mod fraud;
 pub mod gallery;
 pub mod operations;
 pub mod payouts;
@@ -25,6 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(callbacks::router())
         .merge(deliveries::router())
         .merge(earnings::router())
+        .merge(fraud::router())
         .merge(operations::router())
         .merge(payouts::router())
         .merge(gallery::router())

@@ -1,5 +1,5 @@
 //! The guides of `docs/` as reference pages (compiled in, so the page and the repository
-//! never disagree): reporting conversions, receiving callbacks, the survey API, the web SDK,
+//! never disagree): reporting conversions, fraud protection, receiving callbacks, the survey API, the web SDK,
 //! and versions with the changelog. Markdown is rendered with pulldown-cmark; raw HTML in a
 //! guide is shown as text.
 
@@ -10,11 +10,16 @@ use pulldown_cmark::{Event, Options, Parser, html};
 use super::layout::page;
 
 /// (route name, title, markdown).
-const GUIDES: [(&str, &str, &str); 5] = [
+const GUIDES: [(&str, &str, &str); 6] = [
     (
         "postbacks",
         "Reporting conversions",
         include_str!("../../../../docs/postbacks.md"),
+    ),
+    (
+        "fraud",
+        "Fraud protection and held conversions",
+        include_str!("../../../../docs/fraud.md"),
     ),
     (
         "callbacks",

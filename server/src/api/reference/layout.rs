@@ -22,7 +22,7 @@ pub fn page(title: &str, body: &str) -> String {
     format!(
         r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{t} · API reference</title><link rel="stylesheet" href="/assets/app.css"><style>{STYLE}</style></head>
-<body><header class="topbar"><a class="brand" href="/">Marketplace</a><nav class="nav"><a href="/docs">Operations</a><a href="/docs/guides/postbacks">Postbacks</a><a href="/docs/guides/callbacks">Callbacks</a><a href="/docs/guides/surveys">Survey API</a><a href="/docs/guides/web-sdk">Web SDK</a><a href="/docs/errors">Errors</a><a href="/docs/guides/versioning">Versions</a><a href="/openapi.json">openapi.json</a></nav></header>
+<body><header class="topbar"><a class="brand" href="/">Marketplace</a><nav class="nav"><a href="/docs">Operations</a><a href="/docs/guides/postbacks">Postbacks</a><a href="/docs/guides/fraud">Fraud</a><a href="/docs/guides/callbacks">Callbacks</a><a href="/docs/guides/surveys">Survey API</a><a href="/docs/guides/web-sdk">Web SDK</a><a href="/docs/errors">Errors</a><a href="/docs/guides/versioning">Versions</a><a href="/openapi.json">openapi.json</a></nav></header>
 <main class="content ref">{body}</main></body></html>"#,
         t = esc(title),
     )

@@ -106,6 +106,7 @@ fn index(spec: &Value) -> String {
     let body = format!(
         r#"<section class="card"><h1>{title} <small class="muted">{version}</small></h1><p>{desc}</p>
 <p>Start here: <a href="/docs/guides/postbacks">report conversions</a> (Custom S2S signing),
+<a href="/docs/guides/fraud">fraud protection and held conversions</a>,
 <a href="/docs/guides/callbacks">receive reward callbacks</a> (verification),
 <a href="/docs/guides/surveys">the survey API</a> (<code>enc</code> signing),
 <a href="/docs/guides/web-sdk">the offerwall and web SDK</a>,

@@ -26,6 +26,9 @@ pub enum Kind {
     /// A publisher's earnings past the hold; may go negative when a conversion is reversed
     /// after its release (recovered from later earnings).
     PublisherAvailable,
+    /// A share of a new publisher's released earnings held longer, per day it is due
+    /// (reference = the due day, `YYYY-MM-DD`): it covers reversals after a payout.
+    PublisherReserve,
     /// Money set aside for one payout (reference = payout id).
     PayoutHeld,
     /// Money paid out to publishers.
@@ -33,7 +36,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Available,
         Kind::Reserved,
         Kind::Spent,
@@ -43,6 +46,7 @@ impl Kind {
         Kind::PlatformRevenue,
         Kind::PublisherPending,
         Kind::PublisherAvailable,
+        Kind::PublisherReserve,
         Kind::PayoutHeld,
         Kind::PayoutClearing,
     ];
@@ -58,6 +62,7 @@ impl Kind {
             Kind::PlatformRevenue => "PLATFORM_REVENUE",
             Kind::PublisherPending => "PUBLISHER_PENDING",
             Kind::PublisherAvailable => "PUBLISHER_AVAILABLE",
+            Kind::PublisherReserve => "PUBLISHER_RESERVE",
             Kind::PayoutHeld => "PAYOUT_HELD",
             Kind::PayoutClearing => "PAYOUT_CLEARING",
         }
@@ -74,6 +79,7 @@ impl Kind {
             "PLATFORM_REVENUE" => Kind::PlatformRevenue,
             "PUBLISHER_PENDING" => Kind::PublisherPending,
             "PUBLISHER_AVAILABLE" => Kind::PublisherAvailable,
+            "PUBLISHER_RESERVE" => Kind::PublisherReserve,
             "PAYOUT_HELD" => Kind::PayoutHeld,
             "PAYOUT_CLEARING" => Kind::PayoutClearing,
             _ => return None,

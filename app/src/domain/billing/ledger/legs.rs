@@ -134,14 +134,39 @@ pub fn conversion_reversal_legs(
 
 /// Releases a publisher's earnings of some campaigns from the hold to its available
 /// balance: `(campaign id, amount)` per campaign.
-pub fn release_earnings_legs(publisher_id: &str, per_campaign: &[(String, i64)]) -> Vec<Leg> {
+pub fn release_earnings_legs(
+    publisher_id: &str,
+    per_campaign: &[(String, i64)],
+    reserve: Option<(&str, i64)>,
+) -> Vec<Leg> {
     let mut legs: Vec<Leg> = per_campaign
         .iter()
         .map(|(c, amount)| Leg::new(publisher_id, Kind::PublisherPending, c, -amount))
         .collect();
     let total: i64 = per_campaign.iter().map(|(_, a)| a).sum();
-    legs.push(Leg::new(publisher_id, Kind::PublisherAvailable, "", total));
+    // A new publisher's reserve share waits in its due day's account.
+    let held = match reserve {
+        Some((due, amount)) if amount > 0 => {
+            legs.push(Leg::new(publisher_id, Kind::PublisherReserve, due, amount));
+            amount
+        }
+        _ => 0,
+    };
+    legs.push(Leg::new(
+        publisher_id,
+        Kind::PublisherAvailable,
+        "",
+        total - held,
+    ));
     legs
+}
+
+/// A reserve whose day came is made available.
+pub fn reserve_release_legs(publisher_id: &str, due: &str, micros: i64) -> Vec<Leg> {
+    vec![
+        Leg::new(publisher_id, Kind::PublisherReserve, due, -micros),
+        Leg::new(publisher_id, Kind::PublisherAvailable, "", micros),
+    ]
 }
 
 /// Sets a payout's amount aside: never more than the publisher has available.
@@ -234,9 +259,18 @@ mod tests {
         assert_eq!(
             sum(&release_earnings_legs(
                 "pub",
-                &[("a".into(), 5), ("b".into(), 7)]
+                &[("a".into(), 5), ("b".into(), 7)],
+                None
             )),
             0
         );
+        let reserved = release_earnings_legs("pub", &[("a".into(), 50)], Some(("2027-01-01", 5)));
+        assert_eq!(sum(&reserved), 0);
+        assert!(
+            reserved
+                .iter()
+                .any(|l| l.kind == Kind::PublisherAvailable && l.amount_micros.get() == 45)
+        );
+        assert_eq!(sum(&reserve_release_legs("pub", "2027-01-01", 5)), 0);
     }
 }

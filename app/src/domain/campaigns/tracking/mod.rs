@@ -3,6 +3,7 @@
 //! managed tokens are stored as SHA-256 only. Secrets and tokens are returned once.
 
 mod credentials;
+pub mod pixel;
 mod signing;
 
 use sea_orm::{
@@ -36,26 +37,6 @@ pub fn allowlisted(m: &offer_campaign::Model, ip: std::net::IpAddr) -> bool {
         })
 }
 
-fn web_pixel(ctx: &Ctx, m: &offer_campaign::Model, config: &CampaignConfig) -> WebPixel {
-    let url = format!(
-        "{}/performance-marketing/v2/pixels/web/{}.gif?click_id={{click_id}}&goal_id={}&transaction_id={{transaction_id}}",
-        ctx.config.base_url,
-        m.id,
-        config
-            .goals
-            .first()
-            .map(|g| g.external_goal_id.as_str())
-            .unwrap_or("install")
-    );
-    WebPixel {
-        supported: config.platforms.contains(&Platform::Web),
-        html_snippet: format!(
-            r#"<img src="{url}" width="1" height="1" alt="" style="display:none">"#
-        ),
-        pixel_url: url,
-    }
-}
-
 /// `GET campaigns/{id}/tracking`: endpoint, credential metadata (never secrets), required
 /// parameters, signing recipe, allowlist, pixel and verification.
 pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSetup, AppError> {
@@ -81,6 +62,11 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
         campaign_id: m.id.clone(),
         tracking_provider: m.tracking_provider.clone(),
         callback_authentication: kind.authentication().to_owned(),
+        trust_level: if kind == ProviderKind::CustomS2s {
+            TrustLevel::Signed
+        } else {
+            TrustLevel::Token
+        },
         endpoint: TrackingEndpoint {
             method: "POST".to_owned(),
             url: postback_url(ctx, &m),
@@ -103,7 +89,7 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
             max_skew_seconds: MAX_SKEW_SECONDS,
         }),
         ip_allowlist: serde_json::from_str(&m.ip_allowlist).unwrap_or_default(),
-        web_pixel: web_pixel(ctx, &m, &config),
+        web_pixel: pixel::view(ctx, &m, &config),
         mmp_verification: match (
             m.mmp_verified_revision,
             m.mmp_verified_at,
@@ -118,12 +104,6 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
             _ => None,
         },
     })
-}
-
-/// `GET tracking/web-pixels`.
-pub async fn pixel(ctx: &Ctx, actor: &Principal, id: &str) -> Result<WebPixel, AppError> {
-    let m = owned_campaign(&ctx.db, actor, id).await?;
-    Ok(web_pixel(ctx, &m, &config_of(&m)?))
 }
 
 /// Parses allowlist entries: addresses or CIDR ranges, normalised.

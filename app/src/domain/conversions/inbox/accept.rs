@@ -62,7 +62,7 @@ async fn settle_now(
         });
     }
     // One report: its payment is posted at once (the batch only tracks the reserve left).
-    let mut batch = Batch::for_reports(1);
+    let mut batch = Batch::for_reports(1, &ctx.fraud);
     let Applied::Settled(settled) =
         apply(&txn, now, campaign, &ev, attribution, &mut batch).await?
     else {

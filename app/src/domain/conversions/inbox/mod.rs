@@ -30,7 +30,7 @@ use tokio::sync::Notify;
 mod accept;
 
 use super::reported::{
-    InboxState, Outcome, Reported, ReportedStatus, Settlement, parse_occurred_at,
+    InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, parse_occurred_at,
 };
 use super::settlement::{self, Applied};
 use crate::domain::changes::Change;
@@ -221,13 +221,14 @@ async fn settle_campaign(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let campaign = settlement::lock_campaign(&txn, campaign_id).await?;
-    let mut batch = settlement::Batch::for_reports(reports.len());
+    let mut batch = settlement::Batch::for_reports(reports.len(), &ctx.fraud);
     let mut seen = settlement::Lookups::with_launches(
         &txn,
         campaign_id,
         reports.iter().map(|r| r.click_id.clone()),
     )
     .await?;
+    batch.expect_clicks(seen.launches());
     let mut users = Vec::new();
     // What the batch means for the inventory: any cap or budget refusal, else any payment.
     let mut worst: Option<Outcome> = None;
@@ -326,5 +327,11 @@ fn reported(row: &postback_event::Model) -> Reported {
         status: ReportedStatus::parse(&row.status).unwrap_or(ReportedStatus::Pending),
         occurred_at_raw: row.occurred_at.clone(),
         occurred_at: parse_occurred_at(&row.occurred_at).unwrap_or_default(),
+        trust: if row.source == super::reported::WEB_PIXEL_SOURCE {
+            Trust::Pixel
+        } else {
+            Trust::Reported
+        },
+        received_at: Some(row.received_at),
     }
 }

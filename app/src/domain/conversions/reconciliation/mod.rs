@@ -71,6 +71,9 @@ fn decide(
         (ReconcileAction::Approve, Some(S::Pending | S::NoBudget)) if !is_survey(c) => {
             LineState::WillApply
         }
+        // A held conversion is the advertiser's to decide: approving pays it, reversing
+        // rejects it (nothing was paid).
+        (_, Some(S::Held)) => LineState::WillApply,
         _ => LineState::NotAllowed,
     };
     if state == LineState::WillApply && !inside_window(c, now, window) {

@@ -5,14 +5,13 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter};
 
 use super::{SOURCE, decide, record_result};
 use crate::domain::changes::Change;
 use crate::domain::conversions::inbox::Receipt;
 use crate::domain::conversions::reported::{
-    InboxState, Outcome, Reported, ReportedStatus, Settlement,
+    InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust,
 };
 use crate::domain::conversions::settlement::{self, Applied, Lookups};
 use crate::domain::{Ctx, crypto, db, ids::new_id};
@@ -49,7 +48,7 @@ pub(super) async fn apply_chunk(
         conversions.values().map(|c| c.click_id.clone()),
     )
     .await?;
-    let mut settling = settlement::Batch::for_reports(lines.len());
+    let mut settling = settlement::Batch::for_reports(lines.len(), &ctx.fraud);
     let mut users = Vec::new();
     let mut paid = false;
     for l in lines {
@@ -121,20 +120,13 @@ async fn current(
 }
 
 /// The report a line stands for: the transaction's click, goal and conversion time, with
-/// the status the action sets.
+/// the status the action sets; the advertiser vouches for it, so it is not screened.
 fn report(action: ReconcileAction, c: &conversion::Model) -> Reported {
-    let occurred_at: DateTime<Utc> = c.occurred_at;
-    Reported {
-        click_id: c.click_id.clone(),
-        transaction_id: c.transaction_id.clone(),
-        goal_id: c.goal_id.clone(),
-        status: match action {
-            ReconcileAction::Approve => ReportedStatus::Approved,
-            ReconcileAction::Reverse => ReportedStatus::Reversed,
-        },
-        occurred_at_raw: occurred_at.to_rfc3339(),
-        occurred_at,
-    }
+    let status = match action {
+        ReconcileAction::Approve => ReportedStatus::Approved,
+        ReconcileAction::Reverse => ReportedStatus::Reversed,
+    };
+    Reported::of_conversion(c, status, Trust::Vouched)
 }
 
 /// A line's result from what settling it did.

@@ -22,6 +22,9 @@ pub(in crate::domain::conversions) struct Attribution {
     pub(super) payout_micros: Micros,
     pub(super) pending_minutes: i64,
     pub(super) reward: RewardPreview,
+    /// The campaign's first goal, when the reported goal is a later one (the funnel
+    /// signal asks whether the user reached it).
+    pub(super) first_goal: Option<String>,
 }
 
 pub(in crate::domain::conversions) async fn attribute<C: ConnectionTrait>(
@@ -62,6 +65,11 @@ pub(in crate::domain::conversions) async fn attribute<C: ConnectionTrait>(
         return Ok(Err(Settlement::UnknownGoal));
     };
     let (payout_micros, pending_minutes) = (goal.payout_micros, goal.pending_minutes);
+    let first_goal = config
+        .goals
+        .first()
+        .filter(|g| g.external_goal_id != ev.goal_id)
+        .map(|g| g.external_goal_id.clone());
     let placement = match seen.placements.get(&launch.placement_id) {
         Some(p) => p.clone(),
         None => {
@@ -102,6 +110,7 @@ pub(in crate::domain::conversions) async fn attribute<C: ConnectionTrait>(
         payout_micros,
         pending_minutes,
         reward,
+        first_goal,
     }))
 }
 
@@ -117,6 +126,13 @@ pub(in crate::domain::conversions) struct Lookups {
 }
 
 impl Lookups {
+    /// The launches read so far (a batch names them to its fraud screen).
+    pub(in crate::domain::conversions) fn launches(
+        &self,
+    ) -> impl Iterator<Item = &sdk_launch::Model> {
+        self.launches.values()
+    }
+
     /// Reads the campaign's launches behind these click ids in one query.
     pub(in crate::domain::conversions) async fn with_launches<C: ConnectionTrait>(
         db: &C,

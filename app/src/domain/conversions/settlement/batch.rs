@@ -12,11 +12,15 @@
 //! Anything that reads or moves these accounts itself (a reversal, a payment from the
 //! wallet) writes what waits first ([`Batch::flush`]).
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sea_orm::DatabaseTransaction;
 
 use crate::domain::billing::ledger::{self, PostError, Posting};
+use crate::domain::fraud::{self, Fraud, Screen};
 use crate::error::AppError;
+use entity::sdk_launch;
 
 pub struct Batch {
     /// The campaign's reserve after the last payment from it (read once under the lock,
@@ -26,16 +30,29 @@ pub struct Batch {
     /// once, so a refusal is told apart exactly as before.
     defer: bool,
     waiting: Vec<Posting>,
+    /// The fraud controls, and the batch's screening of its approved reports (its
+    /// evidence is read once per batch).
+    pub(super) fraud: Arc<Fraud>,
+    pub(super) screen: Screen,
 }
 
 impl Batch {
     /// A batch for `reports` reports: postings wait when there is more than one.
-    pub fn for_reports(reports: usize) -> Self {
+    pub fn for_reports(reports: usize, fraud: &Arc<Fraud>) -> Self {
         Self {
             reserve_left: None,
             defer: reports > 1,
             waiting: Vec::new(),
+            fraud: fraud.clone(),
+            screen: Screen::default(),
         }
+    }
+
+    /// Names the launches the batch's reports were attributed to, so their fraud evidence
+    /// is read in one go.
+    pub fn expect_clicks<'a>(&mut self, launches: impl IntoIterator<Item = &'a sdk_launch::Model>) {
+        self.screen
+            .expect(launches.into_iter().map(fraud::click_of));
     }
 
     /// The campaign's reserve as this batch leaves it, read from the ledger the first time.

@@ -13,18 +13,20 @@
 
 mod attribution;
 mod batch;
+mod hold;
+mod row;
 
 pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
 pub(in crate::domain::conversions) use batch::Batch;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter,
-    QuerySelect, Set,
+    ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
 };
 
 use self::attribution::Attribution;
-use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement};
+use self::row::{ConversionRow, write};
+use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust};
 use super::reversal::{Reversal, reverse_paid};
 use crate::domain::billing::ledger::{self, Kind, PostError};
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
@@ -39,7 +41,6 @@ use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::CampaignStatus;
 use crate::model::money::Micros;
-use crate::model::publisher::earnings::EarningsState;
 use entity::{conversion, offer_campaign};
 
 /// Locks the campaign row for a settlement. One settlement per campaign at a time: caps,
@@ -172,6 +173,10 @@ async fn settle(
                 // The reversal moves the accounts this batch's payments wait to move.
                 batch.flush(txn, now).await?;
                 reverse_paid(txn, now, c, &how).await?;
+                // The placement's reversal share changed: the fraud guard looks at it.
+                if let Some(p) = &c.placement_id {
+                    batch.fraud.watch.touched(p);
+                }
                 let user = c
                     .placement_id
                     .as_deref()
@@ -182,6 +187,12 @@ async fn settle(
             (Some(Settlement::Pending), R::Approved | R::Rejected | R::Reversed) => {}
             // The wallet could not pay before; it may now.
             (Some(Settlement::NoBudget), R::Approved) => {}
+            // A held conversion is rejected by any report that says so (nothing was paid),
+            // and paid only by a decision or the end of a pixel's review window; a repeated
+            // approval changes nothing.
+            (Some(Settlement::Held), R::Rejected | R::Reversed) => {}
+            (Some(Settlement::Held), R::Approved)
+                if matches!(ev.trust, Trust::Vouched | Trust::ReviewEnded) => {}
             // Terminal states never change again; later reports are recorded, not applied.
             _ => return Ok((c.id.clone(), Outcome::Inbox(InboxState::NoChange), None)),
         }
@@ -199,14 +210,23 @@ async fn settle(
                 settlement: unmatched,
                 attribution: None,
                 credit_at: None,
+                screening: None,
             };
             write(txn, now, campaign, ev, row).await?;
             return Ok((conversion_id, Outcome::Settled(unmatched), None));
         }
     };
+    let mut screening = None;
     let next = match ev.status {
         R::Pending => Settlement::Pending,
-        R::Approved => pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?,
+        R::Approved => {
+            screening = hold::screen(txn, now, campaign, ev, &a, batch).await?;
+            if screening.as_ref().is_some_and(|s| s.held.is_some()) {
+                Settlement::Held
+            } else {
+                pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?
+            }
+        }
         R::Rejected | R::Reversed => Settlement::Rejected,
     };
     let credit_at = (next == Settlement::Approved)
@@ -217,6 +237,7 @@ async fn settle(
         settlement: next,
         attribution: Some(&a),
         credit_at,
+        screening: screening.as_ref(),
     };
     write(txn, now, campaign, ev, row).await?;
     if let Some(credit_at) = credit_at {
@@ -327,96 +348,4 @@ async fn pay(
         Err(PostError::Insufficient) => Ok(Settlement::NoBudget),
         Err(PostError::Other(e)) => Err(e),
     }
-}
-
-/// What a report makes of its conversion row: the row (new or `existing`), its settlement,
-/// the launch it is attributed to and when the publisher is credited.
-struct ConversionRow<'a> {
-    id: &'a str,
-    existing: Option<conversion::Model>,
-    settlement: Settlement,
-    attribution: Option<&'a Attribution>,
-    credit_at: Option<DateTime<Utc>>,
-}
-
-async fn write(
-    txn: &DatabaseTransaction,
-    now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    ev: &Reported,
-    row: ConversionRow<'_>,
-) -> Result<(), AppError> {
-    let ConversionRow {
-        id,
-        existing,
-        settlement,
-        attribution: a,
-        credit_at,
-    } = row;
-    let counted = matches!(settlement, Settlement::Pending | Settlement::Approved);
-    let (payout, earnings, reward) = match a {
-        Some(a) if counted => (
-            a.payout_micros.get(),
-            publisher_share(a.payout_micros).get(),
-            a.reward.minor_units,
-        ),
-        _ => (0, 0, 0),
-    };
-    // Paid conversions earn for the publisher from now, pending until the hold ends.
-    let earned = (settlement == Settlement::Approved)
-        .then(|| a.map(|a| a.placement.owner_account_id.clone()))
-        .flatten();
-    let earnings_state = earned
-        .as_ref()
-        .map(|_| EarningsState::Pending.as_str().to_owned());
-    let earnings_at = earned.as_ref().map(|_| now);
-    match existing {
-        Some(c) => {
-            let mut am: conversion::ActiveModel = c.into();
-            if earned.is_some() {
-                am.publisher_id = Set(earned);
-                am.earnings_state = Set(earnings_state);
-                am.earnings_at = Set(earnings_at);
-            }
-            am.status = Set(ev.status.as_str().to_owned());
-            am.settlement = Set(settlement.as_str().to_owned());
-            am.payout_micros = Set(payout);
-            am.publisher_earnings_micros = Set(earnings);
-            am.reward_minor_units = Set(reward);
-            am.credit_at = Set(credit_at);
-            am.updated_at = Set(now);
-            am.update(txn).await?;
-        }
-        None => {
-            let row = conversion::ActiveModel {
-                id: Set(id.to_owned()),
-                campaign_id: Set(campaign.id.clone()),
-                advertiser_id: Set(campaign.advertiser_id.clone()),
-                transaction_id: Set(ev.transaction_id.clone()),
-                click_id: Set(ev.click_id.clone()),
-                goal_id: Set(ev.goal_id.clone()),
-                status: Set(ev.status.as_str().to_owned()),
-                settlement: Set(settlement.as_str().to_owned()),
-                placement_id: Set(a.map(|a| a.placement.id.clone())),
-                ad_slot_id: Set(a.map(|a| a.launch.ad_slot_id.clone())),
-                session_id: Set(a.map(|a| a.launch.session_id.clone())),
-                external_user_id: Set(a.map(|a| a.launch.external_user_id.clone())),
-                payout_micros: Set(payout),
-                publisher_earnings_micros: Set(earnings),
-                reward_minor_units: Set(reward),
-                occurred_at: Set(crate::domain::clock::truncate_micros(ev.occurred_at)),
-                created_at: Set(now),
-                updated_at: Set(now),
-                credit_at: Set(credit_at),
-                publisher_id: Set(earned),
-                earnings_state: Set(earnings_state),
-                earnings_at: Set(earnings_at),
-                reversed_at: Set(None),
-            };
-            conversion::Entity::insert(row)
-                .exec_without_returning(txn)
-                .await?;
-        }
-    }
-    Ok(())
 }

@@ -313,6 +313,19 @@ async fn pay(
         earnings_state: Set(paid_from.map(|_| EarningsState::Pending.as_str().to_owned())),
         earnings_at: Set(paid_from.map(|_| now)),
         reversed_at: Set(None),
+        // Survey completes are not screened (the survey's own checks and the hosted entry
+        // decide); they carry no click facts.
+        fraud_score: Set(0),
+        fraud_reasons: Set(None),
+        held_at: Set(None),
+        held_until: Set(None),
+        click_ip: Set(None),
+        click_network: Set(None),
+        device_id: Set(None),
+        seconds_to_convert: Set(None),
+        decided_by: Set(None),
+        decided_at: Set(None),
+        decision_note: Set(None),
     }
     .insert(txn)
     .await?;

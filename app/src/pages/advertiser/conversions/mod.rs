@@ -14,18 +14,21 @@ use leptos_router::hooks::use_query_map;
 
 use super::{LoadError, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
+use crate::components::fraud::Reasons;
 use crate::model::AccountView;
-use crate::model::campaign::conversions::ConversionItem;
+use crate::model::campaign::conversions::{ConversionItem, Settlement};
 use crate::model::campaign::reconciliation::Reconciliation;
 use crate::pages::{OlderLink, RequireUser, query_value, when};
 use crate::server_fns::campaigns::conversions::{
     CreateReconciliation, advertiser_conversions, recent_reconciliations,
 };
+use crate::server_fns::fraud::DecideHold;
 
 const USD: &str = "USD";
 
 /// The settlement filter.
-const FILTERS: [(&str, &str); 6] = [
+const FILTERS: [(&str, &str); 7] = [
+    ("HELD", "Held for review"),
     ("APPROVED", "Approved"),
     ("PENDING", "Pending"),
     ("REVERSED", "Reversed"),
@@ -42,6 +45,7 @@ pub fn ConversionsPage() -> impl IntoView {
     let (status, campaign, transaction) = (get("status"), get("campaign"), get("transaction"));
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let some = |s: String| Some(s).filter(|s| !s.is_empty());
+    let decide = ServerAction::<DecideHold>::new();
     let list = Resource::new(
         move || {
             (
@@ -49,9 +53,10 @@ pub fn ConversionsPage() -> impl IntoView {
                 campaign.get(),
                 transaction.get(),
                 cursor.get(),
+                decide.version().get(),
             )
         },
-        move |(s, c, t, cur)| advertiser_conversions(some(c), some(s), some(t), cur),
+        move |(s, c, t, cur, _)| advertiser_conversions(some(c), some(s), some(t), cur),
     );
     let create = ServerAction::<CreateReconciliation>::new();
     let upload_error = Memo::new(move |_| query.read().get("upload_error"));
@@ -62,7 +67,8 @@ pub fn ConversionsPage() -> impl IntoView {
             <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
             <section class="card" id="conversions">
                 <h1>"Conversions"</h1>
-                <p class="muted">"Every transaction of your offer and survey campaigns, newest first, as reported and as it settled."</p>
+                <p class="muted">"Every transaction of your offer and survey campaigns, newest first, as reported and as it settled. A conversion HELD for review (its fraud signals reached your campaign's hold score, or a web pixel's review window runs) is not paid until you approve it; reject what you do not recognise."</p>
+                <ErrorNotice error=action_error(decide)/>
                 <Form method="get" action="/advertiser/conversions" attr:class="filters">
                     <input name="transaction" placeholder="Transaction id" aria-label="Transaction id" value=move || transaction.get()/>
                     <input name="campaign" placeholder="Campaign id" aria-label="Campaign id" value=move || campaign.get()/>
@@ -81,7 +87,7 @@ pub fn ConversionsPage() -> impl IntoView {
                                     query_value(&transaction.get_untracked()),
                                 );
                                 let older = l.next_cursor.clone().map(|c| format!("/advertiser/conversions?{filters}&cursor={c}"));
-                                view! { <ConversionTable items=l.items older/> }.into_any()
+                                view! { <ConversionTable items=l.items older decide/> }.into_any()
                             }
                         }
                     })}
@@ -101,29 +107,62 @@ pub fn ConversionsPage() -> impl IntoView {
 }
 
 #[component]
-fn ConversionTable(items: Vec<ConversionItem>, older: Option<String>) -> impl IntoView {
+fn ConversionTable(
+    items: Vec<ConversionItem>,
+    older: Option<String>,
+    decide: ServerAction<DecideHold>,
+) -> impl IntoView {
     if items.is_empty() {
         return view! { <p class="muted">"No conversions match."</p> }.into_any();
     }
     view! {
         <table>
-            <thead><tr><th>"Created"</th><th>"Transaction"</th><th>"Campaign"</th><th>"Goal"</th><th>"Settlement"</th><th>"Payout"</th></tr></thead>
+            <thead><tr><th>"Created"</th><th>"Transaction"</th><th>"Campaign"</th><th>"Goal"</th><th>"Settlement"</th><th>"Payout"</th><th>"Fraud review"</th></tr></thead>
             <tbody>
-                {items.into_iter().map(|c| view! {
-                    <tr data-transaction=c.transaction_id.clone()>
-                        <td>{when(c.created_at)}</td>
-                        <td><code>{c.transaction_id.clone()}</code></td>
-                        <td><code>{c.campaign_id.clone()}</code></td>
-                        <td>{c.goal_id.clone()}</td>
-                        <td data-settlement=c.settlement.clone()>{c.settlement.clone()}</td>
-                        <td>{c.payout_micros.money(USD)}</td>
-                    </tr>
+                {items.into_iter().map(|c| {
+                    let held = Settlement::parse(&c.settlement) == Some(Settlement::Held);
+                    let id = c.conversion_id.clone();
+                    view! {
+                        <tr data-transaction=c.transaction_id.clone()>
+                            <td>{when(c.created_at)}</td>
+                            <td><code>{c.transaction_id.clone()}</code></td>
+                            <td><code>{c.campaign_id.clone()}</code></td>
+                            <td>{c.goal_id.clone()}</td>
+                            <td data-settlement=c.settlement.clone()>{c.settlement.clone()}{c.held_until.map(|u| view! { <br/><span class="muted">{format!("pays {} unless rejected", when(u))}</span> })}</td>
+                            <td>{c.payout_micros.money(USD)}</td>
+                            <td>
+                                <Reasons score=c.fraud_score reasons=c.fraud_reasons.clone()/>
+                                {held.then(|| view! {
+                                    <Decide id=id.clone() decision="APPROVE" label="Approve" decide/>
+                                    <Decide id=id.clone() decision="REJECT" label="Reject" decide/>
+                                })}
+                            </td>
+                        </tr>
+                    }
                 }).collect_view()}
             </tbody>
         </table>
         <OlderLink href=older/>
     }
     .into_any()
+}
+
+/// One decision on a held conversion.
+#[component]
+fn Decide(
+    id: String,
+    decision: &'static str,
+    label: &'static str,
+    decide: ServerAction<DecideHold>,
+) -> impl IntoView {
+    view! {
+        <ActionForm action=decide attr:class="inline">
+            <CsrfField/>
+            <input type="hidden" name="conversion_id" value=id/>
+            <input type="hidden" name="decision" value=decision/>
+            <Submit action=decide label class="secondary"/>
+        </ActionForm>
+    }
 }
 
 #[component]

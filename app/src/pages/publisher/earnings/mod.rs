@@ -140,12 +140,30 @@ fn Balance(b: EarningsBalance) -> impl IntoView {
         .map(when)
         .unwrap_or_else(|| "nothing pending".to_owned());
     let negative = b.available_micros.get() < 0;
+    let reserve = (b.terms.reserve_percent > 0 || b.reserve_micros.get() > 0).then(|| {
+        let until = b
+            .terms
+            .reserve_until
+            .map(|u| format!(" while your account is new (until {})", when(u)))
+            .unwrap_or_default();
+        let next = b
+            .next_reserve_release
+            .map(|d| format!(" The next reserve is released on {d}."))
+            .unwrap_or_default();
+        view! {
+            <p class="muted" data-reserve>{format!(
+                "{}% of each release is kept in a reserve for {} more days{until}: it covers reversals after a payout, so they do not become a debt.{next}",
+                b.terms.reserve_percent, b.terms.reserve_days
+            )}</p>
+        }
+    });
     view! {
         <section class="card" id="earnings">
             <h1>"Earnings"</h1>
             <div class="figures">
                 <div class="figure"><span class="muted">"Pending (in the hold)"</span><strong data-figure="pending">{b.pending_micros.money(USD)}</strong></div>
                 <div class="figure"><span class="muted">"Available"</span><strong data-figure="available">{b.available_micros.money(USD)}</strong></div>
+                <div class="figure"><span class="muted">"In the reserve"</span><strong data-figure="reserve">{b.reserve_micros.money(USD)}</strong></div>
                 <div class="figure"><span class="muted">"Held for payouts"</span><strong data-figure="held">{b.held_for_payout_micros.money(USD)}</strong></div>
                 <div class="figure"><span class="muted">"Paid to date"</span><strong data-figure="paid">{b.paid_micros.money(USD)}</strong></div>
             </div>
@@ -158,9 +176,13 @@ fn Balance(b: EarningsBalance) -> impl IntoView {
                     b.terms.minimum_payout_micros.money(USD),
                 )}
             </p>
+            {reserve}
             <p data-next-payout>{next_payout(&b)}</p>
             {negative.then(|| view! {
-                <p class="notice">"A conversion was reversed after its earnings were released: the available balance is negative until later earnings make it good."</p>
+                <p class="notice" data-debt>{format!(
+                    "A conversion was reversed after its earnings were released: {} is carried as a debt, netted from your next payout (your reserve and later earnings make it good first).",
+                    b.debt_micros.money(USD)
+                )}</p>
             })}
         </section>
     }

@@ -1,6 +1,6 @@
 //! `/advertiser/campaigns/:id/tracking`: where and how conversions are reported, the
 //! campaign's credentials (secret or token shown once), the local S2S test with a ready
-//! curl command, the IP allowlist and the web pixel.
+//! curl command, the IP allowlist, the web pixel and the fraud rules.
 
 mod panels;
 
@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use self::panels::{AllowlistPanel, CredentialsPanel, PixelPanel, SigningPanel};
+use self::panels::{AllowlistPanel, CredentialsPanel, FraudRulesPanel, PixelPanel, SigningPanel};
 use super::super::successes;
 use super::{CampaignBadge, CampaignLoadError, OnceSecret};
 use crate::error::AppError;
@@ -40,14 +40,25 @@ pub fn CampaignTrackingPage() -> impl IntoView {
         issue: ServerAction::new(),
         test: ServerAction::new(),
         allowlist: ServerAction::new(),
+        pixel: ServerAction::new(),
+        rules: ServerAction::new(),
     };
     let (issued, saved) = (successes(actions.issue), successes(actions.allowlist));
+    let (pixel, rules) = (successes(actions.pixel), successes(actions.rules));
     let data = TrackingData {
         id,
         actions,
         overview: Resource::new(
-            move || (id.get(), issued.get(), saved.get()),
-            |(id, _, _)| tracking_page_data(id),
+            move || {
+                (
+                    id.get(),
+                    issued.get(),
+                    saved.get(),
+                    pixel.get(),
+                    rules.get(),
+                )
+            },
+            |(id, ..)| tracking_page_data(id),
         ),
         flash: Resource::new(move || id.get(), take_campaign_flash),
     };
@@ -95,7 +106,8 @@ fn Tracking(data: TrackingData) -> impl IntoView {
                             <CredentialsPanel setup=setup.clone() status=o.campaign.status actions/>
                             <SigningPanel setup=setup.clone() actions flashed=flashed.test/>
                             <AllowlistPanel setup=setup.clone() actions/>
-                            <PixelPanel setup/>
+                            <PixelPanel setup actions/>
+                            <FraudRulesPanel rules=o.fraud_rules.clone() actions/>
                         }
                         .into_any()
                     }

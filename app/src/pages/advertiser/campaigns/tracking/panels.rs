@@ -7,8 +7,10 @@ use super::super::super::action_error;
 use super::super::{field_error_in, when};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
+use crate::model::fraud::FraudRules;
 use crate::server_fns::campaigns::tracking::{
-    IssueTrackingSecret, RunTrackingTest, SaveIpAllowlist, curl_command,
+    IssueTrackingSecret, RunTrackingTest, SaveFraudRules, SaveIpAllowlist, SaveWebPixel,
+    curl_command,
 };
 
 /// The page's actions, created once so their answers (and the secret in them) survive the
@@ -18,6 +20,8 @@ pub(in crate::pages::advertiser::campaigns) struct TrackingActions {
     pub issue: ServerAction<IssueTrackingSecret>,
     pub test: ServerAction<RunTrackingTest>,
     pub allowlist: ServerAction<SaveIpAllowlist>,
+    pub pixel: ServerAction<SaveWebPixel>,
+    pub rules: ServerAction<SaveFraudRules>,
 }
 
 /// The credential kind of a tracking provider.
@@ -202,20 +206,91 @@ pub(in crate::pages::advertiser::campaigns) fn AllowlistPanel(
 }
 
 #[component]
-pub(in crate::pages::advertiser::campaigns) fn PixelPanel(setup: TrackingSetup) -> impl IntoView {
+pub(in crate::pages::advertiser::campaigns) fn PixelPanel(
+    setup: TrackingSetup,
+    actions: TrackingActions,
+) -> impl IntoView {
     let px = setup.web_pixel;
+    let error = action_error(actions.pixel);
+    let saved = move || actions.pixel.value().get().is_some_and(|r| r.is_ok());
+    let state = if px.enabled {
+        format!(
+            "On: pages of {} may report, at least {} s after the click; conversions are held {} h for your review before they pay.",
+            px.allowed_origins.join(", "),
+            px.min_seconds_after_click,
+            px.review_hours
+        )
+    } else {
+        "Off: no pixel report is accepted.".to_owned()
+    };
     view! {
         <section class="card" id="web-pixel">
             <h2>"Web pixel"</h2>
             {if px.supported {
                 view! {
-                    <p class="muted">"For web campaigns: place this image on the conversion page and fill the macros (the click id your destination URL received, the goal reached, your order id). Each load records an approved conversion for that click, once."</p>
-                    <p class="muted">"A browser cannot sign: the page must be on your destination's site, and reversals or pending states need Custom S2S, which is also the tamper-proof choice."</p>
+                    <p class="muted">"Trust level BROWSER: a browser cannot sign, so a pixel proves less than a server report. The service accepts a pixel only from your listed pages, for a click whose launch link the user followed (your page receives its click id from the link, the app never sees it), after the minimum time, and holds the conversion for your review window before it pays. Reject anything you do not recognise on the conversions page meanwhile."</p>
+                    <p class="pixel-state">{state}</p>
+                    <ErrorNotice error/>
+                    <Show when=saved>
+                        <div class="notice ok" role="status">"Pixel settings saved."</div>
+                    </Show>
+                    <ActionForm action=actions.pixel attr:class="grid-2">
+                        <CsrfField/>
+                        <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
+                        <label class="check span-2"><input type="checkbox" name="enabled" checked=px.enabled/>"Accept pixel reports"</label>
+                        <label class="span-2">"Allowed page origins (comma separated)"
+                            <input type="text" name="origins" value=px.allowed_origins.join(", ") placeholder="https://shop.example"/>
+                            {field_error_in(error, "allowedOrigins".to_owned(), true)}
+                        </label>
+                        <label>"Minimum seconds after the click"
+                            <input type="number" name="min_seconds" min="0" max="86400" value=px.min_seconds_after_click.to_string()/>
+                            {field_error_in(error, "minSecondsAfterClick".to_owned(), false)}
+                        </label>
+                        <label>"Review window (hours)"
+                            <input type="number" name="review_hours" min="1" max="720" value=px.review_hours.to_string()/>
+                            {field_error_in(error, "reviewHours".to_owned(), false)}
+                        </label>
+                        <div class="form-actions"><Submit action=actions.pixel label="Save pixel settings" class="secondary"/></div>
+                    </ActionForm>
+                    <p class="muted">"Place this image on the conversion page and fill the macros (the click id your page received, your order id):"</p>
                     <pre class="copyable snippet-pixel">{px.html_snippet}</pre>
                 }.into_any()
             } else {
-                view! { <p class="muted">"Only campaigns that run on the web platform can use the pixel."</p> }.into_any()
+                view! { <p class="muted">"The pixel is for web campaigns that do not report by Custom S2S: a signed server report proves more, so a Custom S2S campaign takes no pixel."</p> }.into_any()
             }}
+        </section>
+    }
+}
+
+/// The campaign's fraud rules: when a conversion is held for review instead of paid.
+#[component]
+pub(in crate::pages::advertiser::campaigns) fn FraudRulesPanel(
+    rules: FraudRules,
+    actions: TrackingActions,
+) -> impl IntoView {
+    let error = action_error(actions.rules);
+    let saved = move || actions.rules.value().get().is_some_and(|r| r.is_ok());
+    view! {
+        <section class="card" id="fraud-rules">
+            <h2>"Fraud rules"</h2>
+            <p class="muted">"Every approved conversion is scored from what the service knows about its click (how fast it converted, shared addresses and devices, hosting ranges, the goal order, the placement's rates). At the hold score it is held: nothing is paid and the publisher is not told until you or an administrator decide it on the conversions page. See “How we protect your budget” in the docs."</p>
+            <ErrorNotice error/>
+            <Show when=saved>
+                <div class="notice ok" role="status">"Fraud rules saved."</div>
+            </Show>
+            <ActionForm action=actions.rules attr:class="grid-2">
+                <CsrfField/>
+                <input type="hidden" name="campaign_id" value=rules.campaign_id.clone()/>
+                <label>"Hold at score (1 to 100; default 50)"
+                    <input type="number" name="hold_score" min="1" max="100" value=rules.hold_score.to_string()/>
+                    {field_error_in(error, "holdScore".to_owned(), false)}
+                </label>
+                <label>"Fastest believable conversion (seconds after the click; empty: the goal's usual time decides)"
+                    <input type="number" name="min_seconds" min="0" max="86400" value=rules.min_seconds_to_convert.map(|s| s.to_string()).unwrap_or_default()/>
+                    {field_error_in(error, "minSecondsToConvert".to_owned(), false)}
+                </label>
+                <div class="form-actions"><Submit action=actions.rules label="Save fraud rules" class="secondary"/></div>
+            </ActionForm>
         </section>
     }
 }

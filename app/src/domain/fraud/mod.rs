@@ -1,0 +1,155 @@
+//! Fraud signals on offer conversions (issue 51). Settlement asks a [`Screen`] about each
+//! approved report before it pays: the screen gathers what the service already knows about
+//! the click (its address and device from the launch, the time from click to report, the
+//! neighbours of the last day, the goal's usual timing, the placement's rates against its
+//! peers, hosting ranges) and scores it with `signals::assess`. A score at or above the
+//! campaign's hold score holds the conversion (settlement's `hold`); the placements it
+//! touched are checked by the `guard`, which pauses a placement whose held and reversed
+//! share passes its limit.
+//!
+//! Order of the house: fraud sits below conversions (settlement calls it) and above
+//! campaigns and placements (it reads their rows); it never imports conversions.
+//!
+//! Caches (docs/operations.md, "Caches and staleness"): `norms` and `peers` are per-process
+//! statistics refreshed from the database after 10 minutes of the domain clock, announced
+//! by nothing (the bound is the 10 minutes); `datacenter` is read once at start.
+
+pub mod address;
+pub mod datacenter;
+pub mod evidence;
+pub mod guard;
+pub mod norms;
+pub mod peers;
+pub mod signals;
+
+use chrono::{DateTime, Utc};
+use sea_orm::ConnectionTrait;
+
+use self::address::ClickAddress;
+use self::evidence::{Click, Evidence};
+use self::signals::{Assessment, Facts};
+use crate::error::AppError;
+use crate::model::fraud::FraudRules;
+use entity::sdk_launch;
+
+/// The fraud controls' state in a process.
+pub struct Fraud {
+    pub datacenters: datacenter::Ranges,
+    pub norms: norms::Norms,
+    pub peers: peers::Peers,
+    pub watch: guard::Watch,
+    pub limits: guard::PauseLimits,
+}
+
+impl Fraud {
+    /// The shipped hosting ranges plus an operator's (`APP_FRAUD_DATACENTER_FILE`), and the
+    /// pause limits.
+    pub fn new(extra_ranges: Option<&str>, limits: guard::PauseLimits) -> Self {
+        Self {
+            datacenters: datacenter::Ranges::shipped_with(extra_ranges),
+            norms: norms::Norms::default(),
+            peers: peers::Peers::default(),
+            watch: guard::Watch::default(),
+            limits,
+        }
+    }
+}
+
+impl Default for Fraud {
+    fn default() -> Self {
+        Self::new(None, guard::PauseLimits::default())
+    }
+}
+
+/// What a launch says about its click: where it came from (the browser that followed the
+/// link, else the SDK's launch request) and the device.
+pub fn click_of(launch: &sdk_launch::Model) -> Click {
+    Click {
+        placement_id: launch.placement_id.clone(),
+        user: launch.external_user_id.clone(),
+        address: launch
+            .opened_ip
+            .as_deref()
+            .or(launch.client_ip.as_deref())
+            .and_then(ClickAddress::parse),
+        device: launch.device_id.clone(),
+    }
+}
+
+/// One approved report to screen.
+pub struct Report<'a> {
+    pub campaign_id: &'a str,
+    pub goal_id: &'a str,
+    /// The campaign's first goal, when this report's goal is a later one.
+    pub first_goal: Option<&'a str>,
+    pub click: &'a Click,
+    /// When the click was made and when the report arrived.
+    pub click_at: DateTime<Utc>,
+    pub reported_at: DateTime<Utc>,
+}
+
+/// The screening of one settlement batch: its evidence is read once (on the first report,
+/// for every click of the batch named by [`Screen::expect`]) and grows with the batch.
+#[derive(Default)]
+pub struct Screen {
+    clicks: Vec<Click>,
+    evidence: Option<Evidence>,
+}
+
+impl Screen {
+    /// Names the clicks the batch will screen, so their evidence is read in one go.
+    pub fn expect(&mut self, clicks: impl IntoIterator<Item = Click>) {
+        self.clicks.extend(clicks);
+    }
+
+    /// Scores one report (and counts it as evidence for the reports after it).
+    pub async fn assess<C: ConnectionTrait>(
+        &mut self,
+        fraud: &Fraud,
+        db: &C,
+        now: DateTime<Utc>,
+        rules: &FraudRules,
+        r: &Report<'_>,
+    ) -> Result<Assessment, AppError> {
+        let known = |c: &Click| c.placement_id == r.click.placement_id && c.user == r.click.user;
+        if !self.clicks.iter().any(known) {
+            self.clicks.push(r.click.clone());
+        }
+        let evidence = match &mut self.evidence {
+            Some(e) => e,
+            None => self
+                .evidence
+                .insert(Evidence::load(db, now, &self.clicks).await?),
+        };
+        if let Some(first) = r.first_goal {
+            evidence
+                .load_first_goal(db, r.campaign_id, &self.clicks, first)
+                .await?;
+        }
+        let seconds = (r.reported_at - r.click_at).num_seconds().max(0);
+        let norm = fraud.norms.get(db, now, r.campaign_id, r.goal_id).await?;
+        let rates = fraud
+            .peers
+            .rates(db, now, r.campaign_id, &r.click.placement_id)
+            .await?;
+        let facts = Facts {
+            seconds_to_convert: Some(seconds),
+            address: r.click.address.as_ref().map(|a| a.ip.to_string()),
+            nearby: evidence.nearby(now, r.click),
+            datacenter: r
+                .click
+                .address
+                .as_ref()
+                .and_then(|a| fraud.datacenters.provider(a.ip))
+                .map(str::to_owned),
+            norm,
+            out_of_order: r
+                .first_goal
+                .filter(|_| !evidence.reached_first_goal(r.click))
+                .map(str::to_owned),
+            rates: Some(rates),
+        };
+        evidence.record(now, r.click, r.first_goal.is_none());
+        Ok(signals::assess(&facts, rules))
+    }
+}
