@@ -114,6 +114,40 @@ pub(crate) async fn drop_indexes(m: &SchemaManager<'_>, list: &[PlainIndex]) -> 
     Ok(())
 }
 
+/// Drops an index a failed `CONCURRENTLY` build left invalid (PostgreSQL), which `IF NOT
+/// EXISTS` would otherwise keep.
+async fn drop_invalid(db: &SchemaManagerConnection<'_>, name: &str) -> Result<(), DbErr> {
+    db.execute_unprepared(&format!(
+        "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+         WHERE c.relname = '{name}' AND NOT i.indisvalid) THEN EXECUTE 'DROP INDEX \"{name}\"'; END IF; END $$"
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Like [`create_indexes_concurrently`] for indexes given as `(name, "(columns) WHERE
+/// condition")` on `table`: partial (and covering) indexes, built without blocking writes on
+/// PostgreSQL, an invalid leftover of a failed build dropped first.
+pub async fn create_partial_indexes_concurrently(
+    m: &SchemaManager<'_>,
+    table: &str,
+    list: &[(&str, &str)],
+) -> Result<(), DbErr> {
+    let db = m.get_connection();
+    let postgres = m.get_database_backend() == sea_orm_migration::sea_orm::DbBackend::Postgres;
+    for (name, spec) in list {
+        if postgres {
+            drop_invalid(db, name).await?;
+        }
+        let concurrently = if postgres { "CONCURRENTLY " } else { "" };
+        db.execute_unprepared(&format!(
+            "CREATE INDEX {concurrently}IF NOT EXISTS \"{name}\" ON \"{table}\" {spec}"
+        ))
+        .await?;
+    }
+    Ok(())
+}
+
 /// Creates plain indexes on tables that may already be large, without blocking writes: on
 /// PostgreSQL `CREATE INDEX CONCURRENTLY IF NOT EXISTS` (the table stays writable while the
 /// index builds), elsewhere a plain `CREATE INDEX IF NOT EXISTS`.
@@ -135,11 +169,7 @@ pub async fn create_indexes_concurrently(
             .collect::<Vec<_>>()
             .join(", ");
         if m.get_database_backend() == sea_orm_migration::sea_orm::DbBackend::Postgres {
-            db.execute_unprepared(&format!(
-                "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
-                 WHERE c.relname = '{name}' AND NOT i.indisvalid) THEN EXECUTE 'DROP INDEX \"{name}\"'; END IF; END $$"
-            ))
-            .await?;
+            drop_invalid(db, name).await?;
             db.execute_unprepared(&format!(
                 "CREATE INDEX CONCURRENTLY IF NOT EXISTS \"{name}\" ON \"{table}\" ({cols})"
             ))

@@ -1,12 +1,14 @@
 //! Indexes of the fraud controls (issue 51), built without blocking writes (conversions grow
-//! with traffic): recent conversions by the click's address range and by device (the
-//! shared-address and shared-device signals read them once per settlement batch), a
-//! placement's conversions by time (its held and reversed share, the publisher's rates),
-//! and the held conversions (the review queues and the end of pixel review windows), a
-//! partial index that stays as small as the queue.
+//! with traffic):
+//! - the first sightings of a user on an address range and on a device (a conversion keeps
+//!   its click's network and device only when the same user, placement and address or device
+//!   were not seen that day), partial and covering, so the shared-address and shared-device
+//!   signals read one small index range per batch and a repeat conversion adds no entry;
+//! - a placement's conversions by time (its held and reversed share, the publisher's rates);
+//! - the held conversions (the review queues and the end of pixel review windows), a
+//!   partial index as small as the queue.
 
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::DbBackend;
 
 pub struct Migration;
 
@@ -16,26 +18,29 @@ impl MigrationName for Migration {
     }
 }
 
-const INDEXES: [crate::PlainIndex; 3] = [
+const PLAIN: [crate::PlainIndex; 1] = [(
+    "idx_conversions_placement_time",
+    "conversions",
+    &["placement_id", "created_at"],
+)];
+
+/// (name, columns and condition) of the partial indexes.
+const PARTIAL: [(&str, &str); 3] = [
     (
         "idx_conversions_network",
-        "conversions",
-        &["click_network", "created_at"],
+        "(\"click_network\", \"created_at\", \"click_ip\", \"placement_id\", \"external_user_id\") \
+         WHERE \"click_network\" IS NOT NULL",
     ),
     (
         "idx_conversions_device",
-        "conversions",
-        &["device_id", "created_at"],
+        "(\"device_id\", \"created_at\", \"placement_id\", \"external_user_id\") \
+         WHERE \"device_id\" IS NOT NULL",
     ),
     (
-        "idx_conversions_placement_time",
-        "conversions",
-        &["placement_id", "created_at"],
+        "idx_conversions_held",
+        "(\"placement_id\", \"id\") WHERE \"settlement\" = 'HELD'",
     ),
 ];
-
-/// The held conversions by placement and id.
-const HELD: &str = "idx_conversions_held";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
@@ -45,25 +50,16 @@ impl MigrationTrait for Migration {
     }
 
     async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes_concurrently(m, &INDEXES).await?;
-        let concurrently = if m.get_database_backend() == DbBackend::Postgres {
-            "CONCURRENTLY "
-        } else {
-            ""
-        };
-        m.get_connection()
-            .execute_unprepared(&format!(
-                "CREATE INDEX {concurrently}IF NOT EXISTS \"{HELD}\" ON \"conversions\" \
-                 (\"placement_id\", \"id\") WHERE \"settlement\" = 'HELD'"
-            ))
-            .await?;
-        Ok(())
+        crate::create_indexes_concurrently(m, &PLAIN).await?;
+        crate::create_partial_indexes_concurrently(m, "conversions", &PARTIAL).await
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.get_connection()
-            .execute_unprepared(&format!("DROP INDEX IF EXISTS \"{HELD}\""))
-            .await?;
-        crate::drop_indexes(m, &INDEXES).await
+        for (name, _) in PARTIAL {
+            m.get_connection()
+                .execute_unprepared(&format!("DROP INDEX IF EXISTS \"{name}\""))
+                .await?;
+        }
+        crate::drop_indexes(m, &PLAIN).await
     }
 }

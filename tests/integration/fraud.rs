@@ -58,25 +58,20 @@ async fn farm(backend: Backend) -> Farm {
     }
 }
 
-/// An honest user: an address of its own, an install ten minutes after the click.
-fn honest_ip(i: usize) -> String {
-    format!("81.{}.{}.20", 10 + i / 200, i % 200)
+/// Honest users: an address of their own each, an install ten minutes after the click.
+async fn honest(w: &Farm, users: std::ops::Range<usize>) {
+    for i in users {
+        let ip = format!("81.{}.{}.20", 10 + i / 200, i % 200);
+        convert(w, &format!("honest-{i}"), &ip, Duration::minutes(10)).await;
+    }
 }
 
 async fn a_click_farm_is_held_and_honest_users_are_paid(backend: Backend) {
     let w = farm(backend).await;
-    // The honest stream that makes the goal's usual timing (ten minutes).
-    for i in 0..22 {
-        convert(
-            &w,
-            &format!("honest-{i}"),
-            &honest_ip(i),
-            Duration::minutes(10),
-        )
-        .await;
-    }
-    // Twenty users of the same placement, one address, each converting two seconds after
-    // the click.
+    // The honest stream that makes the goal's usual timing (ten minutes), twenty users of
+    // the same placement on one address each converting two seconds after the click, and
+    // more honest users while the farm works.
+    honest(&w, 0..22).await;
     for i in 0..20 {
         convert(
             &w,
@@ -86,16 +81,7 @@ async fn a_click_farm_is_held_and_honest_users_are_paid(backend: Backend) {
         )
         .await;
     }
-    // More honest users while the farm works.
-    for i in 22..27 {
-        convert(
-            &w,
-            &format!("honest-{i}"),
-            &honest_ip(i),
-            Duration::minutes(10),
-        )
-        .await;
-    }
+    honest(&w, 22..27).await;
     for i in 0..20 {
         let c = conversion_of(&w.app, &format!("tx-farm-{i}")).await;
         assert_eq!(c.settlement, "HELD", "farm-{i}: {c:?}");
@@ -247,4 +233,53 @@ async fn the_placement_is_paused(w: &Farm) {
     w.app.run_workers_once().await;
     let (_, f) = w.app.get("/publisher/v2/fraud", Some(&token)).await;
     assert!(f["placements"][0]["pausedAt"].is_null(), "{f}");
+}
+
+tests::both_backends!(a_goal_norm_learns_other_writes_within_its_bound);
+
+/// The fraud statistics are read from the database, so conversions another process settled
+/// reach this process's goal norm within `norms::TTL` of the domain clock (and not before:
+/// the cached norm is what the bound is about).
+async fn a_goal_norm_learns_other_writes_within_its_bound(app: TestApp) {
+    use app::domain::fraud::norms::TTL;
+    use sea_orm::{ActiveModelTrait, Set};
+    let ctx = &app.state.ctx;
+    let now = app.clock_now();
+    let norm = || async {
+        ctx.fraud
+            .norms
+            .get(&ctx.db, app.clock_now(), "cmp_other", "install")
+            .await
+            .expect("norm")
+    };
+    assert_eq!(norm().await, None, "no history yet");
+    // Another process settles 25 conversions of ten minutes each.
+    for i in 0..25 {
+        entity::conversion::ActiveModel {
+            id: Set(format!("cnv_other_{i}")),
+            campaign_id: Set("cmp_other".into()),
+            advertiser_id: Set("acc_other".into()),
+            transaction_id: Set(format!("tx-other-{i}")),
+            click_id: Set(format!("clk_other_{i}")),
+            goal_id: Set("install".into()),
+            status: Set("approved".into()),
+            settlement: Set("APPROVED".into()),
+            payout_micros: Set(0),
+            publisher_earnings_micros: Set(0),
+            reward_minor_units: Set(0),
+            occurred_at: Set(now),
+            created_at: Set(now),
+            updated_at: Set(now),
+            fraud_score: Set(0),
+            seconds_to_convert: Set(Some(600)),
+            ..Default::default()
+        }
+        .insert(&ctx.db)
+        .await
+        .expect("insert");
+    }
+    assert_eq!(norm().await, None, "cached within the bound");
+    app.clock.advance(TTL);
+    let n = norm().await.expect("learnt after the bound");
+    assert_eq!((n.median_seconds, n.samples), (600, 25));
 }

@@ -16,6 +16,7 @@ each_backend!(
     a_blacklist_reaches_the_other_process,
     a_disabled_slot_reaches_the_other_process,
     a_paused_campaign_reaches_the_other_process,
+    a_fraud_pause_reaches_the_other_process,
     a_rotated_static_key_reaches_the_other_process,
     a_ban_reaches_the_other_process,
     a_paused_survey_reaches_the_other_process,
@@ -210,6 +211,32 @@ async fn a_paused_campaign_reaches_the_other_process(backend: Backend) {
     assert!(
         s.is_client_error(),
         "a paused campaign does not launch: {s} {e}"
+    );
+}
+
+/// A placement paused for fraud (here by an administrator; the fraud guard pauses the same
+/// way) fills nothing on B either.
+async fn a_fraud_pause_reaches_the_other_process(backend: Backend) {
+    let w = world(backend, "player").await;
+    let admin = w.app.admin_token().await;
+    let (s, e) = w
+        .app
+        .post(
+            &format!("/admin/v1/placements/{}/pause-delivery", w.p.placement),
+            Some(&admin),
+            &json!({"note": "click farm"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{e}");
+    within_bound("placement paused", || async {
+        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
+        s == StatusCode::OK && !lists(&list, &w.game)
+    })
+    .await;
+    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
+    assert!(
+        s.is_client_error(),
+        "a paused placement does not launch: {s} {e}"
     );
 }
 

@@ -124,9 +124,18 @@ async fn a_pixel_needs_a_followed_launch_and_a_page(backend: Backend) {
     );
 }
 
-/// A real visit: followed link, the allowed page, after the minimum time. Held, not paid,
-/// until the review window ends; then paid once, with its reward callback.
-async fn a_pixel_conversion_is_held_for_review_then_paid_once(backend: Backend) {
+/// A visit as it should be: a user's click, the launch link followed from the user's
+/// browser, the minimum time passed.
+struct Visit {
+    app: TestApp,
+    adv_user: tests::TestUser,
+    adv: String,
+    p: tests::builders::Publisher,
+    campaign: String,
+    page_click: String,
+}
+
+async fn visit(backend: Backend) -> Visit {
     let app = behind_proxy(backend, &[]).await;
     let admin = app.admin_token().await;
     let (adv_user, adv) = app.funded_advertiser(1_000 * USD).await;
@@ -135,64 +144,69 @@ async fn a_pixel_conversion_is_held_for_review_then_paid_once(backend: Backend) 
     let c = click_from(&app, &p, "u1", &campaign, "81.2.69.10").await;
     let page_click = follow(&app, &c, "81.2.69.10").await;
     app.clock.advance(chrono::Duration::seconds(45));
-    let (s, _) = pixel(&app, &campaign, &page_click, "order-1", Some(THANKS)).await;
+    Visit {
+        app,
+        adv_user,
+        adv,
+        p,
+        campaign,
+        page_click,
+    }
+}
+
+/// A real visit: followed link, the allowed page, after the minimum time. Held, not paid,
+/// until the review window ends; then paid once, with its reward callback.
+async fn a_pixel_conversion_is_held_for_review_then_paid_once(backend: Backend) {
+    let v = visit(backend).await;
+    let (app, p) = (&v.app, &v.p);
+    let (s, _) = pixel(app, &v.campaign, &v.page_click, "order-1", Some(THANKS)).await;
     assert_eq!(s, StatusCode::OK);
-    let held = conversion_of(&app, "order-1").await;
+    let held = conversion_of(app, "order-1").await;
     assert_eq!(held.settlement, "HELD");
     assert!(held.held_until.is_some(), "a review window, not a decision");
     assert_eq!(signals(&held), ["PIXEL_REVIEW"]);
     assert_eq!(held.click_ip.as_deref(), Some("81.2.69.10"));
     // A reload of the thank-you page changes nothing.
-    let (s, _) = pixel(&app, &campaign, &page_click, "order-1", Some(THANKS)).await;
+    let (s, _) = pixel(app, &v.campaign, &v.page_click, "order-1", Some(THANKS)).await;
     assert_eq!(s, StatusCode::OK);
     app.run_workers_once().await;
     assert_eq!(
-        app.balance(&adv).await.2,
+        app.balance(&v.adv).await.2,
         0,
         "nothing paid during the window"
     );
     assert_eq!(
-        tests::builders::fraud::callbacks_for(&app, &p.placement).await,
+        tests::builders::fraud::callbacks_for(app, &p.placement).await,
         0
     );
     app.clock.advance(chrono::Duration::hours(72));
     app.run_workers_once().await;
     app.run_workers_once().await;
-    let paid = conversion_of(&app, "order-1").await;
+    let paid = conversion_of(app, "order-1").await;
     assert_eq!(paid.settlement, "APPROVED");
-    let adv = app.token(&adv_user).await;
+    let adv = app.token(&v.adv_user).await;
     assert_eq!(
         app.balance(&adv).await.2,
         1_500_000,
         "paid once after the window"
     );
     assert_eq!(
-        tests::builders::fraud::callbacks_for(&app, &p.placement).await,
+        tests::builders::fraud::callbacks_for(app, &p.placement).await,
         1
     );
-    tests::builders::earnings::assert_reconciled(&app).await;
+    tests::builders::earnings::assert_reconciled(app).await;
 }
 
 async fn a_pixel_conversion_can_be_rejected_during_review(backend: Backend) {
-    let app = behind_proxy(backend, &[]).await;
-    let admin = app.admin_token().await;
-    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
-    let p = publisher(&app, &admin).await;
-    let campaign = pixel_campaign(&app, &adv, &admin).await;
-    let c = click_from(&app, &p, "u1", &campaign, "81.2.69.10").await;
-    let page_click = follow(&app, &c, "81.2.69.10").await;
-    app.clock.advance(chrono::Duration::seconds(45));
-    assert_eq!(
-        pixel(&app, &campaign, &page_click, "order-2", Some(THANKS))
-            .await
-            .0,
-        StatusCode::OK
-    );
-    let id = conversion_of(&app, "order-2").await.id;
+    let v = visit(backend).await;
+    let app = &v.app;
+    let (s, _) = pixel(app, &v.campaign, &v.page_click, "order-2", Some(THANKS)).await;
+    assert_eq!(s, StatusCode::OK);
+    let id = conversion_of(app, "order-2").await.id;
     let (s, r) = tests::builders::fraud::decide(
-        &app,
+        app,
         tests::builders::fraud::ADVERTISER_DECISIONS,
-        &adv,
+        &v.adv,
         std::slice::from_ref(&id),
         "REJECT",
     )
@@ -201,9 +215,9 @@ async fn a_pixel_conversion_can_be_rejected_during_review(backend: Backend) {
     assert_eq!(r["items"][0]["result"], "REJECTED");
     app.clock.advance(chrono::Duration::hours(73));
     app.run_workers_once().await;
-    assert_eq!(conversion_of(&app, "order-2").await.settlement, "REJECTED");
+    assert_eq!(conversion_of(app, "order-2").await.settlement, "REJECTED");
     assert_eq!(
-        tests::builders::fraud::callbacks_for(&app, &p.placement).await,
+        tests::builders::fraud::callbacks_for(app, &v.p.placement).await,
         0
     );
 }

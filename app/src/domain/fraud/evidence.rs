@@ -1,8 +1,10 @@
-//! What a settlement batch knows about its clicks' neighbours: the conversions of the last
-//! day from the same address ranges and devices, and which users already reached the
-//! campaign's first goal. Read once per batch (two or three indexed queries, whatever its
-//! size), then kept up to date in memory with the batch's own conversions, so the
-//! twentieth conversion of a click farm in one batch sees the nineteen before it.
+//! What a settlement batch knows about its clicks' neighbours: the first sightings of the
+//! last day on the same address ranges and devices (a user's first conversion there on a
+//! placement that day; later ones add nothing the signals count), and which users already
+//! reached the campaign's first goal. Read once per batch (two or three index-only
+//! queries, whatever its size), then kept up to date in memory with the batch's own
+//! conversions, so the twentieth conversion of a click farm in one batch sees the nineteen
+//! before it.
 
 use std::collections::HashSet;
 
@@ -46,9 +48,14 @@ pub struct Evidence {
     first_goal_loaded: bool,
 }
 
-type SeenRow = (
+type NetworkRow = (
     Option<String>,
     Option<String>,
+    Option<String>,
+    Option<String>,
+    DateTime<Utc>,
+);
+type DeviceRow = (
     Option<String>,
     Option<String>,
     Option<String>,
@@ -56,53 +63,69 @@ type SeenRow = (
 );
 
 impl Evidence {
-    /// Reads the conversions of the last day that share a range or a device with `clicks`.
+    /// Reads the first sightings of the last day that share a range or a device with
+    /// `clicks` (two index-only range reads, whatever the batch's size).
     pub async fn load<C: ConnectionTrait>(
         db: &C,
         now: DateTime<Utc>,
         clicks: &[Click],
     ) -> Result<Self, AppError> {
+        let since = now - Duration::hours(DAY_HOURS);
         let networks: HashSet<&str> = clicks
             .iter()
             .filter_map(|c| c.address.as_ref().map(|a| a.network.as_str()))
             .collect();
         let devices: HashSet<&str> = clicks.iter().filter_map(|c| c.device.as_deref()).collect();
         let mut ev = Evidence::default();
-        if networks.is_empty() && devices.is_empty() {
-            return Ok(ev);
-        }
-        let mut near = Condition::any();
         if !networks.is_empty() {
-            near = near.add(conversion::Column::ClickNetwork.is_in(networks));
+            let rows: Vec<NetworkRow> = conversion::Entity::find()
+                .select_only()
+                .column(conversion::Column::ClickIp)
+                .column(conversion::Column::ClickNetwork)
+                .column(conversion::Column::PlacementId)
+                .column(conversion::Column::ExternalUserId)
+                .column(conversion::Column::CreatedAt)
+                .filter(conversion::Column::ClickNetwork.is_in(networks))
+                .filter(conversion::Column::CreatedAt.gte(since))
+                .limit(MAX_ROWS)
+                .into_tuple()
+                .all(db)
+                .await?;
+            ev.seen.extend(
+                rows.into_iter()
+                    .map(|(ip, network, placement, user, at)| Seen {
+                        ip,
+                        network,
+                        device: None,
+                        placement,
+                        user,
+                        at,
+                    }),
+            );
         }
         if !devices.is_empty() {
-            near = near.add(conversion::Column::DeviceId.is_in(devices));
+            let rows: Vec<DeviceRow> = conversion::Entity::find()
+                .select_only()
+                .column(conversion::Column::DeviceId)
+                .column(conversion::Column::PlacementId)
+                .column(conversion::Column::ExternalUserId)
+                .column(conversion::Column::CreatedAt)
+                .filter(conversion::Column::DeviceId.is_in(devices))
+                .filter(conversion::Column::CreatedAt.gte(since))
+                .limit(MAX_ROWS)
+                .into_tuple()
+                .all(db)
+                .await?;
+            ev.seen
+                .extend(rows.into_iter().map(|(device, placement, user, at)| Seen {
+                    ip: None,
+                    network: None,
+                    device,
+                    placement,
+                    user,
+                    at,
+                }));
         }
-        let rows: Vec<SeenRow> = conversion::Entity::find()
-            .select_only()
-            .column(conversion::Column::ClickIp)
-            .column(conversion::Column::ClickNetwork)
-            .column(conversion::Column::DeviceId)
-            .column(conversion::Column::PlacementId)
-            .column(conversion::Column::ExternalUserId)
-            .column(conversion::Column::CreatedAt)
-            .filter(near)
-            .filter(conversion::Column::CreatedAt.gte(now - Duration::hours(DAY_HOURS)))
-            .limit(MAX_ROWS)
-            .into_tuple()
-            .all(db)
-            .await?;
-        ev.seen = rows
-            .into_iter()
-            .map(|(ip, network, device, placement, user, at)| Seen {
-                ip,
-                network,
-                device,
-                placement,
-                user,
-                at,
-            })
-            .collect();
         Ok(ev)
     }
 
@@ -200,6 +223,25 @@ impl Evidence {
             .contains(&(click.placement_id.clone(), click.user.clone()))
     }
 
+    /// Whether the click's user was already seen on its placement today with its address
+    /// and with its device: a sighting seen before is not stored again (the conversion keeps
+    /// no network or device), so the indexes hold first sightings only.
+    pub fn seen_before(&self, click: &Click) -> (bool, bool) {
+        let ip = click.address.as_ref().map(|a| a.ip.to_string());
+        let mine = |s: &&Seen| {
+            s.placement.as_deref() == Some(click.placement_id.as_str())
+                && s.user.as_deref() == Some(click.user.as_str())
+        };
+        let address = ip.is_some() && self.seen.iter().filter(mine).any(|s| s.ip == ip);
+        let device = click.device.is_some()
+            && self
+                .seen
+                .iter()
+                .filter(mine)
+                .any(|s| s.device == click.device);
+        (address, device)
+    }
+
     /// Counts a conversion this batch attributed, for the reports after it.
     pub fn record(&mut self, now: DateTime<Utc>, click: &Click, first_goal: bool) {
         self.seen.push(Seen {
@@ -257,5 +299,18 @@ mod tests {
         assert_eq!(n.address_users, 0);
         assert!(ev.reached_first_goal(&click("u0", "p1", "10.0.0.1")));
         assert!(!ev.reached_first_goal(&click("u0", "p2", "10.0.0.1")));
+        // A user seen on its placement with its address is not a first sighting again.
+        assert_eq!(
+            ev.seen_before(&click("u0", "p1", "203.0.113.7")),
+            (true, false)
+        );
+        assert_eq!(
+            ev.seen_before(&click("u0", "p1", "203.0.113.8")),
+            (false, false)
+        );
+        assert_eq!(
+            ev.seen_before(&click("u0", "p2", "203.0.113.7")),
+            (false, false)
+        );
     }
 }

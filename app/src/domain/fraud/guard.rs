@@ -172,6 +172,18 @@ async fn check(ctx: &Ctx, id: &str) -> Result<bool, AppError> {
     Ok(paused)
 }
 
+/// The placement, locked until `txn` ends (a pause and a resumption one after the other).
+async fn locked(
+    txn: &sea_orm::DatabaseTransaction,
+    placement_id: &str,
+) -> Result<placement::Model, AppError> {
+    placement::Entity::find_by_id(placement_id.to_owned())
+        .lock_exclusive()
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("placement"))
+}
+
 /// Pauses a placement's delivery (`actor` none: the guard). Returns whether it changed.
 async fn pause(
     ctx: &Ctx,
@@ -181,11 +193,7 @@ async fn pause(
 ) -> Result<bool, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let p = placement::Entity::find_by_id(placement_id.to_owned())
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("placement"))?;
+    let p = locked(&txn, placement_id).await?;
     if p.delivery_paused_at.is_some() {
         return Ok(false);
     }
@@ -249,11 +257,7 @@ pub async fn resume(
     let note = note_of(&input)?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let p = placement::Entity::find_by_id(placement_id.to_owned())
-        .lock_exclusive()
-        .one(&txn)
-        .await?
-        .ok_or_else(|| AppError::not_found("placement"))?;
+    let p = locked(&txn, placement_id).await?;
     if p.delivery_paused_at.is_none() {
         return Err(
             AppError::conflict("the placement's delivery is not paused").with_code("not_paused")

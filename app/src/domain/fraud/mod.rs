@@ -88,6 +88,15 @@ pub struct Report<'a> {
     pub reported_at: DateTime<Utc>,
 }
 
+/// One report's score, and whether its click is a first sighting of the user on its
+/// placement today with its address and device (the conversion keeps the network and the
+/// device only then: the evidence indexes hold first sightings).
+pub struct Screened {
+    pub assessment: Assessment,
+    pub new_address: bool,
+    pub new_device: bool,
+}
+
 /// The screening of one settlement batch: its evidence is read once (on the first report,
 /// for every click of the batch named by [`Screen::expect`]) and grows with the batch.
 #[derive(Default)]
@@ -102,6 +111,33 @@ impl Screen {
         self.clicks.extend(clicks);
     }
 
+    /// Reads, on `db`, everything scoring `r` needs: the evidence of its click (and the
+    /// first goal's reach when `r` is of a later goal), the goal's norm and the placement's
+    /// rates. Settlement of a single report calls this before its transaction begins, so
+    /// the lock it takes is held for the money only; [`Screen::assess`] then reads nothing.
+    pub async fn prefetch<C: ConnectionTrait>(
+        &mut self,
+        fraud: &Fraud,
+        db: &C,
+        now: DateTime<Utc>,
+        r: &Report<'_>,
+    ) -> Result<(), AppError> {
+        self.expect([r.click.clone()]);
+        let mut evidence = Evidence::load(db, now, &self.clicks).await?;
+        if let Some(first) = r.first_goal {
+            evidence
+                .load_first_goal(db, r.campaign_id, &self.clicks, first)
+                .await?;
+        }
+        self.evidence = Some(evidence);
+        fraud.norms.get(db, now, r.campaign_id, r.goal_id).await?;
+        fraud
+            .peers
+            .rates(db, now, r.campaign_id, &r.click.placement_id)
+            .await?;
+        Ok(())
+    }
+
     /// Scores one report (and counts it as evidence for the reports after it).
     pub async fn assess<C: ConnectionTrait>(
         &mut self,
@@ -110,7 +146,7 @@ impl Screen {
         now: DateTime<Utc>,
         rules: &FraudRules,
         r: &Report<'_>,
-    ) -> Result<Assessment, AppError> {
+    ) -> Result<Screened, AppError> {
         let known = |c: &Click| c.placement_id == r.click.placement_id && c.user == r.click.user;
         if !self.clicks.iter().any(known) {
             self.clicks.push(r.click.clone());
@@ -149,7 +185,12 @@ impl Screen {
                 .map(str::to_owned),
             rates: Some(rates),
         };
+        let (address_seen, device_seen) = evidence.seen_before(r.click);
         evidence.record(now, r.click, r.first_goal.is_none());
-        Ok(signals::assess(&facts, rules))
+        Ok(Screened {
+            assessment: signals::assess(&facts, rules),
+            new_address: !address_seen,
+            new_device: !device_seen,
+        })
     }
 }

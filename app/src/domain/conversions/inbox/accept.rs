@@ -47,6 +47,12 @@ async fn settle_now(
     // it showed) or whose reading a moment earlier means nothing (placement, slot), so it
     // runs before the campaign lock: the lock is held for the money only.
     let attribution = attribute(&ctx.db, campaign, &ev, &mut Lookups::default()).await?;
+    // One report: its payment is posted at once (the batch only tracks the reserve left).
+    // Its fraud evidence is read before the lock too, so the lock is held for the money only.
+    let mut batch = Batch::for_reports(1, &ctx.fraud);
+    if let Ok(a) = &attribution {
+        batch.prefetch(&ctx.db, now, campaign, &ev, a).await?;
+    }
     let txn = db::begin(&ctx.db).await?;
     let campaign = &lock_campaign(&txn, &campaign.id).await?;
     if let Some(prior) = postback_event::Entity::find()
@@ -61,8 +67,6 @@ async fn settle_now(
             receipt_id: prior.id,
         });
     }
-    // One report: its payment is posted at once (the batch only tracks the reserve left).
-    let mut batch = Batch::for_reports(1, &ctx.fraud);
     let Applied::Settled(settled) =
         apply(&txn, now, campaign, &ev, attribution, &mut batch).await?
     else {

@@ -8,13 +8,13 @@
 //! every other hold waits for a decision (`conversions::holds::decide`).
 
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::DatabaseTransaction;
+use sea_orm::{ConnectionTrait, DatabaseTransaction};
 
 use super::attribution::Attribution;
 use super::batch::Batch;
 use crate::domain::campaigns::fraud_rules;
 use crate::domain::campaigns::tracking::pixel;
-use crate::domain::conversions::reported::{Reported, Trust};
+use crate::domain::conversions::reported::{Reported, ReportedStatus, Trust};
 use crate::domain::fraud::{self, Report};
 use crate::error::AppError;
 use entity::offer_campaign;
@@ -26,6 +26,48 @@ pub(super) struct Screening {
     /// Held instead of paid: `Some(until)` for a pixel's review window, `Some(None)` for a
     /// decision.
     pub held: Option<Option<DateTime<Utc>>>,
+    /// The click is the user's first sighting today with its address, with its device.
+    pub new_address: bool,
+    pub new_device: bool,
+}
+
+/// The report as the screen sees it.
+fn report<'a>(
+    campaign: &'a offer_campaign::Model,
+    ev: &'a Reported,
+    a: &'a Attribution,
+    click: &'a fraud::evidence::Click,
+    now: DateTime<Utc>,
+) -> Report<'a> {
+    Report {
+        campaign_id: &campaign.id,
+        goal_id: &ev.goal_id,
+        first_goal: a.first_goal.as_deref(),
+        click,
+        click_at: a.launch.created_at,
+        reported_at: ev.received_at.unwrap_or(now),
+    }
+}
+
+/// Reads what screening `ev` will need on `db` (outside the settlement's transaction),
+/// when it will be screened.
+pub(super) async fn prefetch<C: ConnectionTrait>(
+    batch: &mut Batch,
+    db: &C,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    a: &Attribution,
+) -> Result<(), AppError> {
+    if ev.trust == Trust::Vouched || ev.status != ReportedStatus::Approved {
+        return Ok(());
+    }
+    let click = fraud::click_of(&a.launch);
+    let fraud = batch.fraud.clone();
+    batch
+        .screen
+        .prefetch(&fraud, db, now, &report(campaign, ev, a, &click, now))
+        .await
 }
 
 /// Screens an approved report (`None` when its trust needs no screening).
@@ -42,19 +84,13 @@ pub(super) async fn screen(
     }
     let rules = fraud_rules::of(campaign);
     let click = fraud::click_of(&a.launch);
-    let report = Report {
-        campaign_id: &campaign.id,
-        goal_id: &ev.goal_id,
-        first_goal: a.first_goal.as_deref(),
-        click: &click,
-        click_at: a.launch.created_at,
-        reported_at: ev.received_at.unwrap_or(now),
-    };
+    let report = report(campaign, ev, a, &click, now);
     let fraud = batch.fraud.clone();
-    let mut assessment = batch
+    let screened = batch
         .screen
         .assess(&fraud, txn, now, &rules, &report)
         .await?;
+    let mut assessment = screened.assessment;
     let held = if ev.trust == Trust::Pixel {
         let hours = pixel::settings_of(campaign).review_hours;
         let holds = assessment.holds(&rules);
@@ -71,5 +107,7 @@ pub(super) async fn screen(
         score: assessment.score,
         reasons: assessment.stored_reasons(),
         held,
+        new_address: screened.new_address,
+        new_device: screened.new_device,
     }))
 }

@@ -34,16 +34,25 @@ struct ClickFacts {
     seconds: i64,
 }
 
-fn click_facts(a: &Attribution, reported_at: DateTime<Utc>) -> ClickFacts {
+/// The click's facts; its network and device only for a first sighting (or a report that
+/// was not screened), so the evidence indexes hold one entry per user, placement and address
+/// or device a day, however often the user converts.
+fn click_facts(
+    a: &Attribution,
+    reported_at: DateTime<Utc>,
+    screening: Option<&Screening>,
+) -> ClickFacts {
     let click = fraud::click_of(&a.launch);
+    let (new_address, new_device) =
+        screening.map_or((true, true), |s| (s.new_address, s.new_device));
     ClickFacts {
         ip: a
             .launch
             .opened_ip
             .clone()
             .or_else(|| a.launch.client_ip.clone()),
-        network: click.address.map(|c| c.network),
-        device: click.device,
+        network: click.address.filter(|_| new_address).map(|c| c.network),
+        device: click.device.filter(|_| new_device),
         seconds: (reported_at - a.launch.created_at).num_seconds().max(0),
     }
 }
@@ -84,7 +93,7 @@ pub(super) async fn write(
     let earnings_at = earned.as_ref().map(|_| now);
     let held = settlement == Settlement::Held;
     let held_until = screening.and_then(|s| s.held.flatten());
-    let facts = a.map(|a| click_facts(a, ev.received_at.unwrap_or(now)));
+    let facts = a.map(|a| click_facts(a, ev.received_at.unwrap_or(now), screening));
     match existing {
         Some(c) => {
             let was_held = Settlement::parse(&c.settlement) == Some(Settlement::Held);
