@@ -44,13 +44,29 @@ impl AppError {
         e
     }
 
-    /// 400 `invalid_input` from a set of field problems.
+    /// 400 `invalid_input` from a set of field problems: the first [`MAX_FIELD_ERRORS`]
+    /// are listed, the rest counted.
     pub fn fields(errors: BTreeMap<String, String>) -> Self {
-        let message = errors
+        let more = errors.len().saturating_sub(MAX_FIELD_ERRORS);
+        Self::listing(errors.into_iter().take(MAX_FIELD_ERRORS).collect(), more)
+    }
+
+    /// The message names the first [`MESSAGE_FIELDS`] problems (the rest are in
+    /// `fieldErrors`), then counts what neither lists.
+    fn listing(errors: BTreeMap<String, String>, more: usize) -> Self {
+        let mut message = errors
             .iter()
+            .take(MESSAGE_FIELDS)
             .map(|(f, w)| format!("{f}: {w}"))
             .collect::<Vec<_>>()
             .join("; ");
+        let in_fields_only = errors.len().saturating_sub(MESSAGE_FIELDS);
+        if in_fields_only > 0 {
+            message.push_str(&format!("; {in_fields_only} more in fieldErrors"));
+        }
+        if more > 0 {
+            message.push_str(&format!("; and {more} more problems not listed"));
+        }
         let mut e = Self::new(400, "invalid_input", message);
         e.field_errors = errors;
         e
@@ -132,9 +148,20 @@ impl AppError {
     }
 }
 
-/// Collects field problems while parsing a request, then fails once with all of them.
+/// The most field problems one answer lists. A request of a million bad lines is told of
+/// the first hundred and how many more there were, so neither the answer nor what the
+/// server holds while checking grows with the input (issue 52).
+pub const MAX_FIELD_ERRORS: usize = 100;
+/// The field problems the message itself names.
+const MESSAGE_FIELDS: usize = 10;
+
+/// Collects field problems while parsing a request, then fails once with all of them (the
+/// first [`MAX_FIELD_ERRORS`], and a count of the rest).
 #[derive(Debug, Default)]
-pub struct FieldErrors(BTreeMap<String, String>);
+pub struct FieldErrors {
+    kept: BTreeMap<String, String>,
+    more: usize,
+}
 
 impl FieldErrors {
     pub fn new() -> Self {
@@ -142,7 +169,14 @@ impl FieldErrors {
     }
 
     pub fn add(&mut self, field: &str, why: impl Into<String>) {
-        self.0.entry(field.to_owned()).or_insert_with(|| why.into());
+        if self.kept.contains_key(field) {
+            return;
+        }
+        if self.kept.len() < MAX_FIELD_ERRORS {
+            self.kept.insert(field.to_owned(), why.into());
+        } else {
+            self.more += 1;
+        }
     }
 
     /// Keeps the value when the parse succeeded, records the error otherwise.
@@ -157,11 +191,52 @@ impl FieldErrors {
     }
 
     pub fn finish(self) -> Result<(), AppError> {
-        if self.0.is_empty() {
+        if self.kept.is_empty() {
             Ok(())
         } else {
-            Err(AppError::fields(self.0))
+            Err(AppError::listing(self.kept, self.more))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thousand_problems_answer_with_a_hundred_and_a_count() {
+        let mut errs = FieldErrors::new();
+        for i in 0..1000 {
+            errs.add(&format!("lines[{i}]"), "must not be empty");
+        }
+        let e = errs.finish().unwrap_err();
+        assert_eq!(e.field_errors.len(), MAX_FIELD_ERRORS);
+        assert!(
+            e.field_errors.contains_key("lines[0]") && e.field_errors.contains_key("lines[99]")
+        );
+        assert!(!e.field_errors.contains_key("lines[100]"));
+        assert!(
+            e.message.ends_with("; and 900 more problems not listed"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("; 90 more in fieldErrors"),
+            "{}",
+            e.message
+        );
+        assert!(e.body().to_string().len() < 8 * 1024);
+    }
+
+    #[test]
+    fn a_few_problems_are_all_listed() {
+        let mut errs = FieldErrors::new();
+        errs.add("name", "must not be empty");
+        errs.add("name", "second reason for the same field is dropped");
+        errs.add("url", "must be https");
+        let e = errs.finish().unwrap_err();
+        assert_eq!(e.message, "name: must not be empty; url: must be https");
+        assert_eq!(AppError::fields(e.field_errors.clone()), e);
     }
 }
 

@@ -11,6 +11,11 @@ pub struct Model {
     pub required: bool,
     pub issued_at: Option<DateTimeUtc>,
     pub updated_at: DateTimeUtc,
+    /// The secret before the last rotation (sealed), accepted until `previous_until` so
+    /// the publisher's servers can switch without refusing their users.
+    pub previous_secret_sealed: Option<String>,
+    pub previous_issued_at: Option<DateTimeUtc>,
+    pub previous_until: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

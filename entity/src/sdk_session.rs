@@ -25,6 +25,12 @@ pub struct Model {
     pub revoke_key: Option<String>,
     /// The publisher's server signed this user (see `placement_user_identity`).
     pub user_verified: bool,
+    /// Until when the signature that verified the user holds (its `userSignatureExpiresAt`);
+    /// past it the user counts as unsigned, whatever refreshes happened.
+    pub user_verified_until: Option<DateTimeUtc>,
+    /// When the secret that signed the user was issued: once that secret is rotated out
+    /// (after the overlap), the user counts as unsigned.
+    pub user_secret_issued_at: Option<DateTimeUtc>,
     /// The language the app asked for (`lang`, a BCP 47 tag); the hosted wall prefers it.
     pub language: Option<String>,
     /// A stable device id the app reported (`deviceId`), where the platform permits it.

@@ -35,6 +35,7 @@ mod m0031_session_language;
 mod m0032_fraud_controls;
 mod m0033_fraud_indexes;
 mod m0034_publisher_reserve;
+mod m0035_user_identity_rotation;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -77,6 +78,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0032_fraud_controls::Migration),
             Box::new(m0033_fraud_indexes::Migration),
             Box::new(m0034_publisher_reserve::Migration),
+            Box::new(m0035_user_identity_rotation::Migration),
         ]
     }
 }

@@ -144,6 +144,26 @@ pub struct Settings {
     )]
     pub max_connections: usize,
 
+    /// How long a new connection may take to send its whole request head (from the moment it
+    /// is accepted, before its protocol is known), in seconds; past it the connection closes.
+    #[arg(
+        long,
+        env = "APP_HEADER_TIMEOUT_SECONDS",
+        default_value = "10",
+        global = true
+    )]
+    pub header_timeout_seconds: u64,
+
+    /// How long a connection (HTTP/1.1 keep-alive or HTTP/2) may stay open with no request
+    /// in flight, in seconds; past it the server closes it gracefully.
+    #[arg(
+        long,
+        env = "APP_IDLE_TIMEOUT_SECONDS",
+        default_value = "60",
+        global = true
+    )]
+    pub idle_timeout_seconds: u64,
+
     /// On SIGTERM, how long in-flight requests may take before their connections close.
     #[arg(
         long,

@@ -348,7 +348,12 @@ impl Application {
             }
         }));
         let limits = crate::serve::Limits {
-            header_read_timeout: std::time::Duration::from_secs(10),
+            header_read_timeout: std::time::Duration::from_secs(
+                self.state.settings.header_timeout_seconds.max(1),
+            ),
+            idle_timeout: std::time::Duration::from_secs(
+                self.state.settings.idle_timeout_seconds.max(1),
+            ),
             max_connections: self.state.settings.max_connections,
             shutdown_grace: std::time::Duration::from_secs(
                 self.state.settings.shutdown_grace_seconds,
@@ -361,6 +366,17 @@ impl Application {
         // Survey fetches answered before the stop are committed before the process ends.
         self.state.ctx.surveys.writes.flush().await;
         fetch_writer.abort();
+        // Changes announced by the last requests and workers reach the other processes
+        // before this one goes (issue 52); the publisher's own timeout bounds the wait.
+        if !self
+            .state
+            .ctx
+            .changes
+            .flush(std::time::Duration::from_secs(6))
+            .await
+        {
+            tracing::warn!("some cache changes were not announced before stopping");
+        }
         announcements.abort();
         rebuilds.abort();
         survey_rebuilds.abort();
@@ -427,7 +443,12 @@ pub async fn warm_up(state: AppState) {
                 // Placements' delivery configuration too (the most recently released 500),
                 // and the default static feed of their STATIC_API slots: best effort, a
                 // failure only leaves them to be built on first use.
-                let placements = match state.ctx.delivery_configs.warm(&state.ctx.db, 500).await {
+                let placements = match state
+                    .ctx
+                    .delivery_configs
+                    .warm(&state.ctx.db, state.ctx.now(), 500)
+                    .await
+                {
                     Ok(ids) => ids,
                     Err(e) => {
                         tracing::warn!(error = %e.message, "loading delivery configuration failed");

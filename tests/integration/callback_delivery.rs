@@ -22,7 +22,37 @@ tests::each_backend!(
     a_failed_replay_of_a_confirmation_does_not_strand_its_reversal,
     an_unreadable_signing_key_stalls_no_other_placement,
     a_receiver_failing_for_a_day_is_paused_until_resumed,
+    replays_are_limited_per_publisher,
 );
+
+/// Replays go to the publisher's own receiver, but not without limit: ten at once, then one
+/// every six seconds per publisher (issue 52, item 9, `callback_delivery/console.rs`).
+async fn replays_are_limited_per_publisher(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    w.app.run_workers_once().await;
+    let id = w.deliveries("?status=DELIVERED").await["items"][0]["deliveryId"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let path = format!("/publisher/v2/callback-deliveries/{id}/replay");
+    let empty = json!({});
+    let replay = || w.app.post(&path, Some(&w.p.token), &empty);
+    for i in 0..10 {
+        let (s, e) = replay().await;
+        assert_eq!(s, StatusCode::ACCEPTED, "replay {i}: {e}");
+        w.app.run_workers_once().await;
+    }
+    assert_eq!(rx.received().len(), 11);
+    let (s, e) = replay().await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS, "{e}");
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), 11, "the refused replay sent nothing");
+    w.app.clock.advance(Duration::seconds(7));
+    let (s, e) = replay().await;
+    assert_eq!(s, StatusCode::ACCEPTED, "one more after six seconds: {e}");
+}
 
 async fn claims_take_every_placement_before_any_backlog(backend: Backend) {
     let (_rx, w) = unconfigured(backend).await;

@@ -21,6 +21,7 @@ use tests::builders::campaign_body;
 tests::each_backend!(
     the_last_failed_attempt_fails_the_delivery_for_good,
     a_dead_workers_send_goes_again_once_after_its_lease,
+    a_late_worker_cannot_reopen_a_delivered_callback,
     a_receiver_that_turned_private_gets_nothing,
     an_attempt_keeps_only_a_short_excerpt_of_the_answer,
     a_test_event_reaches_the_receiver_signed_and_is_never_credited,
@@ -66,6 +67,43 @@ async fn a_dead_workers_send_goes_again_once_after_its_lease(backend: Backend) {
     assert_eq!(rx.received().len(), 1, "and only once");
     let r = row(&w, &ids[0]).await;
     assert_eq!((r.status.as_str(), r.attempts), ("DELIVERED", 1));
+}
+
+/// A worker whose lease ran out while it waited for the receiver comes back with a
+/// failure after another worker delivered the callback: its record changes nothing (the
+/// delivery stays DELIVERED with one attempt, nothing is retried or sent again; issue 52,
+/// item 6, `dispatch/record.rs`).
+async fn a_late_worker_cannot_reopen_a_delivered_callback(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let ids = queue(&w, &w.p.placement, 1, 0).await;
+    let ctx = &w.app.state.ctx;
+    let mut slow = dispatch::claim(ctx, request("wrk_slow", 1, 1))
+        .await
+        .expect("claim");
+    assert_eq!(slow.len(), 1);
+    w.app.clock.advance(Duration::seconds(LEASE_SECONDS + 1));
+    w.app.run_workers_once().await;
+    assert_eq!(row(&w, &ids[0]).await.status, "DELIVERED");
+    let late = dispatch::Finished {
+        claimed: slow.remove(0),
+        sent: None,
+        outcome: dispatch::Outcome {
+            started_at: ctx.now(),
+            latency_ms: 10_000,
+            error_class: Some("timeout".to_owned()),
+            error_message: Some("no answer".to_owned()),
+            ..dispatch::Outcome::default()
+        },
+    };
+    let recorded = dispatch::record_batch(ctx, "wrk_slow", vec![late])
+        .await
+        .expect("record");
+    assert!(recorded.is_empty(), "{recorded:?}");
+    let r = row(&w, &ids[0]).await;
+    assert_eq!((r.status.as_str(), r.attempts), ("DELIVERED", 1));
+    w.app.clock.advance(Duration::hours(1));
+    w.app.run_workers_once().await;
+    assert_eq!(rx.received().len(), 1, "never sent again");
 }
 
 /// The console shows what a receiver answered, but only 256 bytes of it: replays go only to
@@ -141,7 +179,7 @@ async fn a_test_event_reaches_the_receiver_signed_and_is_never_credited(backend:
         .await;
     assert_eq!(s, reqwest::StatusCode::CONFLICT, "no receiver yet: {e}");
     let (_, secret) = configure(&w.app, &w.p, &rx.url).await;
-    rx.answer(&[Answer::Status(418)]);
+    rx.answer(&[Answer::Long(418)]);
     let (s, refused) = w
         .app
         .post(&send, Some(&w.p.token), &serde_json::json!({}))
@@ -149,6 +187,9 @@ async fn a_test_event_reaches_the_receiver_signed_and_is_never_credited(backend:
     assert_eq!(s, reqwest::StatusCode::OK, "{refused}");
     assert_eq!(refused["answer"]["accepted"], false, "{refused}");
     assert_eq!(refused["answer"]["responseStatus"], 418);
+    // Status and timing only: the receiver's 4 KiB body is not shown (issue 52).
+    assert!(refused["answer"]["responseExcerpt"].is_null(), "{refused}");
+    assert!(refused["answer"]["latencyMs"].is_number(), "{refused}");
     let (s, sent) = w
         .app
         .post(&send, Some(&w.p.token), &serde_json::json!({}))

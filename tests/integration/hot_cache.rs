@@ -19,6 +19,7 @@ both_backends!(
     a_replaced_static_key_stops_at_once,
     a_click_link_keeps_redirecting_and_is_recorded_once,
     the_offer_list_bytes_are_the_typed_answer_in_every_currency,
+    a_lost_announcement_heals_within_the_time_limit,
 );
 
 async fn offers(app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
@@ -239,4 +240,47 @@ async fn the_offer_list_bytes_are_the_typed_answer_in_every_currency(app: TestAp
     let (_, body) = app.get(&path, Some(&token)).await;
     assert_eq!(body, typed().await);
     assert_eq!(body["items"][0]["currency"]["name"], "Gems", "{body}");
+}
+
+/// A blacklist committed without its announcement (a process that died between the two,
+/// a notification lost on a half-open connection) is served stale only until the delivery
+/// configuration's time limit (60 s by the domain clock), not for good (issue 52).
+async fn a_lost_announcement_heals_within_the_time_limit(app: TestApp) {
+    use sea_orm::{ActiveModelTrait, Set};
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let p = publisher(&app, &admin).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let (_, token) = session(&app, &p, "player").await;
+    let listed = |v: &Value| {
+        v["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|o| o["campaignId"] == game.as_str()))
+    };
+    assert!(listed(&offers(&app, &p, &token).await.1));
+    // Written straight to the database: nobody announces it.
+    entity::blacklist::ActiveModel {
+        id: Set("bl_lost_announcement".to_owned()),
+        owner_account_id: Set(p.user.account_id.clone()),
+        placement_id: Set(None),
+        kind: Set("CAMPAIGN".to_owned()),
+        value: Set(game.clone()),
+        reason: Set(Some("lost".to_owned())),
+        created_at: Set(app.clock_now()),
+    }
+    .insert(&app.state.ctx.db)
+    .await
+    .expect("blacklisted");
+    assert!(
+        listed(&offers(&app, &p, &token).await.1),
+        "served from the cache until its time limit"
+    );
+    app.clock.advance(chrono::Duration::seconds(61));
+    let (s, list) = offers(&app, &p, &token).await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    assert!(
+        !listed(&list),
+        "the time limit healed the lost announcement: {list}"
+    );
 }

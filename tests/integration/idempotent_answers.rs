@@ -18,6 +18,7 @@ both_backends!(
     a_retried_creation_gets_the_first_answer,
     a_running_or_expired_key_is_told_apart,
     a_signed_survey_creation_is_replayed_only_when_signed,
+    a_request_refused_while_pending_succeeds_after_approval,
 );
 
 /// A POST with a key: status, whether it was a replay, and the body.
@@ -79,8 +80,8 @@ async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
         "{bad}"
     );
 
-    // A refusal is an answer too: given again, not run again.
-    for replay in [false, true] {
+    // A refusal changed nothing: it is not kept, so a retry runs again (issue 52).
+    for _ in 0..2 {
         let (s, replayed, invalid) = keyed_post(
             &app,
             &token,
@@ -89,12 +90,12 @@ async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
             &json!({"type": "WEBSITE"}),
         )
         .await;
-        assert_eq!(
-            (s, replayed),
-            (StatusCode::BAD_REQUEST, replay),
-            "{invalid}"
-        );
+        assert_eq!((s, replayed), (StatusCode::BAD_REQUEST, false), "{invalid}");
     }
+    // And the same key then takes the corrected request.
+    let (s, replayed, fixed) =
+        keyed_post(&app, &token, "create-plc-0002", path, &placement("B")).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{fixed}");
 
     // Keys belong to their account: another publisher's same key creates its own.
     let (_, other) = app.signed_in(Role::Publisher).await;
@@ -108,7 +109,7 @@ async fn a_retried_creation_gets_the_first_answer(app: TestApp) {
         let (s, p) = app.post(path, Some(&token), &placement("C")).await;
         assert_eq!(s, StatusCode::CREATED, "{p}");
     }
-    assert_eq!(placements(&app, &token).await, 3);
+    assert_eq!(placements(&app, &token).await, 4);
 }
 
 async fn a_running_or_expired_key_is_told_apart(app: TestApp) {
@@ -148,11 +149,28 @@ async fn a_running_or_expired_key_is_told_apart(app: TestApp) {
     assert_eq!(error_code(&body), "idempotency_in_progress");
     assert_eq!(placements(&app, &token).await, 0);
 
-    // Abandoned (the process stopped): once the lock lapses a retry runs.
+    // Abandoned (the process stopped): once the lock lapses a retry runs, and of two
+    // retries at once exactly one takes it over (issue 52, item 9); the other is told to
+    // wait, then gets the first one's answer.
     app.clock.advance(Duration::seconds(61));
-    let (s, replayed, first) =
-        keyed_post(&app, &token, "running-key-1", path, &placement("R")).await;
-    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{first}");
+    let body = placement("R");
+    let (a, b) = tokio::join!(
+        keyed_post(&app, &token, "running-key-1", path, &body),
+        keyed_post(&app, &token, "running-key-1", path, &body),
+    );
+    let (ran, waited) = if a.0 == StatusCode::CREATED && !a.1 {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    assert_eq!((ran.0, ran.1), (StatusCode::CREATED, false), "{}", ran.2);
+    assert!(
+        waited.0 == StatusCode::CONFLICT || (waited.0 == StatusCode::CREATED && waited.1),
+        "the second retry waits or replays: {:?}",
+        waited
+    );
+    assert_eq!(placements(&app, &token).await, 1, "one placement, not two");
+    let first = ran.2;
 
     // Kept 24 hours: after that the key is new again, and the sweep forgets old answers.
     app.clock.advance(Duration::hours(25));
@@ -230,4 +248,44 @@ async fn a_signed_survey_creation_is_replayed_only_when_signed(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK, "{list}");
     assert_eq!(list["count"], 1, "created once: {list}");
+}
+
+/// A pending advertiser's creation is refused with 403 `account_pending`; retried with the
+/// same key after the approval, it runs (the refusal was not stored for 24 hours).
+async fn a_request_refused_while_pending_succeeds_after_approval(app: TestApp) {
+    let (s, reg) = app
+        .post(
+            "/auth/v1/accounts",
+            None,
+            &json!({"email": "keyed@adv.example", "password": "long enough pw",
+                    "role": "ADVERTISER", "companyName": "Keyed"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{reg}");
+    let account_id = reg["accountId"].as_str().expect("id").to_owned();
+    let (_, tok) = app
+        .post(
+            "/auth/v1/tokens",
+            None,
+            &json!({"email": "keyed@adv.example", "password": "long enough pw"}),
+        )
+        .await;
+    let pending = tok["token"].as_str().expect("token").to_owned();
+    let path = "/performance-marketing/v2/survey-api/credentials";
+    let body = json!({"encryptionType": "SHA256"});
+    let (s, replayed, refused) = keyed_post(&app, &pending, "cred-key-0001", path, &body).await;
+    assert_eq!((s, replayed), (StatusCode::FORBIDDEN, false), "{refused}");
+    assert_eq!(error_code(&refused), "account_pending");
+
+    let (_, admin) = app.signed_in(Role::Admin).await;
+    let (s, approved) = app
+        .post(
+            &format!("/admin/v1/advertisers/{account_id}/approve"),
+            Some(&admin),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{approved}");
+    let (s, replayed, issued) = keyed_post(&app, &pending, "cred-key-0001", path, &body).await;
+    assert_eq!((s, replayed), (StatusCode::CREATED, false), "{issued}");
 }

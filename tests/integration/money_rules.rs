@@ -14,11 +14,15 @@ use tests::builders::campaign_body;
 use tests::builders::surveys::call;
 use tests::builders::surveys::{enter, market_with};
 use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publisher};
+use tests::builders::{approve, transition};
 
 both_backends!(
     offer_caps_window_and_goals_decide_what_is_paid,
     survey_outcomes_and_limits_decide_what_is_paid,
     a_posting_refused_for_lack_of_money_leaves_nothing_behind,
+    a_conversion_refused_for_budget_is_paid_after_a_top_up,
+    a_paused_campaign_pays_late_conversions_within_its_budget_only,
+    a_surveys_total_completes_ends_its_payments,
 );
 
 const PAYOUT: i64 = 1_500_000;
@@ -309,5 +313,151 @@ async fn a_posting_refused_for_lack_of_money_leaves_nothing_behind(app: TestApp)
     assert_eq!(
         ledger::reconcile(db).await.expect("reconcile"),
         ledger::Reconciliation::default()
+    );
+}
+
+/// Reports `txn` for `click` as approved on campaign `c` (id, key id, secret).
+async fn approved(app: &TestApp, c: &(String, String, String), click: &str, txn: &str) {
+    let conv = Conversion {
+        click,
+        txn,
+        goal: "install",
+        status: "approved",
+    };
+    let (s, r) = postback(app, &c.0, &c.1, &c.2, &conv, now_ts(app)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+}
+
+/// A live campaign whose budget is spent refuses the next conversion as NO_BUDGET; once
+/// the advertiser raises the budget (approved), the same transaction reported again is
+/// paid (issue 52, item 5: the NO_BUDGET retry in `conversions/settlement`).
+async fn a_conversion_refused_for_budget_is_paid_after_a_top_up(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let c = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 2 * USD)).await;
+    let (_, first) = click(&app, &p, "first", &c.0).await;
+    let (_, second) = click(&app, &p, "second", &c.0).await;
+    approved(&app, &c, &first, "t-1").await;
+    approved(&app, &c, &second, "t-2").await;
+    app.run_workers_once().await;
+    assert_eq!(settled(&app, &c.0, "t-1").await, "APPROVED");
+    assert_eq!(
+        settled(&app, &c.0, "t-2").await,
+        "NO_BUDGET",
+        "0.50 USD left"
+    );
+    let (_, _, spent_before) = app.balance(&adv).await;
+
+    let (s, e) = app
+        .patch(
+            &format!("/performance-marketing/v2/campaigns/{}", c.0),
+            Some(&adv),
+            &json!({"budgetMicros": 10 * USD}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    let (s, e) = approve(&app, &admin, &c.0).await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    // Reported again a minute later (the same report twice is a retry, not a new report).
+    app.clock.advance(Duration::minutes(1));
+    approved(&app, &c, &second, "t-2").await;
+    app.run_workers_once().await;
+    assert_eq!(
+        settled(&app, &c.0, "t-2").await,
+        "APPROVED",
+        "paid after the top-up"
+    );
+    let (_, _, spent) = app.balance(&adv).await;
+    assert_eq!(spent - spent_before, PAYOUT);
+}
+
+/// A click made while LIVE keeps its payout after a pause, paid from the wallet, but only
+/// within the campaign's budget (issue 52, item 5).
+async fn a_paused_campaign_pays_late_conversions_within_its_budget_only(app: TestApp) {
+    let admin = app.admin_token().await;
+    let p = publisher(&app, &admin).await;
+    let (_, adv) = app.funded_advertiser(100 * USD).await;
+    let c = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 2 * USD)).await;
+    let (_, first) = click(&app, &p, "first", &c.0).await;
+    let (_, second) = click(&app, &p, "second", &c.0).await;
+    let (s, e) = transition(&app, &adv, &c.0, "PAUSED").await;
+    assert_eq!(s, StatusCode::OK, "{e}");
+    let (_, _, spent_before) = app.balance(&adv).await;
+    approved(&app, &c, &first, "t-1").await;
+    approved(&app, &c, &second, "t-2").await;
+    app.run_workers_once().await;
+    assert_eq!(
+        settled(&app, &c.0, "t-1").await,
+        "APPROVED",
+        "a live click keeps its payout"
+    );
+    assert_eq!(
+        settled(&app, &c.0, "t-2").await,
+        "NO_BUDGET",
+        "past the budget though the wallet could pay"
+    );
+    let (_, _, spent) = app.balance(&adv).await;
+    assert_eq!(spent - spent_before, PAYOUT);
+}
+
+/// A survey with `total_completes` pays that many completes and no more: the next one is
+/// OVERQUOTA and unpaid, and the fetch stops offering it (issue 52, item 8).
+async fn a_surveys_total_completes_ends_its_payments(app: TestApp) {
+    use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
+    const CPI: i64 = 2_500_000;
+    let m = market_with(&app, "SHA256", 10).await;
+    let mut txs = Vec::new();
+    for i in 0..3 {
+        txs.push(
+            enter(&app, &m, &format!("total-{i}"))
+                .await
+                .expect("entered"),
+        );
+    }
+    let row = entity::survey_campaign::Entity::find_by_id(m.campaign.clone())
+        .one(&app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("row");
+    let mut a = row.into_active_model();
+    a.total_completes = Set(Some(2));
+    a.update(&app.state.ctx.db).await.expect("limit");
+    app.state
+        .ctx
+        .announce([app::domain::changes::Change::Surveys]);
+    let (_, _, spent) = app.balance(&m.adv).await;
+    let report = |tx: String| {
+        let (app, m) = (&app, &m);
+        async move {
+            let (s, r) = tests::builders::surveys::report_outcome(app, m, &tx, "complete").await;
+            assert_eq!(s, StatusCode::OK, "{r}");
+            (
+                r["status"].as_str().unwrap_or_default().to_owned(),
+                r["paid"].as_bool(),
+            )
+        }
+    };
+    assert_eq!(
+        report(txs[0].clone()).await,
+        ("COMPLETE".to_owned(), Some(true))
+    );
+    assert_eq!(
+        report(txs[1].clone()).await,
+        ("COMPLETE".to_owned(), Some(true))
+    );
+    assert_eq!(
+        report(txs[2].clone()).await,
+        ("OVERQUOTA".to_owned(), Some(false)),
+        "the third complete is past the total"
+    );
+    assert_eq!(
+        app.balance(&m.adv).await.2,
+        spent + 2 * CPI,
+        "two completes paid"
+    );
+    assert!(
+        enter(&app, &m, "total-late").await.is_none(),
+        "a survey that reached its total is not offered"
     );
 }

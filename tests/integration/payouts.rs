@@ -3,6 +3,7 @@
 //! trail without the payment details.
 
 use reqwest::StatusCode;
+use sea_orm::EntityTrait;
 use serde_json::json;
 use tests::builders::USD;
 use tests::builders::earnings::{
@@ -322,7 +323,59 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
     assert_reconciled(app).await;
 }
 
+/// Money held twice is the race to lose (issue 52, item 10): two payout requests at once
+/// under different keys hold the balance once; two runs of one month at once create one
+/// run and one payout, and neither answers 500.
+async fn requests_and_runs_at_once_hold_the_money_once(app: TestApp) {
+    let (w, token) = earned(app).await;
+    let app = &w.app;
+    let (s, _) = app
+        .put(
+            "/publisher/v2/payouts/profile",
+            Some(&token),
+            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let empty = json!({});
+    let (a, b) = tokio::join!(
+        request(app, &token, Some("payout-race-a"), &empty),
+        request(app, &token, Some("payout-race-b"), &empty),
+    );
+    let created = [&a, &b]
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
+    assert_eq!(created, 1, "{a:?} {b:?}");
+    for (s, e) in [&a, &b] {
+        assert!(s.is_success() || *s == StatusCode::CONFLICT, "{s} {e}");
+    }
+    let e = earnings(&w).await;
+    assert_eq!(micros(&e, "availableMicros"), 0, "{e}");
+    assert_eq!(micros(&e, "heldForPayoutMicros"), EARNED, "held once: {e}");
+
+    let admin = app.admin_token().await;
+    let period = json!({"period": "2026-12"});
+    let run = || app.post("/admin/v1/payouts/runs", Some(&admin), &period);
+    let (x, y) = tokio::join!(run(), run());
+    for (s, r) in [&x, &y] {
+        assert!(
+            s.is_success() || *s == StatusCode::CONFLICT,
+            "a run at the same moment is told, not failed: {s} {r}"
+        );
+    }
+    let runs = entity::payout_run::Entity::find()
+        .all(&app.state.ctx.db)
+        .await
+        .expect("runs");
+    assert_eq!(runs.len(), 1);
+    let (_, q) = app.get("/admin/v1/payouts", Some(&admin)).await;
+    assert_eq!(q["items"].as_array().map(Vec::len), Some(1), "{q}");
+    assert_reconciled(app).await;
+}
+
 both_backends!(
     a_payout_is_requested_approved_paid_and_returned,
     the_monthly_run_creates_one_payout_per_eligible_publisher,
+    requests_and_runs_at_once_hold_the_money_once,
 );

@@ -136,6 +136,32 @@ async fn list_searches_filters_and_orders(app: TestApp) {
         .get("/publisher/v2/placements?search=QUEST%20WEB", Some(&t))
         .await;
     assert_eq!(found["count"], 2, "name search is case-insensitive");
+    // In every script, on SQLite too (its lower() folds ASCII only), and the search text's
+    // wildcards are literal (issue 52).
+    let (s, _) = app
+        .post(
+            "/publisher/v2/placements",
+            Some(&t),
+            &serde_json::json!({"type": "WEBSITE", "name": "Ölmühle Spiele*", "platformIdentity": "oel.example.com"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    for (search, expected) in [
+        ("%C3%B6LM%C3%9CHLE", 1),
+        ("E*", 1),
+        ("e%2A", 1),
+        ("%2A%2A", 0),
+        ("%25", 0),
+        ("_", 0),
+    ] {
+        let (_, found) = app
+            .get(
+                &format!("/publisher/v2/placements?search={search}"),
+                Some(&t),
+            )
+            .await;
+        assert_eq!(found["count"], expected, "search {search}: {found}");
+    }
 
     app.verify_placement(&t, &admin, id, false).await;
     let (_, verified) = app

@@ -5,6 +5,7 @@
 
 use std::future::Future;
 
+use app::model::Role;
 use chrono::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -17,6 +18,7 @@ both_backends!(
     session_creation_is_limited_per_placement_and_address,
     static_feed_and_postbacks_are_limited_per_caller,
     registration_and_sign_in_refill_on_the_clock,
+    an_office_behind_one_address_all_signs_in,
     every_limited_answer_tells_its_limits,
 );
 
@@ -229,11 +231,12 @@ async fn every_limited_answer_tells_its_limits(app: TestApp) {
     )
     .await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
+    // A failure counts against the address too (counted after the check).
     assert_eq!(
         policy,
-        "\"sign-in-address\";q=30;w=60, \"sign-in\";q=10;w=300"
+        "\"sign-in\";q=10;w=300, \"sign-in-address\";q=30;w=60"
     );
-    assert_eq!(left, "\"sign-in-address\";r=29;t=2, \"sign-in\";r=9;t=30");
+    assert_eq!(left, "\"sign-in\";r=9;t=30, \"sign-in-address\";r=29;t=2");
 
     let (_, policy, left) = limits_told(app.client.get(app.url("/healthz"))).await;
     assert_eq!((policy.as_str(), left.as_str()), ("", ""), "not limited");
@@ -274,4 +277,62 @@ async fn every_limited_answer_tells_its_limits(app: TestApp) {
         }
     }
     assert!(limited >= 30, "{limited} limited operations documented");
+}
+
+/// Fifty people behind one office address sign in at nine: successes do not spend the
+/// address's budget (issue 52). Thirty failures from it, whatever the e-mails, do: the
+/// address is then refused, a correct password included, until its next attempt is allowed.
+async fn an_office_behind_one_address_all_signs_in(app: TestApp) {
+    let mut office = Vec::new();
+    for _ in 0..50 {
+        office.push(app.create_user(Role::Publisher).await);
+    }
+    let tokens = app.url("/auth/v1/tokens");
+    for u in &office {
+        let (s, b) = answer(
+            app.client
+                .post(&tokens)
+                .json(&json!({"email": u.email, "password": u.password})),
+        )
+        .await;
+        assert_eq!(s, StatusCode::CREATED, "{} {b:?}", u.email);
+    }
+    for i in 0..30 {
+        let (s, _) = answer(app.client.post(&tokens).json(
+            &json!({"email": format!("guess-{i}@example.test"), "password": "wrong-password-1"}),
+        ))
+        .await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED, "failure {i}");
+    }
+    let (s, _) = answer(
+        app.client
+            .post(&tokens)
+            .json(&json!({"email": "guess-31@example.test", "password": "wrong-password-1"})),
+    )
+    .await;
+    assert_eq!(
+        s,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the 31st failure is refused"
+    );
+    let u = &office[0];
+    let (s, _) = answer(
+        app.client
+            .post(&tokens)
+            .json(&json!({"email": u.email, "password": u.password})),
+    )
+    .await;
+    assert_eq!(
+        s,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the address waits, whoever asks"
+    );
+    app.clock.advance(Duration::seconds(3));
+    let (s, b) = answer(
+        app.client
+            .post(&tokens)
+            .json(&json!({"email": u.email, "password": u.password})),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{b:?}");
 }

@@ -297,4 +297,59 @@ both_backends!(
     approval_window_and_csv,
     a_survey_complete_is_reversed,
     a_survey_complete_is_reversed_in_bulk,
+    a_reused_key_with_other_lines_is_refused,
+    another_advertisers_transactions_are_unknown,
 );
+
+/// One advertiser's preview never tells of another's conversions: their transaction ids
+/// are UNKNOWN, with no payout, whatever campaign the line names (issue 52, item 10).
+async fn another_advertisers_transactions_are_unknown(app: TestApp) {
+    let w = paid_world(app, 2).await;
+    let (_, other) = w.app.signed_in(app::model::Role::Advertiser).await;
+    let request = json!({"action": "reverse", "reason": "not mine", "lines": [
+        {"transactionId": "tx-0"},
+        {"transactionId": "tx-1", "campaignId": w.campaign},
+    ]});
+    let (s, r) = reconcile(&w.app, &other, "recon-other-1", &request).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    assert_eq!(tally(&r, "preview", "UNKNOWN"), 2, "{r}");
+    assert_eq!(tally(&r, "preview", "WILL_APPLY"), 0, "{r}");
+    let id = r["reconciliationId"].as_str().expect("id");
+    let (_, lines) = w
+        .app
+        .get(&format!("{RECONCILIATIONS}/{id}/lines"), Some(&other))
+        .await;
+    let text = lines.to_string();
+    assert!(
+        !text.contains("cnv_"),
+        "no conversion of theirs is named: {text}"
+    );
+    // And its owner cannot be reached through the other's reconciliation.
+    let (s, _) = w
+        .app
+        .get(&format!("{RECONCILIATIONS}/{id}"), Some(&w.adv))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}
+
+/// The same key with other transaction ids is a conflict, not the first reconciliation
+/// answered again as if it were this one (issue 52); the same request is answered again.
+async fn a_reused_key_with_other_lines_is_refused(app: TestApp) {
+    let (_, adv) = app.signed_in(app::model::Role::Advertiser).await;
+    let body = |ids: &[&str]| {
+        let lines: Vec<Value> = ids.iter().map(|t| json!({"transactionId": t})).collect();
+        json!({"action": "reverse", "reason": "key reuse check", "lines": lines})
+    };
+    let (s, first) = reconcile(&app, &adv, "recon-reuse-1", &body(&["tx-a", "tx-b"])).await;
+    assert_eq!(s, StatusCode::CREATED, "{first}");
+    let (s, again) = reconcile(&app, &adv, "recon-reuse-1", &body(&["tx-a", "tx-b"])).await;
+    assert!(s.is_success(), "{again}");
+    assert_eq!(again["reconciliationId"], first["reconciliationId"]);
+    let (s, other) = reconcile(&app, &adv, "recon-reuse-1", &body(&["tx-a", "tx-c"])).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{other}");
+    assert_eq!(other["error"]["code"], "idempotency_key_reused");
+    let named = json!({"action": "reverse", "reason": "key reuse check",
+        "lines": [{"transactionId": "tx-a", "campaignId": "cmp_other"}, {"transactionId": "tx-b"}]});
+    let (s, other) = reconcile(&app, &adv, "recon-reuse-1", &named).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{other}");
+}

@@ -153,14 +153,63 @@ async fn a_required_signature_keeps_a_users_history_private(app: TestApp) {
         allowed()
     );
 
-    // A rotated secret stops the old signatures at once.
-    let (s, _) = app
+    // The signature holds until its expiry, refreshed or not (issue 52): a refresh used to
+    // carry "verified" on for good.
+    let soon = app.clock_now().timestamp() + 600;
+    let (s, short) = open(signed(&p, "user-7", &secret, soon)).await;
+    assert_eq!(s, StatusCode::CREATED, "{short}");
+    let short_token = short["token"].as_str().expect("token").to_owned();
+    let refresh = format!(
+        "/sdk/v2/sessions/{}/refresh",
+        short["sessionId"].as_str().expect("id")
+    );
+    let (s, next) = keyed(&app, &refresh, &short_token, "refresh-uis-2", &json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{next}");
+    let next_token = next["token"].as_str().expect("token").to_owned();
+    assert_eq!(history(&app, &next_token).await, allowed());
+    app.clock.advance(chrono::Duration::minutes(11));
+    assert_eq!(
+        history(&app, &next_token).await,
+        refused,
+        "past the signature's expiry the session is unsigned"
+    );
+
+    // A rotation keeps the previous secret for a day, so the publisher's servers can switch;
+    // then the old signatures stop, and sessions they opened stop counting as signed.
+    let (s, k) = app
         .post(&format!("{base}/secret"), Some(&p.token), &json!({}))
         .await;
     assert_eq!(s, StatusCode::CREATED);
+    let rotated = k["secret"].as_str().expect("secret").to_owned();
+    let later = app.clock_now().timestamp() + 3 * 86_400;
+    for key in [&secret, &rotated] {
+        let (s, opened) = open(signed(&p, "user-7", key, later)).await;
+        assert_eq!(s, StatusCode::CREATED, "{opened}");
+        let t = opened["token"].as_str().expect("token");
+        assert_eq!(history(&app, t).await, allowed());
+    }
+    // Opened with the old secret five minutes before the overlap ends: signed until then.
+    app.clock
+        .advance(chrono::Duration::hours(24) - chrono::Duration::minutes(5));
+    let (s, last) = open(signed(&p, "user-7", &secret, later)).await;
+    assert_eq!(s, StatusCode::CREATED, "{last}");
+    let last_token = last["token"].as_str().expect("token").to_owned();
+    assert_eq!(history(&app, &last_token).await, allowed());
+    app.clock.advance(chrono::Duration::minutes(6));
+    assert_eq!(
+        history(&app, &last_token).await,
+        refused,
+        "the overlap ended"
+    );
     let (s, e) = open(signed(&p, "user-7", &secret, later)).await;
     assert_eq!(
         (s, error_code(&e)),
         (StatusCode::UNAUTHORIZED, "invalid_user_signature")
+    );
+    let (s, fresh) = open(signed(&p, "user-7", &rotated, later)).await;
+    assert_eq!(s, StatusCode::CREATED, "{fresh}");
+    assert_eq!(
+        history(&app, fresh["token"].as_str().expect("token")).await,
+        allowed()
     );
 }

@@ -110,8 +110,8 @@ async fn insert(
 /// `client` is the caller's rate-limit bucket (`rate_limit::client_bucket`).
 ///
 /// Account protection without a lockout anyone can trigger (docs/decisions.md, "Sign-in
-/// protection"): one address gets a budget of attempts whatever e-mails it tries (no free
-/// Argon2 work), each address and account pair a smaller one (429 with `Retry-After`);
+/// protection"): one address gets a budget of failed attempts whatever e-mails it tries (no
+/// free Argon2 work; successes are not counted, so an office behind one address signs in), each address and account pair a smaller one (429 with `Retry-After`);
 /// failures from many addresses against one account slow every attempt on it down (a pause
 /// before the check, recorded in the audit log) but never refuse its correct password.
 pub async fn authenticate(
@@ -122,7 +122,8 @@ pub async fn authenticate(
 ) -> Result<account::Model, AppError> {
     use crate::domain::Policy;
     let email = email.trim().to_ascii_lowercase();
-    ctx.limits.check(Policy::SignInAddress, client)?;
+    // An address is refused once its failures spent their budget; successes cost nothing.
+    ctx.limits.sign_in_address_allowed(client)?;
     ctx.limits
         .check(Policy::SignIn, &format!("{client}|{email}"))?;
     let refused = || {
@@ -141,6 +142,9 @@ pub async fn authenticate(
         found.as_ref().map(|a| a.password_hash.clone()),
     )
     .await?;
+    if !ok {
+        ctx.limits.sign_in_address_failed(client);
+    }
     // Counted while not slowed: the slowdown starts (and is audited) once per spent budget.
     if !ok && !slowed && ctx.limits.sign_in_failed(&email) {
         if let Some(a) = &found {

@@ -92,6 +92,30 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         out.user_identity_secrets +=
             guarded(ctx, a, placement_user_identity::Column::SecretSealed, old).await?;
     }
+    // The secret being rotated out, for the rest of its overlap.
+    for r in placement_user_identity::Entity::find()
+        .filter(placement_user_identity::Column::PreviousSecretSealed.is_not_null())
+        .all(&ctx.db)
+        .await?
+    {
+        let Some(old) = r.previous_secret_sealed.clone() else {
+            continue;
+        };
+        if ctx.keys.is_current(&old) {
+            continue;
+        }
+        let binding = user_identity::seal_binding(&r.placement_id);
+        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let mut a = r.into_active_model();
+        a.previous_secret_sealed = Set(Some(sealed));
+        out.user_identity_secrets += guarded(
+            ctx,
+            a,
+            placement_user_identity::Column::PreviousSecretSealed,
+            old,
+        )
+        .await?;
+    }
     for r in payout_profile::Entity::find().all(&ctx.db).await? {
         if ctx.keys.is_current(&r.details_sealed) {
             continue;

@@ -175,6 +175,10 @@ pub struct OfferItem {
     /// Static feed only: the campaign's creatives with their kind (icons, banners,
     /// screenshots, videos). Goal windows are on each goal.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub artwork: Option<Vec<Artwork>>,
     /// Static feed only: where the SDK records an impression and launches.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -460,10 +464,15 @@ impl OffersReport {
     }
 }
 
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP's list: `=`
+/// `+` `-` `@`, a tab and a carriage return, and the full-width forms some spreadsheets
+/// also take).
+const FORMULA_STARTS: [char; 10] = ['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'];
+
 /// Quotes a CSV field when needed; a leading formula character is neutralised so a
 /// spreadsheet never evaluates an advertiser-supplied name.
-pub(crate) fn csv_field(v: &str) -> String {
-    let v = if v.starts_with(['=', '+', '-', '@']) {
+pub fn csv_field(v: &str) -> String {
+    let v = if v.starts_with(FORMULA_STARTS) {
         format!("'{v}")
     } else {
         v.to_owned()
@@ -485,5 +494,10 @@ mod tests {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_field("=SUM(A1)"), "'=SUM(A1)");
+        assert_eq!(csv_field("\t=1+1"), "'\t=1+1");
+        assert_eq!(csv_field("\r=1+1"), "\"'\r=1+1\"");
+        assert_eq!(csv_field("＝SUM(A1)"), "'＝SUM(A1)");
+        assert_eq!(csv_field("＠cmd"), "'＠cmd");
+        assert_eq!(csv_field("a-b"), "a-b");
     }
 }

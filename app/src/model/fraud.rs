@@ -144,6 +144,7 @@ pub struct HeldQuery {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldDecisionInput {
+    #[serde(deserialize_with = "crate::model::validate::required_list_at_most::<_, _, 1000>")]
     pub conversion_ids: Vec<String>,
     pub decision: Option<HoldDecision>,
     /// Why (kept with the decision and in the audit trail; at most 500 characters).

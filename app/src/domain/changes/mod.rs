@@ -12,7 +12,9 @@
 //! What cannot arrive is covered without trusting it: a listener that lost its connection
 //! drops every cache when it is back (notifications sent meanwhile are lost), and the time
 //! limits of the caches themselves (10 s for the per-user caches, 60 s for a full inventory
-//! reload) bound a process that died between its commit and its announcement.
+//! reload and for delivery configuration) bound a process that died between its commit and
+//! its announcement; a LISTEN connection that went silent is found by its probe
+//! ([`transport::PROBE_AFTER`]); and shutdown sends what is still gathering ([`Changes::flush`]).
 
 pub mod generations;
 pub mod transport;
@@ -110,6 +112,9 @@ pub struct Changes {
     own_steps: AtomicU64,
     /// Changes applied that another process announced.
     heard: AtomicU64,
+    /// Changes handed to the publisher and not yet sent (or given up on): shutdown waits
+    /// for them ([`Changes::flush`]).
+    unsent: AtomicU64,
 }
 
 impl Default for Changes {
@@ -123,15 +128,42 @@ impl Default for Changes {
             listening: AtomicBool::new(false),
             own_steps: AtomicU64::new(0),
             heard: AtomicU64::new(0),
+            unsent: AtomicU64::new(0),
         }
     }
 }
 
 impl Changes {
     fn publish(&self, change: Change) {
+        self.unsent.fetch_add(1, Ordering::SeqCst);
         if self.outgoing.try_send(change).is_err() {
+            // The next batch says "everything" instead; it stands for this change too.
             self.overflowed.store(true, Ordering::SeqCst);
+            self.sent(1);
         }
+    }
+
+    /// The publisher is done with `n` changes (sent, or given up on after its timeout).
+    fn sent(&self, n: u64) {
+        let _ = self
+            .unsent
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
+                Some(u.saturating_sub(n))
+            });
+    }
+
+    /// Waits until every change announced so far has been sent to the other processes, or
+    /// `limit` has passed (shutdown calls this before it stops the publisher, so changes
+    /// still gathering are not lost with the process). Whether all were sent.
+    pub async fn flush(&self, limit: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.unsent.load(Ordering::SeqCst) > 0 {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        true
     }
 
     /// Whether the subscription to other processes' changes is in place.

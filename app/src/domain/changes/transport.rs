@@ -12,8 +12,17 @@
 //!   larger than this process's own increments drops every cache (the row says that
 //!   something changed, not what).
 //!
+//! - **Health.** A LISTEN connection can go half-open (a firewall or a failover drops it
+//!   without a word): nothing arrives and nothing says so. After [`PROBE_AFTER`] without a
+//!   notification the listener sends itself an empty one on its own connection; when it does
+//!   not come back within [`TIMEOUT`] the connection is dropped, opened again and every cache
+//!   dropped, as after any lost connection.
+//! - **Shutdown.** [`Changes::flush`](super::Changes::flush) waits for announcements still
+//!   gathering before the process stops.
+//!
 //! Bound: coalescing (50 ms) plus delivery (milliseconds) on PostgreSQL; plus the poll
-//! (1 s) on SQLite. Under 2 s on both.
+//! (1 s) on SQLite. Under 2 s on both. A lost announcement is bounded by the caches' own
+//! time limits (`domain::changes` module docs).
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -34,6 +43,8 @@ pub const COALESCE: Duration = Duration::from_millis(50);
 pub const POLL: Duration = Duration::from_secs(1);
 /// Every database call here gives up after this long and is retried.
 const TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the listener waits for a notification before it checks its connection.
+pub const PROBE_AFTER: Duration = Duration::from_secs(30);
 /// PostgreSQL takes payloads under 8,000 bytes.
 const PAYLOAD_BYTES: usize = 7_000;
 
@@ -54,6 +65,7 @@ async fn publish(ctx: Ctx, mut incoming: mpsc::Receiver<Change>) {
         while let Ok(next) = incoming.try_recv() {
             batch.push(next.encode());
         }
+        let taken = batch.len() as u64;
         if ctx.changes.overflowed.swap(false, Ordering::SeqCst) {
             batch = vec![Change::Everything.encode()];
         }
@@ -65,6 +77,7 @@ async fn publish(ctx: Ctx, mut incoming: mpsc::Receiver<Change>) {
             Ok(Err(e)) => tracing::warn!(error = %e, "announcing cache changes failed"),
             Err(_) => tracing::warn!("announcing cache changes timed out"),
         }
+        ctx.changes.sent(taken);
     }
 }
 
@@ -117,8 +130,12 @@ fn payloads(origin: &str, batch: &[String]) -> Vec<String> {
     out
 }
 
-/// Applies one payload from PostgreSQL; this process's own are skipped.
+/// Applies one payload from PostgreSQL; this process's own are skipped, and so are the
+/// empty ones listeners send themselves to check their connection.
 fn heard(ctx: &Ctx, payload: &str) {
+    if payload.is_empty() {
+        return;
+    }
     let parsed: Option<(String, Vec<String>)> = serde_json::from_str::<serde_json::Value>(payload)
         .ok()
         .and_then(|v| {
@@ -186,8 +203,37 @@ async fn listen(ctx: Ctx) {
         ctx.deliveries.announce();
         connected_before = true;
         ctx.changes.listening.store(true, Ordering::Release);
+        // Set while a probe is on its way: by when it must have come back.
+        let mut probe_due: Option<tokio::time::Instant> = None;
         loop {
-            match listener.try_recv().await {
+            let wait = probe_due.map_or(PROBE_AFTER, |due| {
+                due.saturating_duration_since(tokio::time::Instant::now())
+            });
+            let received = match tokio::time::timeout(wait, listener.try_recv()).await {
+                Ok(r) => r,
+                Err(_) if probe_due.is_some() => {
+                    tracing::warn!(
+                        "the cache change listener's probe did not come back; reconnecting"
+                    );
+                    break;
+                }
+                Err(_) => {
+                    let probe = sea_orm::sqlx::query("SELECT pg_notify($1, '')")
+                        .bind(CHANNEL)
+                        .execute(&mut listener);
+                    if !matches!(tokio::time::timeout(TIMEOUT, probe).await, Ok(Ok(_))) {
+                        tracing::warn!(
+                            "the cache change listener's connection failed a probe; reconnecting"
+                        );
+                        break;
+                    }
+                    probe_due = Some(tokio::time::Instant::now() + TIMEOUT);
+                    continue;
+                }
+            };
+            // Anything heard shows the connection works.
+            probe_due = None;
+            match received {
                 Ok(Some(n)) if n.channel() == DUE_CHANNEL => ctx.deliveries.announce(),
                 Ok(Some(n)) => heard(&ctx, n.payload()),
                 // Lost and re-established by sqlx: announcements meanwhile were missed.

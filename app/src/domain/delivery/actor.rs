@@ -27,8 +27,12 @@ pub struct SdkActor {
     pub issued_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
-    /// The publisher's server signed the user id (`user_identity`).
+    /// The publisher's server signed the user id (`user_identity`), with a signature that
+    /// holds until `user_verified_until` by the secret issued at `user_secret_issued_at`
+    /// (`user_identity::require_verified` checks all three).
     pub user_verified: bool,
+    pub user_verified_until: Option<DateTime<Utc>>,
+    pub user_secret_issued_at: Option<DateTime<Utc>>,
     /// The app's `lang` (a BCP 47 tag), preferred by the hosted wall.
     pub language: Option<String>,
     /// The device id the app reported (`deviceId`), for the fraud signals.
@@ -52,6 +56,8 @@ impl From<&sdk_session::Model> for SdkActor {
             expires_at: s.expires_at,
             revoked_at: s.revoked_at,
             user_verified: s.user_verified,
+            user_verified_until: s.user_verified_until,
+            user_secret_issued_at: s.user_secret_issued_at,
             language: s.language.clone(),
             device_id: s.device_id.clone(),
         }

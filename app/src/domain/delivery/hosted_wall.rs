@@ -41,7 +41,7 @@ pub async fn slot(
     }
     let config = ctx
         .delivery_configs
-        .get(&ctx.db, &s.placement_id)
+        .get(&ctx.db, ctx.now(), &s.placement_id)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
     let mut walls: Vec<_> = config

@@ -178,7 +178,11 @@ async fn shared_page_key(
     {
         return Ok(None);
     }
-    let Some(config) = ctx.delivery_configs.get(&ctx.db, &s.placement_id).await? else {
+    let Some(config) = ctx
+        .delivery_configs
+        .get(&ctx.db, ctx.now(), &s.placement_id)
+        .await?
+    else {
         return Ok(None);
     };
     let o = |v: &Option<String>| v.clone().unwrap_or_default();

@@ -42,7 +42,7 @@ pub async fn session_slot(
 ) -> Result<(placement::Model, AdSlot), AppError> {
     let config = ctx
         .delivery_configs
-        .get(&ctx.db, &s.placement_id)
+        .get(&ctx.db, ctx.now(), &s.placement_id)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
     let p = config.placement.clone();
@@ -150,7 +150,7 @@ pub async fn eligible(
     let snap = snapshot(ctx).await?;
     let config = ctx
         .delivery_configs
-        .get(&ctx.db, &p.id)
+        .get(&ctx.db, ctx.now(), &p.id)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
     // A placement paused for fraud review shows nothing (no fill) until it is resumed.

@@ -148,7 +148,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         }
     }
     refuse_banned(&ctx.db, &p.id, &user, now).await?;
-    let user_verified = crate::domain::publisher::user_identity::verify(
+    let verified = crate::domain::publisher::user_identity::verify(
         ctx,
         now,
         &p.id,
@@ -178,7 +178,9 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         refresh_key: Set(None),
         sealed_token: Set(None),
         revoke_key: Set(None),
-        user_verified: Set(user_verified),
+        user_verified: Set(verified.is_some()),
+        user_verified_until: Set(verified.as_ref().map(|v| v.until)),
+        user_secret_issued_at: Set(verified.and_then(|v| v.secret_issued_at)),
         language: Set(language),
         device_id: Set(device_id),
     }
@@ -345,8 +347,11 @@ pub async fn refresh(
         refresh_key: Set(None),
         sealed_token: Set(Some(ctx.keys.seal(&seal_binding(&next_id), &token)?)),
         revoke_key: Set(None),
-        // A refresh keeps the user the publisher signed.
+        // A refresh keeps the user the publisher signed, but only as long as its signature
+        // holds: the expiry travels with it (issue 52).
         user_verified: Set(old.user_verified),
+        user_verified_until: Set(old.user_verified_until),
+        user_secret_issued_at: Set(old.user_secret_issued_at),
         language: Set(old.language.clone()),
         device_id: Set(old.device_id.clone()),
     }

@@ -105,7 +105,7 @@ async fn servable(ctx: &Ctx, slot_id: &str) -> Result<Arc<DeliveryConfig>, AppEr
         .ok_or_else(|| AppError::not_found("ad slot"))?;
     let config = ctx
         .delivery_configs
-        .get(&ctx.db, &placement_id)
+        .get(&ctx.db, ctx.now(), &placement_id)
         .await?
         .filter(|c| c.placement.archived_at.is_none())
         .ok_or_else(|| AppError::not_found("ad slot"))?;
@@ -189,7 +189,11 @@ pub async fn prebuild(ctx: &Ctx, placements: &[String]) -> Result<Vec<FeedReques
     let snap = snapshot(ctx).await?;
     let mut built = Vec::new();
     for placement_id in placements {
-        let Some(config) = ctx.delivery_configs.get(&ctx.db, placement_id).await? else {
+        let Some(config) = ctx
+            .delivery_configs
+            .get(&ctx.db, ctx.now(), placement_id)
+            .await?
+        else {
             continue;
         };
         for slot in &config.slots {

@@ -96,7 +96,15 @@ async fn release_group(
                 .push(id.clone());
         }
         for (campaign, ids) in by_campaign {
-            released += release_campaign(ctx, now, &campaign, ids).await?;
+            // One campaign that fails (a row the ledger refuses, a lock that times out) is
+            // logged and left for the next run; the others are still released (issue 52).
+            match release_campaign(ctx, now, &campaign, ids).await {
+                Ok(n) => released += n,
+                Err(e) if e.status == 503 => return Err(e),
+                Err(e) => {
+                    tracing::error!(campaign = %campaign, code = %e.code, error = %e.message, "releasing a campaign's earnings failed; going on with the others");
+                }
+            }
         }
         if (due.len() as u64) < CHUNK {
             return Ok(released);

@@ -4,7 +4,8 @@
 //! without running twice. The same key with another method, path or body is refused
 //! (409 `idempotency_key_reused`, as on the SDK routes), a retry while the first is still running is told to wait
 //! (409 `idempotency_in_progress` with `Retry-After`), and an answer that says nothing
-//! happened (a 5xx, a 429) is not kept, so the retry runs again.
+//! happened (any refusal: a 4xx, a 5xx) is not kept, so the retry runs again: a request
+//! refused with 403 `account_pending` succeeds when retried after the approval.
 //!
 //! Answers are stored sealed with the service key (`Keys::seal`, bound to their row): the
 //! answer of a creating request may carry a secret shown once, and a retry by the same
@@ -165,10 +166,17 @@ async fn take_over(
     Ok(done.rows_affected == 1)
 }
 
+/// Whether an answer with `status` is given again to a retry: only one that says the
+/// request happened (2xx, 3xx). A refusal changed nothing, so the retry runs again and
+/// gets what is true then.
+fn keeps(status: u16) -> bool {
+    status < 400
+}
+
 /// Stores the answer of a request begun with [`begin`]; an answer that says nothing
-/// happened (5xx, 429) is forgotten instead, so a retry runs again.
+/// happened ([`keeps`]) is forgotten instead, so a retry runs again.
 pub async fn finish(ctx: &Ctx, id: &str, answer: StoredAnswer) -> Result<(), AppError> {
-    if answer.status >= 500 || answer.status == 429 {
+    if !keeps(answer.status) {
         return forget(ctx, id).await;
     }
     // Sealed: a creating answer may carry a secret shown once (a key, a callback secret).
@@ -210,4 +218,17 @@ pub async fn sweep(ctx: &Ctx) -> Result<u64, AppError> {
         .exec(&ctx.db)
         .await?;
     Ok(done.rows_affected)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_answers_that_say_something_happened_are_kept() {
+        for kept in [200, 201, 202, 204, 303] {
+            assert!(super::keeps(kept), "{kept}");
+        }
+        for refused in [400, 401, 403, 404, 409, 422, 429, 500, 503] {
+            assert!(!super::keeps(refused), "{refused}");
+        }
+    }
 }

@@ -1,5 +1,7 @@
 //! The administrator's monthly payout run: one payout, for the whole available balance, per
-//! publisher with a payout profile, no open payout and at least its minimum available.
+//! publisher with a payout profile, no open payout and at least its minimum available; a
+//! disabled publisher is skipped, and a publisher that cannot be paid (a profile that no
+//! longer opens) is skipped and logged without stopping the run.
 //!
 //! It runs in the request, one short transaction per publisher (the same as a publisher's own
 //! request), so an SQLite writer is never held for long. Calling it again for the same month
@@ -7,12 +9,13 @@
 //! has at most one open payout. Eligible publishers are read in one query (accounts with a
 //! positive available balance), not one per publisher.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::requests::{NotCreated, Origin, create};
 use crate::domain::billing::ledger::Kind;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::account::AccountStatus;
 use crate::model::publisher::payouts::{PayoutRun, PayoutRunInput};
 use entity::{ledger_account, payout_run};
 
@@ -61,7 +64,19 @@ pub async fn start(
                 skipped_count: Set(0),
             }
             .insert(&txn)
-            .await?;
+            .await;
+            // Two runs of one month started at once: the second is told, not given a 500.
+            let r = match r {
+                Ok(r) => r,
+                Err(e) if db::is_unique_violation(&e) => {
+                    txn.rollback().await?;
+                    return Err(AppError::conflict(
+                        "a payout run for this month was started at the same moment; reload to see it",
+                    )
+                    .with_code("payout_run_in_progress"));
+                }
+                Err(e) => return Err(e.into()),
+            };
             actor
                 .audit(
                     &txn,
@@ -80,8 +95,23 @@ pub async fn start(
         .filter(ledger_account::Column::BalanceMicros.gt(0))
         .all(&ctx.db)
         .await?;
+    // Disabled publishers are not paid by a run (an administrator pays them by hand, if
+    // at all).
+    let disabled: std::collections::HashSet<String> = entity::account::Entity::find()
+        .select_only()
+        .column(entity::account::Column::Id)
+        .filter(entity::account::Column::Status.eq(AccountStatus::Disabled.as_str()))
+        .into_tuple()
+        .all(&ctx.db)
+        .await?
+        .into_iter()
+        .collect();
     let (mut created, mut skipped) = (0i32, 0i32);
     for a in eligible {
+        if disabled.contains(&a.owner_account_id) {
+            skipped += 1;
+            continue;
+        }
         let origin = Origin {
             requested_by: &actor.account_id,
             run_id: Some(&run.id),
@@ -94,7 +124,14 @@ pub async fn start(
             // No profile, below the minimum, an open payout: the publisher waits for the
             // next run or asks itself.
             Err(NotCreated::Refused(e)) if e.status == 409 => skipped += 1,
-            Err(NotCreated::Refused(e)) => return Err(e),
+            // The database is gone: the run stops, and calling it again finishes it.
+            Err(NotCreated::Refused(e)) if e.status == 503 => return Err(e),
+            // One bad profile (a payout detail that no longer opens, …) skips its publisher,
+            // not the run (issue 52).
+            Err(NotCreated::Refused(e)) => {
+                tracing::error!(publisher = %a.owner_account_id, code = %e.code, error = %e.message, "a payout run skipped a publisher it could not pay");
+                skipped += 1;
+            }
         }
     }
     let mut a: payout_run::ActiveModel = run.clone().into();

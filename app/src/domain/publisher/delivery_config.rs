@@ -6,18 +6,26 @@
 //! which calls [`DeliveryConfigs::changed`] here at once and in every other process within
 //! two seconds; an entry is used only while no change has happened since it was read, so a
 //! committed change is never served stale (the same generation rule as the inventory
-//! snapshot).
+//! snapshot). An announcement can still be lost (a process that died between its commit
+//! and its announcement, a notification connection that went half-open), so an entry is
+//! also read again once it is [`CONFIG_TTL`] old by the domain clock: a lost announcement
+//! is healed within that bound.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::blacklists::rules_for;
 use crate::error::AppError;
 use crate::model::publisher::AdSlot;
 use entity::{ad_slot, blacklist, placement};
+
+/// How long an entry is used without reading it again, whatever the announcements say
+/// (the bound on a lost announcement; docs/operations.md, "Caches and staleness").
+pub const CONFIG_TTL: Duration = Duration::seconds(60);
 
 /// Entries kept at most; beyond it the cache starts over (memory stays bounded).
 const MAX_ENTRIES: usize = 20_000;
@@ -41,7 +49,8 @@ pub struct DeliveryConfig {
 #[derive(Default)]
 pub struct DeliveryConfigs {
     generation: AtomicU64,
-    entries: RwLock<HashMap<String, (u64, Arc<DeliveryConfig>)>>,
+    /// By placement: the generation and the time it was read at, and the configuration.
+    entries: RwLock<HashMap<String, (u64, DateTime<Utc>, Arc<DeliveryConfig>)>>,
     /// A slot's placement (it never changes, so this needs no generation).
     slot_placements: RwLock<HashMap<String, String>>,
 }
@@ -81,18 +90,21 @@ impl DeliveryConfigs {
     pub async fn get<C: ConnectionTrait>(
         &self,
         db: &C,
+        now: DateTime<Utc>,
         placement_id: &str,
     ) -> Result<Option<Arc<DeliveryConfig>>, AppError> {
         let generation = self.generation.load(Ordering::SeqCst);
         if let Ok(entries) = self.entries.read()
-            && let Some((g, c)) = entries.get(placement_id)
+            && let Some((g, read_at, c)) = entries.get(placement_id)
             && *g == generation
+            && now - *read_at < CONFIG_TTL
+            && now >= *read_at
         {
             return Ok(Some(c.clone()));
         }
         // Boxed: the reads below make a large future, and inline they would make every
         // delivery request's future (moved on each hit) that large too.
-        Box::pin(self.load(db, placement_id, generation)).await
+        Box::pin(self.load(db, now, placement_id, generation)).await
     }
 
     /// Loads the configuration of up to `limit` released placements, most recently released
@@ -101,6 +113,7 @@ impl DeliveryConfigs {
     pub async fn warm<C: ConnectionTrait>(
         &self,
         db: &C,
+        now: DateTime<Utc>,
         limit: u64,
     ) -> Result<Vec<String>, AppError> {
         use sea_orm::{QueryOrder, QuerySelect};
@@ -116,7 +129,7 @@ impl DeliveryConfigs {
             .all(db)
             .await?;
         for id in &ids {
-            Box::pin(self.load(db, id, generation)).await?;
+            Box::pin(self.load(db, now, id, generation)).await?;
         }
         Ok(ids)
     }
@@ -127,6 +140,7 @@ impl DeliveryConfigs {
     async fn load<C: ConnectionTrait>(
         &self,
         db: &C,
+        now: DateTime<Utc>,
         placement_id: &str,
         generation: u64,
     ) -> Result<Option<Arc<DeliveryConfig>>, AppError> {
@@ -160,7 +174,7 @@ impl DeliveryConfigs {
             if entries.len() >= MAX_ENTRIES {
                 entries.clear();
             }
-            entries.insert(placement_id.to_owned(), (generation, c.clone()));
+            entries.insert(placement_id.to_owned(), (generation, now, c.clone()));
         }
         Ok(Some(c))
     }

@@ -154,19 +154,17 @@ pub async fn list(
         .filter(|s| !s.is_empty())
     {
         let lower = |c: placement::Column| Expr::expr(Func::lower(Expr::col(c)));
-        let escaped = n
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        q =
-            q.filter(
-                sea_orm::Condition::any()
-                    .add(lower(placement::Column::Name).like(
-                        sea_orm::sea_query::LikeExpr::new(format!("%{escaped}%")).escape('\\'),
-                    ))
-                    .add(ExprTrait::eq(lower(placement::Column::Id), n.clone()))
-                    .add(ExprTrait::eq(lower(placement::Column::PlatformIdentity), n)),
-            );
+        let backend = ctx.db.get_database_backend();
+        q = q.filter(
+            sea_orm::Condition::any()
+                .add(crate::domain::sql::contains_ignoring_case(
+                    backend,
+                    placement::Column::Name,
+                    &n,
+                ))
+                .add(ExprTrait::eq(lower(placement::Column::Id), n.clone()))
+                .add(ExprTrait::eq(lower(placement::Column::PlatformIdentity), n)),
+        );
     }
     let rows = page.select(q, placement::Column::Id).all(&ctx.db).await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);

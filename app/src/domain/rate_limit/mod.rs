@@ -7,6 +7,7 @@
 
 mod allowance;
 mod bounded;
+mod sign_in;
 
 pub use allowance::{Allowance, recording};
 
@@ -68,8 +69,10 @@ pub enum Policy {
     SurveyApi,
     /// Sign-in attempts: 10 at once, then one every 30 s, per e-mail and source IP.
     SignIn,
-    /// Sign-in attempts of one source address, whatever the e-mail: 30 at once, then one
-    /// every 2 s.
+    /// Failed sign-ins of one source address, whatever the e-mail: 30 at once, then one
+    /// every 2 s; spent up, the address's attempts are refused until the next is allowed.
+    /// Successful sign-ins are not counted, so an office behind one address can all sign
+    /// in at nine.
     SignInAddress,
     /// Registrations: 20 at once, then one every 3 minutes, per source IP.
     Register,
@@ -222,7 +225,8 @@ pub struct RateLimits {
     limiters: Vec<Limiter>,
     hasher: std::hash::RandomState,
     clock: LimitClock,
-    /// Accounts slowed after too many failed sign-ins, until the time given.
+    /// Accounts slowed after too many failed sign-ins, and addresses refused after too
+    /// many (keyed `address <bucket>`), until the time given (`sign_in`).
     locks: std::sync::Mutex<std::collections::HashMap<String, chrono::DateTime<chrono::Utc>>>,
 }
 
@@ -242,33 +246,6 @@ impl RateLimits {
             clock,
             locks: std::sync::Mutex::default(),
         }
-    }
-
-    /// Whether `key` (an account) is slowed now.
-    pub fn is_slowed(&self, key: &str) -> bool {
-        let now = self.clock.0.now();
-        self.locks
-            .lock()
-            .map(|mut m| {
-                m.retain(|_, until| *until > now);
-                m.contains_key(key)
-            })
-            .unwrap_or(false)
-    }
-
-    /// Counts one failed sign-in of `key`; returns true when this failure started its
-    /// slowdown.
-    pub fn sign_in_failed(&self, key: &str) -> bool {
-        // Counted, not shown: this limit slows an account, it never answers the caller.
-        if self.count(Policy::AccountSignInFailure, key).is_ok() {
-            return false;
-        }
-        if let Ok(mut m) = self.locks.lock() {
-            let until = self.clock.0.now()
-                + chrono::Duration::from_std(ACCOUNT_LOCK).unwrap_or(chrono::Duration::zero());
-            m.insert(key.to_owned(), until);
-        }
-        true
     }
 
     /// Counts one request for `key` under `policy`; `429` with a `Retry-After` when over.

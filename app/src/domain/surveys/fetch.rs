@@ -85,7 +85,7 @@ async fn placement_of_key(ctx: &Ctx, key: &str) -> Result<Option<Arc<DeliveryCon
     };
     Ok(ctx
         .delivery_configs
-        .get(&ctx.db, &id)
+        .get(&ctx.db, ctx.now(), &id)
         .await?
         .filter(|c| c.placement.archived_at.is_none()))
 }

@@ -28,17 +28,8 @@ pub struct ResponsesQuery {
 }
 
 fn csv(field: &str) -> String {
-    // Spreadsheet formula injection: a leading =, +, - or @ is quoted as text.
-    let f = if field.starts_with(['=', '+', '-', '@']) {
-        format!("'{field}")
-    } else {
-        field.to_owned()
-    };
-    if f.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", f.replace('"', "\"\""))
-    } else {
-        f
-    }
+    // Spreadsheet formula injection: the one neutralisation every download uses.
+    crate::model::delivery::csv_field(field)
 }
 
 /// The CSV text.

@@ -3,7 +3,6 @@
 //! qualifications and custom questions; never its payment, status or completes).
 
 use chrono::{NaiveTime, TimeZone, Utc};
-use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::campaigns::{SUBJECT, owned, views};
@@ -49,18 +48,13 @@ pub async fn search(
         s = s.filter(survey::Column::Status.is_in(st.iter().map(|x| x.as_str())));
     }
     if let Some(n) = q.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
-        // LIKE wildcards in the search text are literal characters.
-        let pattern = format!(
-            "%{}%",
-            n.to_lowercase()
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_")
-        );
-        s = s.filter(
-            Expr::expr(Func::lower(Expr::col(survey::Column::Name)))
-                .like(sea_orm::sea_query::LikeExpr::new(pattern).escape('\\')),
-        );
+        // Wildcards in the search text are literal characters; case is ignored in every
+        // script, on SQLite too.
+        s = s.filter(crate::domain::sql::contains_ignoring_case(
+            ctx.db.get_database_backend(),
+            survey::Column::Name,
+            n,
+        ));
     }
     if let Some(l) = locale {
         s = s.filter(survey::Column::CountryLanguageId.eq(l.code));

@@ -44,13 +44,19 @@ pub struct MinOsVersion {
 #[serde(rename_all = "camelCase")]
 pub struct Targeting {
     /// phone, tablet, desktop, tv or other; empty targets every device type.
-    #[serde(default)]
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::required_list_at_most::<_, _, 1000>"
+    )]
     pub device_types: Vec<String>,
     #[serde(default)]
     pub min_os_version: MinOsVersion,
     /// ISO 3166-2 subdivisions such as "US-CA". A country with listed regions is targeted in
     /// those regions only; the campaign's other countries stay whole.
-    #[serde(default)]
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::required_list_at_most::<_, _, 1000>"
+    )]
     pub regions: Vec<String>,
 }
 

@@ -116,8 +116,16 @@ pub struct CampaignInput {
     pub name: Option<String>,
     /// HTTPS URL containing the `{click_id}` macro.
     pub destination_url: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 100>"
+    )]
     pub platforms: Option<Vec<Platform>>,
     /// ISO 3166-1 alpha-2 codes.
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub countries: Option<Vec<String>>,
     /// Upper-case token, e.g. GAMES, FINANCE, SHOPPING.
     pub category: Option<String>,
@@ -127,9 +135,17 @@ pub struct CampaignInput {
     pub tracking_provider: Option<String>,
     /// Total budget over the campaign's life, USD micros.
     pub budget_micros: Option<Micros>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub goals: Option<Vec<GoalInput>>,
     pub schedule: Option<Schedule>,
     pub caps: Option<Caps>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub creatives: Option<Vec<CreativeRef>>,
     /// Offer text shown to users (at most 2,000 characters).
     pub description: Option<String>,

@@ -53,6 +53,8 @@ pub(super) fn goals(raw: &[GoalInput], errs: &mut Errors) -> Vec<Goal> {
         let name = g.name.trim();
         if name.is_empty() || name.chars().count() > 120 {
             errs.insert(at("name"), "must be 1-120 characters".into());
+        } else if crate::model::validate::has_bidi_control(name) {
+            errs.insert(at("name"), crate::model::validate::BIDI_REFUSED.into());
         }
         if g.payout_micros <= Micros(0) || g.payout_micros > Micros(MAX_BUDGET_MICROS) {
             errs.insert(

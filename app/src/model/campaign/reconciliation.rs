@@ -6,8 +6,10 @@ use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// The most lines one reconciliation takes.
+/// The most lines one reconciliation takes (also the parser's bound on `lines`, written
+/// there as a number: serde's attribute takes no constant path).
 pub const MAX_LINES: usize = 10_000;
+const _: () = assert!(MAX_LINES == 10_000);
 
 wire_enum!(
     /// What a reconciliation does to each listed conversion.
@@ -66,6 +68,10 @@ pub struct ReconciliationInput {
     /// Why (1-500 characters): kept with the reconciliation and in the audit trail.
     pub reason: Option<String>,
     /// 1 to 10,000 lines.
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 10_000>"
+    )]
     pub lines: Option<Vec<ReconciliationLineInput>>,
     /// Queue it for applying at once instead of answering a preview first.
     pub apply: Option<bool>,

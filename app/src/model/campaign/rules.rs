@@ -125,10 +125,12 @@ pub fn merge(
         "name",
         |v: &String| {
             let n = v.trim();
-            if (3..=120).contains(&n.chars().count()) {
-                Ok(n.to_owned())
-            } else {
+            if !(3..=120).contains(&n.chars().count()) {
                 Err("must be 3-120 characters".to_owned())
+            } else if crate::model::validate::has_bidi_control(n) {
+                Err(crate::model::validate::BIDI_REFUSED.to_owned())
+            } else {
+                Ok(n.to_owned())
             }
         },
         String::new()
@@ -208,6 +210,11 @@ pub fn merge(
                 errs.insert(
                     "description".into(),
                     "must be at most 2000 characters".into(),
+                );
+            } else if crate::model::validate::has_bidi_control(d) {
+                errs.insert(
+                    "description".into(),
+                    crate::model::validate::BIDI_REFUSED.into(),
                 );
             }
             (!d.is_empty()).then(|| d.to_owned())

@@ -181,6 +181,10 @@ pub struct WebPixel {
 pub struct WebPixelSettingsInput {
     pub enabled: Option<bool>,
     /// 1 to 10 origins (`https://host[:port]`) when enabled.
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub allowed_origins: Option<Vec<String>>,
     /// 0 to 86,400 (default 20).
     pub min_seconds_after_click: Option<i64>,
@@ -213,6 +217,7 @@ pub struct TrackingSetup {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct IpAllowlist {
+    #[serde(deserialize_with = "crate::model::validate::required_list_at_most::<_, _, 1000>")]
     pub entries: Vec<String>,
 }
 

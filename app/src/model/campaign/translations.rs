@@ -32,6 +32,8 @@ pub struct OfferTranslation {
 /// Translations by language tag.
 pub type Translations = BTreeMap<String, OfferTranslation>;
 
+use crate::model::validate::{BIDI_REFUSED, has_bidi_control};
+
 fn text(v: &Option<String>) -> Option<&str> {
     v.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
@@ -56,6 +58,8 @@ pub fn validate(raw: &Translations, goals: &[Goal], errs: &mut Errors) -> Transl
             .is_some_and(|n| !(3..=120).contains(&n.chars().count()))
         {
             errs.insert(at("name"), "must be 3-120 characters".into());
+        } else if name.as_deref().is_some_and(has_bidi_control) {
+            errs.insert(at("name"), BIDI_REFUSED.into());
         }
         let description = text(&t.description).map(str::to_owned);
         if description
@@ -63,6 +67,8 @@ pub fn validate(raw: &Translations, goals: &[Goal], errs: &mut Errors) -> Transl
             .is_some_and(|d| d.chars().count() > 2000)
         {
             errs.insert(at("description"), "must be at most 2000 characters".into());
+        } else if description.as_deref().is_some_and(has_bidi_control) {
+            errs.insert(at("description"), BIDI_REFUSED.into());
         }
         let mut goal_names = BTreeMap::new();
         for (id, n) in &t.goals {
@@ -77,6 +83,8 @@ pub fn validate(raw: &Translations, goals: &[Goal], errs: &mut Errors) -> Transl
                     at(&format!("goals.{id}")),
                     "must be 1-120 characters".into(),
                 );
+            } else if has_bidi_control(n) {
+                errs.insert(at(&format!("goals.{id}")), BIDI_REFUSED.into());
             } else if !n.is_empty() {
                 goal_names.insert(id.clone(), n.to_owned());
             }

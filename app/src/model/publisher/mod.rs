@@ -245,10 +245,30 @@ pub struct Policy {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyInput {
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub allowed_countries: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub blocked_countries: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 20_000>"
+    )]
     pub blocked_campaign_ids: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub excluded_campaign_task_types: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub excluded_campaign_categories: Option<Vec<String>>,
 }
 
@@ -457,7 +477,9 @@ pub struct CallbackTestAnswer {
     /// `http_status`, `timeout`, `connect`, `tls`, `address_refused`, `redirect`, `other`.
     pub error_class: Option<String>,
     pub error_message: Option<String>,
-    /// The first 256 bytes of the response body.
+    /// Always absent since issue 52: a test send reports status and timing, never the
+    /// receiver's body (kept in the schema so existing clients still parse the answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_excerpt: Option<String>,
 }
 

@@ -126,10 +126,18 @@ pub struct SurveyCampaignInput {
     /// quotas' `num_respondents`; paying fixes the plan into this field.
     pub total_completes: Option<i64>,
     /// desktop, mobile, tablet.
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub supported_devices: Option<Vec<String>>,
     pub research_category: Option<String>,
     pub research_industry: Option<String>,
     pub campaign_manager: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub tags: Option<Vec<String>>,
     pub status: Option<SurveyStatus>,
 }

@@ -44,6 +44,10 @@ pub struct SurveyFetchRequest {
     pub ZipCode: Option<String>,
     pub gps_id: Option<String>,
     pub Device: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub PublisherProfiling: Option<Vec<PublisherProfiling>>,
 }
 

@@ -106,8 +106,20 @@ pub struct NumericRange {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct QualificationInput {
     pub question_id: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub answer_ids: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub ranges: Option<Vec<NumericRange>>,
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 1000>"
+    )]
     pub values: Option<Vec<String>>,
 }
 
@@ -320,6 +332,10 @@ pub struct ProfilingCustomQuestionList {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SurveySearch {
     /// Any of these statuses.
+    #[serde(
+        default,
+        deserialize_with = "crate::model::validate::list_at_most::<_, _, 100>"
+    )]
     pub status: Option<Vec<SurveyStatus>>,
     /// Case-insensitive part of the name.
     pub name: Option<String>,

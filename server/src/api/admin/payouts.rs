@@ -127,9 +127,11 @@ async fn fail(
 
 /// The monthly payout run of `period` (`YYYY-MM`): one payout of the whole available balance
 /// per publisher with a payout profile, no open payout and at least its minimum. 201 for a
-/// new run; calling it again for the same month (200) creates only what is missing.
+/// new run; calling it again for the same month (200) creates only what is missing. Disabled
+/// publishers and publishers that cannot be paid are skipped (counted in `skippedCount`).
 #[utoipa::path(post, path = "/payouts/runs", tag = "admin", security(("dashboardBearer" = [])), request_body = PayoutRunInput,
-    responses((status = 201, body = PayoutRun), (status = 200, body = PayoutRun, description = "the month's run existed"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 201, body = PayoutRun), (status = 200, body = PayoutRun, description = "the month's run existed"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "payout_run_in_progress: a run of the same month was started at the same moment")))]
 async fn run(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,

@@ -8,7 +8,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::super::reported::{Reported, event_hash, transaction_conflict};
 use super::super::settlement::{
-    Applied, Batch, Lookups, after_settlement, apply, attribute, lock_campaign,
+    Applied, Batch, Lookups, after_settlement, apply, attribute, lock_campaign, prefetch_screening,
 };
 use super::{Route, TRANSACTION_CONFLICT};
 use crate::domain::changes::Change;
@@ -51,7 +51,7 @@ async fn settle_now(
     // Its fraud evidence is read before the lock too, so the lock is held for the money only.
     let mut batch = Batch::for_reports(1, &ctx.fraud);
     if let Ok(a) = &attribution {
-        batch.prefetch(&ctx.db, now, campaign, &ev, a).await?;
+        prefetch_screening(&mut batch, &ctx.db, now, campaign, &ev, a).await?;
     }
     let txn = db::begin(&ctx.db).await?;
     let campaign = &lock_campaign(&txn, &campaign.id).await?;

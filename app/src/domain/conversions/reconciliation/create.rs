@@ -23,6 +23,7 @@ const PER_STATEMENT: usize = 500;
 pub(super) const SUBJECT: &str = "conversion_reconciliation";
 
 /// A checked line: its transaction id and the campaign it names.
+#[derive(Debug)]
 struct Line {
     transaction_id: String,
     campaign_id: Option<String>,
@@ -39,7 +40,7 @@ pub async fn create(
     let advertiser = acting_advertiser(ctx, actor, None).await?;
     let (action, reason, lines) = check(input.action, input.reason, input.lines)?;
     if let Some(prior) = prior(ctx, &advertiser, &key).await? {
-        return replay(ctx, prior, action, lines.len()).await;
+        return replay(ctx, prior, action, &lines).await;
     }
     let now = ctx.now();
     let conversions = resolve(ctx, &advertiser, &lines).await?;
@@ -107,7 +108,7 @@ pub async fn create(
         let prior = prior(ctx, &advertiser, &key)
             .await?
             .ok_or_else(AppError::internal)?;
-        return replay(ctx, prior, action, lines.len()).await;
+        return replay(ctx, prior, action, &lines).await;
     }
     let mut rows = rows;
     while !rows.is_empty() {
@@ -136,20 +137,42 @@ pub async fn create(
     Ok((view::one(ctx, &id).await?, true))
 }
 
-/// The same key's reconciliation, unless the request differs (409).
+/// The same key's reconciliation, unless the request differs (409): another action, or
+/// other lines (the transaction ids in their order, and each campaign a line named).
 async fn replay(
     ctx: &Ctx,
     prior: batch::Model,
     action: ReconcileAction,
-    lines: usize,
+    lines: &[Line],
 ) -> Result<(Reconciliation, bool), AppError> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    let reused = || {
+        AppError::conflict("this idempotency key was used for another reconciliation")
+            .with_code("idempotency_key_reused")
+    };
     if ReconcileAction::parse(&prior.action) != Some(action)
-        || usize::try_from(prior.line_count).ok() != Some(lines)
+        || usize::try_from(prior.line_count).ok() != Some(lines.len())
     {
-        return Err(
-            AppError::conflict("this idempotency key was used for another reconciliation")
-                .with_code("idempotency_key_reused"),
-        );
+        return Err(reused());
+    }
+    let stored: Vec<(String, Option<String>)> = line::Entity::find()
+        .select_only()
+        .column(line::Column::TransactionId)
+        .column(line::Column::CampaignId)
+        .filter(line::Column::BatchId.eq(prior.id.clone()))
+        .order_by_asc(line::Column::LineNo)
+        .into_tuple()
+        .all(&ctx.db)
+        .await?;
+    let same = stored.len() == lines.len()
+        && stored.iter().zip(lines).all(|((tx, campaign), l)| {
+            *tx == l.transaction_id
+                && l.campaign_id
+                    .as_ref()
+                    .is_none_or(|k| Some(k) == campaign.as_ref())
+        });
+    if !same {
+        return Err(reused());
     }
     Ok((view::one(ctx, &prior.id).await?, false))
 }
@@ -184,9 +207,11 @@ fn check(
     if reason.is_empty() || reason.chars().count() > 500 || reason.contains('\0') {
         errs.add("reason", "must be 1 to 500 characters");
     }
-    let lines = lines.unwrap_or_default();
+    let mut lines = lines.unwrap_or_default();
     if lines.is_empty() || lines.len() > MAX_LINES {
         errs.add("lines", format!("must hold 1 to {MAX_LINES} lines"));
+        // Too many lines: their own problems are beside the point.
+        lines.clear();
     }
     let mut checked = Vec::with_capacity(lines.len());
     for (i, l) in lines.into_iter().enumerate() {
@@ -275,9 +300,12 @@ pub async fn create_from_text(
 }
 
 /// Lines of a CSV upload: `transaction_id[,campaign_id]` per line (RFC 4180 fields: a
-/// field in double quotes may hold commas and doubled quotes); a header line naming
-/// `transaction_id` and empty lines are skipped.
+/// field in double quotes may hold commas and doubled quotes); a leading UTF-8 byte-order
+/// mark (spreadsheets write one), a header line naming `transaction_id` and empty lines are
+/// skipped. At most one line more than [`MAX_LINES`] is read, enough to refuse the upload
+/// without holding a million lines.
 pub fn lines_from_csv(text: &str) -> Vec<ReconciliationLineInput> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -292,6 +320,7 @@ pub fn lines_from_csv(text: &str) -> Vec<ReconciliationLineInput> {
                 campaign_id: fields.next().flatten(),
             }
         })
+        .take(MAX_LINES + 1)
         .collect()
 }
 
@@ -333,5 +362,35 @@ mod tests {
         assert_eq!(lines[0].campaign_id, None);
         assert_eq!(lines[1].transaction_id.as_deref(), Some("tx,\"2"));
         assert_eq!(lines[1].campaign_id.as_deref(), Some("cmp_1"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_hide_the_header() {
+        let lines = lines_from_csv("\u{feff}transaction_id\ntx-1\n");
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].transaction_id.as_deref(), Some("tx-1"));
+    }
+
+    #[test]
+    fn a_huge_upload_is_refused_with_one_problem() {
+        let csv = ",\n".repeat(MAX_LINES * 5);
+        let lines = lines_from_csv(&csv);
+        assert_eq!(lines.len(), MAX_LINES + 1);
+        let e = check(Some("approve".into()), Some("why".into()), Some(lines)).unwrap_err();
+        assert_eq!(
+            e.field_errors.len(),
+            1,
+            "{:?}",
+            e.field_errors.keys().take(3)
+        );
+        assert!(e.field_errors.contains_key("lines"));
+    }
+
+    #[test]
+    fn many_bad_lines_answer_with_the_first_hundred() {
+        let lines = vec![ReconciliationLineInput::default(); MAX_LINES];
+        let e = check(Some("approve".into()), Some("why".into()), Some(lines)).unwrap_err();
+        assert_eq!(e.field_errors.len(), crate::error::MAX_FIELD_ERRORS);
+        assert!(e.body().to_string().len() < 16 * 1024);
     }
 }

@@ -48,19 +48,6 @@ impl Batch {
         }
     }
 
-    /// Reads the fraud evidence of a report settled alone before its transaction begins (the
-    /// campaign lock, and on SQLite the write lock, is then held for the money only).
-    pub(in crate::domain::conversions) async fn prefetch<C: sea_orm::ConnectionTrait>(
-        &mut self,
-        db: &C,
-        now: DateTime<Utc>,
-        campaign: &entity::offer_campaign::Model,
-        ev: &crate::domain::conversions::reported::Reported,
-        a: &super::attribution::Attribution,
-    ) -> Result<(), AppError> {
-        super::hold::prefetch(self, db, now, campaign, ev, a).await
-    }
-
     /// Names the launches the batch's reports were attributed to, so their fraud evidence
     /// is read in one go.
     pub fn expect_clicks<'a>(&mut self, launches: impl IntoIterator<Item = &'a sdk_launch::Model>) {

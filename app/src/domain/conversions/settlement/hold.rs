@@ -50,8 +50,9 @@ fn report<'a>(
 }
 
 /// Reads what screening `ev` will need on `db` (outside the settlement's transaction),
-/// when it will be screened.
-pub(super) async fn prefetch<C: ConnectionTrait>(
+/// when it will be screened: a report settled alone then holds the campaign lock (and on
+/// SQLite the write lock) for the money only.
+pub(in crate::domain::conversions) async fn prefetch<C: ConnectionTrait>(
     batch: &mut Batch,
     db: &C,
     now: DateTime<Utc>,

@@ -18,6 +18,7 @@ mod row;
 
 pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
 pub(in crate::domain::conversions) use batch::Batch;
+pub(in crate::domain::conversions) use hold::prefetch as prefetch_screening;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{

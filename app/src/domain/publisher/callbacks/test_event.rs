@@ -1,7 +1,8 @@
 //! Test events for a placement's reward callback. `test` builds the signed request a reward
 //! confirmation would carry and sends nothing (the specification's `callback/test`);
 //! `send_test` sends that request to the configured receiver through the callback client
-//! (the same address, TLS and redirect rules as real callbacks) and reports its answer.
+//! (the same address, TLS and redirect rules as real callbacks) and reports the answer's
+//! status and timing, never its body.
 //! A test event says `"test": true`, uses `evt_test_`/`txn_test_` ids, and is never
 //! credited, recorded as a delivery or retried.
 
@@ -74,7 +75,10 @@ fn answer(o: Outcome) -> CallbackTestAnswer {
         latency_ms: o.latency_ms,
         error_class: o.error_class,
         error_message: o.error_message,
-        response_excerpt: o.response_excerpt,
+        // Status and timing only: showing the receiver's answer would make this a tool that
+        // fetches what any host:port says (issue 52). The publisher reads its own receiver's
+        // logs for the body.
+        response_excerpt: None,
     }
 }
 

@@ -72,6 +72,8 @@ pub(super) fn apply(
             errs.add("name", "must be 4-200 characters");
         } else if n.chars().any(char::is_control) {
             errs.add("name", "must not contain control characters");
+        } else if crate::model::validate::has_bidi_control(n) {
+            errs.add("name", crate::model::validate::BIDI_REFUSED);
         }
         a.name = Set(n.to_owned());
     }
