@@ -17,9 +17,10 @@ import { chromium } from 'playwright-core';
 
 const BIN = resolve(process.env.APP_SERVER_BIN ?? 'target/debug/server');
 const SITE = resolve(process.env.APP_SITE_ROOT ?? 'target/site');
-export const SHOTS = resolve('target/screenshots');
 export const DB = process.env.BROWSER_DB ?? 'sqlite';
 if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`BROWSER_DB must be sqlite or postgres, not ${DB}`);
+// Per database: the two legs run side by side (scripts/test.sh).
+export const SHOTS = resolve(DB === 'sqlite' ? 'target/screenshots' : `target/screenshots-${DB}`);
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const psql = (url, args, input) => execFileSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-qtA', ...args],

@@ -374,7 +374,49 @@ async fn requests_and_runs_at_once_hold_the_money_once(app: TestApp) {
     assert_reconciled(app).await;
 }
 
+/// A disabled publisher is not paid by the monthly run (issue 52): it is counted as
+/// skipped, and its balance stays where it was.
+async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
+    use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
+    let (w, token) = earned(app).await;
+    let app = &w.app;
+    let (s, _) = app
+        .put(
+            "/publisher/v2/payouts/profile",
+            Some(&token),
+            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let account = entity::account::Entity::find_by_id(w.p.user.account_id.clone())
+        .one(&app.state.ctx.db)
+        .await
+        .expect("q")
+        .expect("account");
+    let mut a = account.into_active_model();
+    a.status = Set("DISABLED".to_owned());
+    a.update(&app.state.ctx.db).await.expect("disabled");
+    let admin = app.admin_token().await;
+    let (s, r) = app
+        .post(
+            "/admin/v1/payouts/runs",
+            Some(&admin),
+            &json!({"period": "2026-11"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    assert_eq!(
+        (r["createdCount"].clone(), r["skippedCount"].clone()),
+        (json!(0), json!(1)),
+        "{r}"
+    );
+    let (_, q) = app.get("/admin/v1/payouts", Some(&admin)).await;
+    assert_eq!(q["items"].as_array().map(Vec::len), Some(0), "{q}");
+    assert_reconciled(app).await;
+}
+
 both_backends!(
+    a_disabled_publisher_is_not_paid_by_a_run,
     a_payout_is_requested_approved_paid_and_returned,
     the_monthly_run_creates_one_payout_per_eligible_publisher,
     requests_and_runs_at_once_hold_the_money_once,

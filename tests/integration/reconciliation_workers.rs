@@ -21,7 +21,54 @@ use entity::{conversion, reconciliation_batch as batch};
 both_backends!(
     a_line_that_always_fails_does_not_stop_the_rest,
     one_worker_applies_and_a_stopped_one_is_replaced,
+    a_small_reconciliation_is_not_kept_waiting_behind_a_large_one,
 );
+
+/// Fair share per advertiser (issue 52): a claim applies one round of 512 lines and hands
+/// the reconciliation back, so another advertiser's reconciliation queued behind a large
+/// one is applied after one round, not after all of it.
+async fn a_small_reconciliation_is_not_kept_waiting_behind_a_large_one(app: TestApp) {
+    const N: usize = 600;
+    let w = paid_world(app, N).await;
+    let lines: Vec<Value> = (0..N)
+        .map(|i| json!({"transactionId": format!("tx-{i}")}))
+        .collect();
+    let large = json!({"action": "reverse", "reason": "audit", "lines": lines, "apply": true});
+    let (s, r) = reconcile(&w.app, &w.adv, "recon-large", &large).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    let large_id = r["reconciliationId"].as_str().expect("id").to_owned();
+    let (_, other) = w.app.signed_in(app::model::Role::Advertiser).await;
+    let small = json!({"action": "reverse", "reason": "audit", "lines": [{"transactionId": "theirs-1"}], "apply": true});
+    let (s, r) = reconcile(&w.app, &other, "recon-small", &small).await;
+    assert_eq!(s, StatusCode::CREATED, "{r}");
+    let small_id = r["reconciliationId"].as_str().expect("id").to_owned();
+    let ctx = &w.app.state.ctx;
+    let status = |id: String| async move {
+        batch::Entity::find_by_id(id)
+            .one(&ctx.db)
+            .await
+            .expect("q")
+            .expect("row")
+            .status
+    };
+    w.app.clock.advance(Duration::seconds(1));
+    assert_eq!(
+        apply_next(ctx).await.expect("worker"),
+        Some(512),
+        "one round"
+    );
+    w.app.clock.advance(Duration::seconds(1));
+    apply_next(ctx).await.expect("worker");
+    assert_eq!(status(small_id).await, "DONE", "the small one went next");
+    assert_eq!(status(large_id.clone()).await, "APPLYING");
+    while apply_next(ctx).await.expect("worker").is_some() {
+        w.app.clock.advance(Duration::seconds(1));
+    }
+    assert_eq!(status(large_id.clone()).await, "DONE");
+    let done = reconciliation(&w, &large_id).await;
+    assert_eq!(tally(&done, "results", "APPLIED"), N as u64, "{done}");
+    assert_reconciled(&w.app).await;
+}
 
 /// A line that always fails is marked FAILED after its tries; the rest of its chunk is
 /// applied and the reconciliation finishes instead of being retried forever.

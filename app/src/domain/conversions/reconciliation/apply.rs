@@ -1,6 +1,12 @@
 //! Applying a reconciliation: queued by its advertiser, claimed by one worker with a lease
 //! (another takes over when the lease runs out), worked through in chunks of one campaign's
 //! lines, and finished with a result on every line and an audit entry.
+//!
+//! Fair share (issue 52): a claim applies one round ([`ROUND`] lines) and then hands the
+//! reconciliation back to the queue, and a claim takes the reconciliation of the advertiser
+//! served least recently (each advertiser's oldest before anyone's second), so one
+//! advertiser's ten reconciliations of 10,000 lines do not keep another's ten lines
+//! waiting behind them.
 
 use std::collections::BTreeMap;
 
@@ -71,8 +77,8 @@ pub(super) async fn queue_in(
     Ok(())
 }
 
-/// Applies the oldest queued reconciliation (or one whose worker stopped); returns how many
-/// lines it applied, `None` when none waits.
+/// Applies a round of the next reconciliation in fair order (or of one whose worker
+/// stopped); returns how many lines it applied, `None` when none waits.
 pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
     let owner = new_id("rcw");
     let Some(b) = claim(ctx, &owner).await? else {
@@ -80,7 +86,7 @@ pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
     };
     let action = ReconcileAction::parse(&b.action).ok_or_else(AppError::internal)?;
     let mut applied = 0;
-    loop {
+    {
         let open = line::Entity::find()
             .filter(line::Column::BatchId.eq(b.id.clone()))
             .filter(line::Column::Result.is_null())
@@ -88,9 +94,7 @@ pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
             .limit(ROUND)
             .all(&ctx.db)
             .await?;
-        if open.is_empty() {
-            break;
-        }
+        let full_round = open.len() as u64 == ROUND;
         // One campaign's lines at a time, in request order within it.
         let mut by_campaign: BTreeMap<String, Vec<line::Model>> = BTreeMap::new();
         for l in open {
@@ -108,6 +112,11 @@ pub async fn apply_next(ctx: &Ctx) -> Result<Option<usize>, AppError> {
                     return Ok(Some(applied));
                 }
             }
+        }
+        if full_round {
+            // Lines may be left: back to the queue, behind the others waiting.
+            hand_back(ctx, &b.id, &owner).await?;
+            return Ok(Some(applied));
         }
     }
     finish(ctx, &b, &owner).await?;
@@ -167,7 +176,46 @@ async fn apply_lines(
     }
 }
 
-/// Takes the oldest reconciliation that is queued, or applying under a lease that ran out.
+/// Ends `owner`'s claim with lines left: the lease lapses now, so the next claim may take
+/// it again once the others waiting had their turn.
+async fn hand_back(ctx: &Ctx, id: &str, owner: &str) -> Result<(), AppError> {
+    batch::Entity::update_many()
+        .col_expr(
+            batch::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            batch::Column::LeaseUntil,
+            Expr::value(Some(ctx.now() - Duration::microseconds(1))),
+        )
+        .filter(batch::Column::Id.eq(id.to_owned()))
+        .filter(batch::Column::LeaseOwner.eq(owner.to_owned()))
+        .exec(&ctx.db)
+        .await?;
+    Ok(())
+}
+
+/// The waiting reconciliations in fair order: each advertiser's first (the one it waited
+/// for longest) before anyone's second, and among equals the one served least recently
+/// (its lease's end, or when it was queued).
+fn fair_order(mut waiting: Vec<batch::Model>) -> Vec<batch::Model> {
+    let served = |b: &batch::Model| b.lease_until.or(b.queued_at);
+    waiting.sort_by_key(|b| served(b));
+    let mut turn: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut ranked: Vec<(usize, batch::Model)> = waiting
+        .into_iter()
+        .map(|b| {
+            let t = turn.entry(b.advertiser_id.clone()).or_default();
+            *t += 1;
+            (*t, b)
+        })
+        .collect();
+    ranked.sort_by_key(|(t, b)| (*t, served(b)));
+    ranked.into_iter().map(|(_, b)| b).collect()
+}
+
+/// Takes the next waiting reconciliation in [`fair_order`]: queued, or applying under a
+/// lease that ran out.
 async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError> {
     let now = ctx.now();
     let waiting = batch::Entity::find()
@@ -176,10 +224,10 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
             ReconciliationStatus::Applying.as_str(),
         ]))
         .order_by_asc(batch::Column::QueuedAt)
-        .limit(8)
+        .limit(64)
         .all(&ctx.db)
         .await?;
-    for b in waiting {
+    for b in fair_order(waiting) {
         let free = ReconciliationStatus::parse(&b.status) == Some(ReconciliationStatus::Queued)
             || b.lease_until.is_none_or(|t| t < now);
         if !free {
