@@ -9,6 +9,18 @@ out=target/site/pkg
 cargo build -p frontend --lib --target wasm32-unknown-unknown --profile "$profile"
 dir=$profile; [ "$profile" = dev ] && dir=debug
 mkdir -p "$out"
+# What cargo built, and with which tools: when neither changed since the last bundle, the
+# bundle is already what wasm-bindgen, wasm-opt and the compression would make again (they
+# take minutes), so it is kept.
+input="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$dir/frontend.wasm"
+stamp=$( { sha256sum "$input" scripts/build-frontend.sh scripts/precompress.mjs | cut -c1-64; echo "$profile"; \
+  wasm-bindgen --version; } | sha256sum | cut -c1-64)
+if [ -f "$out/.input-stamp" ] && [ "$(cat "$out/.input-stamp")" = "$stamp" ] \
+  && [ -f "$out/frontend_bg.wasm" ] && [ -f "$out/frontend.js" ] && [ -f "$out/bundle.version" ]; then
+  echo "browser bundle: unchanged since the last build ($(du -h "$out/frontend_bg.wasm" | cut -f1) in $out)"
+  exit 0
+fi
+rm -f "$out/.input-stamp"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name frontend \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$dir/frontend.wasm"
 # Leptos 0.8 loads /pkg/<name>.js and /pkg/<name>_bg.wasm, the names wasm-bindgen writes.
@@ -26,4 +38,5 @@ if [ "$profile" != dev ] && command -v node >/dev/null; then
 fi
 # The bundle's content hash: pages load it from /pkg/<hash>/…, cached for a year (server/src/web.rs).
 cat "$out/frontend.js" "$out/frontend_bg.wasm" | sha256sum | cut -c1-16 > "$out/bundle.version"
+echo "$stamp" > "$out/.input-stamp"
 echo "browser bundle: $(du -h "$out/frontend_bg.wasm" | cut -f1) in $out"

@@ -75,6 +75,8 @@ mod tests {
             expires_at: now,
             revoked_at: None,
             user_verified: false,
+            user_verified_until: None,
+            user_secret_issued_at: None,
             language: None,
             device_id: None,
         }
