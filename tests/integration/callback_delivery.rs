@@ -23,7 +23,69 @@ tests::each_backend!(
     an_unreadable_signing_key_stalls_no_other_placement,
     a_receiver_failing_for_a_day_is_paused_until_resumed,
     replays_are_limited_per_publisher,
+    a_reversal_never_cancels_a_confirmation_being_sent,
 );
+
+/// A reversal reported while a worker is sending the confirmation does not cancel it (the
+/// receiver may already have it): a reversal is queued behind it instead, and the receiver
+/// ends on the reversal (issue 52, item 6, `callback_delivery/outbox.rs`).
+async fn a_reversal_never_cancels_a_confirmation_being_sent(backend: Backend) {
+    let (rx, w) = receiving(backend).await;
+    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
+    w.report(&clk, "order-1", "approved").await;
+    let ctx = &w.app.state.ctx;
+    // A worker has the confirmation in hand: claimed, its request on the wire.
+    let mut sending = dispatch::claim(ctx, request("wrk_mid", 1, 1))
+        .await
+        .expect("claim");
+    assert_eq!(sending.len(), 1);
+    let confirmation = sending[0].delivery.id.clone();
+    w.report(&clk, "order-1", "reversed").await;
+    let row = callback_delivery::Entity::find_by_id(confirmation.clone())
+        .one(&ctx.db)
+        .await
+        .expect("q")
+        .expect("row");
+    assert_ne!(
+        row.status, "CANCELLED",
+        "cancelled while being sent: {row:?}"
+    );
+    let reversals = callback_delivery::Entity::find()
+        .filter(callback_delivery::Column::DependsOn.eq(confirmation.clone()))
+        .all(&ctx.db)
+        .await
+        .expect("q");
+    assert_eq!(
+        reversals.len(),
+        1,
+        "a reversal waits behind the confirmation"
+    );
+    // The send succeeds and is recorded; the reversal follows it.
+    let delivered = Finished {
+        claimed: sending.remove(0),
+        sent: Some(("key".into(), "nonce".into(), "ts".into())),
+        outcome: Outcome {
+            started_at: w.app.clock_now(),
+            response_status: Some(200),
+            ..Outcome::default()
+        },
+    };
+    let recorded = dispatch::record_batch(ctx, "wrk_mid", vec![delivered])
+        .await
+        .expect("record");
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    w.app.run_workers_once().await;
+    let events: Vec<String> = rx
+        .received()
+        .iter()
+        .map(|r| r.json()["eventType"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    assert_eq!(
+        events,
+        ["reward.reversed"],
+        "the receiver ends on the reversal"
+    );
+}
 
 /// Replays go to the publisher's own receiver, but not without limit: ten at once, then one
 /// every six seconds per publisher (issue 52, item 9, `callback_delivery/console.rs`).
