@@ -13,7 +13,7 @@ use sea_orm::{EntityTrait, QuerySelect, sea_query::Expr};
 use serde_json::{Value, json};
 use tests::builders::callbacks::{World, click, world};
 use tests::builders::{USD, campaign_body};
-use tests::{TestApp, both_backends};
+use tests::TestApp;
 
 use tests::builders::earnings::{IBAN, assert_reconciled, decide, earnings, micros, request};
 
@@ -246,7 +246,11 @@ async fn every_balance_is_what_the_run_says(r: &Run, seed: u64) {
     );
 }
 
-async fn earnings_ledger_balances_under_a_random_run(app: TestApp) {
+async fn earnings_ledger_balances_under_a_random_run(backend: tests::Backend) {
+    // The run reverses a large share of its conversions on purpose; at the guard's defaults
+    // some seeds made the placement be paused for fraud and the next click found no offer.
+    // The guard has its own tests (fraud.rs); here it never pauses (70 steps at most).
+    let app = TestApp::spawn_with(backend, &["--fraud-pause-min-conversions", "100000"]).await;
     let seed: u64 = std::env::var("LEDGER_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -266,4 +270,4 @@ async fn earnings_ledger_balances_under_a_random_run(app: TestApp) {
     every_balance_is_what_the_run_says(&r, seed).await;
 }
 
-both_backends!(earnings_ledger_balances_under_a_random_run);
+tests::each_backend!(earnings_ledger_balances_under_a_random_run);
