@@ -61,6 +61,7 @@ BOUNDED = {
     "/sdk/v2/reward-status/{offerId}": "the specification's collection for one offer",
     "/sdk/v2/ad-slots/{adSlotId}/offers": "pages as the specification says: page {nextCursor, limit}",
     "/api/v1/campaigns/getcampaigns": "the 500 newest and next_cursor for searchcampaigns (a signed GET takes no query)",
+    "/admin/v1/payouts/runs": "one run per month: the 24 newest months",
 }
 
 

@@ -12,30 +12,32 @@ process A is killed with SIGKILL (and started again), then the database is cut f
 Senders retry what was not answered (502 from the proxy for requests on the killed process)
 or refused for now (503), with the same transaction id. Afterwards every postback must have
 been accepted and settled into exactly one conversion, every conversion's reward must have
-reached the receiver under one event id (delivery is at least once; repeated sends of an
-event id are counted and shown), no answer may be a 5xx other than 503 (and 502 around the
-kill), and every request sent while the database was cut must be answered 503.
+reached the receiver under one event id, and an event id may reach it twice only when its
+first send was in flight at the kill or during the cut (delivery is at least once: a send
+whose outcome was never recorded is sent again; any other repeat fails the drill). No answer
+may be a 5xx other than 503 (and 502 around the kill), every request sent while the database
+was cut must be answered 503, the kill must find both the web and the callback workers busy,
+and afterwards `server ledger-check` must find the ledger whole (balances equal their
+entries, every campaign's spend mirrored, pending earnings equal to their conversions, so a
+conversion paid twice fails).
 """
 
 import argparse
 import hashlib
 import hmac
-import http.server as httpserver
 import json
 import os
 import signal
-import socket
-import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import ROOT, free_port, http, wait_ready  # noqa: E402
+from cluster_peers import Forwarder, Receiver  # noqa: E402
 
 PG = "postgres://postgres@127.0.0.1:5432"
 SECRET_KEY = "c1" * 32
@@ -45,122 +47,6 @@ def psql(db, sql):
     out = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-At", "-d", db, "-c", sql],
                          check=True, capture_output=True, text=True)
     return out.stdout.strip()
-
-
-class Forwarder:
-    """A TCP forwarder to PostgreSQL that can be cut: every open connection is closed and
-    new ones are refused until it is restored (the database, as the processes see it, is
-    gone)."""
-
-    def __init__(self, target_port=5432):
-        self.target = ("127.0.0.1", target_port)
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(256)
-        self.port = self.sock.getsockname()[1]
-        self.cut = False
-        self.open = set()
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            client, _ = self.sock.accept()
-            if self.cut:
-                client.close()
-                continue
-            try:
-                upstream = socket.create_connection(self.target, timeout=5)
-                upstream.settimeout(None)
-            except OSError:
-                client.close()
-                continue
-            with self.lock:
-                self.open.update([client, upstream])
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    def _pump(self, src, dst):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        with self.lock:
-            self.open.discard(src)
-            self.open.discard(dst)
-
-    def set_cut(self, cut):
-        self.cut = cut
-        if cut:
-            with self.lock:
-                for s in list(self.open):
-                    try:
-                        s.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-
-
-class Receiver:
-    """An HTTPS reward-callback receiver recording the event ids it was sent."""
-
-    def __init__(self, workdir):
-        # A throwaway CA (the servers trust it through APP_CALLBACK_CA_FILE) and a leaf
-        # certificate for 127.0.0.1 signed by it.
-        self.cert = os.path.join(workdir, "ca.pem")
-        ca_key, key = os.path.join(workdir, "ca.key"), os.path.join(workdir, "receiver.key")
-        leaf, csr = os.path.join(workdir, "receiver.pem"), os.path.join(workdir, "receiver.csr")
-        ext = os.path.join(workdir, "receiver.ext")
-        with open(ext, "w") as f:
-            f.write("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
-        for cmd in (
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=drill-ca",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-keyout", ca_key, "-out", self.cert],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", csr],
-            ["x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", ca_key, "-CAcreateserial",
-             "-days", "2", "-extfile", ext, "-out", leaf],
-        ):
-            subprocess.run(["openssl", *cmd], check=True, capture_output=True)
-        self.events = []
-        lock = self.lock = threading.Lock()
-        events = self.events
-
-        class Hook(httpserver.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                try:
-                    event = json.loads(body)
-                    with lock:
-                        events.append((event.get("eventId"), event.get("transactionId"),
-                                       event.get("eventType")))
-                except ValueError:
-                    pass
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_):
-                pass
-
-        self.server = httpserver.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.load_cert_chain(leaf, key)
-        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def confirmed(self):
-        with self.lock:
-            return [e for e in self.events if e[2] == "reward.confirmed"]
 
 
 def nginx_conf(workdir, port, upstreams):
@@ -271,6 +157,25 @@ def signed_postback(fx, click, tx):
                "X-Service-Timestamp": ts, "X-Service-Signature": sig,
                "X-Forwarded-For": f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}"}
     return headers, body
+
+
+def doubled(confirmed, events, t0):
+    """Event ids received more than once whose first send was not in flight at the kill
+    (within a callback's 10-second timeout before it) or during the database cut: their
+    outcome was recorded, so the repeat is a defect."""
+    first = {}
+    repeats = set()
+    for event_id, _, _, at in confirmed:
+        if event_id in first:
+            repeats.add(event_id)
+        else:
+            first[event_id] = at - t0
+    excused = lambda t: (events["kill"] - 10 <= t <= events["kill"] + 1
+                         or events["cut"] - 10 <= t <= events["restored"] + 1)
+    wrong = sorted(e for e in repeats if not excused(first[e]))
+    print(f"[cluster] {len(repeats)} event ids received twice, {len(repeats) - len(wrong)} of them "
+          f"in flight at the kill or the cut", flush=True)
+    return [f"{len(wrong)} rewards sent again after their delivery was recorded: {wrong[:5]}"] if wrong else []
 
 
 def drill(args):
@@ -393,13 +298,13 @@ def drill(args):
         # Every accepted report settles and its reward reaches the receiver.
         deadline = time.monotonic() + args.settle_timeout
         while time.monotonic() < deadline:
-            got = {tx for _, tx, _ in receiver.confirmed()}
+            got = {tx for _, tx, _, _ in receiver.confirmed()}
             if wanted <= got:
                 break
             time.sleep(0.5)
         confirmed = receiver.confirmed()
-        ids = [e for e, _, _ in confirmed]
-        got = {tx for _, tx, _ in confirmed}
+        ids = [e for e, _, _, _ in confirmed]
+        got = {tx for _, tx, _, _ in confirmed}
         conversions = int(psql(db, "SELECT COUNT(*) FROM conversions WHERE transaction_id LIKE 'cluster-%'"))
         duplicates = len(ids) - len(set(ids))
         print(f"[cluster] accepted {len(accepted)}, conversions {conversions}, rewards received "
@@ -416,6 +321,19 @@ def drill(args):
             failures.append(f"{len(accepted) - len(wanted)} accepted postbacks have no conversion")
         if conversions != len(accepted):
             failures.append(f"{conversions} conversions for {len(accepted)} accepted postbacks")
+        failures.extend(doubled(confirmed, events, t0))
+        # The kill hit a process at work: answers and callbacks in the second before it.
+        kill_at = events["kill"]
+        answered = sum(1 for _, done, s, _ in results if kill_at - 1 <= done <= kill_at and s == 200)
+        sent_back = sum(1 for *_, at in receiver.events if kill_at - 1 <= at - t0 <= kill_at)
+        print(f"[cluster] in the second before the kill: {answered} postbacks answered, "
+              f"{sent_back} callbacks received", flush=True)
+        if not answered or not sent_back:
+            failures.append("the kill found the cluster idle (no answer or no callback in the second before it)")
+        check = subprocess.run([binary, "ledger-check"], env=seed_env, capture_output=True, text=True)
+        print("[cluster] " + check.stdout.strip().replace("\n", "\n[cluster] "), flush=True)
+        if check.returncode:
+            failures.append(f"server ledger-check: {check.stderr.strip()[-300:]}")
     finally:
         cluster.stop()
         fwd.set_cut(False)

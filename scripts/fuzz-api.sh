@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Schema-driven fuzzing of the JSON API: no input may make the server answer 5xx.
+# Schema-driven fuzzing of the JSON API: no input may make the server answer 5xx, every answer
+# must be documented, and the money the fuzzing moved must leave the ledger whole.
 #
 #   scripts/fuzz-api.sh [path/to/server-binary]    (default ${CARGO_TARGET_DIR:-target}/debug/server)
 #
 # For SQLite and then PostgreSQL: a fresh database seeded with `server demo`, `server serve` on a
 # free port (trusting 127.0.0.1 as a proxy, so requests can name their client address), one
 # bearer token each for the demo administrator, publisher and advertiser, then schemathesis
-# against /openapi.json with the checks `not_a_server_error` and `not_rate_limited`:
+# against /openapi.json with the checks `not_a_server_error`, `not_rate_limited` and the three
+# conformance checks (the answer's status, content type and body are the documented ones):
 # - first the `integrations` run: the SDK, the survey API, the static feed, survey fetch and the
 #   Custom S2S postbacks, each signed in with its own credentials (scripts/fuzz_setup.py issues
 #   them through the API; scripts/fuzz_hooks.py applies them per request, signs, and paces every
@@ -18,7 +20,8 @@
 # Exits non-zero when any run found a server error, could not run, ran no case, or got a 429
 # (the pacing failed), or when an integration surface got no case, only 401/429 answers, or
 # (SDK, survey API, static feed) no 2xx. The server log of a failed backend is kept in its
-# temp dir and its tail printed.
+# temp dir and its tail printed. Afterwards the integrations run's postbacks on real clicks
+# must have settled conversions, and `server ledger-check` must find the ledger whole.
 #
 # Environment:
 #   FUZZ_SEED          seed for every run (default: a random one, printed; rerun with it to replay)
@@ -45,6 +48,9 @@ INTEGRATIONS=${FUZZ_INTEGRATIONS:-1}
 RUN_TIMEOUT=${FUZZ_RUN_TIMEOUT:-120}
 INTEGRATION_TIMEOUT=${FUZZ_INTEGRATION_TIMEOUT:-240}
 SUMMARY=${FUZZ_SUMMARY:-target/fuzz-summary.tsv}
+# Every answer must be documented (status, content type, body schema), not only "no 5xx";
+# FUZZ_CHECKS overrides the list.
+CHECKS=not_a_server_error,not_rate_limited,status_code_conformance,content_type_conformance,response_schema_conformance
 # The hooks (credentials, pacing, statistics) are imported by schemathesis from scripts/.
 HOOKS_DIR=$PWD/scripts
 LIB_TRUSTED_PROXIES=127.0.0.1
@@ -240,7 +246,7 @@ fuzz_one() {
     FUZZ_RUN=$run FUZZ_STATS=$stats FUZZ_SEED=$SEED FUZZ_BASE_URL=$SRV_URL \
     timeout --signal=INT --kill-after=15 "$timeout_s" \
     schemathesis --config-file "$SRV_DIR/schemathesis.toml" run "$SRV_URL/openapi.json" \
-      --checks not_a_server_error,not_rate_limited \
+      --checks "${FUZZ_CHECKS:-$CHECKS}" \
       --phases "$PHASES" \
       --seed "$SEED" \
       --max-examples "$EXAMPLES" \
@@ -285,6 +291,19 @@ PY
   fi
   summary_lines+=("$(printf '%-9s %-12s seed %-11s %6s cases  %s' "$backend" "$run" "$SEED" "$cases" "$outcome")")
   return "$rc"
+}
+
+# Conversions the fuzzer's postbacks settled (transaction ids `fuzz-tx-…`) in database $1.
+fuzz_conversions() {
+  python3 - "$1" <<'PY'
+import sqlite3, subprocess, sys
+url = sys.argv[1]
+sql = "SELECT COUNT(*) FROM conversions WHERE transaction_id LIKE 'fuzz-tx-%'"
+if url.startswith("sqlite://"):
+    print(sqlite3.connect(url[len("sqlite://"):].split("?")[0]).execute(sql).fetchone()[0])
+else:
+    print(subprocess.run(["psql", url, "-At", "-c", sql], capture_output=True, text=True).stdout.strip() or 0)
+PY
 }
 
 for backend in $BACKENDS; do
@@ -337,6 +356,22 @@ for backend in $BACKENDS; do
     done
     if ! kill -0 "$SRV_PID" 2>/dev/null; then
       lib_log "$backend: the server process died"; backend_status=1
+    fi
+  fi
+  if [ "$prepared" -eq 1 ]; then
+    # The money path: the postbacks on real clicks settled conversions (INTEGRATIONS=1), and
+    # whatever every run did to money, the ledger still adds up (server ledger-check).
+    if [ "$INTEGRATIONS" = 1 ]; then
+      paid=$(fuzz_conversions "$APP_DATABASE_URL")
+      lib_log "$backend: conversions settled from the fuzzer's postbacks: $paid"
+      [ "${paid:-0}" -gt 0 ] || { lib_log "$backend: the fuzzer's postbacks never reached settlement"; backend_status=1; }
+    fi
+    if ledger=$("$SRV_BIN" ledger-check 2>&1); then
+      lib_log "$backend: $(printf '%s' "$ledger" | tail -n1) after the fuzzing"
+    else
+      lib_log "$backend: the ledger does not add up after the fuzzing:"
+      printf '%s\n' "$ledger" >&2
+      backend_status=1
     fi
   fi
   if [ "$backend_status" -ne 0 ]; then

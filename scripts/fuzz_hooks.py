@@ -242,7 +242,10 @@ def before_call(context, case, kwargs):
             fields["status"] = pick(["pending", "approved", "rejected", "reversed"])
             fields["occurred_at"] = now_rfc3339(-60)
             if chance(0.6):  # all five fields valid: the report reaches the inbox
-                fields.update(click_id=f"clk_fuzz{next(_turn)}", transaction_id=f"fuzz-tx-{next(_turn)}",
+                # Half of them on a real click: settlement, the ledger and the callbacks run
+                # (fuzz-api.sh checks the ledger afterwards).
+                click = pick(CREDS["clickIds"]) if CREDS.get("clickIds") and chance(0.5) else f"clk_fuzz{next(_turn)}"
+                fields.update(click_id=click, transaction_id=f"fuzz-tx-{next(_turn)}",
                               goal_id=pick(["install", "level10"]))
 
 

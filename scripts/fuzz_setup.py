@@ -11,7 +11,8 @@ With the dashboard tokens of the demo accounts, through the public API only:
 - a static feed key of the placement's STATIC_API slot;
 - the placement's app key for survey fetch;
 - a Custom S2S signing key of the advertiser's live Custom S2S campaign (created, or rotated
-  when the campaign already has one).
+  when the campaign already has one), and eight real clicks on it (an impression and a launch
+  each), so postbacks reach settlement and the ledger.
 Writes them to OUT.json for scripts/fuzz_hooks.py (the file holds secrets: it lives in the
 run's temp dir and goes with it). Prints a one-line description; exits non-zero when
 something could not be issued, so the fuzzer never runs with half its credentials.
@@ -99,7 +100,20 @@ def main():
     if status == 409:
         _, s2s = call("POST", f"{base}/rotate", advertiser)
 
+    # Real clicks on the Custom S2S campaign (an impression and a launch by SDK sessions of
+    # the pool), so the fuzzer's postbacks also reach settlement, the ledger and the reward
+    # callbacks' outbox, not only the inbox's refusals.
+    clicks = []
+    for i, session in enumerate(pool[:8]):
+        auth = {"Authorization": f"Bearer {session['token']}"}
+        _, imp = call("POST", f"/sdk/v2/offers/{s2s_campaign}/impressions", body={},
+                      headers={**auth, "Idempotency-Key": f"fuzz-imp-{i}-{secrets.token_hex(4)}"})
+        _, launch = call("POST", f"/sdk/v2/offers/{s2s_campaign}/launch", body={"impressionId": imp["impressionId"]},
+                         headers={**auth, "Idempotency-Key": f"fuzz-launch-{i}-{secrets.token_hex(4)}"})
+        clicks.append(launch["clickId"])
+
     creds = {
+        "clickIds": clicks,
         "placementId": pid,
         "offerwallSlotId": by_type["OFFERWALL"],
         "staticSlotId": by_type["STATIC_API"],
@@ -118,7 +132,7 @@ def main():
     with open(out, "w") as f:
         json.dump(creds, f, indent=1)
     print(f"placement {pid}, {len(pool)} SDK sessions, static key, app key, {len(survey_keys)} survey API keys, "
-          f"Custom S2S key of {s2s_campaign}")
+          f"Custom S2S key and {len(clicks)} clicks of {s2s_campaign}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-//! An administrator's payout run for one month: one payout per eligible publisher.
+//! An administrator's payout run for one month: one payout per eligible publisher, made by
+//! a worker (`payouts::runs`).
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -12,6 +13,12 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub created_count: i32,
     pub skipped_count: i32,
+    /// QUEUED, RUNNING or COMPLETED (`PayoutRunStatus`).
+    pub status: String,
+    /// The worker making the run's payouts, and until when it holds the run.
+    pub lease_owner: Option<String>,
+    pub lease_until: Option<DateTimeUtc>,
+    pub finished_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -36,6 +36,7 @@ mod m0032_fraud_controls;
 mod m0033_fraud_indexes;
 mod m0034_publisher_reserve;
 mod m0035_user_identity_rotation;
+mod m0036_payout_run_jobs;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -79,6 +80,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0033_fraud_indexes::Migration),
             Box::new(m0034_publisher_reserve::Migration),
             Box::new(m0035_user_identity_rotation::Migration),
+            Box::new(m0036_payout_run_jobs::Migration),
         ]
     }
 }

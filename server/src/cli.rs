@@ -42,6 +42,11 @@ pub enum Command {
     /// kept in the ledger: give those conversions their earnings (pending, then released
     /// after the hold as usual). Safe to run again, and beside a running service.
     EarningsBackfill,
+    /// Check the whole ledger (read-only; it reads every entry, so run it off-peak): balances
+    /// equal their entries, every transaction sums to zero, no account is negative that may
+    /// not be, every campaign's spend is mirrored and pending earnings match the conversions
+    /// in the hold. Prints what it found; exits 1 when something is wrong.
+    LedgerCheck,
     /// Load the benchmark data set (the demo plus thousands of live campaigns, sessions and
     /// history) and write the load generator's fixtures (scripts/bench.py runs it).
     /// Built with the `bench` feature only.
@@ -140,6 +145,42 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             for (campaign, why) in &done.skipped {
                 println!("left alone: campaign {campaign}: {why}");
             }
+        }
+        Command::LedgerCheck => {
+            let ctx = startup::domain_context(&settings, Arc::new(SystemClock)).await?;
+            let r = app::domain::billing::ledger::reconcile(&ctx.db)
+                .await
+                .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
+            let problems = [
+                (
+                    "accounts whose balance differs from their entries",
+                    &r.drifted_accounts,
+                ),
+                (
+                    "transactions that do not sum to zero",
+                    &r.unbalanced_transactions,
+                ),
+                ("accounts below zero that may not be", &r.negative_accounts),
+                (
+                    "campaigns whose spend is not mirrored",
+                    &r.mirror_mismatches,
+                ),
+                (
+                    "publisher|campaign pending earnings unlike their conversions",
+                    &r.pending_mismatches,
+                ),
+            ];
+            let mut wrong = r.total_micros != 0;
+            println!("ledger total: {} micros (0 expected)", r.total_micros);
+            for (what, ids) in problems {
+                println!("{what}: {}", ids.len());
+                for id in ids.iter().take(20) {
+                    println!("  {id}");
+                }
+                wrong |= !ids.is_empty();
+            }
+            anyhow::ensure!(!wrong, "the ledger does not add up");
+            println!("ledger ok");
         }
         Command::Demo => {
             // The demo creates accounts with a published password.

@@ -107,6 +107,22 @@ pub struct Settings {
     #[arg(long, env = "APP_SETTLEMENT_INLINE_SLOTS", default_value = "2", value_parser = clap::value_parser!(u16).range(0..=64), global = true)]
     pub settlement_inline_slots: u16,
 
+    /// The whole-request deadline of ordinary routes in seconds (1-30; uploads and exports
+    /// get 30 s or this, whichever is longer): past it the answer is 408 `timeout`, and a
+    /// request with an `Idempotency-Key` still finishes and keeps its answer for the retry.
+    #[arg(long, env = "APP_REQUEST_DEADLINE_SECONDS", default_value = "10", value_parser = clap::value_parser!(u16).range(1..=30), global = true)]
+    pub request_deadline_seconds: u16,
+
+    /// How long cache-change announcements gather before they leave as one message, in
+    /// milliseconds (1-5000; see docs/operations.md, "Caches and staleness").
+    #[arg(long, env = "APP_ANNOUNCE_COALESCE_MS", default_value = "50", value_parser = clap::value_parser!(u16).range(1..=5_000), global = true)]
+    pub announce_coalesce_ms: u16,
+
+    /// PostgreSQL: seconds without a notification after which the LISTEN connection is
+    /// probed, and replaced when the probe does not come back (1-3600).
+    #[arg(long, env = "APP_LISTEN_PROBE_SECONDS", default_value = "30", value_parser = clap::value_parser!(u16).range(1..=3_600), global = true)]
+    pub listen_probe_seconds: u16,
+
     /// Extra hosting address ranges for the DATACENTER fraud signal: a file of
     /// `cidr<TAB>provider` lines (`#` comments), added to the list shipped with the service.
     #[arg(long, env = "APP_FRAUD_DATACENTER_FILE", global = true)]

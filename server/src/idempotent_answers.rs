@@ -12,6 +12,7 @@
 
 use app::domain::idempotency::IdempotencyKey;
 use app::domain::idempotency::stored::{self, Begun, StoredAnswer};
+use app::domain::rate_limit::{carry, recording};
 use app::domain::{crypto, tokens};
 use app::error::AppError;
 use axum::body::{Body, to_bytes};
@@ -71,10 +72,32 @@ pub async fn stored_answers(State(state): State<AppState>, req: Request, next: N
         Ok(Begun::Replay(answer)) => return replayed(answer),
         Ok(Begun::Run(id)) => id,
     };
-    let res = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    keep(&state, &id, res).await
+    let req = Request::from_parts(parts, Body::from(bytes));
+    to_the_end(async move {
+        let res = next.run(req).await;
+        keep(&state, &id, res).await
+    })
+    .await
+}
+
+/// Runs a recorded request and the keeping of its answer on a task of its own: when the
+/// request's deadline gives up on it (its client gets 408), a handler that already committed
+/// still finishes and its answer is kept, so the retry gets it instead of running the
+/// request again once the record's lock lapses. The rate-limit checks it made are carried
+/// to the caller's `RateLimit` headers.
+async fn to_the_end<F>(run: F) -> Response
+where
+    F: std::future::Future<Output = Response> + Send + 'static,
+{
+    match tokio::spawn(recording(run)).await {
+        Ok((res, limits)) => {
+            carry(limits);
+            res
+        }
+        // The outer layer turns a panic into the JSON 500, as for any handler.
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => AppError::internal().into_response(),
+    }
 }
 
 /// Stores the answer of the request recorded as `id` and gives it. An answer that is not a
@@ -154,16 +177,14 @@ pub async fn signed_answers(State(state): State<AppState>, req: Request, next: N
     if req.method() != Method::POST || !req.headers().contains_key("idempotency-key") {
         return next.run(req).await;
     }
-    let (res, begun) = SIGNED
-        .scope(std::cell::RefCell::new(None), async move {
-            let res = next.run(req).await;
-            (res, SIGNED.with(std::cell::RefCell::take))
-        })
-        .await;
-    match begun {
-        Some(id) => keep(&state, &id, res).await,
-        None => res,
-    }
+    to_the_end(SIGNED.scope(std::cell::RefCell::new(None), async move {
+        let res = next.run(req).await;
+        match SIGNED.with(std::cell::RefCell::take) {
+            Some(id) => keep(&state, &id, res).await,
+            None => res,
+        }
+    }))
+    .await
 }
 
 /// For a signed survey API POST with an `Idempotency-Key`, once its signature is checked:

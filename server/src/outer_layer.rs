@@ -41,9 +41,8 @@ use app::domain::rate_limit::recording;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The whole-request deadline of ordinary routes (reading the body included).
-const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
-/// The deadline of uploads and exports (evidence files, CSV reports).
+/// The deadline of uploads and exports (evidence files, CSV reports), or the ordinary
+/// deadline (`--request-deadline-seconds`, 10 s by default) when that is longer.
 const LONG_REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 
 /// The layer; one per router, cloned onto every route.
@@ -51,13 +50,16 @@ const LONG_REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 pub struct OuterLayer {
     trusted_proxies: Arc<[ipnet::IpNet]>,
     ids: RequestIds,
+    /// The whole-request deadline of ordinary routes (reading the body included).
+    deadline: Duration,
 }
 
 impl OuterLayer {
-    pub fn new(trusted_proxies: &[ipnet::IpNet]) -> Self {
+    pub fn new(trusted_proxies: &[ipnet::IpNet], deadline: Duration) -> Self {
         Self {
             trusted_proxies: Arc::from(trusted_proxies),
             ids: RequestIds::default(),
+            deadline,
         }
     }
 }
@@ -112,6 +114,7 @@ where
         let ip = client_ip_of(&req, &self.layer.trusted_proxies);
         req.extensions_mut().insert(ClientIp(ip));
         let class = RouteClass::of(&req);
+        let deadline = class.deadline(self.layer.deadline);
         let too_big = declares_more_than(req.headers(), class.body_limit());
         let method = req.method().clone();
         let route = req.extensions().get::<MatchedPath>().cloned();
@@ -127,7 +130,7 @@ where
             } else {
                 // The limits the handler checked are recorded for the `RateLimit` headers.
                 let call = AssertUnwindSafe(recording(inner.call(req))).catch_unwind();
-                match tokio::time::timeout(class.deadline(), call).await {
+                match tokio::time::timeout(deadline, call).await {
                     Ok(Ok((Ok(res), limits))) => with_rate_limit_headers(res, &limits),
                     Ok(Ok((Err(never), _))) => match never {},
                     Ok(Err(panic)) => panic_response(panic),
@@ -248,10 +251,12 @@ impl RouteClass {
         }
     }
 
-    fn deadline(self) -> Duration {
+    fn deadline(self, ordinary: Duration) -> Duration {
         match self {
-            Self::Ordinary => REQUEST_DEADLINE,
-            Self::Upload | Self::Reconciliation | Self::Export => LONG_REQUEST_DEADLINE,
+            Self::Ordinary => ordinary,
+            Self::Upload | Self::Reconciliation | Self::Export => {
+                LONG_REQUEST_DEADLINE.max(ordinary)
+            }
         }
     }
 

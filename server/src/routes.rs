@@ -28,7 +28,10 @@ pub fn router(state: AppState) -> Router {
         .merge(reference)
         .merge(crate::api::billing::checkout::router(state.clone()))
         .merge(crate::web::router(state.clone()));
-    let outer = OuterLayer::new(&state.settings.trusted_proxies);
+    let outer = OuterLayer::new(
+        &state.settings.trusted_proxies,
+        std::time::Duration::from_secs(state.settings.request_deadline_seconds.into()),
+    );
     let mut api = api.with_state(state);
     // Development only: records exchanges for the document's examples when
     // APP_RECORD_EXAMPLES is set (api/examples/record.rs); otherwise not in the stack at all.

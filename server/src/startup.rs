@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use app::domain::changes::transport::Timing;
 use app::domain::{Clock, Ctx, DomainConfig, Environment, Keys, RateLimits};
 use migration::{Migrator, MigratorTrait};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};
@@ -216,13 +217,12 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         Arc::new(app::domain::billing::payprovider::NoProvider)
     };
     let limits = Arc::new(RateLimits::new(clock.clone()));
-    let extra_ranges = match &settings.fraud_datacenter_file {
-        Some(path) => Some(
+    let extra_ranges = (settings.fraud_datacenter_file.as_ref())
+        .map(|path| {
             std::fs::read_to_string(path)
-                .with_context(|| format!("reading APP_FRAUD_DATACENTER_FILE {}", path.display()))?,
-        ),
-        None => None,
-    };
+                .with_context(|| format!("reading APP_FRAUD_DATACENTER_FILE {}", path.display()))
+        })
+        .transpose()?;
     let fraud = app::domain::fraud::Fraud::new(
         extra_ranges.as_deref(),
         app::domain::fraud::guard::PauseLimits {
@@ -263,7 +263,10 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         transport: Arc::new(app::domain::callback_delivery::transport::NoTransport),
         deliveries: Arc::default(),
         surveys: Arc::default(),
-        changes: Arc::default(),
+        changes: Arc::new(app::domain::changes::Changes::with_timing(Timing::new(
+            settings.announce_coalesce_ms.into(),
+            settings.listen_probe_seconds.into(),
+        ))),
         fraud: Arc::new(fraud),
     })
 }

@@ -435,29 +435,4 @@ both_backends!(
     an_administrator_sets_a_publishers_hold,
     a_survey_complete_earns_like_a_conversion,
     conversions_paid_before_earnings_are_backfilled,
-    two_releases_at_once_release_each_conversion_once,
 );
-
-/// Two processes releasing the same earnings at once release each conversion once (issue
-/// 52, item 10): the campaign's settlement lock and the re-read under it decide, so the
-/// publisher's available balance is the two shares and the ledger agrees.
-async fn two_releases_at_once_release_each_conversion_once(app: TestApp) {
-    use app::domain::earnings::release;
-    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
-    no_reserve(&w.app, &w.p.user.account_id).await;
-    paid(&w, "user-1", "tx-1").await;
-    paid(&w, "user-2", "tx-2").await;
-    w.app.clock.advance(Duration::days(30));
-    let ctx = &w.app.state.ctx;
-    let (a, b) = tokio::join!(release::run_once(ctx), release::run_once(ctx));
-    assert_eq!(
-        a.expect("first") + b.expect("second"),
-        2,
-        "two conversions, once each"
-    );
-    assert_eq!(release::run_once(ctx).await.expect("again"), 0);
-    let e = earnings(&w).await;
-    assert_eq!(micros(&e, "availableMicros"), 2 * SHARE, "{e}");
-    assert_eq!(micros(&e, "pendingMicros"), 0, "{e}");
-    assert_reconciled(&w.app).await;
-}

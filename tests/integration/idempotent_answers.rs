@@ -7,7 +7,7 @@ use chrono::Duration;
 use reqwest::StatusCode;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use serde_json::{Value, json};
-use tests::{TestApp, both_backends, error_code};
+use tests::{Backend, TestApp, both_backends, each_backend, error_code};
 
 use app::model::Role;
 use tests::builders::USD;
@@ -20,6 +20,7 @@ both_backends!(
     a_signed_survey_creation_is_replayed_only_when_signed,
     a_request_refused_while_pending_succeeds_after_approval,
 );
+each_backend!(a_request_cut_by_its_deadline_after_its_commit_is_not_run_again);
 
 /// A POST with a key: status, whether it was a replay, and the body.
 async fn keyed_post(
@@ -288,4 +289,36 @@ async fn a_request_refused_while_pending_succeeds_after_approval(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{approved}");
     let (s, replayed, issued) = keyed_post(&app, &pending, "cred-key-0001", path, &body).await;
     assert_eq!((s, replayed), (StatusCode::CREATED, false), "{issued}");
+}
+
+/// A campaign paused under a key commits, then waits for the inventory to drop the offer;
+/// held past the request's deadline (1 s here) its client gets 408. The request still runs to
+/// its end and keeps its answer: the retry is the stored answer, not a second run (before,
+/// the key stayed "in progress" for a minute and then the pause ran again).
+async fn a_request_cut_by_its_deadline_after_its_commit_is_not_run_again(backend: Backend) {
+    use tests::builders::{campaign_body, live_campaign};
+    let app = TestApp::spawn_with(backend, &["--request-deadline-seconds", "1"]).await;
+    let admin = app.admin_token().await;
+    let (_, adv) = app.funded_advertiser(1_000 * USD).await;
+    let (game, _, _) =
+        live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    let path = format!("{}/{game}/transition", tests::builders::CAMPAIGNS);
+    let body = json!({"to": "PAUSED"});
+    let held = app.state.ctx.inventory.hold_builds().await;
+    let (s, replayed, cut) = keyed_post(&app, &adv, "pause-0000001", &path, &body).await;
+    assert_eq!((s, replayed), (StatusCode::REQUEST_TIMEOUT, false), "{cut}");
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    drop(held);
+    let started = std::time::Instant::now();
+    let (s, replayed, again) = loop {
+        let answer = keyed_post(&app, &adv, "pause-0000001", &path, &body).await;
+        let running =
+            answer.0 == StatusCode::CONFLICT && error_code(&answer.2) == "idempotency_in_progress";
+        if !running || started.elapsed() > std::time::Duration::from_secs(8) {
+            break answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!((s, replayed), (StatusCode::OK, true), "{again}");
+    assert_eq!(again["status"], "PAUSED", "{again}");
 }

@@ -11,9 +11,9 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use reqwest::StatusCode;
 use sea_orm::{EntityTrait, QuerySelect, sea_query::Expr};
 use serde_json::{Value, json};
+use tests::TestApp;
 use tests::builders::callbacks::{World, click, world};
 use tests::builders::{USD, campaign_body};
-use tests::TestApp;
 
 use tests::builders::earnings::{IBAN, assert_reconciled, decide, earnings, micros, request};
 

@@ -3,6 +3,7 @@
 
 mod access;
 mod access_dashboard;
+mod announcements;
 mod auth;
 mod billing;
 mod billing_lists;
@@ -14,6 +15,7 @@ mod connections;
 mod delivery;
 mod document;
 mod earnings;
+mod earnings_release;
 mod errors;
 mod evidence;
 mod fraud;
@@ -70,3 +72,4 @@ mod user_identity;
 mod wall_languages;
 mod web;
 mod web_pixel;
+mod worker_races;

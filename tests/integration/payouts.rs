@@ -11,6 +11,29 @@ use tests::builders::earnings::{
 };
 use tests::{TestApp, both_backends, error_code};
 
+/// Starts the month's run, lets the workers make its payouts, and answers the start's status
+/// and body and the run as it ended.
+async fn run_month(
+    app: &TestApp,
+    admin: &str,
+    period: &str,
+) -> (StatusCode, serde_json::Value, serde_json::Value) {
+    let (s, started) = app
+        .post(
+            "/admin/v1/payouts/runs",
+            Some(admin),
+            &json!({ "period": period }),
+        )
+        .await;
+    app.run_workers_once().await;
+    let id = started["id"].as_str().unwrap_or_default();
+    let (g, ended) = app
+        .get(&format!("/admin/v1/payouts/runs/{id}"), Some(admin))
+        .await;
+    assert!(!s.is_success() || g == StatusCode::OK, "{started} {ended}");
+    (s, started, ended)
+}
+
 async fn a_payout_is_requested_approved_paid_and_returned(app: TestApp) {
     let (w, token) = earned(app).await;
     let app = &w.app;
@@ -263,19 +286,21 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
         )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
-    // Without a profile the publisher is skipped.
-    let (s, r) = app
-        .post(
-            "/admin/v1/payouts/runs",
-            Some(&admin),
-            &json!({"period": "2026-11"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{r}");
+    // Queued at once (a worker makes the payouts); without a profile the publisher is
+    // skipped.
+    let (s, started, r) = run_month(app, &admin, "2026-11").await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{started}");
     assert_eq!(
-        (r["createdCount"].clone(), r["skippedCount"].clone()),
-        (json!(0), json!(1))
+        (&started["status"], &started["createdCount"]),
+        (&json!("QUEUED"), &json!(0)),
+        "{started}"
     );
+    assert_eq!(
+        (&r["status"], &r["createdCount"], &r["skippedCount"]),
+        (&json!("COMPLETED"), &json!(0), &json!(1)),
+        "{r}"
+    );
+    assert!(r["finishedAt"].is_string(), "{r}");
     let (s, _) = app
         .put(
             "/publisher/v2/payouts/profile",
@@ -284,21 +309,44 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
         )
         .await;
     assert_eq!(s, StatusCode::OK);
+    // Again for what is missing: queued again, one payout; a third call creates nothing.
     for expected in [1, 1] {
-        let (s, r) = app
-            .post(
-                "/admin/v1/payouts/runs",
-                Some(&admin),
-                &json!({"period": "2026-11"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{r}");
+        let (s, started, r) = run_month(app, &admin, "2026-11").await;
+        assert_eq!(s, StatusCode::ACCEPTED, "{started}");
         assert_eq!(
             r["createdCount"],
             json!(expected),
             "a second call creates nothing: {r}"
         );
+        assert_eq!(r["id"], started["id"], "one run per month");
     }
+    // While queued, starting it again answers it as it stands.
+    let october = json!({"period": "2026-10"});
+    let queued = || app.post("/admin/v1/payouts/runs", Some(&admin), &october);
+    let (s, first) = queued().await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{first}");
+    let (s, again) = queued().await;
+    assert_eq!(
+        (s, &again["status"]),
+        (StatusCode::OK, &json!("QUEUED")),
+        "{again}"
+    );
+    let (s, l) = app.get("/admin/v1/payouts/runs", Some(&admin)).await;
+    assert_eq!(s, StatusCode::OK, "{l}");
+    let periods: Vec<_> = l["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|r| r["period"].clone())
+        .collect();
+    assert_eq!(periods, vec![json!("2026-11"), json!("2026-10")], "{l}");
+    let (s, e) = app
+        .get("/admin/v1/payouts/runs/prn_missing", Some(&admin))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+    let (s, _) = app.get("/admin/v1/payouts/runs", Some(&token)).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "administrators only");
+    app.run_workers_once().await;
     let (_, q) = app.get("/admin/v1/payouts", Some(&admin)).await;
     let items = q["items"].as_array().expect("items");
     assert_eq!(items.len(), 1, "{q}");
@@ -364,6 +412,16 @@ async fn requests_and_runs_at_once_hold_the_money_once(app: TestApp) {
             "a run at the same moment is told, not failed: {s} {r}"
         );
     }
+    // Two workers at once make the run's payouts once.
+    let ctx = &app.state.ctx;
+    let work = app::domain::payouts::runs::work_next;
+    let (x, y) = tokio::join!(work(ctx), work(ctx));
+    let done = [x.expect("worker"), y.expect("worker")];
+    assert_eq!(
+        done.iter().flatten().count(),
+        1,
+        "one worker took the run: {done:?}"
+    );
     let runs = entity::payout_run::Entity::find()
         .all(&app.state.ctx.db)
         .await
@@ -397,14 +455,8 @@ async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
     a.status = Set("DISABLED".to_owned());
     a.update(&app.state.ctx.db).await.expect("disabled");
     let admin = app.admin_token().await;
-    let (s, r) = app
-        .post(
-            "/admin/v1/payouts/runs",
-            Some(&admin),
-            &json!({"period": "2026-11"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{r}");
+    let (s, _, r) = run_month(app, &admin, "2026-11").await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{r}");
     assert_eq!(
         (r["createdCount"].clone(), r["skippedCount"].clone()),
         (json!(0), json!(1)),

@@ -26,18 +26,22 @@ each_backend!(
 const BOUND: Duration = Duration::from_secs(2);
 
 /// Process B: the real binary on A's database, ready (its inventory built).
-struct ProcessB {
-    process: tests::process::ServerProcess,
+pub(crate) struct ProcessB {
+    pub(crate) process: tests::process::ServerProcess,
 }
 
 async fn start_b(app: &TestApp) -> ProcessB {
+    start_b_on(&app.database_url, &[]).await
+}
+
+async fn start_b_on(database_url: &str, env: &[(&str, &str)]) -> ProcessB {
     ProcessB {
-        process: tests::process::start(&app.database_url, &[], "/readyz").await,
+        process: tests::process::start(database_url, env, "/readyz").await,
     }
 }
 
 impl ProcessB {
-    async fn send(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+    pub(crate) async fn send(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
         let res = req.send().await.expect("sent to B");
         let status = res.status();
         (status, res.json().await.unwrap_or(Value::Null))
@@ -53,7 +57,12 @@ impl ProcessB {
         b["token"].as_str().expect("token").to_owned()
     }
 
-    async fn offers(&self, app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
+    pub(crate) async fn offers(
+        &self,
+        app: &TestApp,
+        p: &Publisher,
+        token: &str,
+    ) -> (StatusCode, Value) {
         let req = app
             .client
             .get(format!(
@@ -93,7 +102,7 @@ impl ProcessB {
     }
 }
 
-fn lists(body: &Value, campaign: &str) -> bool {
+pub(crate) fn lists(body: &Value, campaign: &str) -> bool {
     body["items"]
         .as_array()
         .is_some_and(|i| i.iter().any(|o| o["campaignId"] == campaign))
@@ -117,16 +126,29 @@ where
 
 /// A's clock at the real time (B runs on the real clock), a publisher, a live campaign
 /// listed on a warm process B, and a session of `user` on B.
-struct World {
-    app: TestApp,
-    p: Publisher,
-    game: String,
+pub(crate) struct World {
+    pub(crate) app: TestApp,
+    pub(crate) p: Publisher,
+    pub(crate) game: String,
     adv: String,
-    b: ProcessB,
-    token: String,
+    pub(crate) b: ProcessB,
+    pub(crate) token: String,
+    /// Between B and the database when asked for ([`world_with`]).
+    pub(crate) proxy: Option<tests::proxy::Proxy>,
 }
 
 async fn world(backend: Backend, user: &str) -> World {
+    world_with(backend, user, &[], false).await
+}
+
+/// [`world`] with settings of B's own, and on PostgreSQL B's connections through a proxy the
+/// test controls when `through_proxy`.
+pub(crate) async fn world_with(
+    backend: Backend,
+    user: &str,
+    b_env: &[(&str, &str)],
+    through_proxy: bool,
+) -> World {
     let app = TestApp::spawn(backend).await;
     app.clock.set(chrono::Utc::now());
     let admin = app.admin_token().await;
@@ -134,7 +156,19 @@ async fn world(backend: Backend, user: &str) -> World {
     let p = publisher(&app, &admin).await;
     let (game, _, _) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
-    let b = start_b(&app).await;
+    let (b, proxy) = if through_proxy {
+        let mut url = url::Url::parse(&app.database_url).expect("database url");
+        let upstream = format!(
+            "{}:{}",
+            url.host_str().unwrap_or("127.0.0.1"),
+            url.port().unwrap_or(5432)
+        );
+        let proxy = tests::proxy::Proxy::start(upstream.parse().expect("upstream")).await;
+        url.set_port(Some(proxy.port)).expect("set port");
+        (start_b_on(url.as_str(), b_env).await, Some(proxy))
+    } else {
+        (start_b_on(&app.database_url, b_env).await, None)
+    };
     let token = b.session(&app, &p, user).await;
     let (s, list) = b.offers(&app, &p, &token).await;
     assert_eq!(s, StatusCode::OK, "{list}");
@@ -146,6 +180,7 @@ async fn world(backend: Backend, user: &str) -> World {
         adv,
         b,
         token,
+        proxy,
     }
 }
 

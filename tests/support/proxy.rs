@@ -2,7 +2,9 @@
 //! service answers while its database is unreachable.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -16,6 +18,9 @@ pub enum Mode {
     Refuse,
     /// Accepts but moves no byte, on open connections too (a network partition).
     Stall,
+    /// Open connections that sent `LISTEN` move no byte any more, without being closed (a
+    /// half-open LISTEN connection); every other connection, and new ones, go on.
+    StallListeners,
 }
 
 pub struct Proxy {
@@ -58,18 +63,47 @@ async fn relay(mut client: TcpStream, upstream: SocketAddr, mut rx: watch::Recei
             let _ = rx.wait_for(|m| *m != Mode::Stall).await;
             return;
         }
-        Mode::Forward => {}
+        Mode::Forward | Mode::StallListeners => {}
     }
     let Ok(mut server) = TcpStream::connect(upstream).await else {
         return;
     };
-    let stalled = tokio::select! {
-        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => false,
-        changed = rx.wait_for(|m| *m != Mode::Forward) => {
-            changed.map(|m| *m == Mode::Stall).unwrap_or(false)
+    let listens = AtomicBool::new(false);
+    let stalled = {
+        let (mut from_client, mut to_client) = client.split();
+        let (mut from_server, mut to_server) = server.split();
+        let up = async {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                let n = from_client.read(&mut buf).await?;
+                if n == 0 {
+                    return to_server.shutdown().await;
+                }
+                if buf[..n].windows(7).any(|w| w == b"LISTEN ") {
+                    listens.store(true, Ordering::SeqCst);
+                }
+                to_server.write_all(&buf[..n]).await?;
+            }
+        };
+        let down = tokio::io::copy(&mut from_server, &mut to_client);
+        let stop = |m: &Mode| match m {
+            Mode::Forward => false,
+            Mode::StallListeners => listens.load(Ordering::SeqCst),
+            Mode::Refuse | Mode::Stall => true,
+        };
+        tokio::select! {
+            _ = async { tokio::join!(up, down) } => None,
+            changed = rx.wait_for(stop) => changed.ok().map(|m| *m),
         }
     };
-    if stalled {
-        let _ = rx.wait_for(|m| *m != Mode::Stall).await;
+    // The sockets stay open (not a word to either side) until the mode changes back.
+    match stalled {
+        Some(Mode::Stall) => {
+            let _ = rx.wait_for(|m| *m != Mode::Stall).await;
+        }
+        Some(Mode::StallListeners) => {
+            let _ = rx.wait_for(|m| *m != Mode::StallListeners).await;
+        }
+        _ => {}
     }
 }

@@ -6,7 +6,9 @@ use leptos::prelude::*;
 
 use crate::error::AppError;
 use crate::model::publisher::earnings::{EarningsBalance, EarningsMovements};
-use crate::model::publisher::payouts::{Payout, PayoutList, PayoutProfile, PayoutRun};
+use crate::model::publisher::payouts::{
+    Payout, PayoutList, PayoutProfile, PayoutRun, PayoutRunList,
+};
 #[cfg(feature = "ssr")]
 use crate::model::publisher::payouts::{
     PayoutDecision, PayoutProfileInput, PayoutRequestInput, PayoutRunInput,
@@ -175,7 +177,17 @@ pub async fn decide_payout(
     .await
 }
 
-/// Starts (or completes) the monthly payout run of `period` (`YYYY-MM`).
+/// The latest monthly runs (administrators).
+#[server(prefix = "/fn", endpoint = "payout_runs")]
+pub async fn payout_runs() -> Result<PayoutRunList, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        crate::domain::payouts::runs::list(&ctx, &p).await
+    })
+    .await
+}
+
+/// Queues the monthly payout run of `period` (`YYYY-MM`), or again for what is missing.
 #[server(prefix = "/fn", endpoint = "start_payout_run")]
 pub async fn start_payout_run(period: String, csrf: String) -> Result<PayoutRun, AppError> {
     super::web::run(async move {

@@ -1,6 +1,6 @@
 //! Background work that runs beside the HTTP server: settlement of queued conversion
 //! reports, reward-callback delivery, the release of publisher earnings past their hold,
-//! bulk reconciliations, fraud review (pixel review windows, placement pauses) and
+//! bulk reconciliations, monthly payout runs, fraud review (pixel review windows, placement pauses) and
 //! housekeeping. Each worker exposes `run_once` so
 //! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
 //! loop restarted.
@@ -42,6 +42,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let releaser = state.clone();
     let reconciler = state.clone();
     let screener = state.clone();
+    let payer = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -93,6 +94,18 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
                 }
             }
         }),
+        supervise("payout-runs", move || {
+            let state = payer.clone();
+            async move {
+                // A queued monthly run starts within two seconds; one a stopped process left
+                // running is taken over when its lease runs out (payouts::runs).
+                let mut tick = tokio::time::interval(Duration::from_secs(2));
+                loop {
+                    tick.tick().await;
+                    drain_payout_runs(&state).await;
+                }
+            }
+        }),
         supervise("reconciliation", move || {
             let state = reconciler.clone();
             async move {
@@ -124,6 +137,23 @@ async fn drain_reconciliations(state: &AppState) {
     }
 }
 
+/// Makes the payouts of queued monthly runs until none waits (or one fails: logged, taken
+/// over when its lease runs out).
+async fn drain_payout_runs(state: &AppState) {
+    loop {
+        match app::domain::payouts::runs::work_next(&state.ctx).await {
+            Ok(None) => return,
+            Ok(Some(run)) => {
+                tracing::info!(period = %run.period, created = run.created_count, skipped = run.skipped_count, "payout run completed")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "payout run failed; taken over when its lease ends");
+                return;
+            }
+        }
+    }
+}
+
 /// Settles held pixel conversions whose review window ended, then checks the placements
 /// whose conversions changed (pausing those past the limit).
 async fn fraud_once(state: &AppState) -> Result<(), app::error::AppError> {
@@ -145,6 +175,10 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     app::domain::earnings::release::run_once(&state.ctx).await?;
     app::domain::earnings::reserve::release_due(&state.ctx).await?;
     while app::domain::conversions::reconciliation::apply_next(&state.ctx)
+        .await?
+        .is_some()
+    {}
+    while app::domain::payouts::runs::work_next(&state.ctx)
         .await?
         .is_some()
     {}

@@ -142,6 +142,15 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
     );
 
     ids.insert("payoutId", payout(app, &p.user.account_id).await);
+    let (s, run) = app
+        .post(
+            "/admin/v1/payouts/runs",
+            Some(admin),
+            &json!({"period": "2026-01"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{run}");
+    ids.insert("runId", id_of(&run, "id"));
 
     let (adv_user, adv) = app.funded_advertiser(500 * USD).await;
     let campaign = create_campaign(app, &adv, &campaign_body("CUSTOM_S2S", 100 * USD)).await;

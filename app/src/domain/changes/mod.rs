@@ -14,7 +14,7 @@
 //! limits of the caches themselves (10 s for the per-user caches, 60 s for a full inventory
 //! reload and for delivery configuration) bound a process that died between its commit and
 //! its announcement; a LISTEN connection that went silent is found by its probe
-//! ([`transport::PROBE_AFTER`]); and shutdown sends what is still gathering ([`Changes::flush`]).
+//! ([`transport::Timing::probe_after`]); and shutdown sends what is still gathering ([`Changes::flush`]).
 
 pub mod generations;
 pub mod transport;
@@ -115,10 +115,20 @@ pub struct Changes {
     /// Changes handed to the publisher and not yet sent (or given up on): shutdown waits
     /// for them ([`Changes::flush`]).
     unsent: AtomicU64,
+    /// How long announcements gather and how long the listener waits before it probes.
+    pub timing: transport::Timing,
 }
 
 impl Default for Changes {
     fn default() -> Self {
+        Changes::with_timing(transport::Timing::default())
+    }
+}
+
+impl Changes {
+    /// This process's end with its own timing (the server's settings; tests shorten the
+    /// probe and lengthen the gathering to make a lost announcement observable).
+    pub fn with_timing(timing: transport::Timing) -> Self {
         let (outgoing, incoming) = mpsc::channel(QUEUE);
         Changes {
             origin: crate::domain::ids::new_id("proc"),
@@ -129,11 +139,10 @@ impl Default for Changes {
             own_steps: AtomicU64::new(0),
             heard: AtomicU64::new(0),
             unsent: AtomicU64::new(0),
+            timing,
         }
     }
-}
 
-impl Changes {
     fn publish(&self, change: Change) {
         self.unsent.fetch_add(1, Ordering::SeqCst);
         if self.outgoing.try_send(change).is_err() {

@@ -1,6 +1,6 @@
 //! Carries announcements between processes on one database.
 //!
-//! - **Publishing.** Announcements wait up to [`COALESCE`] so a burst (a settlement run, a
+//! - **Publishing.** Announcements wait up to [`Timing::coalesce`] (50 ms) so a burst (a settlement run, a
 //!   bulk edit) leaves as one message: on PostgreSQL `SELECT pg_notify('cache_changes', …)`
 //!   with the changes and this process's origin, on SQLite one increment of the version row
 //!   `cache_changes`.
@@ -13,7 +13,7 @@
 //!   something changed, not what).
 //!
 //! - **Health.** A LISTEN connection can go half-open (a firewall or a failover drops it
-//!   without a word): nothing arrives and nothing says so. After [`PROBE_AFTER`] without a
+//!   without a word): nothing arrives and nothing says so. After [`Timing::probe_after`] (30 s) without a
 //!   notification the listener sends itself an empty one on its own connection; when it does
 //!   not come back within [`TIMEOUT`] the connection is dropped, opened again and every cache
 //!   dropped, as after any lost connection.
@@ -37,14 +37,35 @@ use crate::domain::callback_delivery::DUE_CHANNEL;
 
 /// The PostgreSQL notification channel.
 pub const CHANNEL: &str = "cache_changes";
-/// How long announcements gather before they are sent together.
-pub const COALESCE: Duration = Duration::from_millis(50);
 /// How often SQLite's version row is read.
 pub const POLL: Duration = Duration::from_secs(1);
 /// Every database call here gives up after this long and is retried.
 const TIMEOUT: Duration = Duration::from_secs(5);
-/// How long the listener waits for a notification before it checks its connection.
-pub const PROBE_AFTER: Duration = Duration::from_secs(30);
+
+/// The publisher's and the listener's waits (server settings `--announce-coalesce-ms` and
+/// `--listen-probe-seconds`).
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// How long announcements gather before they are sent together.
+    pub coalesce: Duration,
+    /// How long the listener waits for a notification before it checks its connection.
+    pub probe_after: Duration,
+}
+
+impl Timing {
+    pub fn new(coalesce_ms: u64, probe_after_seconds: u64) -> Self {
+        Timing {
+            coalesce: Duration::from_millis(coalesce_ms),
+            probe_after: Duration::from_secs(probe_after_seconds),
+        }
+    }
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing::new(50, 30)
+    }
+}
 /// PostgreSQL takes payloads under 8,000 bytes.
 const PAYLOAD_BYTES: usize = 7_000;
 
@@ -60,7 +81,7 @@ pub async fn run(ctx: Ctx) {
 
 async fn publish(ctx: Ctx, mut incoming: mpsc::Receiver<Change>) {
     while let Some(first) = incoming.recv().await {
-        tokio::time::sleep(COALESCE).await;
+        tokio::time::sleep(ctx.changes.timing.coalesce).await;
         let mut batch = vec![first.encode()];
         while let Ok(next) = incoming.try_recv() {
             batch.push(next.encode());
@@ -206,7 +227,7 @@ async fn listen(ctx: Ctx) {
         // Set while a probe is on its way: by when it must have come back.
         let mut probe_due: Option<tokio::time::Instant> = None;
         loop {
-            let wait = probe_due.map_or(PROBE_AFTER, |due| {
+            let wait = probe_due.map_or(ctx.changes.timing.probe_after, |due| {
                 due.saturating_duration_since(tokio::time::Instant::now())
             });
             let received = match tokio::time::timeout(wait, listener.try_recv()).await {

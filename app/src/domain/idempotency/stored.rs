@@ -12,10 +12,12 @@
 //! account is the one reader it may be shown to again. They live 24 hours, so `server
 //! reseal` leaves them; a rotated key stays readable as a previous key meanwhile.
 //!
-//! The first request and its answer are two writes: a process that stops between the
-//! handler's commit and the stored answer leaves the key in progress. Its lock lapses after
-//! [`LOCK`] (longer than any request's deadline) and a retry then runs again; the creating
-//! routes this guards make drafts and keys, whose money paths have their own keys.
+//! The first request and its answer are two writes. A request its deadline gave up on still
+//! runs to its end and keeps its answer (the server runs it on a task of its own), so only a
+//! process that stops between the handler's commit and the stored answer leaves the key in
+//! progress. Its lock lapses after [`LOCK`] (longer than any request's deadline) and a retry
+//! then runs again; the creating routes this guards make drafts and keys, whose money paths
+//! have their own keys.
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;

@@ -59,6 +59,13 @@ pub async fn recording<F: Future>(f: F) -> (F::Output, Vec<Allowance>) {
     .await
 }
 
+/// Records the checks a part of the request made on a task of its own (its `recording`).
+pub fn carry(seen: Vec<Allowance>) {
+    for a in seen {
+        record(a);
+    }
+}
+
 /// Records one check's result for the request being served, if any. A policy checked twice
 /// keeps its latest state.
 pub(super) fn record(a: Allowance) {

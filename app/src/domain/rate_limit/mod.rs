@@ -9,7 +9,7 @@ mod allowance;
 mod bounded;
 mod sign_in;
 
-pub use allowance::{Allowance, recording};
+pub use allowance::{Allowance, carry, recording};
 
 use std::num::NonZeroU32;
 use std::sync::Arc;

@@ -107,17 +107,45 @@ pub struct PayoutRunInput {
     pub period: Option<String>,
 }
 
-/// What a monthly run did.
+wire_enum!(
+    /// Where a monthly run stands: QUEUED until a worker takes it (within seconds), RUNNING
+    /// while it makes payouts, COMPLETED with its counts. Starting a completed month again
+    /// queues it again, to create only what is missing.
+    PayoutRunStatus { Queued = "QUEUED", Running = "RUNNING", Completed = "COMPLETED" }
+);
+
+impl PayoutRunStatus {
+    /// As the dashboard shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PayoutRunStatus::Queued => "queued, starts within seconds",
+            PayoutRunStatus::Running => "creating payouts",
+            PayoutRunStatus::Completed => "completed",
+        }
+    }
+}
+
+/// A monthly run and what it did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PayoutRun {
     pub id: String,
     pub period: String,
+    pub status: PayoutRunStatus,
     pub created_at: DateTime<Utc>,
+    /// When its last pass ended (null while queued or running).
+    pub finished_at: Option<DateTime<Utc>>,
     /// Payouts created (over every call for the period).
     pub created_count: i64,
     /// Publishers with money available that could not be paid: no complete profile, an open
-    /// payout already, or less than their minimum (last call).
+    /// payout already, less than their minimum, or disabled (last pass).
     pub skipped_count: i64,
+}
+
+/// The latest monthly runs, newest first (at most 24).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PayoutRunList {
+    pub items: Vec<PayoutRun>,
 }

@@ -14,7 +14,9 @@ use crate::model::AccountView;
 use crate::model::publisher::payouts::{Payout, PayoutStatus};
 use crate::pages::publisher::action_error;
 use crate::pages::{OlderLink, when};
-use crate::server_fns::earnings::{DecidePayout, StartPayoutRun, payout_queue, platform_revenue};
+use crate::server_fns::earnings::{
+    DecidePayout, StartPayoutRun, payout_queue, payout_runs, platform_revenue,
+};
 
 const STATUSES: [(&str, &str); 5] = [
     ("APPROVED", "Approved, to pay"),
@@ -43,6 +45,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
         |(s, c, _, _)| payout_queue(Some(s), c),
     );
     let report = Resource::new(|| (), |()| platform_revenue());
+    let runs = Resource::new(move || run.version().get(), |_| payout_runs());
     view! {
         <Title text="Payouts"/>
         <RequireUser signed_in=move |u: AccountView| {
@@ -53,11 +56,31 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                 <p class="crumbs"><a href="/admin" rel="external">"← Admin"</a></p>
                 <section class="card" id="payout-run">
                     <h1>"Publisher payouts"</h1>
-                    <p class="muted">"The monthly run creates one payout of the whole available balance for every publisher with a payout profile, no open payout and at least its minimum. Running it again for the same month creates only what is missing."</p>
+                    <p class="muted">"The monthly run creates one payout of the whole available balance for every publisher with a payout profile, no open payout and at least its minimum. It runs in the background: it starts within seconds and the list below shows where it stands (reload to follow it). Running it again for the same month creates only what is missing."</p>
                     <ErrorNotice error=action_error(run)/>
                     {move || run.value().get().and_then(Result::ok).map(|r| view! {
-                        <p class="notice" data-run>{format!("Run {}: {} payouts created, {} publishers skipped.", r.period, r.created_count, r.skipped_count)}</p>
+                        <p class="notice" data-run>{format!("Run {}: {}.", r.period, r.status.label())}</p>
                     })}
+                    <Transition fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            runs.await.ok().filter(|l| !l.items.is_empty()).map(|l| view! {
+                                <table id="payout-runs">
+                                    <thead><tr><th>"Month"</th><th>"Status"</th><th>"Payouts created"</th><th>"Publishers skipped"</th><th>"Finished"</th></tr></thead>
+                                    <tbody>
+                                        {l.items.into_iter().map(|r| view! {
+                                            <tr data-run-period=r.period.clone()>
+                                                <td>{r.period.clone()}</td>
+                                                <td>{r.status.label()}</td>
+                                                <td>{r.created_count}</td>
+                                                <td>{r.skipped_count}</td>
+                                                <td>{r.finished_at.map(when).unwrap_or_default()}</td>
+                                            </tr>
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            })
+                        })}
+                    </Transition>
                     <ActionForm action=run attr:class="grid-3">
                         <CsrfField/>
                         <label>"Month (YYYY-MM)" <input name="period" required pattern="[0-9]{4}-[0-9]{2}" placeholder="2026-11"/></label>

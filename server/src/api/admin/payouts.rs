@@ -6,7 +6,7 @@ use app::domain::payouts::{self, decisions, runs};
 use app::error::AppError;
 use app::model::billing::RevenueReport;
 use app::model::publisher::payouts::{
-    Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput,
+    Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput, PayoutRunList,
 };
 use app::model::report::DayRangeQuery;
 use axum::extract::State;
@@ -25,7 +25,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(reject))
         .routes(routes!(mark_paid))
         .routes(routes!(fail))
-        .routes(routes!(run))
+        .routes(routes!(run, runs_list))
+        .routes(routes!(run_one))
         .routes(routes!(revenue))
 }
 
@@ -125,23 +126,48 @@ async fn fail(
     decisions::fail(&s.ctx, &p, &id, d).await.map(AppJson)
 }
 
-/// The monthly payout run of `period` (`YYYY-MM`): one payout of the whole available balance
-/// per publisher with a payout profile, no open payout and at least its minimum. 201 for a
-/// new run; calling it again for the same month (200) creates only what is missing. Disabled
-/// publishers and publishers that cannot be paid are skipped (counted in `skippedCount`).
+/// Starts the monthly payout run of `period` (`YYYY-MM`): one payout of the whole available
+/// balance per publisher with a payout profile, no open payout and at least its minimum.
+/// The run is a job: 202 with the run QUEUED, which a worker takes within seconds (RUNNING)
+/// and ends COMPLETED with its counts (`GET /payouts/runs/{runId}`). Starting a completed
+/// month again queues it again and creates only what is missing; while the month's run is
+/// queued or running the call answers 200 with it as it stands. Disabled publishers and
+/// publishers that cannot be paid are skipped (counted in `skippedCount`).
 #[utoipa::path(post, path = "/payouts/runs", tag = "admin", security(("dashboardBearer" = [])), request_body = PayoutRunInput,
-    responses((status = 201, body = PayoutRun), (status = 200, body = PayoutRun, description = "the month's run existed"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+    responses((status = 202, body = PayoutRun, description = "queued"), (status = 200, body = PayoutRun, description = "the month's run is queued or running already"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "payout_run_in_progress: a run of the same month was started at the same moment")))]
 async fn run(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     AppJson(input): AppJson<PayoutRunInput>,
 ) -> Result<(StatusCode, AppJson<PayoutRun>), AppError> {
-    let (r, new) = runs::start(&s.ctx, &p, input).await?;
-    let status = if new {
-        StatusCode::CREATED
+    let (r, queued) = runs::start(&s.ctx, &p, input).await?;
+    let status = if queued {
+        StatusCode::ACCEPTED
     } else {
         StatusCode::OK
     };
     Ok((status, AppJson(r)))
+}
+
+/// The latest 24 monthly runs, newest month first.
+#[utoipa::path(get, path = "/payouts/runs", tag = "admin", security(("dashboardBearer" = [])),
+    responses((status = 200, body = PayoutRunList), (status = 403, body = ErrorBody)))]
+async fn runs_list(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+) -> Result<AppJson<PayoutRunList>, AppError> {
+    runs::list(&s.ctx, &p).await.map(AppJson)
+}
+
+/// One monthly run: where it stands and what it did.
+#[utoipa::path(get, path = "/payouts/runs/{runId}", tag = "admin", security(("dashboardBearer" = [])),
+    params(("runId" = String, Path)),
+    responses((status = 200, body = PayoutRun), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn run_one(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    AppPath(id): AppPath<String>,
+) -> Result<AppJson<PayoutRun>, AppError> {
+    runs::get(&s.ctx, &p, &id).await.map(AppJson)
 }

@@ -178,7 +178,7 @@ async fn capture(
 /// micro; the lines of one account add up to that balance). Up to 10,000 lines a page; the
 /// next page's cursor in `X-Next-Cursor`.
 #[utoipa::path(get, path = "/billing/ledger/export", tag = "billing", security(("dashboardBearer" = [])), params(Select, LedgerExportQuery),
-    responses((status = 200, content_type = "text/csv", description = "the export (format=csv, the default)"), (status = 200, body = LedgerExport, description = "format=json"),
+    responses((status = 200, description = "The export: CSV (format=csv, the default) or JSON (format=json)", content((String = "text/csv"), (LedgerExport = "application/json"))),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn ledger_export(
     State(s): State<AppState>,

@@ -47,7 +47,7 @@ struct AdvertiserQuery {
 /// transaction id and click id. `format=csv` answers the same page as `text/csv`, with the
 /// next page's cursor in `X-Next-Cursor`.
 #[utoipa::path(get, path = "/conversions", tag = "campaigns", security(("dashboardBearer" = [])), params(ConversionQuery, AdvertiserQuery),
-    responses((status = 200, body = ConversionList), (status = 200, content_type = "text/csv", description = "format=csv"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, description = "The conversions (JSON), or CSV with format=csv", content((ConversionList = "application/json"), (String = "text/csv"))), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn conversions(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,

@@ -169,7 +169,7 @@ async fn apply(
 /// cursor in `X-Next-Cursor`.
 #[utoipa::path(get, path = "/conversions/reconciliations/{reconciliationId}/lines", tag = "campaigns", security(("dashboardBearer" = [])),
     params(("reconciliationId" = String, Path), ReconciliationLineQuery),
-    responses((status = 200, body = ReconciliationLines), (status = 200, content_type = "text/csv", description = "format=csv"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The lines (JSON), or CSV with format=csv", content((ReconciliationLines = "application/json"), (String = "text/csv"))), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn lines(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,

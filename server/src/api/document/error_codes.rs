@@ -158,7 +158,17 @@ pub fn list(path: &str, method: &str, op: &mut Operation) {
         .responses
         .values()
         .any(|r| matches!(r, RefOr::T(r) if is_error_body(r)));
-    if !has_json_errors {
+    // Pages (the hosted wall, the survey entry) answer HTML, not the JSON error body.
+    let html =
+        op.responses.responses.values().any(
+            |r| matches!(r, RefOr::T(r) if r.content.keys().any(|c| c.starts_with("text/html"))),
+        );
+    let k = kind(path, op);
+    let has_params = op.parameters.as_ref().is_some_and(|p| !p.is_empty());
+    let needs_credentials = credentials_required(op);
+    // Nothing to refuse (`/healthz`): it documents only its answer.
+    let open = !k.json_body && !has_params && !needs_credentials;
+    if !has_json_errors && (html || open) {
         return;
     }
     // Statuses the tests received that no annotation documents.
@@ -174,8 +184,7 @@ pub fn list(path: &str, method: &str, op: &mut Operation) {
             .entry(status.clone())
             .or_insert_with(|| error_response(&about));
     }
-    let k = kind(path, op);
-    if credentials_required(op) {
+    if needs_credentials {
         let about = format!(
             "`{}`: no credentials, or they are unknown or expired.",
             k.no_credentials
@@ -184,6 +193,30 @@ pub fn list(path: &str, method: &str, op: &mut Operation) {
             .responses
             .entry("401".to_owned())
             .or_insert_with(|| error_response(&about));
+    }
+    // What any operation of its kind can answer, whether or not a test received it: a
+    // parameter or body that is not valid, credentials that do not allow this, an id in the
+    // path that is not the caller's (the fuzzer checks every answer's status is documented).
+    let mut add = |status: &str, about: &str| {
+        op.responses
+            .responses
+            .entry(status.to_owned())
+            .or_insert_with(|| error_response(about));
+    };
+    if k.json_body || has_params {
+        add(
+            "400",
+            "`invalid_input`: a parameter or the body is not valid (`fieldErrors` names each).",
+        );
+    }
+    if needs_credentials {
+        add(
+            "403",
+            "`forbidden` and the other codes listed: the credentials are valid but do not allow this.",
+        );
+    }
+    if k.path_id {
+        add("404", "`not_found`: nothing of the caller's has this id.");
     }
     op.responses.responses.entry("503".to_owned()).or_insert_with(|| {
         error_response(

@@ -83,7 +83,7 @@ async fn daily(
 /// range first, then the entries, then the balance at its end (opening + lines = closing,
 /// to the micro). Up to 10,000 lines a page; the next page's cursor in `X-Next-Cursor`.
 #[utoipa::path(get, path = "/earnings/export", tag = "publisher", security(("dashboardBearer" = [])), params(LedgerExportQuery),
-    responses((status = 200, content_type = "text/csv", description = "the export (format=csv, the default)"), (status = 200, body = LedgerExport, description = "format=json"),
+    responses((status = 200, description = "The export: CSV (format=csv, the default) or JSON (format=json)", content((String = "text/csv"), (LedgerExport = "application/json"))),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn export(
     State(s): State<AppState>,
@@ -123,7 +123,7 @@ struct PeriodPath {
 /// reversals; OPEN while the month runs. `format=csv` gives one line per figure.
 #[utoipa::path(get, path = "/earnings/statements/{period}", tag = "publisher", security(("dashboardBearer" = [])),
     params(("period" = String, Path, description = "YYYY-MM"), FormatQuery),
-    responses((status = 200, body = EarningsStatement), (status = 200, content_type = "text/csv", description = "format=csv"),
+    responses((status = 200, description = "The statement (JSON), or CSV with format=csv", content((EarningsStatement = "application/json"), (String = "text/csv"))),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn statement(
     State(s): State<AppState>,

@@ -20,7 +20,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// earnings (the publisher's share, net of reversals) by UTC day and offer, newest day
 /// first, over at most 92 days (default the last 30). `format=csv` answers `text/csv`.
 #[utoipa::path(get, path = "/reports/offers", tag = "publisher", security(("dashboardBearer" = [])), params(OffersReportQuery),
-    responses((status = 200, body = OffersReport), (status = 200, content_type = "text/csv", description = "format=csv"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The report (JSON), or CSV with format=csv", content((OffersReport = "application/json"), (String = "text/csv"))), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 async fn offers_report(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,

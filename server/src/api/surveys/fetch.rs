@@ -160,9 +160,11 @@ struct VerifyForm {
 async fn verify_entry(
     State(s): State<AppState>,
     AppPath(token): AppPath<String>,
-    Form(f): Form<VerifyForm>,
+    form: Result<Form<VerifyForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
-    let e = entries::enter(&s.ctx, &token, Some(&f.answer)).await;
+    // A post without the field (or not a form) is a wrong answer: the step asks again.
+    let answer = form.map(|Form(f)| f.answer).unwrap_or_default();
+    let e = entries::enter(&s.ctx, &token, Some(&answer)).await;
     entry_answer(&token, e)
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The mutation run (issue 52, item 12): cargo-mutants changes one line of the money and access
+# modules at a time (a `>` made `>=`, a function that returns early, a `&&` made `||`) and runs
+# the integration tests that exercise it on SQLite; a mutant that no test fails "survived" and
+# names a rule nothing defends. Not part of every CI run: each mutant is a rebuild of `app`,
+# `server` and the test binary (2-3 minutes on 2 cores), so a whole file takes hours.
+#
+#   scripts/mutants.sh                          # the money and access modules below
+#   scripts/mutants.sh FILE...                  # just these files (paths from the repository root)
+#   MUTANTS_FILTER=ledger scripts/mutants.sh F  # only the integration tests whose names match
+#   MUTANTS_LIST=1 scripts/mutants.sh           # list the mutants without running them
+#
+# It works in a copy of the tree (MUTANTS_DIR, /tmp/mutants-tree by default) whose target
+# folder is seeded from this checkout's debug build (so dependencies are not built again), and
+# writes cargo-mutants' report to MUTANTS_DIR/mutants.out (caught.txt, missed.txt, timeout.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MONEY_FILES=(
+  app/src/domain/billing/ledger/post.rs
+  app/src/domain/billing/ledger/reconcile.rs
+  app/src/domain/billing/ledger/legs.rs
+  app/src/domain/conversions/settlement/mod.rs
+  app/src/domain/earnings/release.rs
+  app/src/domain/payouts/requests.rs
+  app/src/domain/payouts/runs.rs
+  app/src/domain/idempotency/stored.rs
+  app/src/domain/callback_delivery/dispatch/record.rs
+  app/src/domain/publisher/bans.rs
+)
+files=("$@")
+[ "${#files[@]}" -gt 0 ] || files=("${MONEY_FILES[@]}")
+
+if ! command -v cargo-mutants >/dev/null 2>&1; then
+  echo "[mutants] installing cargo-mutants from crates.io (a few minutes, once)"
+  cargo install --locked cargo-mutants
+fi
+
+args=()
+for f in "${files[@]}"; do args+=(--file "$f"); done
+if [ -n "${MUTANTS_LIST:-}" ]; then
+  exec cargo mutants --list "${args[@]}"
+fi
+
+dir=${MUTANTS_DIR:-/tmp/mutants-tree}
+mkdir -p "$dir"
+# The tree as committed plus this checkout's changes, without its build output.
+rsync -a --delete --exclude /target --exclude /.git --exclude node_modules ./ "$dir/"
+if [ ! -d "$dir/target/debug/deps" ] && [ -d target/debug/deps ]; then
+  echo "[mutants] seeding $dir/target from target/debug (dependencies are not built again)"
+  mkdir -p "$dir/target/debug"
+  cp -a target/debug/deps target/debug/build target/debug/.fingerprint "$dir/target/debug/"
+fi
+
+# Each mutant: the integration tests on SQLite (MUTANTS_FILTER narrows them), two at a time.
+filter=${MUTANTS_FILTER:-sqlite}
+cd "$dir"
+cargo mutants --in-place --no-shuffle --test-package tests --timeout 600 \
+  --output "$dir" "${args[@]}" \
+  -- --test integration -- "$filter" --test-threads 2
