@@ -366,11 +366,12 @@ for backend in $BACKENDS; do
       lib_log "$backend: conversions settled from the fuzzer's postbacks: $paid"
       [ "${paid:-0}" -gt 0 ] || { lib_log "$backend: the fuzzer's postbacks never reached settlement"; backend_status=1; }
     fi
-    if ledger=$("$SRV_BIN" ledger-check 2>&1); then
+    if ledger=$("$SRV_BIN" ledger-check 2>"$SRV_DIR/ledger-check.log"); then
       lib_log "$backend: $(printf '%s' "$ledger" | tail -n1) after the fuzzing"
     else
       lib_log "$backend: the ledger does not add up after the fuzzing:"
       printf '%s\n' "$ledger" >&2
+      tail -n 20 "$SRV_DIR/ledger-check.log" >&2
       backend_status=1
     fi
   fi

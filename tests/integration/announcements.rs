@@ -3,7 +3,7 @@
 //! stops. Each test fails when the cache's own time limit (60 s for delivery configuration)
 //! is all that brings the other process round: it expects the change within seconds.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::json;
@@ -11,25 +11,9 @@ use tests::builders::session;
 use tests::proxy::Mode;
 use tests::{Backend, each_backend};
 
-use crate::processes::{ProcessB, lists, world_with};
+use crate::processes::{ProcessB, lists, within, world_with};
 
 each_backend!(changes_still_gathering_reach_the_others_when_a_process_stops);
-
-/// Polls `check` every 100 ms until it holds; fails after `limit`.
-async fn within<F, Fut>(limit: Duration, what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = Instant::now();
-    while started.elapsed() <= limit {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{what}: still the old state after {limit:?}");
-}
 
 /// B's LISTEN connection stops carrying bytes without closing (a firewall dropped it): B
 /// hears no announcement, so only its probe (every second here, 30 s by default) finds the
@@ -46,15 +30,7 @@ async fn a_silent_listen_connection_is_replaced_on_postgres() {
         .await;
         let proxy = w.proxy.as_ref().expect("B talks through the proxy");
         proxy.set(Mode::StallListeners);
-        let (s, r) = w
-            .app
-            .post(
-                "/publisher/v2/blacklists",
-                Some(&w.p.token),
-                &json!({"kind": "CAMPAIGN", "value": w.game, "reason": "brand safety"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{r}");
+        w.blacklist_game().await;
         // Probe after 1 s, its 5-second wait, 1 s before reconnecting: well under the 60 s
         // of the delivery configuration's time limit.
         within(Duration::from_secs(20), "blacklist on B", || async {

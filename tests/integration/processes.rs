@@ -109,19 +109,28 @@ pub(crate) fn lists(body: &Value, campaign: &str) -> bool {
 }
 
 /// Polls `check` until it holds; fails when that took longer than the bound.
-async fn within_bound<F, Fut>(what: &str, mut check: F)
+async fn within_bound<F, Fut>(what: &str, check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    within(BOUND, what, check).await;
+}
+
+/// Polls `check` every 50 ms until it holds; fails when that took longer than `limit`.
+pub(crate) async fn within<F, Fut>(limit: Duration, what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let started = Instant::now();
-    while started.elapsed() <= BOUND {
+    while started.elapsed() <= limit {
         if check().await {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("{what}: process B still served the old state {BOUND:?} after the commit on A");
+    panic!("{what}: the other process still served the old state {limit:?} after the commit");
 }
 
 /// A's clock at the real time (B runs on the real clock), a publisher, a live campaign
@@ -184,17 +193,24 @@ pub(crate) async fn world_with(
     }
 }
 
+impl World {
+    /// The publisher blacklists the campaign, through A.
+    pub(crate) async fn blacklist_game(&self) {
+        let (s, r) = self
+            .app
+            .post(
+                "/publisher/v2/blacklists",
+                Some(&self.p.token),
+                &json!({"kind": "CAMPAIGN", "value": self.game, "reason": "brand safety"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{r}");
+    }
+}
+
 async fn a_blacklist_reaches_the_other_process(backend: Backend) {
     let w = world(backend, "player").await;
-    let (s, r) = w
-        .app
-        .post(
-            "/publisher/v2/blacklists",
-            Some(&w.p.token),
-            &json!({"kind": "CAMPAIGN", "value": w.game, "reason": "brand safety"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{r}");
+    w.blacklist_game().await;
     within_bound("blacklist", || async {
         let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
         s == StatusCode::OK && !lists(&list, &w.game)
