@@ -39,7 +39,7 @@ fi
 args=()
 for f in "${files[@]}"; do args+=(--file "$f"); done
 if [ -n "${MUTANTS_LIST:-}" ]; then
-  exec cargo mutants --list "${args[@]}"
+  exec cargo mutants --list --workspace "${args[@]}"
 fi
 
 dir=${MUTANTS_DIR:-/tmp/mutants-tree}
@@ -55,6 +55,6 @@ fi
 # Each mutant: the integration tests on SQLite (MUTANTS_FILTER narrows them), two at a time.
 filter=${MUTANTS_FILTER:-sqlite}
 cd "$dir"
-cargo mutants --in-place --no-shuffle --test-package tests --timeout 600 \
+cargo mutants --in-place --workspace --no-shuffle --test-package tests --timeout 600 \
   --output "$dir" "${args[@]}" \
   -- --test integration -- "$filter" --test-threads 2
