@@ -7,7 +7,8 @@
 #
 #   scripts/mutants.sh                          # the money and access modules below
 #   scripts/mutants.sh FILE...                  # just these files (paths from the repository root)
-#   MUTANTS_FILTER=ledger scripts/mutants.sh F  # only the integration tests whose names match
+#   MUTANTS_FILTER="ledger_check:: payouts::" scripts/mutants.sh F
+#                                               # only the integration tests whose names hold one
 #   MUTANTS_LIST=1 scripts/mutants.sh           # list the mutants without running them
 #
 # It works in a copy of the tree (MUTANTS_DIR, /tmp/mutants-tree by default) whose target
@@ -52,9 +53,11 @@ if [ ! -d "$dir/target/debug/deps" ] && [ -d target/debug/deps ]; then
   cp -a target/debug/deps target/debug/build target/debug/.fingerprint "$dir/target/debug/"
 fi
 
-# Each mutant: the integration tests on SQLite (MUTANTS_FILTER narrows them), two at a time.
-filter=${MUTANTS_FILTER:-sqlite}
+# Each mutant: the integration tests on SQLite, two at a time. MUTANTS_FILTER narrows them:
+# one or more name parts separated by spaces (a test runs when its name holds any of them,
+# e.g. "money_rules:: postbacks::"); the PostgreSQL cases of each_backend tests are skipped.
+read -r -a filters <<<"${MUTANTS_FILTER:-sqlite}"
 cd "$dir"
 cargo mutants --in-place --workspace --no-shuffle --test-package tests --timeout 600 \
   --output "$dir" "${args[@]}" \
-  -- --test integration -- "$filter" --test-threads 2
+  -- --test integration -- "${filters[@]}" --skip ::postgres --test-threads 2

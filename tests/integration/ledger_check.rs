@@ -83,6 +83,16 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
     bump(-5).await.expect("entry");
     shift_balance(db, &available.id, -5).await;
 
+    // A wallet spent to exactly zero is healthy: only below zero is damage (a `<= 0` in the
+    // check survived the mutation run until this case).
+    let all = available.balance_micros;
+    bump(-all).await.expect("entry");
+    shift_balance(db, &available.id, -all).await;
+    let r = check(db).await;
+    assert!(r.negative_accounts.is_empty(), "zero is not negative: {r:?}");
+    bump(all).await.expect("entry");
+    shift_balance(db, &available.id, all).await;
+
     // A wallet below zero (with an entry that says so, so nothing else is wrong with it).
     let whole = available.balance_micros + 1;
     bump(-whole).await.expect("entry");

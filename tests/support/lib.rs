@@ -4,9 +4,12 @@
 
 pub mod builders;
 pub mod logs;
+mod pg_template;
 pub mod process;
 pub mod proxy;
 pub mod receiver;
+
+pub use pg_template::url_of as postgres_url_of;
 
 use std::sync::Arc;
 
@@ -104,20 +107,18 @@ impl TestApp {
             ),
             Backend::Postgres => {
                 let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+                let template = pg_template::migrated().await;
                 let admin = Database::connect(postgres_admin_url())
                     .await
                     .expect("PostgreSQL must be running for the PostgreSQL leg (see README)");
                 admin
-                    .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+                    .execute_unprepared(&format!(
+                        "CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""
+                    ))
                     .await
                     .expect("create test database");
                 let _ = admin.close().await;
-                let base = postgres_admin_url();
-                let url = match base.rsplit_once('/') {
-                    Some((server, _)) => format!("{server}/{name}"),
-                    None => base,
-                };
-                (url, Some(PgDatabase { name }))
+                (pg_template::url_of(&name), Some(PgDatabase { name }))
             }
         };
         let data_dir = dir.path().join("data");
