@@ -17,6 +17,7 @@ tests::both_backends!(
     decisions_pay_or_reject_once,
     only_its_advertiser_or_an_administrator_decides,
     reconciliation_decides_held_conversions,
+    a_repeated_approval_does_not_release_a_held_conversion,
 );
 
 /// A world whose campaign holds every conversion reported within a minute of its click,
@@ -175,4 +176,30 @@ async fn racing_decisions_decide_each_conversion_once() {
         assert_reconciled(&w.app).await;
     })
     .await;
+}
+
+/// Only a decision (or a pixel's review window ending) pays a held conversion: the
+/// advertiser reporting the same approval again, later, when its click is no longer "too
+/// fast", changes nothing (the mutation run of issue 52 found this guard undefended: made
+/// `true`, the repeated report was screened again and paid).
+async fn a_repeated_approval_does_not_release_a_held_conversion(app: TestApp) {
+    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
+    set_rules(
+        &w.app,
+        &w.adv,
+        &w.campaign,
+        serde_json::json!({"minSecondsToConvert": 60}),
+    )
+    .await;
+    let (_, clk) = click(&w.app, &w.p, "quick", &w.campaign).await;
+    w.report(&clk, "tx-quick", "approved").await;
+    assert_eq!(conversion_of(&w.app, "tx-quick").await.settlement, "HELD");
+    w.app.clock.advance(chrono::Duration::minutes(10));
+    w.report(&clk, "tx-quick", "approved").await;
+    w.app.run_workers_once().await;
+    let c = conversion_of(&w.app, "tx-quick").await;
+    assert_eq!(c.settlement, "HELD", "{c:?}");
+    let adv = w.app.token(&w.adv_user).await;
+    assert_eq!(w.app.balance(&adv).await.2, 0, "nothing paid");
+    assert_eq!(callbacks_for(&w.app, &w.p.placement).await, 0);
 }

@@ -89,7 +89,10 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
     bump(-all).await.expect("entry");
     shift_balance(db, &available.id, -all).await;
     let r = check(db).await;
-    assert!(r.negative_accounts.is_empty(), "zero is not negative: {r:?}");
+    assert!(
+        r.negative_accounts.is_empty(),
+        "zero is not negative: {r:?}"
+    );
     bump(all).await.expect("entry");
     shift_balance(db, &available.id, all).await;
 
@@ -101,6 +104,38 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
     assert_eq!(r.negative_accounts, vec![available.id.clone()], "{r:?}");
     bump(whole).await.expect("entry");
     shift_balance(db, &available.id, whole).await;
+
+    // Spend that its mirror no longer cancels: the campaign's SPENT moved (with an entry, so
+    // the account did not drift) while SPEND_CLEARING did not.
+    let spent = ledger_account::Entity::find()
+        .filter(ledger_account::Column::Kind.eq(Kind::Spent.as_str()))
+        .filter(ledger_account::Column::ReferenceId.eq(w.campaign.clone()))
+        .one(db)
+        .await
+        .expect("q")
+        .expect("the campaign's spend");
+    let spent_entry = ledger_entry::Entity::find()
+        .filter(ledger_entry::Column::LedgerAccountId.eq(spent.id.clone()))
+        .one(db)
+        .await
+        .expect("q")
+        .expect("a spend entry");
+    let bump_spent = |delta: i64| {
+        ledger_entry::Entity::update_many()
+            .col_expr(
+                ledger_entry::Column::AmountMicros,
+                Expr::col(ledger_entry::Column::AmountMicros).add(delta),
+            )
+            .filter(ledger_entry::Column::Id.eq(spent_entry.id.clone()))
+            .exec(db)
+    };
+    bump_spent(3).await.expect("entry");
+    shift_balance(db, &spent.id, 3).await;
+    let r = check(db).await;
+    assert_eq!(r.mirror_mismatches, vec![w.campaign.clone()], "{r:?}");
+    assert!(r.drifted_accounts.is_empty(), "{r:?}");
+    bump_spent(-3).await.expect("entry");
+    shift_balance(db, &spent.id, -3).await;
 
     // Pending earnings that differ from the conversions in the hold.
     let c = conversion::Entity::find()

@@ -68,6 +68,7 @@ mod survey_targeting;
 mod surveys;
 mod targeting;
 mod tracking;
+mod used_up_caps;
 mod user_identity;
 mod wall_languages;
 mod web;

@@ -378,14 +378,19 @@ async fn a_paused_campaign_pays_late_conversions_within_its_budget_only(app: Tes
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
     let (_, adv) = app.funded_advertiser(100 * USD).await;
-    let c = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 2 * USD)).await;
+    // A budget of exactly two payouts: the second late conversion fills it to the micro and
+    // is paid (a `>` made `>=` in the budget check survived the mutation run until this),
+    // the third is past it.
+    let c = live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 2 * PAYOUT)).await;
     let (_, first) = click(&app, &p, "first", &c.0).await;
     let (_, second) = click(&app, &p, "second", &c.0).await;
+    let (_, third) = click(&app, &p, "third", &c.0).await;
     let (s, e) = transition(&app, &adv, &c.0, "PAUSED").await;
     assert_eq!(s, StatusCode::OK, "{e}");
     let (_, _, spent_before) = app.balance(&adv).await;
     approved(&app, &c, &first, "t-1").await;
     approved(&app, &c, &second, "t-2").await;
+    approved(&app, &c, &third, "t-3").await;
     app.run_workers_once().await;
     assert_eq!(
         settled(&app, &c.0, "t-1").await,
@@ -394,11 +399,16 @@ async fn a_paused_campaign_pays_late_conversions_within_its_budget_only(app: Tes
     );
     assert_eq!(
         settled(&app, &c.0, "t-2").await,
+        "APPROVED",
+        "the budget to the micro"
+    );
+    assert_eq!(
+        settled(&app, &c.0, "t-3").await,
         "NO_BUDGET",
         "past the budget though the wallet could pay"
     );
     let (_, _, spent) = app.balance(&adv).await;
-    assert_eq!(spent - spent_before, PAYOUT);
+    assert_eq!(spent - spent_before, 2 * PAYOUT);
 }
 
 /// A survey with `total_completes` pays that many completes and no more: the next one is

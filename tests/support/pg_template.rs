@@ -78,12 +78,16 @@ async fn build() -> String {
         .expect("migrate the template database");
     let _ = db.close().await;
     let renamed = admin
-        .execute_unprepared(&format!("ALTER DATABASE \"{building}\" RENAME TO \"{name}\""))
+        .execute_unprepared(&format!(
+            "ALTER DATABASE \"{building}\" RENAME TO \"{name}\""
+        ))
         .await;
     if renamed.is_err() {
         // Another process of this build finished first: use its template.
         let _ = admin
-            .execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"))
+            .execute_unprepared(&format!(
+                "DROP DATABASE IF EXISTS \"{building}\" WITH (FORCE)"
+            ))
             .await;
     }
     // Templates of earlier builds (and ones a killed process left half-built) go; one in use

@@ -1,8 +1,10 @@
 //! Database helpers shared by every domain module: one place that maps constraint
 //! violations to conflicts, so no caller leaks a 500 for a duplicate.
 
+pub mod lease;
 pub mod outage;
 
+pub use lease::Lease;
 pub use outage::{is_unavailable, note_unavailable, recently_unavailable};
 
 use sea_orm::{DbErr, SqlErr};

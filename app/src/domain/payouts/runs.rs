@@ -16,8 +16,7 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    Set,
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
 use super::requests::{NotCreated, Origin, create};
@@ -28,8 +27,14 @@ use crate::model::account::AccountStatus;
 use crate::model::publisher::payouts::{PayoutRun, PayoutRunInput, PayoutRunList, PayoutRunStatus};
 use entity::{ledger_account, payout_run};
 
-/// How long a worker holds a run before another may take it over; renewed as it goes.
-const LEASE: Duration = Duration::minutes(2);
+/// A worker holds a run for two minutes before another may take it over; renewed as it goes.
+const LEASE: db::Lease<payout_run::Entity> = db::Lease {
+    id: payout_run::Column::Id,
+    status: payout_run::Column::Status,
+    owner: payout_run::Column::LeaseOwner,
+    until: payout_run::Column::LeaseUntil,
+    length: Duration::minutes(2),
+};
 /// Publishers paid between two renewals of the lease (each a few milliseconds).
 const RENEW_EVERY: usize = 100;
 
@@ -234,35 +239,22 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<payout_run::Model>, AppE
         .all(&ctx.db)
         .await?;
     for r in waiting {
-        let free =
-            status_of(&r) == PayoutRunStatus::Queued || r.lease_until.is_none_or(|t| t < now);
+        let free = status_of(&r) == PayoutRunStatus::Queued
+            || db::Lease::<payout_run::Entity>::lapsed(r.lease_until, now);
         if !free {
             continue;
         }
-        let taken = payout_run::Entity::update_many()
-            .col_expr(
-                payout_run::Column::Status,
-                Expr::value(PayoutRunStatus::Running.as_str()),
+        let taken = LEASE
+            .take(
+                &ctx.db,
+                &r.id,
+                &r.status,
+                PayoutRunStatus::Running.as_str(),
+                owner,
+                now,
             )
-            .col_expr(
-                payout_run::Column::LeaseOwner,
-                Expr::value(Some(owner.to_owned())),
-            )
-            .col_expr(
-                payout_run::Column::LeaseUntil,
-                Expr::value(Some(now + LEASE)),
-            )
-            .filter(payout_run::Column::Id.eq(r.id.clone()))
-            .filter(payout_run::Column::Status.eq(r.status.clone()))
-            .filter(
-                Condition::any()
-                    .add(payout_run::Column::LeaseUntil.is_null())
-                    .add(payout_run::Column::LeaseUntil.lt(now)),
-            )
-            .exec(&ctx.db)
-            .await?
-            .rows_affected;
-        if taken == 1 {
+            .await?;
+        if taken {
             return Ok(Some(r));
         }
     }
@@ -270,17 +262,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<payout_run::Model>, AppE
 }
 
 async fn renew(ctx: &Ctx, id: &str, owner: &str) -> Result<bool, AppError> {
-    let renewed = payout_run::Entity::update_many()
-        .col_expr(
-            payout_run::Column::LeaseUntil,
-            Expr::value(Some(ctx.now() + LEASE)),
-        )
-        .filter(payout_run::Column::Id.eq(id.to_owned()))
-        .filter(payout_run::Column::LeaseOwner.eq(owner.to_owned()))
-        .exec(&ctx.db)
-        .await?
-        .rows_affected;
-    Ok(renewed == 1)
+    LEASE.renew(&ctx.db, id, owner, ctx.now()).await
 }
 
 /// One pass over the publishers with money available: (created, skipped), or `None` when

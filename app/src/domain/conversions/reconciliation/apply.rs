@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, Condition, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
 use super::create::SUBJECT;
@@ -26,8 +26,14 @@ use crate::model::campaign::reconciliation::{
 };
 use entity::{reconciliation_batch as batch, reconciliation_line as line};
 
-/// How long a claim holds a reconciliation without news from its worker.
-const LEASE: Duration = Duration::seconds(60);
+/// A claim holds a reconciliation for a minute without news from its worker.
+const LEASE: db::Lease<batch::Entity> = db::Lease {
+    id: batch::Column::Id,
+    status: batch::Column::Status,
+    owner: batch::Column::LeaseOwner,
+    until: batch::Column::LeaseUntil,
+    length: Duration::seconds(60),
+};
 /// Lines read per round.
 const ROUND: u64 = 512;
 /// Tries of a line alone, after its chunk failed, before it is marked FAILED.
@@ -229,31 +235,21 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
         .await?;
     for b in fair_order(waiting) {
         let free = ReconciliationStatus::parse(&b.status) == Some(ReconciliationStatus::Queued)
-            || b.lease_until.is_none_or(|t| t < now);
+            || db::Lease::<batch::Entity>::lapsed(b.lease_until, now);
         if !free {
             continue;
         }
-        let taken = batch::Entity::update_many()
-            .col_expr(
-                batch::Column::Status,
-                Expr::value(ReconciliationStatus::Applying.as_str()),
+        let taken = LEASE
+            .take(
+                &ctx.db,
+                &b.id,
+                &b.status,
+                ReconciliationStatus::Applying.as_str(),
+                owner,
+                now,
             )
-            .col_expr(
-                batch::Column::LeaseOwner,
-                Expr::value(Some(owner.to_owned())),
-            )
-            .col_expr(batch::Column::LeaseUntil, Expr::value(Some(now + LEASE)))
-            .filter(batch::Column::Id.eq(b.id.clone()))
-            .filter(batch::Column::Status.eq(b.status.clone()))
-            .filter(
-                Condition::any()
-                    .add(batch::Column::LeaseUntil.is_null())
-                    .add(batch::Column::LeaseUntil.lt(now)),
-            )
-            .exec(&ctx.db)
-            .await?
-            .rows_affected;
-        if taken == 1 {
+            .await?;
+        if taken {
             return Ok(Some(b));
         }
     }
@@ -262,17 +258,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
 
 /// Extends the lease while `owner` still holds it.
 async fn renew(ctx: &Ctx, id: &str, owner: &str) -> Result<bool, AppError> {
-    let renewed = batch::Entity::update_many()
-        .col_expr(
-            batch::Column::LeaseUntil,
-            Expr::value(Some(ctx.now() + LEASE)),
-        )
-        .filter(batch::Column::Id.eq(id.to_owned()))
-        .filter(batch::Column::LeaseOwner.eq(owner.to_owned()))
-        .exec(&ctx.db)
-        .await?
-        .rows_affected;
-    Ok(renewed == 1)
+    LEASE.renew(&ctx.db, id, owner, ctx.now()).await
 }
 
 /// Marks the reconciliation DONE and records the outcome in the audit trail.
