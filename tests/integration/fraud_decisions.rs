@@ -20,9 +20,8 @@ tests::both_backends!(
     a_repeated_approval_does_not_release_a_held_conversion,
 );
 
-/// A world whose campaign holds every conversion reported within a minute of its click,
-/// with `n` such conversions held: their ids.
-async fn held_world(app: TestApp, n: usize) -> (World, Vec<String>) {
+/// A world whose campaign holds every conversion reported within a minute of its click.
+async fn holding_world(app: TestApp) -> World {
     let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     set_rules(
         &w.app,
@@ -31,6 +30,12 @@ async fn held_world(app: TestApp, n: usize) -> (World, Vec<String>) {
         serde_json::json!({"minSecondsToConvert": 60}),
     )
     .await;
+    w
+}
+
+/// [`holding_world`] with `n` such conversions held: their ids.
+async fn held_world(app: TestApp, n: usize) -> (World, Vec<String>) {
+    let w = holding_world(app).await;
     let (s, r) = w
         .app
         .get(
@@ -183,14 +188,7 @@ async fn racing_decisions_decide_each_conversion_once() {
 /// fast", changes nothing (the mutation run of issue 52 found this guard undefended: made
 /// `true`, the repeated report was screened again and paid).
 async fn a_repeated_approval_does_not_release_a_held_conversion(app: TestApp) {
-    let w = world(app, campaign_body("CUSTOM_S2S", 100 * USD)).await;
-    set_rules(
-        &w.app,
-        &w.adv,
-        &w.campaign,
-        serde_json::json!({"minSecondsToConvert": 60}),
-    )
-    .await;
+    let w = holding_world(app).await;
     let (_, clk) = click(&w.app, &w.p, "quick", &w.campaign).await;
     w.report(&clk, "tx-quick", "approved").await;
     assert_eq!(conversion_of(&w.app, "tx-quick").await.settlement, "HELD");

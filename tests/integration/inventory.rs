@@ -13,7 +13,7 @@ use tests::builders::earnings::{assert_reconciled, spend_postings};
 use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
-use tests::builders::{approve, campaign_body, transition};
+use tests::builders::{approve, campaign_body, listed_offers, transition};
 
 both_backends!(
     removed_offers_leave_the_snapshot_before_the_change_answers,
@@ -28,22 +28,6 @@ fn named(name: &str, budget: i64) -> Value {
     b["name"] = json!(name);
     b["goals"] = json!([{"externalGoalId": "install", "name": "Install", "payoutMicros": USD, "pendingMinutes": 0}]);
     b
-}
-
-async fn listed(app: &TestApp, slot: &str, token: &str) -> Vec<String> {
-    let (s, list) = app
-        .get(
-            &format!("/sdk/v2/ad-slots/{slot}/offers?limit=100"),
-            Some(token),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{list}");
-    list["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["campaignId"].as_str().expect("id").to_owned())
-        .collect()
 }
 
 /// Impression and launch for the session's user; returns the click id.
@@ -98,7 +82,7 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
     let (kept, _, _) = live_campaign(&app, &adv, &admin, named("Stays", 5 * USD)).await;
     let (_, token) = session(&app, &p, "snapshot-user").await;
 
-    let all = listed(&app, &p.slot, &token).await;
+    let all = listed_offers(&app, &p.slot, &token).await;
     for id in [&paused, &ended, &spent, &blocked, &scheduled, &kept] {
         assert!(all.contains(id), "{id} is listed at first: {all:?}");
     }
@@ -107,7 +91,7 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
         transition(&app, &adv, &paused, "PAUSED").await.0,
         StatusCode::OK
     );
-    assert!(!listed(&app, &p.slot, &token).await.contains(&paused));
+    assert!(!listed_offers(&app, &p.slot, &token).await.contains(&paused));
     let (s, one) = app
         .get(&format!("/sdk/v2/offers/{paused}"), Some(&token))
         .await;
@@ -117,7 +101,7 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
         transition(&app, &adv, &ended, "ENDED").await.0,
         StatusCode::OK
     );
-    assert!(!listed(&app, &p.slot, &token).await.contains(&ended));
+    assert!(!listed_offers(&app, &p.slot, &token).await.contains(&ended));
 
     // The reserve covers one conversion: once it is paid the offer is gone.
     let (_, buyer) = session(&app, &p, "buyer").await;
@@ -138,7 +122,7 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
     .await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(campaign_money(&app, &adv, &spent).await, (0, USD));
-    assert!(!listed(&app, &p.slot, &token).await.contains(&spent));
+    assert!(!listed_offers(&app, &p.slot, &token).await.contains(&spent));
 
     let (s, bl) = app
         .post(
@@ -148,12 +132,16 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
         )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{bl}");
-    assert!(!listed(&app, &p.slot, &token).await.contains(&blocked));
+    assert!(
+        !listed_offers(&app, &p.slot, &token)
+            .await
+            .contains(&blocked)
+    );
 
     // Schedules are read against the request's clock, not the snapshot's.
     app.clock.advance(chrono::Duration::hours(2));
     let (_, token) = session(&app, &p, "snapshot-user").await;
-    let now = listed(&app, &p.slot, &token).await;
+    let now = listed_offers(&app, &p.slot, &token).await;
     assert!(!now.contains(&scheduled), "{now:?}");
     assert_eq!(now, vec![kept.clone()], "only the untouched offer is left");
     assert_eq!(
@@ -161,7 +149,7 @@ async fn removed_offers_leave_the_snapshot_before_the_change_answers(app: TestAp
         StatusCode::OK
     );
     assert!(
-        listed(&app, &p.slot, &token).await.contains(&paused),
+        listed_offers(&app, &p.slot, &token).await.contains(&paused),
         "a resumed campaign comes back at once"
     );
 }
@@ -380,7 +368,7 @@ async fn nothing_is_offered_or_launched_late(
     (slot, late): (&str, &str),
     offers: [(&String, &String, &str); 2],
 ) {
-    let now = listed(app, slot, late).await;
+    let now = listed_offers(app, slot, late).await;
     assert!(offers.iter().all(|(c, _, _)| !now.contains(*c)), "{now:?}");
     for (campaign, imp, key) in offers {
         let (s, r) = keyed(

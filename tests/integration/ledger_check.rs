@@ -31,6 +31,19 @@ async fn shift_balance(db: &sea_orm::DatabaseConnection, id: &str, delta: i64) {
         .expect("balance");
 }
 
+/// Adds `delta` to one entry's amount.
+async fn shift_entry(db: &sea_orm::DatabaseConnection, id: &str, delta: i64) {
+    ledger_entry::Entity::update_many()
+        .col_expr(
+            ledger_entry::Column::AmountMicros,
+            Expr::col(ledger_entry::Column::AmountMicros).add(delta),
+        )
+        .filter(ledger_entry::Column::Id.eq(id.to_owned()))
+        .exec(db)
+        .await
+        .expect("entry");
+}
+
 async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
     let w = paid_world(app, 3).await;
     let db = &w.app.state.ctx.db;
@@ -61,16 +74,7 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
         .await
         .expect("q")
         .expect("an entry");
-    let bump = |delta: i64| {
-        ledger_entry::Entity::update_many()
-            .col_expr(
-                ledger_entry::Column::AmountMicros,
-                Expr::col(ledger_entry::Column::AmountMicros).add(delta),
-            )
-            .filter(ledger_entry::Column::Id.eq(entry.id.clone()))
-            .exec(db)
-    };
-    bump(5).await.expect("entry");
+    shift_entry(db, &entry.id, 5).await;
     shift_balance(db, &available.id, 5).await;
     let r = check(db).await;
     assert!(r.drifted_accounts.is_empty(), "{r:?}");
@@ -80,29 +84,29 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
         "{r:?}"
     );
     assert_eq!(r.total_micros, 5, "{r:?}");
-    bump(-5).await.expect("entry");
+    shift_entry(db, &entry.id, -5).await;
     shift_balance(db, &available.id, -5).await;
 
     // A wallet spent to exactly zero is healthy: only below zero is damage (a `<= 0` in the
     // check survived the mutation run until this case).
     let all = available.balance_micros;
-    bump(-all).await.expect("entry");
+    shift_entry(db, &entry.id, -all).await;
     shift_balance(db, &available.id, -all).await;
     let r = check(db).await;
     assert!(
         r.negative_accounts.is_empty(),
         "zero is not negative: {r:?}"
     );
-    bump(all).await.expect("entry");
+    shift_entry(db, &entry.id, all).await;
     shift_balance(db, &available.id, all).await;
 
     // A wallet below zero (with an entry that says so, so nothing else is wrong with it).
     let whole = available.balance_micros + 1;
-    bump(-whole).await.expect("entry");
+    shift_entry(db, &entry.id, -whole).await;
     shift_balance(db, &available.id, -whole).await;
     let r = check(db).await;
     assert_eq!(r.negative_accounts, vec![available.id.clone()], "{r:?}");
-    bump(whole).await.expect("entry");
+    shift_entry(db, &entry.id, whole).await;
     shift_balance(db, &available.id, whole).await;
 
     // Spend that its mirror no longer cancels: the campaign's SPENT moved (with an entry, so
@@ -120,21 +124,12 @@ async fn the_ledger_check_sees_every_kind_of_damage(app: TestApp) {
         .await
         .expect("q")
         .expect("a spend entry");
-    let bump_spent = |delta: i64| {
-        ledger_entry::Entity::update_many()
-            .col_expr(
-                ledger_entry::Column::AmountMicros,
-                Expr::col(ledger_entry::Column::AmountMicros).add(delta),
-            )
-            .filter(ledger_entry::Column::Id.eq(spent_entry.id.clone()))
-            .exec(db)
-    };
-    bump_spent(3).await.expect("entry");
+    shift_entry(db, &spent_entry.id, 3).await;
     shift_balance(db, &spent.id, 3).await;
     let r = check(db).await;
     assert_eq!(r.mirror_mismatches, vec![w.campaign.clone()], "{r:?}");
     assert!(r.drifted_accounts.is_empty(), "{r:?}");
-    bump_spent(-3).await.expect("entry");
+    shift_entry(db, &spent_entry.id, -3).await;
     shift_balance(db, &spent.id, -3).await;
 
     // Pending earnings that differ from the conversions in the hold.

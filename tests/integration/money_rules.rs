@@ -14,7 +14,7 @@ use tests::builders::campaign_body;
 use tests::builders::surveys::call;
 use tests::builders::surveys::{enter, market_with};
 use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publisher};
-use tests::builders::{approve, transition};
+use tests::builders::{approve, settlement_of, transition};
 
 both_backends!(
     offer_caps_window_and_goals_decide_what_is_paid,
@@ -37,18 +37,6 @@ async fn capped(
     let mut body = campaign_body("CUSTOM_S2S", 100 * USD);
     body["caps"] = caps;
     live_campaign(app, adv, admin, body).await
-}
-
-/// The settlement state of the conversion reported as `txn`.
-async fn settled(app: &TestApp, campaign: &str, txn: &str) -> String {
-    entity::conversion::Entity::find()
-        .filter(entity::conversion::Column::CampaignId.eq(campaign.to_owned()))
-        .filter(entity::conversion::Column::TransactionId.eq(txn.to_owned()))
-        .one(&app.state.ctx.db)
-        .await
-        .expect("query")
-        .map(|c| c.settlement)
-        .unwrap_or_else(|| format!("no conversion {txn}"))
 }
 
 async fn offer_caps_window_and_goals_decide_what_is_paid(app: TestApp) {
@@ -119,7 +107,7 @@ async fn offer_caps_window_and_goals_decide_what_is_paid(app: TestApp) {
         (&budget.0, "b2", "CAP_REACHED"),
     ];
     for (campaign, txn, state) in expected {
-        assert_eq!(settled(&app, campaign, txn).await, state, "{txn}");
+        assert_eq!(settlement_of(&app, campaign, txn).await, state, "{txn}");
     }
     // The dashboard token expired while the clock moved on.
     let adv = app.token(&adv_user).await;
@@ -341,9 +329,9 @@ async fn a_conversion_refused_for_budget_is_paid_after_a_top_up(app: TestApp) {
     approved(&app, &c, &first, "t-1").await;
     approved(&app, &c, &second, "t-2").await;
     app.run_workers_once().await;
-    assert_eq!(settled(&app, &c.0, "t-1").await, "APPROVED");
+    assert_eq!(settlement_of(&app, &c.0, "t-1").await, "APPROVED");
     assert_eq!(
-        settled(&app, &c.0, "t-2").await,
+        settlement_of(&app, &c.0, "t-2").await,
         "NO_BUDGET",
         "0.50 USD left"
     );
@@ -364,7 +352,7 @@ async fn a_conversion_refused_for_budget_is_paid_after_a_top_up(app: TestApp) {
     approved(&app, &c, &second, "t-2").await;
     app.run_workers_once().await;
     assert_eq!(
-        settled(&app, &c.0, "t-2").await,
+        settlement_of(&app, &c.0, "t-2").await,
         "APPROVED",
         "paid after the top-up"
     );
@@ -393,17 +381,17 @@ async fn a_paused_campaign_pays_late_conversions_within_its_budget_only(app: Tes
     approved(&app, &c, &third, "t-3").await;
     app.run_workers_once().await;
     assert_eq!(
-        settled(&app, &c.0, "t-1").await,
+        settlement_of(&app, &c.0, "t-1").await,
         "APPROVED",
         "a live click keeps its payout"
     );
     assert_eq!(
-        settled(&app, &c.0, "t-2").await,
+        settlement_of(&app, &c.0, "t-2").await,
         "APPROVED",
         "the budget to the micro"
     );
     assert_eq!(
-        settled(&app, &c.0, "t-3").await,
+        settlement_of(&app, &c.0, "t-3").await,
         "NO_BUDGET",
         "past the budget though the wallet could pay"
     );

@@ -8,11 +8,11 @@
 //! `capped && reached` made `||`.)
 
 use reqwest::StatusCode;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 use tests::builders::callbacks::click;
 use tests::builders::{
-    Conversion, USD, campaign_body, live_campaign, now_ts, postback, publisher, session,
+    Conversion, Publisher, USD, campaign_body, listed_offers, live_campaign, now_ts, postback,
+    publisher, session, settlement_of,
 };
 use tests::{TestApp, both_backends};
 
@@ -24,38 +24,24 @@ both_backends!(
 /// The payout of the campaigns' one goal.
 const PAYOUT: i64 = 1_500_000;
 
-async fn listed(app: &TestApp, slot: &str, token: &str) -> Vec<String> {
-    let (s, list) = app
-        .get(
-            &format!("/sdk/v2/ad-slots/{slot}/offers?limit=100"),
-            Some(token),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{list}");
-    list["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["campaignId"].as_str().expect("id").to_owned())
-        .collect()
-}
-
 fn capped(caps: Value) -> Value {
     let mut body = campaign_body("CUSTOM_S2S", 100 * USD);
     body["caps"] = caps;
     body
 }
 
-/// The settlement state of the conversion reported as `txn`.
-async fn settlement(app: &TestApp, campaign: &str, txn: &str) -> String {
-    entity::conversion::Entity::find()
-        .filter(entity::conversion::Column::CampaignId.eq(campaign.to_owned()))
-        .filter(entity::conversion::Column::TransactionId.eq(txn.to_owned()))
-        .one(&app.state.ctx.db)
-        .await
-        .expect("query")
-        .map(|c| c.settlement)
-        .unwrap_or_else(|| format!("no conversion {txn}"))
+/// A new user `buyer-<n>` clicks campaign `c` (id, key id, secret) and its advertiser
+/// reports the install approved, as `tx-<n>`.
+async fn convert(app: &TestApp, p: &Publisher, c: &(String, String, String), n: usize) {
+    let (_, clk) = click(app, p, &format!("buyer-{n}"), &c.0).await;
+    let conv = Conversion {
+        click: &clk,
+        txn: &format!("tx-{n}"),
+        goal: "install",
+        status: "approved",
+    };
+    let (s, r) = postback(app, &c.0, &c.1, &c.2, &conv, now_ts(app)).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
 }
 
 /// How many snapshots the inventory has swapped in so far.
@@ -72,7 +58,7 @@ async fn a_settlement_that_uses_nothing_up_rebuilds_nothing(app: TestApp) {
     two["name"] = json!("Two payouts of reserve");
     let two = live_campaign(&app, &adv, &admin, two).await;
     let (_, watcher) = session(&app, &p, "watcher").await;
-    let before = listed(&app, &p.slot, &watcher).await;
+    let before = listed_offers(&app, &p.slot, &watcher).await;
     assert!(
         before.contains(&roomy.0) && before.contains(&two.0),
         "{before:?}"
@@ -80,25 +66,20 @@ async fn a_settlement_that_uses_nothing_up_rebuilds_nothing(app: TestApp) {
     let built = swaps(&app);
 
     for (n, c) in [&roomy, &two].into_iter().enumerate() {
-        let (_, clk) = click(&app, &p, &format!("buyer-{n}"), &c.0).await;
-        let conv = Conversion {
-            click: &clk,
-            txn: &format!("tx-{n}"),
-            goal: "install",
-            status: "approved",
-        };
-        let (s, r) = postback(&app, &c.0, &c.1, &c.2, &conv, now_ts(&app)).await;
-        assert_eq!(s, StatusCode::OK, "{r}");
+        convert(&app, &p, c, n).await;
     }
     for (n, c) in [&roomy, &two].into_iter().enumerate() {
-        assert_eq!(settlement(&app, &c.0, &format!("tx-{n}")).await, "APPROVED");
+        assert_eq!(
+            settlement_of(&app, &c.0, &format!("tx-{n}")).await,
+            "APPROVED"
+        );
     }
     assert_eq!(
         swaps(&app),
         built,
         "four conversions left today and one payout of reserve: nothing to rebuild"
     );
-    let after = listed(&app, &p.slot, &watcher).await;
+    let after = listed_offers(&app, &p.slot, &watcher).await;
     assert!(
         after.contains(&roomy.0) && after.contains(&two.0),
         "{after:?}"
@@ -119,7 +100,7 @@ async fn a_used_up_daily_cap_takes_the_offer_out_before_the_postback_answers(app
     .await;
     let open = live_campaign(&app, &adv, &admin, capped(json!({"dailyConversions": 5}))).await;
     let (_, watcher) = session(&app, &p, "watcher").await;
-    let all = listed(&app, &p.slot, &watcher).await;
+    let all = listed_offers(&app, &p.slot, &watcher).await;
     for c in [&daily, &budget, &open] {
         assert!(all.contains(&c.0), "{} is listed at first: {all:?}", c.0);
     }
@@ -132,16 +113,8 @@ async fn a_used_up_daily_cap_takes_the_offer_out_before_the_postback_answers(app
         (&open, true, "four conversions are left today"),
     ];
     for (n, (c, stays, why)) in cases.into_iter().enumerate() {
-        let (_, clk) = click(&app, &p, &format!("buyer-{n}"), &c.0).await;
-        let conv = Conversion {
-            click: &clk,
-            txn: &format!("tx-{n}"),
-            goal: "install",
-            status: "approved",
-        };
-        let (s, r) = postback(&app, &c.0, &c.1, &c.2, &conv, now_ts(&app)).await;
-        assert_eq!(s, StatusCode::OK, "{r}");
-        let now = listed(&app, &p.slot, &watcher).await;
+        convert(&app, &p, c, n).await;
+        let now = listed_offers(&app, &p.slot, &watcher).await;
         assert_eq!(now.contains(&c.0), stays, "{why}: {now:?}");
     }
 }

@@ -1,9 +1,11 @@
 //! Offer campaigns as tests need them: the CONTRACT body, create, transition, approve, a
-//! live Custom S2S campaign with its key, and a signed postback.
+//! live Custom S2S campaign with its key, a signed postback, what the offer list shows and
+//! how a reported conversion was settled.
 
 use app::domain::crypto::hmac_sha256_hex;
 use app::model::campaign::rules::s2s_message;
 use reqwest::StatusCode;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
 use crate::TestApp;
@@ -167,4 +169,33 @@ pub async fn postback_by_get(
 
 pub fn now_ts(app: &TestApp) -> i64 {
     app.clock_now().timestamp()
+}
+
+/// The campaign ids of the slot's offer list for a session (up to 100).
+pub async fn listed_offers(app: &TestApp, slot: &str, token: &str) -> Vec<String> {
+    let (s, list) = app
+        .get(
+            &format!("/sdk/v2/ad-slots/{slot}/offers?limit=100"),
+            Some(token),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{list}");
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["campaignId"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// The settlement state of the conversion reported to `campaign` as `txn`.
+pub async fn settlement_of(app: &TestApp, campaign: &str, txn: &str) -> String {
+    entity::conversion::Entity::find()
+        .filter(entity::conversion::Column::CampaignId.eq(campaign.to_owned()))
+        .filter(entity::conversion::Column::TransactionId.eq(txn.to_owned()))
+        .one(&app.state.ctx.db)
+        .await
+        .expect("query")
+        .map(|c| c.settlement)
+        .unwrap_or_else(|| format!("no conversion {txn}"))
 }
