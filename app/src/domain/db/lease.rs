@@ -23,7 +23,6 @@ impl<E: EntityTrait> Lease<E> {
     /// Takes row `id` for `owner` if it is still in status `from` and nobody holds it (no
     /// lease, or one that ended before `now`), moving it to status `to`. Whether this caller
     /// got it.
-    #[allow(clippy::too_many_arguments)]
     pub async fn take<C: ConnectionTrait>(
         &self,
         db: &C,
@@ -70,7 +69,7 @@ impl<E: EntityTrait> Lease<E> {
     }
 
     /// Whether a row with this lease end may be taken at `now`.
-    pub fn lapsed(until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
+    pub fn lapsed(&self, until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
         until.is_none_or(|t| t < now)
     }
 }

@@ -239,8 +239,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<payout_run::Model>, AppE
         .all(&ctx.db)
         .await?;
     for r in waiting {
-        let free = status_of(&r) == PayoutRunStatus::Queued
-            || db::Lease::<payout_run::Entity>::lapsed(r.lease_until, now);
+        let free = status_of(&r) == PayoutRunStatus::Queued || LEASE.lapsed(r.lease_until, now);
         if !free {
             continue;
         }

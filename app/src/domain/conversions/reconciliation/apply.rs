@@ -235,7 +235,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
         .await?;
     for b in fair_order(waiting) {
         let free = ReconciliationStatus::parse(&b.status) == Some(ReconciliationStatus::Queued)
-            || db::Lease::<batch::Entity>::lapsed(b.lease_until, now);
+            || LEASE.lapsed(b.lease_until, now);
         if !free {
             continue;
         }
