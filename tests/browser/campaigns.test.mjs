@@ -251,7 +251,7 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await landed(page, detail);
   await page.click('button:has-text("Pause")');
   await status(page, 'PAUSED');
-  await page.locator('#campaign .reserved', { hasText: '0.00' }).waitFor();
+  await page.locator('#campaign .reserved', { hasText: /^\s*0\.00/ }).waitFor();
   await page.locator('#campaign .wallet', { hasText: '900.00 USD available' }).waitFor();
   await page.click('button:has-text("End")');
   await status(page, 'ENDED');
@@ -289,7 +289,7 @@ test('with JavaScript: create, S2S key once, local test, review, approval, reser
   await page.waitForURL((u) => /\/advertiser\/campaigns\/cmp_[^/]+$/.test(u.href) && u.href !== detail);
   await page.locator('#campaign h1', { hasText: 'Copy of Play to level 12' }).waitFor();
   await status(page, 'DRAFT');
-  await page.locator('#campaign .reserved', { hasText: '0.00' }).waitFor();
+  await page.locator('#campaign .reserved', { hasText: /^\s*0\.00/ }).waitFor();
   await page.click('a:has-text("← Campaigns")');
   await landed(page, `${server.base}/advertiser/campaigns`);
   await wallet(page, '900.00', '100.00');

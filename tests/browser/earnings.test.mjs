@@ -77,8 +77,9 @@ for (const hydrated of [true, false]) {
     await request.locator('button[type=submit]').click();
     const row = page.locator('#payouts tr', { hasText: '100.00 USD' });
     await row.locator('.badge', { hasText: 'REQUESTED' }).waitFor();
-    await page.locator('[data-figure=available]', { hasText: '20.00 USD' }).waitFor();
-    assert.equal((await page.locator('[data-figure=held]').textContent()).trim(), '100.00 USD');
+    // Exact text: '20.00 USD' alone would also match the '120.00 USD' shown before the refetch.
+    await page.locator('[data-figure=available]', { hasText: /^\s*20\.00 USD\s*$/ }).waitFor();
+    await page.locator('[data-figure=held]', { hasText: /^\s*100\.00 USD\s*$/ }).waitFor();
     await page.locator('[data-next-payout]', { hasText: '100.00 USD is on its way' }).waitFor();
     await signOut(page, server.base);
 
