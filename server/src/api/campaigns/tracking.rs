@@ -147,7 +147,8 @@ async fn managed_credentials(
 /// Replace the IP allowlist checked on conversion callbacks (empty = any source).
 #[utoipa::path(put, path = "/campaigns/{campaignId}/tracking/ip-allowlist", tag = "tracking", security(("dashboardBearer" = [])),
     params(("campaignId" = String, Path)), request_body = IpAllowlist,
-    responses((status = 200, body = IpAllowlist), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = IpAllowlist), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "campaign_not_editable: the campaign has ended")))]
 async fn ip_allowlist(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
