@@ -134,6 +134,11 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     callback_lag(&s).await;
     let queued = inbox::queued_count(&s.ctx.db).await.unwrap_or(0);
     metrics::gauge!("postback_inbox_queued").set(queued as f64);
+    let (groups, grouped, failed) = s.ctx.inbox.group_counts();
+    // SQLite's group commit (`inbox::group`): reports per group is their ratio.
+    metrics::counter!("postback_settlement_groups_total").absolute(groups);
+    metrics::counter!("postback_settlement_group_reports_total").absolute(grouped);
+    metrics::counter!("postback_settlement_group_failures_total").absolute(failed);
     if let Ok((held, paused)) = app::domain::conversions::holds::gauges(&s.ctx.db).await {
         metrics::gauge!("fraud_conversions_held").set(held as f64);
         metrics::gauge!("fraud_placements_paused").set(paused as f64);

@@ -54,6 +54,7 @@ mod reference_pages;
 mod render;
 mod request_bounds;
 mod retire;
+mod settlement_groups;
 mod slots;
 mod standard_webhooks;
 mod statements;

@@ -467,7 +467,79 @@ async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
     assert_reconciled(app).await;
 }
 
+/// A publisher's request checks its amount and its key (issue 52, the mutation run's
+/// survivors in `payouts::requests`): a zero or negative amount is a field error, the same
+/// key sent several times at once makes one payout that every copy answers, a retry with the
+/// same amount answers it again and one with another amount is refused.
+async fn a_payout_request_checks_its_amount_and_key(app: TestApp) {
+    let (w, token) = earned(app).await;
+    let app = &w.app;
+    let (s, _) = app
+        .put(
+            "/publisher/v2/payouts/profile",
+            Some(&token),
+            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    for bad in [0, -1] {
+        let (s, e) = request(
+            app,
+            &token,
+            Some("payout-bad-1"),
+            &json!({"amountMicros": bad}),
+        )
+        .await;
+        assert_eq!(
+            (s, error_code(&e)),
+            (StatusCode::BAD_REQUEST, "invalid_input"),
+            "{e}"
+        );
+        assert!(e["error"]["fieldErrors"]["amountMicros"].is_string(), "{e}");
+    }
+    let same = json!({"amountMicros": EARNED});
+    let answers = futures::future::join_all(
+        (0..6).map(|_| request(app, &token, Some("payout-same-1"), &same)),
+    )
+    .await;
+    let created = answers
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::CREATED)
+        .count();
+    assert_eq!(created, 1, "{answers:?}");
+    let id = answers
+        .iter()
+        .find(|(s, _)| *s == StatusCode::CREATED)
+        .map(|(_, p)| p["id"].clone())
+        .expect("created");
+    for (s, p) in &answers {
+        assert!(s.is_success(), "a copy is answered, not refused: {s} {p}");
+        assert_eq!(p["id"], id, "{p}");
+    }
+    let payouts = entity::payout::Entity::find()
+        .all(&app.state.ctx.db)
+        .await
+        .expect("payouts");
+    assert_eq!(payouts.len(), 1);
+    let (s, p) = request(app, &token, Some("payout-same-1"), &same).await;
+    assert_eq!((s, p["id"].clone()), (StatusCode::OK, id), "{p}");
+    let (s, e) = request(
+        app,
+        &token,
+        Some("payout-same-1"),
+        &json!({"amountMicros": EARNED - 1}),
+    )
+    .await;
+    assert_eq!(
+        (s, error_code(&e)),
+        (StatusCode::CONFLICT, "idempotency_key_reused"),
+        "{e}"
+    );
+    assert_reconciled(app).await;
+}
+
 both_backends!(
+    a_payout_request_checks_its_amount_and_key,
     a_disabled_publisher_is_not_paid_by_a_run,
     a_payout_is_requested_approved_paid_and_returned,
     the_monthly_run_creates_one_payout_per_eligible_publisher,

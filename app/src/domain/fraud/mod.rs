@@ -112,8 +112,8 @@ impl Screen {
     }
 
     /// Reads, on `db`, everything scoring `r` needs: the evidence of its click (and the
-    /// first goal's reach when `r` is of a later goal), the goal's norm and the placement's
-    /// rates. Settlement of a single report calls this before its transaction begins, so
+    /// first goal's reach when `r` is of a later goal; both once per batch, for every click
+    /// it expects), the goal's norm and the placement's rates. Settlement of a single report calls this before its transaction begins, so
     /// the lock it takes is held for the money only; [`Screen::assess`] then reads nothing.
     pub async fn prefetch<C: ConnectionTrait>(
         &mut self,
@@ -122,20 +122,38 @@ impl Screen {
         now: DateTime<Utc>,
         r: &Report<'_>,
     ) -> Result<(), AppError> {
-        self.expect([r.click.clone()]);
-        let mut evidence = Evidence::load(db, now, &self.clicks).await?;
-        if let Some(first) = r.first_goal {
-            evidence
-                .load_first_goal(db, r.campaign_id, &self.clicks, first)
-                .await?;
-        }
-        self.evidence = Some(evidence);
+        self.evidence_for(db, now, r).await?;
         fraud.norms.get(db, now, r.campaign_id, r.goal_id).await?;
         fraud
             .peers
             .rates(db, now, r.campaign_id, &r.click.placement_id)
             .await?;
         Ok(())
+    }
+
+    /// The batch's evidence with `r`'s click in it: read once per batch, for every click
+    /// it expects (and the first goal's reach once, when a report of a later goal needs it).
+    async fn evidence_for<C: ConnectionTrait>(
+        &mut self,
+        db: &C,
+        now: DateTime<Utc>,
+        r: &Report<'_>,
+    ) -> Result<&mut Evidence, AppError> {
+        let known = |c: &Click| c.placement_id == r.click.placement_id && c.user == r.click.user;
+        if !self.clicks.iter().any(known) {
+            self.clicks.push(r.click.clone());
+        }
+        let evidence = match self.evidence.take() {
+            Some(e) => e,
+            None => Evidence::load(db, now, &self.clicks).await?,
+        };
+        let evidence = self.evidence.insert(evidence);
+        if let Some(first) = r.first_goal {
+            evidence
+                .load_first_goal(db, r.campaign_id, &self.clicks, first)
+                .await?;
+        }
+        Ok(evidence)
     }
 
     /// Scores one report (and counts it as evidence for the reports after it).
@@ -147,21 +165,7 @@ impl Screen {
         rules: &FraudRules,
         r: &Report<'_>,
     ) -> Result<Screened, AppError> {
-        let known = |c: &Click| c.placement_id == r.click.placement_id && c.user == r.click.user;
-        if !self.clicks.iter().any(known) {
-            self.clicks.push(r.click.clone());
-        }
-        let evidence = match &mut self.evidence {
-            Some(e) => e,
-            None => self
-                .evidence
-                .insert(Evidence::load(db, now, &self.clicks).await?),
-        };
-        if let Some(first) = r.first_goal {
-            evidence
-                .load_first_goal(db, r.campaign_id, &self.clicks, first)
-                .await?;
-        }
+        let evidence = self.evidence_for(db, now, r).await?;
         let seconds = (r.reported_at - r.click_at).num_seconds().max(0);
         let norm = fraud.norms.get(db, now, r.campaign_id, r.goal_id).await?;
         let rates = fraud

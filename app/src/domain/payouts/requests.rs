@@ -207,8 +207,11 @@ pub async fn request(
         ]))
         .one(&ctx.db)
         .await?;
-    if open.is_some() {
-        return Err(open_refusal());
+    match open {
+        // A copy of this request that won a race a moment ago: answered like a retry.
+        Some(p) if p.idempotency_key.as_deref() == origin.key => return replay(p),
+        Some(_) => return Err(open_refusal()),
+        None => {}
     }
     let amount = match input.amount_micros {
         Some(a) if a.get() <= 0 => return Err(AppError::field("amountMicros", "must be positive")),

@@ -30,12 +30,16 @@ pub async fn ingest(
 ) -> Result<CallbackReceipt, AppError> {
     match ctx.inbox.route() {
         Route::Queue => accept(ctx, campaign, source, &ev, &event_hash(&ev)).await,
+        // SQLite has one writer: this process's reports settle in groups (`group`).
+        Route::Inline(_slot) if ctx.db.get_database_backend() == sea_orm::DbBackend::Sqlite => {
+            super::group::settle(ctx, campaign, source, ev).await
+        }
         Route::Inline(_slot) => settle_now(ctx, campaign, source, ev).await,
     }
 }
 
 /// Records one report in the inbox and settles it in the same transaction.
-async fn settle_now(
+pub(super) async fn settle_now(
     ctx: &Ctx,
     campaign: &offer_campaign::Model,
     source: &str,

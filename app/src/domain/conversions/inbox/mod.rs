@@ -28,6 +28,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use tokio::sync::Notify;
 
 mod accept;
+mod group;
 
 use super::reported::{
     InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, parse_occurred_at,
@@ -71,6 +72,8 @@ pub struct Inbox {
     wake: Notify,
     /// Failed settlement attempts per receipt (forgotten on success or give-up).
     failures: Mutex<HashMap<String, u32>>,
+    /// SQLite: the reports waiting to be settled together (`group`).
+    groups: group::Groups,
 }
 
 impl Default for Inbox {
@@ -113,6 +116,7 @@ impl Inbox {
             inline_slots,
             wake: Notify::new(),
             failures: Mutex::default(),
+            groups: group::Groups::default(),
         }
     }
 
@@ -140,6 +144,12 @@ impl Inbox {
             return Route::Queue;
         }
         Route::Inline(InlineSlot(&self.inline))
+    }
+
+    /// SQLite's settlement groups in this process: (groups, reports they took, groups that
+    /// failed and were settled one by one).
+    pub fn group_counts(&self) -> (u64, u64, u64) {
+        self.groups.counts()
     }
 
     fn settled(&self, n: usize) {
@@ -230,7 +240,6 @@ async fn settle_campaign(
     .await?;
     batch.expect_clicks(seen.launches());
     let mut users = Vec::new();
-    // What the batch means for the inventory: any cap or budget refusal, else any payment.
     let mut worst: Option<Outcome> = None;
     // Another process's settler may have settled some meanwhile (it held this lock).
     let still_queued: Vec<String> = postback_event::Entity::find()
@@ -252,13 +261,7 @@ async fn settle_campaign(
                 (s.outcome, Some(s.conversion_id))
             }
         };
-        worst = match (worst, outcome) {
-            (_, Outcome::Settled(Settlement::CapReached | Settlement::NoBudget)) => {
-                Some(Outcome::Settled(Settlement::CapReached))
-            }
-            (None, Outcome::Settled(Settlement::Approved)) => Some(outcome),
-            (w, _) => w,
-        };
+        worst = worse(worst, outcome);
         postback_event::Entity::update_many()
             .col_expr(postback_event::Column::Outcome, outcome.as_str().into())
             .col_expr(postback_event::Column::ConversionId, conversion_id.into())
@@ -280,6 +283,18 @@ async fn settle_campaign(
         settlement::after_settlement(ctx, now, &campaign, outcome, reserve_left).await?;
     }
     Ok(())
+}
+
+/// What a batch's settlements mean for the inventory so far: any cap or budget refusal,
+/// else any payment (`settlement::after_settlement` looks for a used-up reserve or cap).
+fn worse(worst: Option<Outcome>, outcome: Outcome) -> Option<Outcome> {
+    match (worst, outcome) {
+        (_, Outcome::Settled(Settlement::CapReached | Settlement::NoBudget)) => {
+            Some(Outcome::Settled(Settlement::CapReached))
+        }
+        (None, Outcome::Settled(Settlement::Approved)) => Some(outcome),
+        (w, _) => w,
+    }
 }
 
 /// Counts a failed attempt for a report settled alone; after [`MAX_ATTEMPTS`] it is marked

@@ -68,6 +68,11 @@ impl Batch {
         }
     }
 
+    /// The campaign's reserve after this batch's payments, when one of them read it.
+    pub fn reserve_left(&self) -> Option<i64> {
+        self.reserve_left
+    }
+
     /// Records a payment of `micros` from the reserve.
     pub(super) fn spent_from_reserve(&mut self, reserve_before: i64, micros: i64) {
         self.reserve_left = Some(reserve_before - micros);

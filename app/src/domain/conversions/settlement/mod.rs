@@ -16,7 +16,7 @@ mod batch;
 mod hold;
 mod row;
 
-pub(in crate::domain::conversions) use attribution::{Lookups, attribute};
+pub(in crate::domain::conversions) use attribution::{Attribution, Lookups, attribute};
 pub(in crate::domain::conversions) use batch::Batch;
 pub(in crate::domain::conversions) use hold::prefetch as prefetch_screening;
 
@@ -25,7 +25,6 @@ use sea_orm::{
     ColumnTrait, DatabaseTransaction, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
 };
 
-use self::attribution::Attribution;
 use self::row::{ConversionRow, write};
 use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust};
 use super::reversal::{Reversal, reverse_paid};
