@@ -10,33 +10,13 @@ use super::super::reported::{Reported, event_hash, transaction_conflict};
 use super::super::settlement::{
     Applied, Batch, Lookups, after_settlement, apply, attribute, lock_campaign, prefetch_screening,
 };
-use super::{Route, TRANSACTION_CONFLICT};
+use super::TRANSACTION_CONFLICT;
 use crate::domain::changes::Change;
 use crate::domain::conversions::reported::{InboxState, Outcome};
 use crate::domain::{Ctx, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::CallbackReceipt;
 use entity::{offer_campaign, postback_event};
-
-/// Accepts one report into the inbox. Normally it is settled in the same transaction, so
-/// the answer follows the settlement; during a burst (earlier reports still waiting, or
-/// every inline slot busy) it is queued for the settler instead (`inbox`), which the
-/// specification allows: 200 means durably in the processing inbox.
-pub async fn ingest(
-    ctx: &Ctx,
-    campaign: &offer_campaign::Model,
-    source: &str,
-    ev: Reported,
-) -> Result<CallbackReceipt, AppError> {
-    match ctx.inbox.route() {
-        Route::Queue => accept(ctx, campaign, source, &ev, &event_hash(&ev)).await,
-        // SQLite has one writer: this process's reports settle in groups (`group`).
-        Route::Inline(_slot) if ctx.db.get_database_backend() == sea_orm::DbBackend::Sqlite => {
-            super::group::settle(ctx, campaign, source, ev).await
-        }
-        Route::Inline(_slot) => settle_now(ctx, campaign, source, ev).await,
-    }
-}
 
 /// Records one report in the inbox and settles it in the same transaction.
 pub(super) async fn settle_now(
@@ -148,7 +128,7 @@ impl Receipt<'_> {
 
 /// Accepts a report into the queue with one durable insert (an exact retry answers the
 /// first receipt; a conflicting reuse of the transaction id is refused).
-async fn accept(
+pub(super) async fn accept(
     ctx: &Ctx,
     campaign: &offer_campaign::Model,
     source: &str,

@@ -31,15 +31,15 @@ mod accept;
 mod group;
 
 use super::reported::{
-    InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, parse_occurred_at,
+    InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, event_hash, parse_occurred_at,
 };
 use super::settlement::{self, Applied};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
+use crate::model::delivery::CallbackReceipt;
 pub(in crate::domain::conversions) use accept::Receipt;
-pub use accept::ingest;
-use entity::postback_event;
+use entity::{offer_campaign, postback_event};
 
 /// Outcome of an accepted report that waits for the settler.
 pub const QUEUED: &str = InboxState::Queued.as_str();
@@ -159,6 +159,26 @@ impl Inbox {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
                 Some(w.saturating_sub(n))
             });
+    }
+}
+
+/// Accepts one report into the inbox. Normally it is settled in the same transaction, so
+/// the answer follows the settlement; during a burst (earlier reports still waiting, or
+/// every inline slot busy) it is queued for the settler instead (`inbox`), which the
+/// specification allows: 200 means durably in the processing inbox.
+pub async fn ingest(
+    ctx: &Ctx,
+    campaign: &offer_campaign::Model,
+    source: &str,
+    ev: Reported,
+) -> Result<CallbackReceipt, AppError> {
+    match ctx.inbox.route() {
+        Route::Queue => accept::accept(ctx, campaign, source, &ev, &event_hash(&ev)).await,
+        // SQLite has one writer: this process's reports settle in groups (`group`).
+        Route::Inline(_slot) if ctx.db.get_database_backend() == sea_orm::DbBackend::Sqlite => {
+            group::settle(ctx, campaign, source, ev).await
+        }
+        Route::Inline(_slot) => accept::settle_now(ctx, campaign, source, ev).await,
     }
 }
 
