@@ -11,6 +11,18 @@ use tests::builders::earnings::{
 };
 use tests::{TestApp, both_backends, error_code};
 
+/// Saves a payment-service payout profile for the publisher.
+async fn payment_service_profile(app: &TestApp, token: &str) {
+    let (s, p) = app
+        .put(
+            "/publisher/v2/payouts/profile",
+            Some(token),
+            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{p}");
+}
+
 /// Starts the month's run, lets the workers make its payouts, and answers the start's status
 /// and body and the run as it ended.
 async fn run_month(
@@ -301,14 +313,7 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
         "{r}"
     );
     assert!(r["finishedAt"].is_string(), "{r}");
-    let (s, _) = app
-        .put(
-            "/publisher/v2/payouts/profile",
-            Some(&token),
-            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK);
+    payment_service_profile(app, &token).await;
     // Again for what is missing: queued again, one payout; a third call creates nothing.
     for expected in [1, 1] {
         let (s, started, r) = run_month(app, &admin, "2026-11").await;
@@ -377,14 +382,7 @@ async fn the_monthly_run_creates_one_payout_per_eligible_publisher(app: TestApp)
 async fn requests_and_runs_at_once_hold_the_money_once(app: TestApp) {
     let (w, token) = earned(app).await;
     let app = &w.app;
-    let (s, _) = app
-        .put(
-            "/publisher/v2/payouts/profile",
-            Some(&token),
-            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK);
+    payment_service_profile(app, &token).await;
     let empty = json!({});
     let (a, b) = tokio::join!(
         request(app, &token, Some("payout-race-a"), &empty),
@@ -438,14 +436,7 @@ async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
     use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
     let (w, token) = earned(app).await;
     let app = &w.app;
-    let (s, _) = app
-        .put(
-            "/publisher/v2/payouts/profile",
-            Some(&token),
-            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK);
+    payment_service_profile(app, &token).await;
     let account = entity::account::Entity::find_by_id(w.p.user.account_id.clone())
         .one(&app.state.ctx.db)
         .await
@@ -474,14 +465,7 @@ async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
 async fn a_payout_request_checks_its_amount_and_key(app: TestApp) {
     let (w, token) = earned(app).await;
     let app = &w.app;
-    let (s, _) = app
-        .put(
-            "/publisher/v2/payouts/profile",
-            Some(&token),
-            &json!({"legalName": "Pixel Quest", "country": "US", "method": "PAYMENT_SERVICE", "details": "payouts@pixelquest.example"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK);
+    payment_service_profile(app, &token).await;
     for bad in [0, -1] {
         let (s, e) = request(
             app,
