@@ -25,6 +25,10 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const EVIDENCE_BODY_BYTES: usize =
     app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES + 64 * 1024;
 
+/// The body limit of a reconciliation: 10,000 lines of transaction ids up to 200
+/// characters and a campaign id need more than the usual 1 MiB.
+pub const RECONCILIATION_BODY_BYTES: usize = 4 * 1024 * 1024;
+
 /// A JSON body parsed with field paths for `fieldErrors`; also a JSON response.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AppJson<T>(pub T);

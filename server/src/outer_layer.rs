@@ -264,7 +264,7 @@ impl RouteClass {
     fn body_limit(self) -> usize {
         match self {
             Self::Upload => crate::extract::EVIDENCE_BODY_BYTES,
-            Self::Reconciliation => crate::api::campaigns::RECONCILIATION_BODY_BYTES,
+            Self::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }
@@ -273,7 +273,7 @@ impl RouteClass {
     fn shown_limit(self) -> usize {
         match self {
             Self::Upload => app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES,
-            Self::Reconciliation => crate::api::campaigns::RECONCILIATION_BODY_BYTES,
+            Self::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
             Self::Ordinary | Self::Export => MAX_BODY_BYTES,
         }
     }

@@ -54,9 +54,7 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/advertiser/conversions/upload",
             axum::routing::post(crate::api::campaigns::reconciliation_upload).layer(
-                axum::extract::DefaultBodyLimit::max(
-                    crate::api::campaigns::RECONCILIATION_BODY_BYTES,
-                ),
+                axum::extract::DefaultBodyLimit::max(crate::extract::RECONCILIATION_BODY_BYTES),
             ),
         )
         .route(

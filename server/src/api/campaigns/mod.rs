@@ -6,7 +6,7 @@ mod assets;
 mod conversions;
 mod reconciliations;
 
-pub use reconciliations::{RECONCILIATION_BODY_BYTES, browser_upload as reconciliation_upload};
+pub use reconciliations::browser_upload as reconciliation_upload;
 mod tracking;
 
 use app::domain::campaigns::{lifecycle, providers, readiness, report, store};

@@ -19,9 +19,7 @@ use crate::api::sdk::IdempotencyKey;
 use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, parse_json};
 use crate::state::AppState;
 
-/// The body limit of a reconciliation: 10,000 lines of transaction ids up to 200
-/// characters and a campaign id need more than the usual 1 MiB.
-pub const RECONCILIATION_BODY_BYTES: usize = 4 * 1024 * 1024;
+use crate::extract::RECONCILIATION_BODY_BYTES;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -16,8 +16,7 @@ use sea_orm::{
     ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
-use super::create::SUBJECT;
-use super::{CHUNK, offers, surveys, view};
+use super::{CHUNK, SUBJECT, offers, surveys, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id};
 use crate::error::AppError;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::{ID_PREFIX, decide, view};
+use super::{ID_PREFIX, SUBJECT, decide, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::idempotency::IdempotencyKey;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
@@ -19,8 +19,6 @@ use entity::{conversion, reconciliation_batch as batch, reconciliation_line as l
 
 /// Transaction ids resolved per query, and lines written per statement.
 const PER_STATEMENT: usize = 500;
-/// The audit subject of a reconciliation.
-pub(super) const SUBJECT: &str = "conversion_reconciliation";
 
 /// A checked line: its transaction id and the campaign it names.
 #[derive(Debug)]

@@ -37,6 +37,8 @@ use super::reversal::inside_window;
 
 /// The id prefix of reconciliations.
 pub const ID_PREFIX: &str = "rcn";
+/// The audit subject of a reconciliation.
+const SUBJECT: &str = "conversion_reconciliation";
 /// Lines applied in one transaction: one campaign's lock is held for milliseconds.
 const CHUNK: usize = 64;
 /// The source of the inbox receipts of applied offer lines.
