@@ -3,22 +3,23 @@
 //! SQLite has one writer. Settled one by one, every report took the write lock for its own
 //! transaction, and the reports waiting for it slept in SQLite's busy handler (1, 2, 5, 10 …
 //! ms between tries) while the lock stood free: the settlement benchmark used 1.2 of 2 cores
-//! and a report's p50 was 15 ms. Here the reports of one process take turns instead: the
-//! report whose turn it is settles every report waiting at that moment (up to [`MAX_GROUP`])
-//! in one transaction, with the same rules, the same order and the same answers as one by
-//! one (`settle_now`), and answers each after the commit. A report that arrives while a
-//! group commits waits for the next group; nothing waits on purpose, so a report alone is
-//! settled at once exactly as before.
+//! and a report's p50 was 15 ms. Here the reports of one process are settled in groups: whoever
+//! takes the *reading turn* takes every report waiting at that moment (up to [`MAX_GROUP`]),
+//! reads what settling them needs (launches in one query per campaign, attributions, fraud
+//! evidence once), then takes the *writing turn* and settles them all in one transaction, with
+//! the same rules, order and answers as one by one (`settle_now`), and answers each after the
+//! commit. The reading turn is given back as soon as the group holds the writing turn, so the
+//! next group reads while this one writes; both turns are FIFO, so groups commit in the order
+//! they were formed. Nothing waits on purpose: a report alone is settled at once.
 //!
 //! Each campaign of a group is locked once and its reports share one [`Batch`] (postings
-//! written together, the reserve tracked in memory) and one read of launches and fraud
-//! evidence, made before the transaction begins. When the group's transaction fails, its
-//! reports are settled again one by one, so one bad report answers its own error and the
-//! rest settle; during a database outage every report answers 503 at once.
+//! written together, the reserve tracked in memory). When the group's transaction fails, its
+//! reports are settled again one by one, so one bad report answers its own error and the rest
+//! settle; during a database outage every report answers 503 at once.
 //!
-//! What waits has a limit: a report waits for its turn and answer at most [`GROUP_WAIT`],
-//! then answers 503. A report no group took by then is dropped (its retry settles it); one
-//! a group took is settled, and its retry answers that receipt.
+//! What waits has a limit: a report waits for its answer at most [`GROUP_WAIT`], then answers
+//! 503. A report no group took by then is dropped (its retry settles it); one a group took is
+//! settled, and its retry answers that receipt.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -55,12 +56,14 @@ struct Waiting {
     answer: oneshot::Sender<Answer>,
 }
 
-/// The reports of this process waiting for a group, and whose turn it is.
+/// The reports of this process waiting for a group, and the two turns.
 #[derive(Default)]
 pub struct Groups {
     waiting: Mutex<Vec<Waiting>>,
-    /// Held by the group being settled (FIFO: the longest-waiting report goes next).
-    turn: Arc<tokio::sync::Mutex<()>>,
+    /// Held by the group forming and reading (FIFO: the longest-waiting report goes next).
+    reading: Arc<tokio::sync::Mutex<()>>,
+    /// Held by the group writing (taken before the reading turn is given back).
+    writing: Arc<tokio::sync::Mutex<()>>,
     /// Groups settled and the reports they took (the metrics; tests see that groups form).
     groups: AtomicU64,
     reports: AtomicU64,
@@ -99,14 +102,7 @@ pub(super) async fn settle(
             tokio::select! {
                 biased;
                 answer = &mut rx => return answer.unwrap_or_else(|_| Err(AppError::internal())),
-                turn = groups.turn.clone().lock_owned() => {
-                    // A group takes its reports and answers them before it gives the turn
-                    // back: when this report's answer is not here, it is still waiting.
-                    match rx.try_recv() {
-                        Ok(answer) => return answer,
-                        Err(oneshot::error::TryRecvError::Closed) => return Err(AppError::internal()),
-                        Err(oneshot::error::TryRecvError::Empty) => {}
-                    }
+                turn = groups.reading.clone().lock_owned() => {
                     let group: Vec<Waiting> = {
                         let mut w = lock(&groups.waiting);
                         // A report whose caller stopped waiting (answered 503) is dropped:
@@ -115,14 +111,16 @@ pub(super) async fn settle(
                         let n = w.len().min(MAX_GROUP);
                         w.drain(..n).collect()
                     };
+                    if group.is_empty() {
+                        // This report is in a group already: its answer comes from there.
+                        drop(turn);
+                        return rx.await.unwrap_or_else(|_| Err(AppError::internal()));
+                    }
                     groups.groups.fetch_add(1, Ordering::Relaxed);
                     groups.reports.fetch_add(group.len() as u64, Ordering::Relaxed);
                     // Its own task: a caller that goes away does not cut the group short.
                     let ctx = ctx.clone();
-                    tokio::spawn(async move {
-                        commit(&ctx, group).await;
-                        drop(turn);
-                    });
+                    tokio::spawn(async move { run(&ctx, group, turn).await });
                 }
             }
         }
@@ -139,34 +137,40 @@ fn lock(waiting: &Mutex<Vec<Waiting>>) -> std::sync::MutexGuard<'_, Vec<Waiting>
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Settles a group and answers each of its reports.
-async fn commit(ctx: &Ctx, group: Vec<Waiting>) {
-    if group.len() > 1 {
-        match settle_together(ctx, &group).await {
-            Ok(answers) => {
-                for (w, answer) in group.into_iter().zip(answers) {
-                    let _ = w.answer.send(answer);
-                }
-                return;
+/// Reads for a group under the reading turn, settles it under the writing turn, and answers
+/// each of its reports.
+async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGuard<()>) {
+    let now = ctx.now();
+    let prepared = prepare(ctx, now, &group).await;
+    let writing = ctx.inbox.groups.writing.clone().lock_owned().await;
+    drop(reading);
+    let settled = match prepared {
+        Ok(parts) => settle_together(ctx, now, &group, parts).await,
+        Err(e) => Err(e),
+    };
+    match settled {
+        Ok(answers) => {
+            for (w, answer) in group.into_iter().zip(answers) {
+                let _ = w.answer.send(answer);
             }
-            Err(e) if e.code == "service_unavailable" => {
-                ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
-                for w in group {
-                    let _ = w.answer.send(Err(AppError::database_unavailable()));
-                }
-                return;
+        }
+        Err(e) if e.code == "service_unavailable" => {
+            ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
+            for w in group {
+                let _ = w.answer.send(Err(AppError::database_unavailable()));
             }
-            Err(e) => {
-                ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(error = %e, reports = group.len(),
-                    "a settlement group failed; settling its reports one by one");
+        }
+        Err(e) => {
+            ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, reports = group.len(),
+                "a settlement group failed; settling its reports one by one");
+            for w in group {
+                let answer = settle_now(ctx, &w.campaign, &w.source, w.ev).await;
+                let _ = w.answer.send(answer);
             }
         }
     }
-    for w in group {
-        let answer = settle_now(ctx, &w.campaign, &w.source, w.ev).await;
-        let _ = w.answer.send(answer);
-    }
+    drop(writing);
 }
 
 /// One campaign's part of a group: its reports (indexes into the group), their
@@ -179,9 +183,12 @@ struct Part {
 }
 
 /// Settles every report of `group` in one transaction; the answers in the group's order.
-async fn settle_together(ctx: &Ctx, group: &[Waiting]) -> Result<Vec<Answer>, AppError> {
-    let now = ctx.now();
-    let parts = prepare(ctx, now, group).await?;
+async fn settle_together(
+    ctx: &Ctx,
+    now: chrono::DateTime<chrono::Utc>,
+    group: &[Waiting],
+    parts: Vec<Part>,
+) -> Result<Vec<Answer>, AppError> {
     let mut answers: Vec<Option<Answer>> = group.iter().map(|_| None).collect();
     let mut users = Vec::new();
     let mut after = Vec::new();
