@@ -113,8 +113,9 @@ impl Screen {
 
     /// Reads, on `db`, everything scoring `r` needs: the evidence of its click (and the
     /// first goal's reach when `r` is of a later goal; both once per batch, for every click
-    /// it expects), the goal's norm and the placement's rates. Settlement of a single report calls this before its transaction begins, so
-    /// the lock it takes is held for the money only; [`Screen::assess`] then reads nothing.
+    /// it expects), the goal's norm and the placement's rates. Settlement calls this before
+    /// its transaction begins (for each report of a group), so the lock it takes is held
+    /// for the money only; [`Screen::assess`] then reads nothing.
     pub async fn prefetch<C: ConnectionTrait>(
         &mut self,
         fraud: &Fraud,

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Set};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set};
 
 use super::super::reported::{Reported, event_hash, transaction_conflict};
 use super::super::settlement::{
@@ -39,17 +39,8 @@ pub(super) async fn settle_now(
     }
     let txn = db::begin(&ctx.db).await?;
     let campaign = &lock_campaign(&txn, &campaign.id).await?;
-    if let Some(prior) = postback_event::Entity::find()
-        .filter(postback_event::Column::CampaignId.eq(campaign.id.clone()))
-        .filter(postback_event::Column::EventHash.eq(hash.clone()))
-        .one(&txn)
-        .await?
-    {
-        return Ok(CallbackReceipt {
-            accepted: true,
-            duplicate: true,
-            receipt_id: prior.id,
-        });
+    if let Some(prior) = earlier_receipt(&txn, &campaign.id, &hash).await? {
+        return Ok(prior);
     }
     let Applied::Settled(settled) =
         apply(&txn, now, campaign, &ev, attribution, &mut batch).await?
@@ -192,15 +183,28 @@ pub(super) async fn first_receipt(
     campaign_id: &str,
     hash: &str,
 ) -> Result<CallbackReceipt, AppError> {
-    let first = postback_event::Entity::find()
+    earlier_receipt(&ctx.db, campaign_id, hash)
+        .await?
+        .ok_or_else(AppError::internal)
+}
+
+/// The receipt of an earlier report with the same event hash, answered as a duplicate.
+pub(super) async fn earlier_receipt<C: ConnectionTrait>(
+    db: &C,
+    campaign_id: &str,
+    hash: &str,
+) -> Result<Option<CallbackReceipt>, AppError> {
+    let id: Option<String> = postback_event::Entity::find()
+        .select_only()
+        .column(postback_event::Column::Id)
         .filter(postback_event::Column::CampaignId.eq(campaign_id.to_owned()))
         .filter(postback_event::Column::EventHash.eq(hash.to_owned()))
-        .one(&ctx.db)
-        .await?
-        .ok_or_else(AppError::internal)?;
-    Ok(CallbackReceipt {
+        .into_tuple()
+        .one(db)
+        .await?;
+    Ok(id.map(|receipt_id| CallbackReceipt {
         accepted: true,
         duplicate: true,
-        receipt_id: first.id,
-    })
+        receipt_id,
+    }))
 }

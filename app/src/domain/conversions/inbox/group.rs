@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::EntityTrait;
 use tokio::sync::oneshot;
 
 use super::super::reported::{Outcome, Reported, Settlement, event_hash, transaction_conflict};
@@ -33,7 +33,7 @@ use super::super::settlement::{
     Applied, Attribution, Batch, Lookups, after_settlement, apply, attribute, lock_campaign,
     prefetch_screening,
 };
-use super::accept::{Receipt, settle_now};
+use super::accept::{Receipt, earlier_receipt, settle_now};
 use super::worse;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, db, ids::new_id};
@@ -154,10 +154,11 @@ async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGua
                 let _ = w.answer.send(answer);
             }
         }
-        Err(e) if e.code == "service_unavailable" => {
+        // The database is away (503 with Retry-After): every report is told at once.
+        Err(e) if e.status == 503 => {
             ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
             for w in group {
-                let _ = w.answer.send(Err(AppError::database_unavailable()));
+                let _ = w.answer.send(Err(e.clone()));
             }
         }
         Err(e) => {
@@ -201,17 +202,8 @@ async fn settle_together(
             let ev = &group[i].ev;
             let hash = event_hash(ev);
             // An exact retry (earlier, or earlier in this group) answers the first receipt.
-            if let Some(prior) = postback_event::Entity::find()
-                .filter(postback_event::Column::CampaignId.eq(campaign.id.clone()))
-                .filter(postback_event::Column::EventHash.eq(hash.clone()))
-                .one(&txn)
-                .await?
-            {
-                answers[i] = Some(Ok(CallbackReceipt {
-                    accepted: true,
-                    duplicate: true,
-                    receipt_id: prior.id,
-                }));
+            if let Some(prior) = earlier_receipt(&txn, &campaign.id, &hash).await? {
+                answers[i] = Some(Ok(prior));
                 continue;
             }
             let Applied::Settled(settled) =
