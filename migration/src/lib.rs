@@ -37,6 +37,7 @@ mod m0033_fraud_indexes;
 mod m0034_publisher_reserve;
 mod m0035_user_identity_rotation;
 mod m0036_payout_run_jobs;
+mod m0037_drop_duplicate_index;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -81,6 +82,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0034_publisher_reserve::Migration),
             Box::new(m0035_user_identity_rotation::Migration),
             Box::new(m0036_payout_run_jobs::Migration),
+            Box::new(m0037_drop_duplicate_index::Migration),
         ]
     }
 }

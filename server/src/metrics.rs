@@ -134,11 +134,14 @@ pub async fn scrape(State(s): State<AppState>, headers: axum::http::HeaderMap) -
     callback_lag(&s).await;
     let queued = inbox::queued_count(&s.ctx.db).await.unwrap_or(0);
     metrics::gauge!("postback_inbox_queued").set(queued as f64);
-    let (groups, grouped, failed) = s.ctx.inbox.group_counts();
-    // SQLite's group commit (`inbox::group`): reports per group is their ratio.
-    metrics::counter!("postback_settlement_groups_total").absolute(groups);
-    metrics::counter!("postback_settlement_group_reports_total").absolute(grouped);
-    metrics::counter!("postback_settlement_group_failures_total").absolute(failed);
+    let g = s.ctx.inbox.group_counts();
+    // SQLite's group commit (`inbox::group`): reports per group is their ratio; the turn
+    // with more seconds is the one that limits the rate.
+    metrics::counter!("postback_settlement_groups_total").absolute(g.groups);
+    metrics::counter!("postback_settlement_group_reports_total").absolute(g.reports);
+    metrics::counter!("postback_settlement_group_failures_total").absolute(g.failed);
+    metrics::gauge!("postback_settlement_group_reading_seconds").set(g.reading.as_secs_f64());
+    metrics::gauge!("postback_settlement_group_writing_seconds").set(g.writing.as_secs_f64());
     if let Ok((held, paused)) = app::domain::conversions::holds::gauges(&s.ctx.db).await {
         metrics::gauge!("fraud_conversions_held").set(held as f64);
         metrics::gauge!("fraud_placements_paused").set(paused as f64);

@@ -114,13 +114,14 @@ async fn a_burst_of_reports_is_answered_as_one_by_one(app: TestApp) {
     if app.backend == Backend::Sqlite {
         // The burst was settled in fewer transactions than reports, and no group fell back
         // to one by one (the answers above are the groups' own).
-        let (groups, grouped, failed) = app.state.ctx.inbox.group_counts();
-        assert!(grouped >= (USERS + RETRIED) as u64, "{groups} / {grouped}");
+        let g = app.state.ctx.inbox.group_counts();
+        assert!(g.reports >= (USERS + RETRIED) as u64, "{g:?}");
+        assert!(g.groups < g.reports, "no group took two reports: {g:?}");
+        assert_eq!(g.failed, 0, "a group fell back to one by one");
         assert!(
-            groups < grouped,
-            "no group took two reports: {groups} / {grouped}"
+            g.reading > std::time::Duration::ZERO && g.writing > std::time::Duration::ZERO,
+            "the turns' time is counted: {g:?}"
         );
-        assert_eq!(failed, 0, "a group fell back to one by one");
     }
 }
 

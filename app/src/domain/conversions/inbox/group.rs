@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sea_orm::EntityTrait;
+use sea_orm::{DatabaseConnection, EntityTrait};
 use tokio::sync::oneshot;
 
 use super::super::reported::{Outcome, Reported, Settlement, event_hash, transaction_conflict};
@@ -69,16 +69,65 @@ pub struct Groups {
     reports: AtomicU64,
     /// Groups whose transaction failed (their reports were settled one by one).
     failed: AtomicU64,
+    /// Time spent reading for groups and writing them, in microseconds: which turn limits
+    /// the rate (a group reads while the one before writes).
+    reading_micros: AtomicU64,
+    writing_micros: AtomicU64,
+    /// The connection groups write through ([`Groups::writer`]).
+    writer: tokio::sync::OnceCell<DatabaseConnection>,
+}
+
+/// What the groups of this process did since it started (`/metrics`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GroupCounts {
+    /// Groups settled.
+    pub groups: u64,
+    /// Reports they took.
+    pub reports: u64,
+    /// Groups whose transaction failed (settled again one by one) or that waited too long.
+    pub failed: u64,
+    /// Time spent reading for groups (launches, attributions, fraud evidence).
+    pub reading: Duration,
+    /// Time spent holding the writing turn (the transaction and what follows its commit).
+    pub writing: Duration,
 }
 
 impl Groups {
-    /// (groups settled, reports they took, groups that failed) since the process started.
-    pub fn counts(&self) -> (u64, u64, u64) {
-        (
-            self.groups.load(Ordering::Relaxed),
-            self.reports.load(Ordering::Relaxed),
-            self.failed.load(Ordering::Relaxed),
-        )
+    /// The connection this process's groups write through: always the same one, so its
+    /// page cache stays valid from one group to the next. SQLite drops a connection's cache
+    /// when another connection wrote since its last transaction; taken from the pool, the
+    /// group's connection was almost always one other groups had written past, and every
+    /// group read its tables' and indexes' pages again. Opened with the pool's own options
+    /// (WAL, busy timeout, foreign keys) the first time a group writes; an in-memory
+    /// database keeps the pool (a second connection would not share it).
+    async fn writer<'a>(&'a self, db: &'a DatabaseConnection) -> &'a DatabaseConnection {
+        use sea_orm::sqlx::sqlite::SqlitePoolOptions;
+        let pool = db.get_sqlite_connection_pool();
+        let options = pool.connect_options();
+        if options.get_filename().to_string_lossy().contains("memory") {
+            return db;
+        }
+        self.writer
+            .get_or_init(|| async {
+                let lone = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .min_connections(0)
+                    .acquire_timeout(pool.options().get_acquire_timeout())
+                    .connect_lazy_with((*options).clone());
+                sea_orm::SqlxSqliteConnector::from_sqlx_sqlite_pool(lone)
+            })
+            .await
+    }
+
+    /// What the groups of this process did since it started.
+    pub fn counts(&self) -> GroupCounts {
+        GroupCounts {
+            groups: self.groups.load(Ordering::Relaxed),
+            reports: self.reports.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            reading: Duration::from_micros(self.reading_micros.load(Ordering::Relaxed)),
+            writing: Duration::from_micros(self.writing_micros.load(Ordering::Relaxed)),
+        }
     }
 }
 
@@ -127,7 +176,15 @@ pub(super) async fn settle(
     };
     tokio::time::timeout(GROUP_WAIT, wait)
         .await
-        .unwrap_or_else(|_| Err(AppError::unavailable("settlement is busy; retry shortly")))
+        .unwrap_or_else(|_| Err(busy()))
+}
+
+/// 503 with `Retry-After`: this process could not settle the report in time; nothing of it
+/// was written, or it was settled and its retry answers that receipt.
+fn busy() -> AppError {
+    let mut e = AppError::unavailable("settlement is busy; retry shortly");
+    e.retry_after = Some(2);
+    e
 }
 
 fn lock(waiting: &Mutex<Vec<Waiting>>) -> std::sync::MutexGuard<'_, Vec<Waiting>> {
@@ -140,12 +197,31 @@ fn lock(waiting: &Mutex<Vec<Waiting>>) -> std::sync::MutexGuard<'_, Vec<Waiting>
 /// Reads for a group under the reading turn, settles it under the writing turn, and answers
 /// each of its reports.
 async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGuard<()>) {
+    let groups = &ctx.inbox.groups;
     let now = ctx.now();
+    let started = std::time::Instant::now();
     let prepared = prepare(ctx, now, &group).await;
-    let writing = ctx.inbox.groups.writing.clone().lock_owned().await;
+    add_time(&groups.reading_micros, started);
+    let turn = groups.writing.clone().lock_owned();
+    // The group before holds the writing turn only for its transaction, whose statements
+    // have their own time limits; this limit is for what nobody foresaw. Nothing of this
+    // group was written, so its reports answer 503 and their retries settle them.
+    let Ok(writing) = tokio::time::timeout(GROUP_WAIT, turn).await else {
+        tracing::warn!(
+            reports = group.len(),
+            "a settlement group waited too long for its turn to write"
+        );
+        groups.failed.fetch_add(1, Ordering::Relaxed);
+        for w in group {
+            let _ = w.answer.send(Err(busy()));
+        }
+        return;
+    };
     drop(reading);
+    let started = std::time::Instant::now();
+    let writer = groups.writer(&ctx.db).await;
     let settled = match prepared {
-        Ok(parts) => settle_together(ctx, now, &group, parts).await,
+        Ok(parts) => settle_together(ctx, writer, now, &group, parts).await,
         Err(e) => Err(e),
     };
     match settled {
@@ -156,13 +232,13 @@ async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGua
         }
         // The database is away (503 with Retry-After): every report is told at once.
         Err(e) if e.status == 503 => {
-            ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
+            groups.failed.fetch_add(1, Ordering::Relaxed);
             for w in group {
                 let _ = w.answer.send(Err(e.clone()));
             }
         }
         Err(e) => {
-            ctx.inbox.groups.failed.fetch_add(1, Ordering::Relaxed);
+            groups.failed.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(error = %e, reports = group.len(),
                 "a settlement group failed; settling its reports one by one");
             for w in group {
@@ -171,7 +247,13 @@ async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGua
             }
         }
     }
+    add_time(&groups.writing_micros, started);
     drop(writing);
+}
+
+fn add_time(total: &AtomicU64, since: std::time::Instant) {
+    let micros = u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX);
+    total.fetch_add(micros, Ordering::Relaxed);
 }
 
 /// One campaign's part of a group: its reports (indexes into the group), their
@@ -186,6 +268,7 @@ struct Part {
 /// Settles every report of `group` in one transaction; the answers in the group's order.
 async fn settle_together(
     ctx: &Ctx,
+    writer: &DatabaseConnection,
     now: chrono::DateTime<chrono::Utc>,
     group: &[Waiting],
     parts: Vec<Part>,
@@ -193,7 +276,7 @@ async fn settle_together(
     let mut answers: Vec<Option<Answer>> = group.iter().map(|_| None).collect();
     let mut users = Vec::new();
     let mut after = Vec::new();
-    let txn = db::begin(&ctx.db).await?;
+    let txn = db::begin(writer).await?;
     for part in parts {
         let campaign = lock_campaign(&txn, &part.campaign_id).await?;
         let mut batch = part.batch;

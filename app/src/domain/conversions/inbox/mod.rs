@@ -30,6 +30,8 @@ use tokio::sync::Notify;
 mod accept;
 mod group;
 
+pub use group::GroupCounts;
+
 use super::reported::{
     InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, event_hash, parse_occurred_at,
 };
@@ -146,9 +148,8 @@ impl Inbox {
         Route::Inline(InlineSlot(&self.inline))
     }
 
-    /// SQLite's settlement groups in this process: (groups, reports they took, groups that
-    /// failed and were settled one by one).
-    pub fn group_counts(&self) -> (u64, u64, u64) {
+    /// What SQLite's settlement groups in this process did since it started.
+    pub fn group_counts(&self) -> GroupCounts {
         self.groups.counts()
     }
 
