@@ -102,6 +102,10 @@ impl Groups {
     /// database keeps the pool (a second connection would not share it).
     async fn writer<'a>(&'a self, db: &'a DatabaseConnection) -> &'a DatabaseConnection {
         use sea_orm::sqlx::sqlite::SqlitePoolOptions;
+        // Every group asks: once opened, nothing else is looked at.
+        if let Some(writer) = self.writer.get() {
+            return writer;
+        }
         let pool = db.get_sqlite_connection_pool();
         let options = pool.connect_options();
         if options.get_filename().to_string_lossy().contains("memory") {
@@ -113,6 +117,9 @@ impl Groups {
                     .max_connections(1)
                     .min_connections(0)
                     .acquire_timeout(pool.options().get_acquire_timeout())
+                    // No ping per group inside the writing turn: a broken connection fails
+                    // the group's first statement, and the group answers as in any failure.
+                    .test_before_acquire(false)
                     .connect_lazy_with((*options).clone());
                 sea_orm::SqlxSqliteConnector::from_sqlx_sqlite_pool(lone)
             })
