@@ -6,11 +6,12 @@
 //! and a report's p50 was 15 ms. Here the reports of one process are settled in groups: whoever
 //! takes the *reading turn* takes every report waiting at that moment (up to [`MAX_GROUP`]),
 //! reads what settling them needs (launches in one query per campaign, attributions, fraud
-//! evidence once), then takes the *writing turn* and settles them all in one transaction, with
-//! the same rules, order and answers as one by one (`settle_now`), and answers each after the
-//! commit. The reading turn is given back as soon as the group holds the writing turn, so the
-//! next group reads while this one writes; both turns are FIFO, so groups commit in the order
-//! they were formed. Nothing waits on purpose: a report alone is settled at once.
+//! evidence once, earlier receipts and conversions: `prior`), then takes the *writing turn*
+//! and settles them all in one transaction, with the same rules, order and answers as one by
+//! one (`settle_now`), and answers each after the commit. The reading turn is given back as
+//! soon as the group holds the writing turn, so the next group reads while this one writes;
+//! both turns are FIFO, so groups commit in the order they were formed. Nothing waits on
+//! purpose: a report alone is settled at once.
 //!
 //! Each campaign of a group is locked once and its reports share one [`Batch`] (postings
 //! written together, the reserve tracked in memory). When the group's transaction fails, its
@@ -30,10 +31,11 @@ use tokio::sync::oneshot;
 
 use super::super::reported::{Outcome, Reported, Settlement, event_hash, transaction_conflict};
 use super::super::settlement::{
-    Applied, Attribution, Batch, Lookups, after_settlement, apply, attribute, lock_campaign,
-    prefetch_screening,
+    Applied, Attribution, Batch, Lookups, after_settlement, apply, apply_to, attribute,
+    lock_campaign, prefetch_screening,
 };
-use super::accept::{Receipt, earlier_receipt, settle_now};
+use super::accept::{Receipt, settle_now};
+use super::prior::Prior;
 use super::worse;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, db, ids::new_id};
@@ -228,14 +230,19 @@ async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGua
     let started = std::time::Instant::now();
     let writer = groups.writer(&ctx.db).await;
     let settled = match prepared {
-        Ok(parts) => settle_together(ctx, writer, now, &group, parts).await,
+        Ok(parts) => write_together(writer, now, &group, parts).await,
         Err(e) => Err(e),
     };
     match settled {
-        Ok(answers) => {
+        Ok(written) => {
+            // Committed: the next group writes while this one answers.
+            add_time(&groups.writing_micros, started);
+            drop(writing);
+            let answers = written.finish(ctx, now).await;
             for (w, answer) in group.into_iter().zip(answers) {
                 let _ = w.answer.send(answer);
             }
+            return;
         }
         // The database is away (503 with Retry-After): every report is told at once.
         Err(e) if e.status == 503 => {
@@ -244,6 +251,8 @@ async fn run(ctx: &Ctx, group: Vec<Waiting>, reading: tokio::sync::OwnedMutexGua
                 let _ = w.answer.send(Err(e.clone()));
             }
         }
+        // Settled one by one still holding the writing turn: no group meets them at
+        // SQLite's lock.
         Err(e) => {
             groups.failed.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(error = %e, reports = group.len(),
@@ -263,42 +272,56 @@ fn add_time(total: &AtomicU64, since: std::time::Instant) {
     total.fetch_add(micros, Ordering::Relaxed);
 }
 
-/// One campaign's part of a group: its reports (indexes into the group), their
-/// attributions and their batch.
+/// One campaign's part of a group: its reports (indexes into the group), their event
+/// hashes and attributions, what was read of them before the transaction, and their batch.
 struct Part {
     campaign_id: String,
     reports: Vec<usize>,
+    hashes: Vec<String>,
     attributions: Vec<Result<Attribution, Settlement>>,
+    prior: Prior,
     batch: Batch,
 }
 
-/// Settles every report of `group` in one transaction; the answers in the group's order.
-async fn settle_together(
-    ctx: &Ctx,
+/// A group's committed transaction: the answers (in the group's order) and what follows
+/// the commit.
+struct Written {
+    answers: Vec<Option<Answer>>,
+    /// The `placement|user` keys whose completions changed.
+    users: Vec<String>,
+    /// Each campaign that settled a report: its worst outcome and its reserve left.
+    after: Vec<(offer_campaign::Model, Outcome, Option<i64>)>,
+}
+
+/// Settles every report of `group` in one transaction and commits it.
+async fn write_together(
     writer: &DatabaseConnection,
     now: chrono::DateTime<chrono::Utc>,
     group: &[Waiting],
     parts: Vec<Part>,
-) -> Result<Vec<Answer>, AppError> {
+) -> Result<Written, AppError> {
     let mut answers: Vec<Option<Answer>> = group.iter().map(|_| None).collect();
     let mut users = Vec::new();
     let mut after = Vec::new();
     let txn = db::begin(writer).await?;
     for part in parts {
         let campaign = lock_campaign(&txn, &part.campaign_id).await?;
-        let mut batch = part.batch;
+        let (mut batch, mut prior) = (part.batch, part.prior);
         let mut worst: Option<Outcome> = None;
-        for (i, attribution) in part.reports.into_iter().zip(part.attributions) {
+        let reports = part.reports.into_iter().zip(part.hashes);
+        for ((i, hash), attribution) in reports.zip(part.attributions) {
             let ev = &group[i].ev;
-            let hash = event_hash(ev);
             // An exact retry (earlier, or earlier in this group) answers the first receipt.
-            if let Some(prior) = earlier_receipt(&txn, &campaign.id, &hash).await? {
-                answers[i] = Some(Ok(prior));
+            if let Some(first) = prior.receipt(&hash) {
+                answers[i] = Some(Ok(first));
                 continue;
             }
-            let Applied::Settled(settled) =
+            let applied = if prior.has_conversion(&ev.transaction_id) {
                 apply(&txn, now, &campaign, ev, attribution, &mut batch).await?
-            else {
+            } else {
+                apply_to(&txn, now, &campaign, ev, None, attribution, &mut batch).await?
+            };
+            let Applied::Settled(settled) = applied else {
                 // Nothing was written for it.
                 answers[i] = Some(Err(transaction_conflict()));
                 continue;
@@ -317,6 +340,7 @@ async fn settle_together(
             postback_event::Entity::insert(row)
                 .exec_without_returning(&txn)
                 .await?;
+            prior.wrote(&hash, &receipt_id, &ev.transaction_id);
             users.extend(settled.user);
             worst = worse(worst, settled.outcome);
             answers[i] = Some(Ok(CallbackReceipt {
@@ -331,24 +355,37 @@ async fn settle_together(
         }
     }
     txn.commit().await?;
-    ctx.deliveries.announce();
-    ctx.announce(users.into_iter().map(Change::Completions));
-    for (campaign, outcome, reserve_left) in after {
-        // Committed: the answers stand whatever happens here (the inventory's own time
-        // limit heals a campaign left listed).
-        if let Err(e) = after_settlement(ctx, now, &campaign, outcome, reserve_left).await {
-            tracing::warn!(campaign = %campaign.id, error = %e, "inventory update after a settlement group failed");
+    Ok(Written {
+        answers,
+        users,
+        after,
+    })
+}
+
+impl Written {
+    /// Tells the callback sender and the caches, takes a campaign the group exhausted out
+    /// of the inventory, and gives the answers (in the group's order).
+    async fn finish(self, ctx: &Ctx, now: chrono::DateTime<chrono::Utc>) -> Vec<Answer> {
+        ctx.deliveries.announce();
+        ctx.announce(self.users.into_iter().map(Change::Completions));
+        for (campaign, outcome, reserve_left) in self.after {
+            // Committed: the answers stand whatever happens here (the inventory's own time
+            // limit heals a campaign left listed).
+            if let Err(e) = after_settlement(ctx, now, &campaign, outcome, reserve_left).await {
+                tracing::warn!(campaign = %campaign.id, error = %e, "inventory update after a settlement group failed");
+            }
         }
+        self.answers
+            .into_iter()
+            .map(|a| a.unwrap_or_else(|| Err(AppError::internal())))
+            .collect()
     }
-    Ok(answers
-        .into_iter()
-        .map(|a| a.unwrap_or_else(|| Err(AppError::internal())))
-        .collect())
 }
 
 /// Groups the reports by campaign (in the order of each campaign's first report; each keeps
 /// its reports' order) and reads, before the transaction, what settling them needs: the
-/// launches in one query per campaign, attributions, and the fraud evidence.
+/// launches in one query per campaign, attributions, the fraud evidence, and the earlier
+/// receipts and conversions of the reports ([`Prior`]) in one query each per campaign.
 async fn prepare(
     ctx: &Ctx,
     now: chrono::DateTime<chrono::Utc>,
@@ -377,10 +414,18 @@ async fn prepare(
             }
             attributions.push(a);
         }
+        let hashes: Vec<String> = reports.iter().map(|&i| event_hash(&group[i].ev)).collect();
+        let transactions: Vec<&str> = reports
+            .iter()
+            .map(|&i| group[i].ev.transaction_id.as_str())
+            .collect();
+        let prior = Prior::read(&ctx.db, &campaign_id, &hashes, &transactions).await?;
         parts.push(Part {
             campaign_id,
             reports,
+            hashes,
             attributions,
+            prior,
             batch,
         });
     }

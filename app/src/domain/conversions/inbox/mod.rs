@@ -29,6 +29,7 @@ use tokio::sync::Notify;
 
 mod accept;
 mod group;
+mod prior;
 
 pub use group::GroupCounts;
 

@@ -86,6 +86,22 @@ pub(in crate::domain::conversions) async fn apply(
         .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
         .one(txn)
         .await?;
+    apply_to(txn, now, campaign, ev, existing, attribution, batch).await
+}
+
+/// [`apply`] to the conversion the caller read: `None` when it read, just before the
+/// transaction, that the transaction id has none. A conversion another writer made since
+/// then fails the insert on the unique index of (campaign, transaction id), so the
+/// transaction writes nothing and its caller settles the report again, reading.
+pub(in crate::domain::conversions) async fn apply_to(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+    ev: &Reported,
+    existing: Option<conversion::Model>,
+    attribution: Result<Attribution, Settlement>,
+    batch: &mut Batch,
+) -> Result<Applied, AppError> {
     if existing
         .as_ref()
         .is_some_and(|c| c.click_id != ev.click_id || c.goal_id != ev.goal_id)
