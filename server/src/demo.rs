@@ -4,9 +4,10 @@
 //! campaign, and an administrator. Everything goes through the domain rules, exactly as the
 //! dashboards would. Safe to run twice: existing accounts and data are left alone.
 
-use app::domain::billing::{allocations, funding, profile};
+use app::domain::billing::{funding, profile};
 use app::domain::campaigns::{lifecycle, store};
 use app::domain::publisher::{app_keys, placements, review, slots};
+use app::domain::surveys::allocations;
 use app::domain::surveys::campaigns as surveys;
 use app::domain::{Ctx, Principal, accounts};
 use app::error::AppError;

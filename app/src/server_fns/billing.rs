@@ -82,10 +82,9 @@ mod support {
 #[server(prefix = "/fn", endpoint = "billing_overview")]
 pub async fn billing_overview(cursor: Option<String>) -> Result<BillingSummary, AppError> {
     super::web::run(async move {
-        use crate::domain::billing::{
-            acting_advertiser, allocations, funding, invoices, ledger, profile,
-        };
+        use crate::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
         use crate::domain::paging::Page;
+        use crate::domain::surveys::allocations;
         let (ctx, p) = support::reader().await?;
         let adv = acting_advertiser(&ctx, &p, None).await?;
         let balance = ledger::balance(&ctx.db, &adv).await?;

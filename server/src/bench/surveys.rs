@@ -5,8 +5,9 @@
 //! placements of the demo publisher, each with its survey app key, since the fetch limit is
 //! per app key (3,000 a minute) and one key alone would measure the limiter.
 
-use app::domain::billing::{allocations, funding};
+use app::domain::billing::funding;
 use app::domain::publisher::app_keys;
+use app::domain::surveys::allocations;
 use app::domain::surveys::{campaigns, quotas};
 use app::domain::{Ctx, Principal};
 use chrono::Duration;

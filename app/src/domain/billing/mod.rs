@@ -2,13 +2,13 @@
 //! fundings by wire and payment provider. One wallet per advertiser, shared by survey and
 //! offer campaigns.
 
-pub mod allocations;
 pub mod funding;
 pub mod invoices;
 pub mod ledger;
 pub mod payprovider;
 pub mod profile;
 pub mod revenue;
+pub mod share;
 
 use crate::domain::Principal;
 use crate::error::AppError;

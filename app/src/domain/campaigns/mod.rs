@@ -3,6 +3,7 @@
 //! creatives and reports. The lifecycle is documented in docs/decisions.md.
 
 pub mod assets;
+pub mod caps;
 pub mod fraud_rules;
 pub mod inventory;
 pub mod lifecycle;
@@ -23,6 +24,10 @@ use crate::model::campaign::{Campaign, CampaignConfig, CampaignStatus};
 use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::{offer_campaign, offer_campaign_revision};
+
+/// How long after a launch a conversion is attributed to it, in hours (30 days): the offer
+/// shows it as its completion window and settlement attributes within it.
+pub const ATTRIBUTION_WINDOW_HOURS: i64 = 720;
 
 /// The campaign's lifecycle status.
 pub fn status_of(m: &offer_campaign::Model) -> CampaignStatus {

@@ -26,9 +26,9 @@ use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Quer
 
 use super::release::lock_any_campaign;
 use crate::domain::billing::ledger::{self, Kind, Leg};
-use crate::domain::conversions::reported::Settlement;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
+use crate::model::campaign::conversions::Settlement;
 use crate::model::publisher::earnings::EarningsState;
 use crate::model::survey::campaign::PaymentStatus;
 use entity::{conversion, ledger_account, offer_campaign, placement, survey_campaign};

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 
 use super::{DEFAULT_HOLD_DAYS, DEFAULT_MINIMUM_PAYOUT_MICROS, MAX_HOLD_DAYS, reserve};
-use crate::domain::delivery::PUBLISHER_SHARE_BPS;
+use crate::domain::billing::share::PUBLISHER_SHARE_BPS;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::{AppError, FieldErrors};
 use crate::model::Role;

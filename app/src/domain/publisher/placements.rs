@@ -392,7 +392,7 @@ pub fn view(
             slot_types: kind.allowed_slots().to_vec(),
             sdk_sessions: status == PlacementStatus::Verified,
             production_delivery: status == PlacementStatus::Verified && p.released,
-            survey_fetch: crate::domain::surveys::fetch::serves(ctx.config.environment, p),
+            survey_fetch: serves_survey_fetch(ctx.config.environment, p),
         },
         callback: CallbackSummary {
             configured: p.callback_url.is_some(),
@@ -404,4 +404,11 @@ pub fn view(
         updated_at: p.updated_at,
         ad_slots: slots,
     }
+}
+
+/// Whether survey fetch serves a placement's app key: any placement outside production (so a
+/// publisher can integrate before review), only released ones in production. The
+/// placement's `capabilities.surveyFetch` shows this same rule; `surveys::fetch` applies it.
+pub fn serves_survey_fetch(environment: crate::domain::Environment, p: &placement::Model) -> bool {
+    environment != crate::domain::Environment::Production || p.released
 }

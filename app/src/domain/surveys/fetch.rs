@@ -24,8 +24,9 @@ use super::live::{Fit, snapshot::DEFAULT_LOI};
 use super::matching::Facts;
 use super::profile::{self, Invalid, Profile};
 use super::respondents::writer::FetchWrite;
-use crate::domain::delivery::publisher_share;
+use crate::domain::billing::share::publisher_share;
 use crate::domain::publisher::delivery_config::DeliveryConfig;
+use crate::domain::publisher::placements::serves_survey_fetch;
 use crate::domain::publisher::slots;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
@@ -41,13 +42,6 @@ use entity::{ad_slot, app_key};
 pub const PROVIDED_BY: &str = "MARKETPLACE-SURVEYS";
 /// At most this many surveys per answer.
 pub const MAX_ITEMS: usize = 50;
-/// Whether survey fetch serves a placement's app key: any placement outside production (so a
-/// publisher can integrate before review), only released ones in production. The
-/// placement's `capabilities.surveyFetch` is this same rule.
-pub fn serves(environment: crate::domain::Environment, p: &entity::placement::Model) -> bool {
-    environment != crate::domain::Environment::Production || p.released
-}
-
 /// An answer: HTTP status and the envelope.
 pub type Answer = (u16, SurveyEnvelope);
 
@@ -170,7 +164,7 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
             f,
         ));
     }
-    if !serves(ctx.config.environment, p) {
+    if !serves_survey_fetch(ctx.config.environment, p) {
         return Ok(refusal(
             403,
             "FORBIDDEN",

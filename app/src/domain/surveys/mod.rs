@@ -6,6 +6,7 @@
 /// Subject type of survey campaign audit records.
 pub const SUBJECT: &str = "survey_campaign";
 
+pub mod allocations;
 pub mod campaigns;
 pub mod cost;
 pub mod entries;

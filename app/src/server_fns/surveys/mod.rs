@@ -125,7 +125,7 @@ pub async fn issue_survey_key(
 pub async fn allocate_survey(campaign_id: String, csrf: String) -> Result<(), AppError> {
     super::web::run(async move {
         let (ctx, _, p) = super::web::writer(&csrf).await?;
-        crate::domain::billing::allocations::allocate(&ctx, &p, &campaign_id, None).await?;
+        crate::domain::surveys::allocations::allocate(&ctx, &p, &campaign_id, None).await?;
         Ok(())
     })
     .await

@@ -3,7 +3,8 @@
 
 pub mod checkout;
 
-use app::domain::billing::{acting_advertiser, allocations, funding, invoices, ledger, profile};
+use app::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
+use app::domain::surveys::allocations;
 use app::error::AppError;
 use app::model::billing::*;
 use app::model::survey::campaign::{Allocation, AllocationList};

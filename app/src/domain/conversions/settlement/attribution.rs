@@ -5,8 +5,9 @@
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use super::super::reported::{Reported, Settlement};
+use crate::domain::billing::share::publisher_share;
+use crate::domain::campaigns::ATTRIBUTION_WINDOW_HOURS;
 use crate::domain::campaigns::live_config;
-use crate::domain::delivery::{ATTRIBUTION_WINDOW_HOURS, publisher_share};
 use crate::domain::publisher::slots;
 use crate::error::AppError;
 use crate::model::money::Micros;

@@ -29,13 +29,13 @@ use self::row::{ConversionRow, write};
 use super::reported::{InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust};
 use super::reversal::{Reversal, reverse_paid};
 use crate::domain::billing::ledger::{self, Kind, PostError};
+use crate::domain::billing::share::publisher_share;
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
+use crate::domain::campaigns::caps::caps_reached;
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{lifecycle, live_config, status_of};
 use crate::domain::changes::Change;
-use crate::domain::delivery::offers::caps_reached;
-use crate::domain::delivery::publisher_share;
 use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
@@ -89,10 +89,12 @@ pub(in crate::domain::conversions) async fn apply(
     apply_to(txn, now, campaign, ev, existing, attribution, batch).await
 }
 
-/// [`apply`] to the conversion the caller read: `None` when it read, just before the
-/// transaction, that the transaction id has none. A conversion another writer made since
-/// then fails the insert on the unique index of (campaign, transaction id), so the
-/// transaction writes nothing and its caller settles the report again, reading.
+/// [`apply`] to the conversion the caller read (`None` when it read, just before the
+/// transaction, that the transaction id has none): moves the conversion's state and
+/// returns its id, the outcome and the `placement|user` key of the user whose completions
+/// it may have changed. A conversion another writer made since that read fails the insert
+/// on the unique index of (campaign, transaction id), so the transaction writes nothing and
+/// its caller settles the report again, reading.
 pub(in crate::domain::conversions) async fn apply_to(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
@@ -108,13 +110,122 @@ pub(in crate::domain::conversions) async fn apply_to(
     {
         return Ok(Applied::Conflict);
     }
-    let (conversion_id, outcome, user) =
-        settle(txn, now, campaign, ev, existing, attribution, batch).await?;
-    Ok(Applied::Settled(Settled {
+    use ReportedStatus as R;
+    if let Some(c) = &existing {
+        match (Settlement::parse(&c.settlement), ev.status) {
+            // An approved conversion reported rejected or reversed gives back exactly what
+            // was paid, whatever the campaign says now.
+            (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
+                let how = Reversal {
+                    paid_from: ledger::PaidFrom::Reserve,
+                    subject: SUBJECT,
+                    reported_status: ev.status.as_str(),
+                    occurred_at: ev.occurred_at,
+                };
+                // The reversal moves the accounts this batch's payments wait to move.
+                batch.flush(txn, now).await?;
+                reverse_paid(txn, now, c, &how).await?;
+                // The placement's reversal share changed: the fraud guard looks at it.
+                if let Some(p) = &c.placement_id {
+                    batch.fraud.watch.touched(p);
+                }
+                let user = c
+                    .placement_id
+                    .as_deref()
+                    .zip(c.external_user_id.as_deref())
+                    .map(|(p, u)| user_key(p, u));
+                return Ok(settled(
+                    c.id.clone(),
+                    Outcome::Settled(Settlement::Reversed),
+                    user,
+                ));
+            }
+            (Some(Settlement::Pending), R::Approved | R::Rejected | R::Reversed) => {}
+            // The wallet could not pay before; it may now.
+            (Some(Settlement::NoBudget), R::Approved) => {}
+            // A held conversion is rejected by any report that says so (nothing was paid),
+            // and paid only by a decision or the end of a pixel's review window; a repeated
+            // approval changes nothing.
+            (Some(Settlement::Held), R::Rejected | R::Reversed) => {}
+            (Some(Settlement::Held), R::Approved)
+                if matches!(ev.trust, Trust::Vouched | Trust::ReviewEnded) => {}
+            // Terminal states never change again; later reports are recorded, not applied.
+            _ => {
+                return Ok(settled(
+                    c.id.clone(),
+                    Outcome::Inbox(InboxState::NoChange),
+                    None,
+                ));
+            }
+        }
+    }
+    let conversion_id = existing
+        .as_ref()
+        .map(|c| c.id.clone())
+        .unwrap_or_else(|| new_id("cnv"));
+    let a = match attribution {
+        Ok(a) => a,
+        Err(unmatched) => {
+            let row = ConversionRow {
+                id: &conversion_id,
+                existing,
+                settlement: unmatched,
+                attribution: None,
+                credit_at: None,
+                screening: None,
+            };
+            write(txn, now, campaign, ev, row).await?;
+            return Ok(settled(conversion_id, Outcome::Settled(unmatched), None));
+        }
+    };
+    let mut screening = None;
+    let next = match ev.status {
+        R::Pending => Settlement::Pending,
+        R::Approved => {
+            screening = hold::screen(txn, now, campaign, ev, &a, batch).await?;
+            if screening.as_ref().is_some_and(|s| s.held.is_some()) {
+                Settlement::Held
+            } else {
+                pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?
+            }
+        }
+        R::Rejected | R::Reversed => Settlement::Rejected,
+    };
+    let credit_at = (next == Settlement::Approved)
+        .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
+    let row = ConversionRow {
+        id: &conversion_id,
+        existing,
+        settlement: next,
+        attribution: Some(&a),
+        credit_at,
+        screening: screening.as_ref(),
+    };
+    write(txn, now, campaign, ev, row).await?;
+    if let Some(credit_at) = credit_at {
+        let reward = RewardEvent {
+            placement: &a.placement,
+            slot: a.slot.as_ref(),
+            conversion_id: &conversion_id,
+            campaign_id: &campaign.id,
+            user: &a.launch.external_user_id,
+            goal_id: &ev.goal_id,
+            reward: &a.reward,
+            occurred_at: ev.occurred_at,
+        };
+        outbox::confirm(txn, now, &reward, credit_at).await?;
+    }
+    let user = user_key(&a.placement.id, &a.launch.external_user_id);
+    Ok(settled(conversion_id, Outcome::Settled(next), Some(user)))
+}
+
+/// What [`apply_to`] answers for a report that reached its conversion.
+fn settled(conversion_id: String, outcome: Outcome, user: Option<String>) -> Applied {
+    Applied::Settled(Settled {
         conversion_id,
         outcome,
         user,
-    }))
+    })
 }
 
 /// Takes a campaign out of the in-memory inventory before the postback is answered when
@@ -161,116 +272,6 @@ pub(in crate::domain::conversions) async fn after_settlement(
         ctx.inventory.caught_up().await;
     }
     Ok(())
-}
-
-/// Applies the report to the conversion's state; returns its id, the outcome and the
-/// `placement|user` key of the user whose completions it may have changed.
-async fn settle(
-    txn: &DatabaseTransaction,
-    now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    ev: &Reported,
-    existing: Option<conversion::Model>,
-    attribution: Result<Attribution, Settlement>,
-    batch: &mut Batch,
-) -> Result<(String, Outcome, Option<String>), AppError> {
-    use ReportedStatus as R;
-    if let Some(c) = &existing {
-        match (Settlement::parse(&c.settlement), ev.status) {
-            // An approved conversion reported rejected or reversed gives back exactly what
-            // was paid, whatever the campaign says now.
-            (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
-                let how = Reversal {
-                    paid_from: ledger::PaidFrom::Reserve,
-                    subject: SUBJECT,
-                    reported_status: ev.status.as_str(),
-                    occurred_at: ev.occurred_at,
-                };
-                // The reversal moves the accounts this batch's payments wait to move.
-                batch.flush(txn, now).await?;
-                reverse_paid(txn, now, c, &how).await?;
-                // The placement's reversal share changed: the fraud guard looks at it.
-                if let Some(p) = &c.placement_id {
-                    batch.fraud.watch.touched(p);
-                }
-                let user = c
-                    .placement_id
-                    .as_deref()
-                    .zip(c.external_user_id.as_deref())
-                    .map(|(p, u)| user_key(p, u));
-                return Ok((c.id.clone(), Outcome::Settled(Settlement::Reversed), user));
-            }
-            (Some(Settlement::Pending), R::Approved | R::Rejected | R::Reversed) => {}
-            // The wallet could not pay before; it may now.
-            (Some(Settlement::NoBudget), R::Approved) => {}
-            // A held conversion is rejected by any report that says so (nothing was paid),
-            // and paid only by a decision or the end of a pixel's review window; a repeated
-            // approval changes nothing.
-            (Some(Settlement::Held), R::Rejected | R::Reversed) => {}
-            (Some(Settlement::Held), R::Approved)
-                if matches!(ev.trust, Trust::Vouched | Trust::ReviewEnded) => {}
-            // Terminal states never change again; later reports are recorded, not applied.
-            _ => return Ok((c.id.clone(), Outcome::Inbox(InboxState::NoChange), None)),
-        }
-    }
-    let conversion_id = existing
-        .as_ref()
-        .map(|c| c.id.clone())
-        .unwrap_or_else(|| new_id("cnv"));
-    let a = match attribution {
-        Ok(a) => a,
-        Err(unmatched) => {
-            let row = ConversionRow {
-                id: &conversion_id,
-                existing,
-                settlement: unmatched,
-                attribution: None,
-                credit_at: None,
-                screening: None,
-            };
-            write(txn, now, campaign, ev, row).await?;
-            return Ok((conversion_id, Outcome::Settled(unmatched), None));
-        }
-    };
-    let mut screening = None;
-    let next = match ev.status {
-        R::Pending => Settlement::Pending,
-        R::Approved => {
-            screening = hold::screen(txn, now, campaign, ev, &a, batch).await?;
-            if screening.as_ref().is_some_and(|s| s.held.is_some()) {
-                Settlement::Held
-            } else {
-                pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?
-            }
-        }
-        R::Rejected | R::Reversed => Settlement::Rejected,
-    };
-    let credit_at = (next == Settlement::Approved)
-        .then(|| now + chrono::Duration::minutes(a.pending_minutes.clamp(0, 525_600)));
-    let row = ConversionRow {
-        id: &conversion_id,
-        existing,
-        settlement: next,
-        attribution: Some(&a),
-        credit_at,
-        screening: screening.as_ref(),
-    };
-    write(txn, now, campaign, ev, row).await?;
-    if let Some(credit_at) = credit_at {
-        let reward = RewardEvent {
-            placement: &a.placement,
-            slot: a.slot.as_ref(),
-            conversion_id: &conversion_id,
-            campaign_id: &campaign.id,
-            user: &a.launch.external_user_id,
-            goal_id: &ev.goal_id,
-            reward: &a.reward,
-            occurred_at: ev.occurred_at,
-        };
-        outbox::confirm(txn, now, &reward, credit_at).await?;
-    }
-    let user = user_key(&a.placement.id, &a.launch.external_user_id);
-    Ok((conversion_id, Outcome::Settled(next), Some(user)))
 }
 
 /// Pays an approved conversion unless a cap or the reserve stops it.

@@ -7,8 +7,8 @@ use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, Set};
 
 use super::attribution::Attribution;
 use super::hold::Screening;
+use crate::domain::billing::share::publisher_share;
 use crate::domain::conversions::reported::{Reported, Settlement};
-use crate::domain::delivery::publisher_share;
 use crate::domain::fraud;
 use crate::error::AppError;
 use crate::model::publisher::earnings::EarningsState;

@@ -8,9 +8,9 @@ use sea_orm::{
 };
 
 use crate::domain::billing::ledger::{self, PostError};
+use crate::domain::billing::share::publisher_share;
 use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::changes::Change;
-use crate::domain::delivery::publisher_share;
 use crate::domain::surveys::campaigns::SUBJECT;
 use crate::domain::surveys::fetch::reward_for;
 use crate::domain::surveys::matching::status;
@@ -295,7 +295,7 @@ async fn pay(
         click_id: Set(e.id.clone()),
         goal_id: Set(COMPLETE_GOAL.to_owned()),
         status: Set("approved".to_owned()),
-        settlement: Set(crate::domain::conversions::reported::Settlement::Approved
+        settlement: Set(crate::model::campaign::conversions::Settlement::Approved
             .as_str()
             .to_owned()),
         placement_id: Set(Some(p.id.clone())),

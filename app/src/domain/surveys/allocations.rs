@@ -4,7 +4,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::{CURRENCY, acting_advertiser, ledger};
+use crate::domain::billing::{CURRENCY, acting_advertiser, ledger};
 use crate::domain::changes::Change;
 use crate::domain::paging::Page;
 use crate::domain::surveys::campaigns::{self as surveys, SUBJECT, eligibility};
