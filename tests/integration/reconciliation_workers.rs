@@ -15,7 +15,7 @@ use tests::builders::reconciliation::{
 };
 use tests::{TestApp, both_backends};
 
-use app::domain::conversions::reconciliation::apply_next;
+use app::domain::reconciliation::apply_next;
 use entity::{conversion, reconciliation_batch as batch};
 
 both_backends!(

@@ -164,7 +164,7 @@ impl<V: Clone> GuardedCache<V> {
 /// The hot-path caches of one process.
 pub struct HotCaches {
     /// SDK sessions by token hash.
-    pub sessions: GuardedCache<std::sync::Arc<crate::domain::delivery::actor::SdkActor>>,
+    pub sessions: GuardedCache<std::sync::Arc<crate::domain::principal::SdkActor>>,
     /// Active bans by `placement|user`: the expiry of each active ban (`None`: never).
     pub bans: GuardedCache<std::sync::Arc<Vec<Option<chrono::DateTime<chrono::Utc>>>>>,
     /// A user's counted conversions on a placement by `placement|user`.

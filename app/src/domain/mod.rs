@@ -25,6 +25,7 @@ pub mod payouts;
 pub mod principal;
 pub mod publisher;
 pub mod rate_limit;
+pub mod reconciliation;
 pub mod report_range;
 pub mod reseal;
 pub mod sql;

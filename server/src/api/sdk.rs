@@ -88,7 +88,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SessionToken {
 }
 
 /// A live session (expired, revoked and banned users are refused).
-pub(crate) struct Session(std::sync::Arc<app::domain::delivery::actor::SdkActor>);
+pub(crate) struct Session(std::sync::Arc<app::domain::principal::SdkActor>);
 
 impl FromRequestParts<AppState> for Session {
     type Rejection = AppError;

@@ -1,7 +1,7 @@
 //! The headers of every wall page: private and never stored, no referrer that could carry
 //! the token away, and a Content-Security-Policy that says who may frame the page.
 
-use app::domain::delivery::actor::SdkActor;
+use app::domain::principal::SdkActor;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 

@@ -79,7 +79,7 @@ const PAGE: &str = "text/html";
 
 /// A session opened on the wall, with its slot and look.
 struct Wall {
-    s: std::sync::Arc<app::domain::delivery::actor::SdkActor>,
+    s: std::sync::Arc<app::domain::principal::SdkActor>,
     slot: AdSlot,
     design: WallDesign,
     exposure: WallExposure,

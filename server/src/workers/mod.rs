@@ -124,7 +124,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
 /// Applies queued reconciliations until none waits (or one fails: logged, retried on the
 /// next tick).
 async fn drain_reconciliations(state: &AppState) {
-    use app::domain::conversions::reconciliation;
+    use app::domain::reconciliation;
     loop {
         match reconciliation::apply_next(&state.ctx).await {
             Ok(None) => return,
@@ -174,7 +174,7 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     callbacks::run_once(state).await?;
     app::domain::earnings::release::run_once(&state.ctx).await?;
     app::domain::earnings::reserve::release_due(&state.ctx).await?;
-    while app::domain::conversions::reconciliation::apply_next(&state.ctx)
+    while app::domain::reconciliation::apply_next(&state.ctx)
         .await?
         .is_some()
     {}

@@ -10,7 +10,6 @@ pub mod inbox;
 pub mod list;
 pub mod postbacks;
 pub mod provider_params;
-pub mod reconciliation;
 pub mod reported;
 pub mod reversal;
 pub mod sandbox;

@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::actor::SdkActor;
 use crate::domain::Ctx;
 use crate::domain::idempotency::IdempotencyKey;
+use crate::domain::principal::SdkActor;
 use crate::error::AppError;
 use crate::model::delivery::RewardStatus;
 use crate::model::publisher::{AdSlot, SlotType};

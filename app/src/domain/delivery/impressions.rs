@@ -4,9 +4,9 @@
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::IMPRESSION_TTL;
-use super::actor::SdkActor;
 use super::offers::find_for_session;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
+use crate::domain::principal::SdkActor;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::ImpressionReceipt;

@@ -10,13 +10,13 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
-use super::actor::SdkActor;
 use super::impressions::key_used;
 use super::offers::find_for_session;
 use crate::domain::campaigns::caps::caps_reached;
 use crate::domain::campaigns::inventory::live_offer;
 use crate::domain::campaigns::tracking::pixel;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
+use crate::domain::principal::SdkActor;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
 use crate::model::delivery::{LaunchRequest, SignedLaunch};

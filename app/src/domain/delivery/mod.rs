@@ -3,8 +3,6 @@
 //! publisher's offers report. (Advertisers' conversion reports are `domain::conversions`.) Every surface that shows offers asks [`offers`] so that the
 //! SDK list, a launch and (later) the static feed agree on eligibility.
 
-pub mod actor;
-pub mod history;
 pub mod hosted_wall;
 pub mod impressions;
 pub mod launches;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::actor::SdkActor;
 use super::offers::{Audience, Eligible, country_param, eligible, item, session_slot};
 use crate::domain::Ctx;
 use crate::domain::campaigns::snapshot::{Snapshot, snapshot};
+use crate::domain::principal::SdkActor;
 use crate::error::{AppError, FieldErrors};
 use crate::model::campaign::device_targeting::{self, DeviceParams};
 use crate::model::delivery::*;

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
-use super::actor::SdkActor;
 use super::deliverable_sdk_slot;
 use crate::domain::Ctx;
 use crate::domain::billing::share::publisher_share;
 use crate::domain::campaigns::ATTRIBUTION_WINDOW_HOURS;
 use crate::domain::campaigns::snapshot::{Offer, snapshot};
+use crate::domain::principal::SdkActor;
 use crate::domain::publisher::blacklists::{Candidate, excludes};
 use crate::error::AppError;
 use crate::model::campaign::device_targeting::Device;

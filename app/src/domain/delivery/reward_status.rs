@@ -4,9 +4,9 @@
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use super::actor::SdkActor;
 use crate::domain::Ctx;
 use crate::domain::conversions::reported::Settlement;
+use crate::domain::principal::SdkActor;
 use crate::error::AppError;
 use crate::model::delivery::*;
 use entity::{ad_slot, conversion};

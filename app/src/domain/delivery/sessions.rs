@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
-use super::actor::SdkActor;
 use super::{SESSION_TTL, deliverable_sdk_slot};
 use crate::domain::changes::Change;
 use crate::domain::idempotency::IdempotencyKey;
+use crate::domain::principal::SdkActor;
+use crate::domain::publisher::placements::{CONSENTS, accepted_consents};
 use crate::domain::publisher::{bans, slots};
 use crate::domain::{Ctx, crypto, ids::new_id};
 use crate::error::{AppError, FieldErrors};
@@ -21,17 +22,6 @@ use crate::model::publisher::{PlacementStatus, SlotType};
 use entity::{ad_slot, placement, sdk_session};
 
 const ENVIRONMENTS: [&str; 3] = ["sandbox", "development", "production"];
-const CONSENTS: [&str; 4] = ["GRANTED", "DENIED", "UNKNOWN", "NOT_REQUIRED"];
-
-/// The consent values a session may be created with: only GRANTED when the placement
-/// requires consent (the placement's `privacySettings` shows this same list).
-pub fn accepted_consents(require_consent: bool) -> &'static [&'static str] {
-    if require_consent {
-        &CONSENTS[..1]
-    } else {
-        &CONSENTS
-    }
-}
 
 /// `POST /sdk/v2/sessions`.
 pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppError> {

@@ -12,7 +12,6 @@ pub mod retire;
 pub mod review;
 pub mod slots;
 pub mod static_keys;
-pub mod support;
 pub mod user_identity;
 
 use chrono::{DateTime, Utc};

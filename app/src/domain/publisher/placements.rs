@@ -1,6 +1,9 @@
 //! Placements: create, list, read, edit, request review, archive.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, Set,
+};
 
 use super::{commit_placement, owned_placement, slots};
 use crate::domain::{Ctx, Principal, ids::new_id};
@@ -8,7 +11,7 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::rules::{normalize_identity, sdk_version, store_url};
 use crate::model::publisher::*;
 use crate::model::validate;
-use entity::{ad_slot, callback_key, placement};
+use entity::{ad_slot, callback_key, placement, sdk_session};
 
 /// The default minimum SDK version of a placement.
 pub const DEFAULT_MIN_SDK: &str = "2.0.0";
@@ -322,7 +325,7 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     if live_slots.is_some() {
         obligations.push("it has an active or disabled ad slot");
     }
-    if crate::domain::delivery::history::placement_has_sessions(&txn, &p.id).await? {
+    if has_sessions(&txn, &p.id).await? {
         obligations.push("it has SDK session history");
     }
     if !obligations.is_empty() {
@@ -370,7 +373,7 @@ pub fn view(
             .find(|k| k.placement_id == p.id && k.state == state)
             .map(|k| k.id.clone())
     };
-    let consent = crate::domain::delivery::sessions::accepted_consents(p.require_consent);
+    let consent = accepted_consents(p.require_consent);
     Placement {
         placement_id: p.id.clone(),
         placement_type: kind,
@@ -411,4 +414,27 @@ pub fn view(
 /// placement's `capabilities.surveyFetch` shows this same rule; `surveys::fetch` applies it.
 pub fn serves_survey_fetch(environment: crate::domain::Environment, p: &placement::Model) -> bool {
     environment != crate::domain::Environment::Production || p.released
+}
+
+/// Every consent value an SDK session may name.
+pub const CONSENTS: [&str; 4] = ["GRANTED", "DENIED", "UNKNOWN", "NOT_REQUIRED"];
+
+/// The consent values a session may be created with: only GRANTED when the placement
+/// requires consent (the placement's `privacySettings` shows this same list).
+pub fn accepted_consents(require_consent: bool) -> &'static [&'static str] {
+    if require_consent {
+        &CONSENTS[..1]
+    } else {
+        &CONSENTS
+    }
+}
+
+/// Whether any SDK session was ever created for the placement (a placement that served
+/// none may be deleted).
+async fn has_sessions<C: ConnectionTrait>(db: &C, placement_id: &str) -> Result<bool, AppError> {
+    Ok(sdk_session::Entity::find()
+        .filter(sdk_session::Column::PlacementId.eq(placement_id.to_owned()))
+        .count(db)
+        .await?
+        > 0)
 }

@@ -20,7 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Set};
 
 use super::owned_placement;
-use crate::domain::delivery::actor::SdkActor;
+use crate::domain::principal::SdkActor;
 use crate::domain::{Ctx, Principal, crypto};
 use crate::error::AppError;
 use crate::model::user_identity::*;

@@ -40,7 +40,7 @@ pub async fn advertiser_conversions(
 pub async fn recent_reconciliations() -> Result<ReconciliationList, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, p) = crate::server_fns::web::reader().await?;
-        crate::domain::conversions::reconciliation::list(&ctx, &p, Some(10), None).await
+        crate::domain::reconciliation::list(&ctx, &p, Some(10), None).await
     })
     .await
 }
@@ -55,7 +55,7 @@ pub async fn create_reconciliation(
     csrf: String,
 ) -> Result<String, AppError> {
     crate::server_fns::web::run(async move {
-        use crate::domain::conversions::reconciliation;
+        use crate::domain::reconciliation;
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
         let r = reconciliation::create_from_text(
             &ctx,
@@ -80,7 +80,7 @@ pub async fn create_reconciliation(
 pub async fn reconciliation_view(id: String) -> Result<Reconciliation, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, p) = crate::server_fns::web::reader().await?;
-        crate::domain::conversions::reconciliation::get(&ctx, &p, id.trim()).await
+        crate::domain::reconciliation::get(&ctx, &p, id.trim()).await
     })
     .await
 }
@@ -101,7 +101,7 @@ pub async fn reconciliation_line_page(
             cursor,
             format: None,
         };
-        crate::domain::conversions::reconciliation::lines(&ctx, &p, id.trim(), &q).await
+        crate::domain::reconciliation::lines(&ctx, &p, id.trim(), &q).await
     })
     .await
 }
@@ -111,7 +111,7 @@ pub async fn reconciliation_line_page(
 pub async fn apply_reconciliation(id: String, csrf: String) -> Result<Reconciliation, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        crate::domain::conversions::reconciliation::queue(&ctx, &p, id.trim()).await
+        crate::domain::reconciliation::queue(&ctx, &p, id.trim()).await
     })
     .await
 }

@@ -15,7 +15,14 @@ pub async fn support_inbox(
     crate::server_fns::web::run(async move {
         let (ctx, p) = crate::server_fns::web::reader().await?;
         let page = crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "case")?;
-        crate::domain::publisher::support::list(&ctx, &p, status.as_deref(), None, &page).await
+        crate::domain::delivery::support_cases::console::list(
+            &ctx,
+            &p,
+            status.as_deref(),
+            None,
+            &page,
+        )
+        .await
     })
     .await
 }
@@ -45,7 +52,8 @@ pub async fn update_support_case(
             status,
             publisher_note: Some(publisher_note),
         };
-        crate::domain::publisher::support::patch(&ctx, &p, &support_case_id, input).await
+        crate::domain::delivery::support_cases::console::patch(&ctx, &p, &support_case_id, input)
+            .await
     })
     .await
 }

@@ -1,7 +1,7 @@
 //! Bulk reconciliation of the advertiser's conversions: create with a preview (JSON or
 //! CSV), apply (queued for the worker), follow its progress and read its lines.
 
-use app::domain::conversions::reconciliation;
+use app::domain::reconciliation;
 use app::error::AppError;
 use app::model::campaign::reconciliation::{
     Reconciliation, ReconciliationInput, ReconciliationLineQuery, ReconciliationLines,

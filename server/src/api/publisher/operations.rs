@@ -1,7 +1,8 @@
 //! Blacklists, user bans and support cases of the publisher console.
 
+use app::domain::delivery::support_cases::console as support;
 use app::domain::paging::Page;
-use app::domain::publisher::{bans, blacklists, support};
+use app::domain::publisher::{bans, blacklists};
 use app::error::AppError;
 use app::model::publisher::ops::*;
 use axum::extract::State;

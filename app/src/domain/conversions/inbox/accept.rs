@@ -84,7 +84,7 @@ pub(super) async fn settle_now(
 }
 
 /// An inbox row's identity: its receipt, campaign, source, event hash and arrival.
-pub(in crate::domain::conversions) struct Receipt<'a> {
+pub(in crate::domain) struct Receipt<'a> {
     pub id: &'a str,
     pub campaign_id: &'a str,
     pub source: &'a str,

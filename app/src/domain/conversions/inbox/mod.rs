@@ -41,7 +41,7 @@ use crate::domain::changes::Change;
 use crate::domain::{Ctx, db};
 use crate::error::AppError;
 use crate::model::delivery::CallbackReceipt;
-pub(in crate::domain::conversions) use accept::Receipt;
+pub(in crate::domain) use accept::Receipt;
 use entity::{offer_campaign, postback_event};
 
 /// Outcome of an accepted report that waits for the settler.

@@ -16,7 +16,7 @@ use crate::model::publisher::rules::format_minor;
 use entity::{ad_slot, offer_campaign, offer_campaign_revision, placement, sdk_launch};
 
 /// What the conversion is attributed to.
-pub(in crate::domain::conversions) struct Attribution {
+pub(in crate::domain) struct Attribution {
     pub(super) launch: sdk_launch::Model,
     pub(super) placement: placement::Model,
     pub(super) slot: Option<ad_slot::Model>,
@@ -28,7 +28,7 @@ pub(in crate::domain::conversions) struct Attribution {
     pub(super) first_goal: Option<String>,
 }
 
-pub(in crate::domain::conversions) async fn attribute<C: ConnectionTrait>(
+pub(in crate::domain) async fn attribute<C: ConnectionTrait>(
     txn: &C,
     campaign: &offer_campaign::Model,
     ev: &Reported,
@@ -119,7 +119,7 @@ pub(in crate::domain::conversions) async fn attribute<C: ConnectionTrait>(
 /// a revision's configuration, placements, slots), read once per batch. Only rows that
 /// never change once written, or whose reading a moment earlier means nothing.
 #[derive(Default)]
-pub(in crate::domain::conversions) struct Lookups {
+pub(in crate::domain) struct Lookups {
     launches: std::collections::HashMap<String, sdk_launch::Model>,
     configs: std::collections::HashMap<i64, crate::model::campaign::CampaignConfig>,
     placements: std::collections::HashMap<String, placement::Model>,
@@ -128,14 +128,12 @@ pub(in crate::domain::conversions) struct Lookups {
 
 impl Lookups {
     /// The launches read so far (a batch names them to its fraud screen).
-    pub(in crate::domain::conversions) fn launches(
-        &self,
-    ) -> impl Iterator<Item = &sdk_launch::Model> {
+    pub(in crate::domain) fn launches(&self) -> impl Iterator<Item = &sdk_launch::Model> {
         self.launches.values()
     }
 
     /// Reads the campaign's launches behind these click ids in one query.
-    pub(in crate::domain::conversions) async fn with_launches<C: ConnectionTrait>(
+    pub(in crate::domain) async fn with_launches<C: ConnectionTrait>(
         db: &C,
         campaign_id: &str,
         click_ids: impl Iterator<Item = String>,

@@ -16,8 +16,8 @@ mod batch;
 mod hold;
 mod row;
 
-pub(in crate::domain::conversions) use attribution::{Attribution, Lookups, attribute};
-pub(in crate::domain::conversions) use batch::Batch;
+pub(in crate::domain) use attribution::{Attribution, Lookups, attribute};
+pub(in crate::domain) use batch::Batch;
 pub(in crate::domain::conversions) use hold::prefetch as prefetch_screening;
 
 use chrono::{DateTime, Utc};
@@ -46,7 +46,7 @@ use entity::{conversion, offer_campaign};
 /// Locks the campaign row for a settlement. One settlement per campaign at a time: caps,
 /// the reserve and retries are read and written under this lock (PostgreSQL row lock;
 /// SQLite transactions are IMMEDIATE).
-pub(in crate::domain::conversions) async fn lock_campaign(
+pub(in crate::domain) async fn lock_campaign(
     txn: &DatabaseTransaction,
     id: &str,
 ) -> Result<offer_campaign::Model, AppError> {
@@ -58,7 +58,7 @@ pub(in crate::domain::conversions) async fn lock_campaign(
 }
 
 /// What applying a report did.
-pub(in crate::domain::conversions) enum Applied {
+pub(in crate::domain) enum Applied {
     /// The transaction id was reported before with another click or goal: nothing changed.
     Conflict,
     Settled(Settled),
@@ -66,14 +66,14 @@ pub(in crate::domain::conversions) enum Applied {
 
 /// A settled report: its conversion, the outcome and the `placement|user` key of the user
 /// whose completions it may have changed.
-pub(in crate::domain::conversions) struct Settled {
+pub(in crate::domain) struct Settled {
     pub conversion_id: String,
     pub outcome: Outcome,
     pub user: Option<String>,
 }
 
 /// Applies one report to its transaction's conversion, under the campaign lock.
-pub(in crate::domain::conversions) async fn apply(
+pub(in crate::domain) async fn apply(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,
@@ -230,7 +230,7 @@ fn settled(conversion_id: String, outcome: Outcome, user: Option<String>) -> App
 
 /// Takes a campaign out of the in-memory inventory before the postback is answered when
 /// this settlement used up its reserve or a cap (or found it already used up).
-pub(in crate::domain::conversions) async fn after_settlement(
+pub(in crate::domain) async fn after_settlement(
     ctx: &Ctx,
     now: DateTime<Utc>,
     campaign: &offer_campaign::Model,

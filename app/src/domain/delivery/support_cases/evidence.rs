@@ -8,8 +8,8 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::domain::delivery::actor::SdkActor;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
+use crate::domain::principal::SdkActor;
 use crate::domain::{Ctx, Environment, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::ops::{SupportCase, SupportEvidence, SupportStatus};

@@ -1,13 +1,14 @@
 //! Support cases opened by end users through the SDK ("I completed the offer but got no
-//! reward"). The publisher works them in the console (`publisher::support`).
+//! reward"). The publisher works them in the console ([`console`]).
 
+pub mod console;
 pub mod evidence;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use crate::domain::delivery::actor::SdkActor;
+use self::console::view;
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
-use crate::domain::publisher::support::view;
+use crate::domain::principal::SdkActor;
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::{AppError, FieldErrors};
 use crate::model::delivery::SdkSupportRequest;

@@ -17,7 +17,8 @@
 //! inbox receipt of source RECONCILIATION), so it follows every rule a postback does; a
 //! survey complete is reversed as the signed survey API does (`surveys::entries::reversal`).
 //! Both move money only inside the reconciliation window (`APP_RECONCILIATION_WINDOW_DAYS`,
-//! 30 days after the conversion by default).
+//! 30 days after the conversion by default). This room sits above `conversions` and
+//! `surveys` (it applies lines of both), so neither of them imports the other for it.
 
 mod apply;
 mod create;
@@ -32,8 +33,8 @@ pub use view::{get, lines, list};
 use crate::model::campaign::reconciliation::{LineState, ReconcileAction};
 use entity::conversion;
 
-use super::reported::Settlement;
-use super::reversal::inside_window;
+use crate::domain::conversions::reported::Settlement;
+use crate::domain::conversions::reversal::inside_window;
 
 /// The id prefix of reconciliations.
 pub const ID_PREFIX: &str = "rcn";

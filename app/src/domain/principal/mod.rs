@@ -1,4 +1,9 @@
-//! The authenticated caller, and the authorisation checks every rule starts with.
+//! The authenticated caller (a dashboard account, or an SDK session: [`SdkActor`]), and the
+//! authorisation checks every rule starts with.
+
+mod sdk;
+
+pub use sdk::SdkActor;
 
 use crate::error::AppError;
 use crate::model::{AccountStatus, Role};

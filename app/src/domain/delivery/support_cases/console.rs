@@ -45,7 +45,7 @@ pub async fn list(
         .await?;
     let (rows, next_cursor) = page.finish(rows, |r| &r.id);
     let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
-    crate::domain::delivery::support_cases::evidence::attach(&ctx.db, &mut items).await?;
+    super::evidence::attach(&ctx.db, &mut items).await?;
     Ok(SupportCaseList {
         count: items.len(),
         items,

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use entity::sdk_session;
 
-/// An authenticated SDK session (`sessions::authenticate`).
+/// An authenticated SDK session (`delivery::sessions::authenticate`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SdkActor {
     /// The session id.
