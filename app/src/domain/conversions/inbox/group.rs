@@ -6,7 +6,7 @@
 //! and a report's p50 was 15 ms. Here the reports of one process are settled in groups: whoever
 //! takes the *reading turn* takes every report waiting at that moment (up to [`MAX_GROUP`]),
 //! reads what settling them needs (launches in one query per campaign, attributions, fraud
-//! evidence once, earlier receipts and conversions: `prior`), then takes the *writing turn*
+//! evidence once), then takes the *writing turn*
 //! and settles them all in one transaction, with the same rules, order and answers as one by
 //! one (`settle_now`), and answers each after the commit. The reading turn is given back as
 //! soon as the group holds the writing turn, so the next group reads while this one writes;
@@ -31,11 +31,10 @@ use tokio::sync::oneshot;
 
 use super::super::reported::{Outcome, Reported, Settlement, event_hash, transaction_conflict};
 use super::super::settlement::{
-    Applied, Attribution, Batch, Lookups, after_settlement, apply, apply_to, attribute,
-    lock_campaign, prefetch_screening,
+    Applied, Attribution, Batch, Lookups, after_settlement, apply, attribute, lock_campaign,
+    prefetch_screening,
 };
-use super::accept::{Receipt, settle_now};
-use super::prior::Prior;
+use super::accept::{Receipt, earlier_receipt, settle_now};
 use super::worse;
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, db, ids::new_id};
@@ -272,14 +271,12 @@ fn add_time(total: &AtomicU64, since: std::time::Instant) {
     total.fetch_add(micros, Ordering::Relaxed);
 }
 
-/// One campaign's part of a group: its reports (indexes into the group), their event
-/// hashes and attributions, what was read of them before the transaction, and their batch.
+/// One campaign's part of a group: its reports (indexes into the group), their
+/// attributions and their batch.
 struct Part {
     campaign_id: String,
     reports: Vec<usize>,
-    hashes: Vec<String>,
     attributions: Vec<Result<Attribution, Settlement>>,
-    prior: Prior,
     batch: Batch,
 }
 
@@ -306,22 +303,19 @@ async fn write_together(
     let txn = db::begin(writer).await?;
     for part in parts {
         let campaign = lock_campaign(&txn, &part.campaign_id).await?;
-        let (mut batch, mut prior) = (part.batch, part.prior);
+        let mut batch = part.batch;
         let mut worst: Option<Outcome> = None;
-        let reports = part.reports.into_iter().zip(part.hashes);
-        for ((i, hash), attribution) in reports.zip(part.attributions) {
+        for (i, attribution) in part.reports.into_iter().zip(part.attributions) {
             let ev = &group[i].ev;
+            let hash = event_hash(ev);
             // An exact retry (earlier, or earlier in this group) answers the first receipt.
-            if let Some(first) = prior.receipt(&hash) {
+            if let Some(first) = earlier_receipt(&txn, &campaign.id, &hash).await? {
                 answers[i] = Some(Ok(first));
                 continue;
             }
-            let applied = if prior.has_conversion(&ev.transaction_id) {
+            let Applied::Settled(settled) =
                 apply(&txn, now, &campaign, ev, attribution, &mut batch).await?
-            } else {
-                apply_to(&txn, now, &campaign, ev, None, attribution, &mut batch).await?
-            };
-            let Applied::Settled(settled) = applied else {
+            else {
                 // Nothing was written for it.
                 answers[i] = Some(Err(transaction_conflict()));
                 continue;
@@ -340,7 +334,6 @@ async fn write_together(
             postback_event::Entity::insert(row)
                 .exec_without_returning(&txn)
                 .await?;
-            prior.wrote(&hash, &receipt_id, &ev.transaction_id);
             users.extend(settled.user);
             worst = worse(worst, settled.outcome);
             answers[i] = Some(Ok(CallbackReceipt {
@@ -384,8 +377,7 @@ impl Written {
 
 /// Groups the reports by campaign (in the order of each campaign's first report; each keeps
 /// its reports' order) and reads, before the transaction, what settling them needs: the
-/// launches in one query per campaign, attributions, the fraud evidence, and the earlier
-/// receipts and conversions of the reports ([`Prior`]) in one query each per campaign.
+/// launches in one query per campaign, attributions, and the fraud evidence.
 async fn prepare(
     ctx: &Ctx,
     now: chrono::DateTime<chrono::Utc>,
@@ -414,18 +406,10 @@ async fn prepare(
             }
             attributions.push(a);
         }
-        let hashes: Vec<String> = reports.iter().map(|&i| event_hash(&group[i].ev)).collect();
-        let transactions: Vec<&str> = reports
-            .iter()
-            .map(|&i| group[i].ev.transaction_id.as_str())
-            .collect();
-        let prior = Prior::read(&ctx.db, &campaign_id, &hashes, &transactions).await?;
         parts.push(Part {
             campaign_id,
             reports,
-            hashes,
             attributions,
-            prior,
             batch,
         });
     }

@@ -29,7 +29,6 @@ use tokio::sync::Notify;
 
 mod accept;
 mod group;
-mod prior;
 
 pub use group::GroupCounts;
 

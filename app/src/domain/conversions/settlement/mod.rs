@@ -72,7 +72,9 @@ pub(in crate::domain) struct Settled {
     pub user: Option<String>,
 }
 
-/// Applies one report to its transaction's conversion, under the campaign lock.
+/// Applies one report to its transaction's conversion, under the campaign lock: moves the
+/// conversion's state and returns its id, the outcome and the `placement|user` key of the
+/// user whose completions it may have changed.
 pub(in crate::domain) async fn apply(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
@@ -86,24 +88,6 @@ pub(in crate::domain) async fn apply(
         .filter(conversion::Column::TransactionId.eq(ev.transaction_id.clone()))
         .one(txn)
         .await?;
-    apply_to(txn, now, campaign, ev, existing, attribution, batch).await
-}
-
-/// [`apply`] to the conversion the caller read (`None` when it read, just before the
-/// transaction, that the transaction id has none): moves the conversion's state and
-/// returns its id, the outcome and the `placement|user` key of the user whose completions
-/// it may have changed. A conversion another writer made since that read fails the insert
-/// on the unique index of (campaign, transaction id), so the transaction writes nothing and
-/// its caller settles the report again, reading.
-pub(in crate::domain::conversions) async fn apply_to(
-    txn: &DatabaseTransaction,
-    now: DateTime<Utc>,
-    campaign: &offer_campaign::Model,
-    ev: &Reported,
-    existing: Option<conversion::Model>,
-    attribution: Result<Attribution, Settlement>,
-    batch: &mut Batch,
-) -> Result<Applied, AppError> {
     if existing
         .as_ref()
         .is_some_and(|c| c.click_id != ev.click_id || c.goal_id != ev.goal_id)
@@ -219,7 +203,7 @@ pub(in crate::domain::conversions) async fn apply_to(
     Ok(settled(conversion_id, Outcome::Settled(next), Some(user)))
 }
 
-/// What [`apply_to`] answers for a report that reached its conversion.
+/// What [`apply`] answers for a report that reached its conversion.
 fn settled(conversion_id: String, outcome: Outcome, user: Option<String>) -> Applied {
     Applied::Settled(Settled {
         conversion_id,
