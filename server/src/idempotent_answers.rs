@@ -16,26 +16,26 @@ use app::domain::rate_limit::{carry, recording};
 use app::domain::{crypto, tokens};
 use app::error::AppError;
 use axum::body::{Body, to_bytes};
-use axum::extract::{OriginalUri, Request, State};
+use axum::extract::{MatchedPath, OriginalUri, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, Method, header};
 
 use crate::extract::MAX_BODY_BYTES;
+use crate::route_facts::{self, KeyRule};
 use crate::state::AppState;
-
-/// Paths (by their end) whose handlers apply the key themselves.
-const OWN_RULES: [&str; 3] = [
-    "/payouts",
-    "/conversions/reconciliations",
-    "/sandbox/callbacks",
-];
 
 /// The largest answer stored (creating answers are a few kilobytes).
 const MAX_ANSWER_BYTES: usize = 1024 * 1024;
 
 pub async fn stored_answers(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if req.method() != Method::POST || OWN_RULES.iter().any(|p| req.uri().path().ends_with(p)) {
+    // Only POSTs whose route follows the stored answers' rule (`route_facts`); the handlers
+    // of the others apply the key themselves or take none.
+    let stored_rule = req
+        .extensions()
+        .get::<MatchedPath>()
+        .is_some_and(|r| route_facts::key_rule(req.method(), r.as_str()) == KeyRule::Stored);
+    if !stored_rule {
         return next.run(req).await;
     }
     let Some(raw) = req.headers().get("idempotency-key") else {

@@ -15,6 +15,7 @@ pub mod layers;
 pub mod metrics;
 pub mod middleware;
 pub mod outer_layer;
+pub mod route_facts;
 pub mod routes;
 pub mod serve;
 pub mod session_store;

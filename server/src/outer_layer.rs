@@ -37,6 +37,7 @@ use crate::metrics::RouteSeries;
 use crate::middleware::{
     client_ip_of, declares_more_than, panic_response, with_error_body, with_rate_limit_headers,
 };
+use crate::route_facts::{self, Carries};
 use app::domain::rate_limit::recording;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -113,11 +114,13 @@ where
         };
         let ip = client_ip_of(&req, &self.layer.trusted_proxies);
         req.extensions_mut().insert(ClientIp(ip));
-        let class = RouteClass::of(&req);
-        let deadline = class.deadline(self.layer.deadline);
-        let too_big = declares_more_than(req.headers(), class.body_limit());
         let method = req.method().clone();
         let route = req.extensions().get::<MatchedPath>().cloned();
+        let class = RouteClass(route.as_ref().map_or(Carries::Ordinary, |r| {
+            route_facts::carries(&method, r.as_str())
+        }));
+        let deadline = class.deadline(self.layer.deadline);
+        let too_big = declares_more_than(req.headers(), class.body_limit());
         // The usual tower pattern: the clone takes the next call, this one is ready.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
@@ -219,42 +222,17 @@ fn deadline_passed() -> Response {
     }
 }
 
-/// Routes by what they carry: evidence uploads take a 5 MiB file and 30 s; a bulk
-/// reconciliation 4 MiB (10,000 lines) and 30 s; CSV reports and exports take 30 s;
-/// everything else 1 MiB and 10 s.
+/// A route's limits by what it carries (`route_facts`): evidence uploads take a 5 MiB file
+/// and 30 s; a bulk reconciliation 4 MiB (10,000 lines) and 30 s; CSV reports and exports
+/// take 30 s; everything else 1 MiB and the ordinary deadline.
 #[derive(Clone, Copy)]
-enum RouteClass {
-    Ordinary,
-    Upload,
-    Reconciliation,
-    Export,
-}
+struct RouteClass(Carries);
 
 impl RouteClass {
-    fn of(req: &Request) -> Self {
-        let path = req.uri().path();
-        if path.ends_with("/evidence") {
-            if req.method() == Method::POST {
-                Self::Upload
-            } else {
-                Self::Export
-            }
-        } else if (path.ends_with("/conversions/reconciliations")
-            || path == "/advertiser/conversions/upload")
-            && req.method() == Method::POST
-        {
-            Self::Reconciliation
-        } else if path.ends_with(".csv") || path.contains("/export") {
-            Self::Export
-        } else {
-            Self::Ordinary
-        }
-    }
-
     fn deadline(self, ordinary: Duration) -> Duration {
-        match self {
-            Self::Ordinary => ordinary,
-            Self::Upload | Self::Reconciliation | Self::Export => {
+        match self.0 {
+            Carries::Ordinary => ordinary,
+            Carries::Upload | Carries::Reconciliation | Carries::Export => {
                 LONG_REQUEST_DEADLINE.max(ordinary)
             }
         }
@@ -262,19 +240,19 @@ impl RouteClass {
 
     /// The declared body size refused before reading (multipart framing included).
     fn body_limit(self) -> usize {
-        match self {
-            Self::Upload => crate::extract::EVIDENCE_BODY_BYTES,
-            Self::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
-            Self::Ordinary | Self::Export => MAX_BODY_BYTES,
+        match self.0 {
+            Carries::Upload => crate::extract::EVIDENCE_BODY_BYTES,
+            Carries::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
+            Carries::Ordinary | Carries::Export => MAX_BODY_BYTES,
         }
     }
 
     /// The limit the refusal names (the file's own limit for uploads).
     fn shown_limit(self) -> usize {
-        match self {
-            Self::Upload => app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES,
-            Self::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
-            Self::Ordinary | Self::Export => MAX_BODY_BYTES,
+        match self.0 {
+            Carries::Upload => app::domain::delivery::support_cases::evidence::MAX_EVIDENCE_BYTES,
+            Carries::Reconciliation => crate::extract::RECONCILIATION_BODY_BYTES,
+            Carries::Ordinary | Carries::Export => MAX_BODY_BYTES,
         }
     }
 }

@@ -620,7 +620,7 @@ fn verify_signature(test: &Value, secret: &str) {
     // The body is canonical JSON of the payload: keys sorted, no whitespace.
     assert_eq!(
         body,
-        app::domain::publisher::callbacks::canonical_json(&test["payload"])
+        app::domain::callback_delivery::setup::canonical_json(&test["payload"])
     );
     assert!(body.starts_with("{\"adSlotId\""));
 }

@@ -1,6 +1,23 @@
 //! All business rules, queries and transactions (server only). JSON handlers and Leptos
 //! server functions both call these functions; authorisation is checked here so that no
 //! surface can forget it. Nothing here imports leptos.
+//!
+//! ## The order of rooms
+//!
+//! Lowest first. A room imports only rooms listed before it (left of it on its line, or on
+//! a line above); a lower room that must react to a higher one's event learns of it through
+//! the change door (`changes`) or an event it owns, never by importing it. `Ctx` and the
+//! re-exports of this file are everyone's. `scripts/structure.py` reads this list and
+//! `.ci/run` fails on an import against it.
+//!
+//! - foundations: `clock`, `ids`, `sql`, `db`, `crypto`, `password`, `paging`, `report_range`, `rate_limit`, `audit`, `principal`, `hot_cache`, `changes`, `idempotency`
+//! - parties: `accounts`, `tokens`, `survey_api_keys`
+//! - money: `billing`
+//! - what is sold, and where: `campaigns`, `publisher`
+//! - judgements and what is owed: `fraud`, `earnings`, `payouts`
+//! - events: `callback_delivery`, `conversions`
+//! - surfaces: `delivery`, `surveys`, `reconciliation`, `overview`
+//! - maintenance: `reseal`
 
 pub mod accounts;
 pub mod audit;

@@ -6,8 +6,9 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 
 use crate::domain::Ctx;
+use crate::domain::callback_delivery::setup as callbacks;
 use crate::domain::campaigns::tracking;
-use crate::domain::publisher::{callbacks, user_identity};
+use crate::domain::publisher::user_identity;
 use crate::domain::{payouts, survey_api_keys};
 use crate::error::AppError;
 use entity::{

@@ -41,8 +41,7 @@ pub async fn approve_advertiser(account_id: String, csrf: String) -> Result<(), 
 #[server(prefix = "/fn", endpoint = "admin_survey_queue")]
 pub async fn survey_review_queue()
 -> Result<crate::model::survey::campaign::SurveyCampaignList, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = super::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::default();
         crate::domain::surveys::campaigns::review::pending(&ctx, &p, &page).await
     })

@@ -183,8 +183,7 @@ pub async fn request_wire_funding(
     external_reference: String,
     csrf: String,
 ) -> Result<Funding, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let req = WireFundingRequest {
             amount: support::amount(&amount)?,
             currency: crate::domain::billing::CURRENCY.to_owned(),
@@ -205,8 +204,7 @@ pub async fn open_payment_order(
     idempotency_key: Option<String>,
     csrf: String,
 ) -> Result<PayOrder, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let key = support::text(idempotency_key)
             .unwrap_or_else(|| crate::domain::crypto::random_token("dash"));
         let req = PayOrderRequest {
@@ -227,8 +225,7 @@ pub async fn open_payment_order(
 /// Captures an approved provider order and credits the wallet (idempotent).
 #[server(prefix = "/fn", endpoint = "billing_capture")]
 pub async fn capture_payment(order_id: String, csrf: String) -> Result<Funding, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::billing::funding::capture(&ctx, &p, order_id.trim(), None).await
     })
     .await
@@ -239,8 +236,7 @@ pub async fn capture_payment(order_id: String, csrf: String) -> Result<Funding, 
 /// Wire fundings awaiting review, oldest first, with their advertiser.
 #[server(prefix = "/fn", endpoint = "admin_funding_queue")]
 pub async fn funding_review_queue() -> Result<Vec<WireReview>, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::default();
         let queue = crate::domain::billing::funding::review_queue(&ctx, &p, &page).await?;
         let mut out = Vec::with_capacity(queue.items.len());
@@ -264,8 +260,7 @@ pub async fn funding_review_queue() -> Result<Vec<WireReview>, AppError> {
 /// The wire arrived: credit it.
 #[server(prefix = "/fn", endpoint = "admin_approve_funding")]
 pub async fn approve_wire_funding(funding_id: String, csrf: String) -> Result<Funding, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::billing::funding::approve_wire(&ctx, &p, funding_id.trim()).await
     })
     .await

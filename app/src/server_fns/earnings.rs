@@ -26,8 +26,7 @@ fn page(cursor: Option<String>, prefix: &str) -> Result<crate::domain::paging::P
 /// The caller's earnings balance.
 #[server(prefix = "/fn", endpoint = "earnings_balance")]
 pub async fn my_earnings() -> Result<EarningsBalance, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::earnings::balance::balance(&ctx, &p).await
     })
     .await
@@ -47,8 +46,7 @@ pub async fn my_earnings_movements(cursor: Option<String>) -> Result<EarningsMov
 /// The caller's payout profile (`None` until it is set).
 #[server(prefix = "/fn", endpoint = "payout_profile")]
 pub async fn my_payout_profile() -> Result<Option<PayoutProfile>, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         match crate::domain::payouts::profile::get(&ctx, &p).await {
             Ok(profile) => Ok(Some(profile)),
             Err(e) if e.status == 404 => Ok(None),
@@ -67,8 +65,7 @@ pub async fn save_payout_profile(
     details: String,
     csrf: String,
 ) -> Result<PayoutProfile, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = PayoutProfileInput {
             legal_name: Some(legal_name),
             country: Some(country),
@@ -108,8 +105,7 @@ pub async fn request_payout(amount: Option<String>, csrf: String) -> Result<Payo
 /// One page of the caller's payouts, newest first.
 #[server(prefix = "/fn", endpoint = "list_payouts")]
 pub async fn list_payouts(cursor: Option<String>) -> Result<PayoutList, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = page(cursor, crate::domain::payouts::ID_PREFIX)?;
         crate::domain::payouts::requests::list(&ctx, &p, page).await
     })
@@ -119,8 +115,7 @@ pub async fn list_payouts(cursor: Option<String>) -> Result<PayoutList, AppError
 /// Cancels a payout not yet approved.
 #[server(prefix = "/fn", endpoint = "cancel_payout")]
 pub async fn cancel_payout(payout_id: String, csrf: String) -> Result<Payout, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::payouts::requests::cancel(&ctx, &p, &payout_id).await
     })
     .await
@@ -132,8 +127,7 @@ pub async fn payout_queue(
     status: Option<String>,
     cursor: Option<String>,
 ) -> Result<PayoutList, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = page(cursor, crate::domain::payouts::ID_PREFIX)?;
         let status = status.filter(|s| !s.trim().is_empty());
         crate::domain::payouts::decisions::queue(&ctx, &p, status.as_deref(), page).await
@@ -180,8 +174,7 @@ pub async fn decide_payout(
 /// The latest monthly runs (administrators).
 #[server(prefix = "/fn", endpoint = "payout_runs")]
 pub async fn payout_runs() -> Result<PayoutRunList, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::payouts::runs::list(&ctx, &p).await
     })
     .await
@@ -190,8 +183,7 @@ pub async fn payout_runs() -> Result<PayoutRunList, AppError> {
 /// Queues the monthly payout run of `period` (`YYYY-MM`), or again for what is missing.
 #[server(prefix = "/fn", endpoint = "start_payout_run")]
 pub async fn start_payout_run(period: String, csrf: String) -> Result<PayoutRun, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = PayoutRunInput {
             period: Some(period),
         };
@@ -206,8 +198,7 @@ pub async fn start_payout_run(period: String, csrf: String) -> Result<PayoutRun,
 #[server(prefix = "/fn", endpoint = "statement_periods")]
 pub async fn my_statement_periods()
 -> Result<crate::model::publisher::earnings::StatementPeriods, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::earnings::statements::periods(&ctx, &p).await
     })
     .await
@@ -218,8 +209,7 @@ pub async fn my_statement_periods()
 pub async fn my_statement(
     period: String,
 ) -> Result<crate::model::publisher::earnings::EarningsStatement, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::earnings::statements::month(&ctx, &p, period.trim()).await
     })
     .await
@@ -229,8 +219,7 @@ pub async fn my_statement(
 #[server(prefix = "/fn", endpoint = "earnings_daily")]
 pub async fn my_earnings_daily()
 -> Result<crate::model::publisher::earnings::EarningsDaily, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::earnings::statements::daily(&ctx, &p, None, None).await
     })
     .await
@@ -239,8 +228,7 @@ pub async fn my_earnings_daily()
 /// The platform's revenue per day of the last 30 days (administrators).
 #[server(prefix = "/fn", endpoint = "platform_revenue")]
 pub async fn platform_revenue() -> Result<crate::model::billing::RevenueReport, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::billing::revenue::by_day(&ctx, &p, None, None).await
     })
     .await

@@ -30,8 +30,7 @@ fn held_query(
 /// or a pause (an administrator).
 #[server(prefix = "/fn", endpoint = "fraud_summary")]
 pub async fn fraud_summary() -> Result<FraudOverview, AppError> {
-    run(async move {
-        let (ctx, p) = reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::conversions::holds::fraud_overview(&ctx, &p).await
     })
     .await

@@ -7,8 +7,7 @@ use crate::model::overview::Overview;
 
 #[server(prefix = "/fn", endpoint = "publisher_overview")]
 pub async fn publisher_overview() -> Result<Overview, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = super::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::overview::publisher::overview(&ctx, &p).await
     })
     .await
@@ -16,8 +15,7 @@ pub async fn publisher_overview() -> Result<Overview, AppError> {
 
 #[server(prefix = "/fn", endpoint = "advertiser_overview")]
 pub async fn advertiser_overview() -> Result<Overview, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = super::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::overview::advertiser::overview(&ctx, &p).await
     })
     .await

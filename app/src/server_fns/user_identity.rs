@@ -9,8 +9,7 @@ use crate::model::user_identity::{UserIdentitySecret, UserIdentitySettings};
 /// The placement's setting.
 #[server(prefix = "/fn", endpoint = "publisher_user_identity")]
 pub async fn load_user_identity(placement_id: String) -> Result<UserIdentitySettings, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = super::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::publisher::user_identity::settings(&ctx, &p, &placement_id).await
     })
     .await
@@ -46,8 +45,7 @@ pub async fn set_user_identity_required(
     required: Option<String>,
     csrf: String,
 ) -> Result<UserIdentitySettings, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = crate::model::user_identity::UserIdentityUpdate {
             required: required.is_some(),
         };

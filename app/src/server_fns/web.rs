@@ -56,6 +56,35 @@ pub async fn run<T>(body: impl Future<Output = Result<T, AppError>>) -> Result<T
     result
 }
 
+/// A read as one line: the signed-in caller, then `body`, with the refusal's own status
+/// for a script caller (`run`). `web::read(|ctx, p| async move { domain::x(&ctx, &p).await })`.
+pub async fn read<T, F, Fut>(body: F) -> Result<T, AppError>
+where
+    F: FnOnce(Ctx, Principal) -> Fut,
+    Fut: Future<Output = Result<T, AppError>>,
+{
+    run(async move {
+        let (ctx, p) = reader().await?;
+        body(ctx, p).await
+    })
+    .await
+}
+
+/// A form post as one line: the CSRF check, the signed-in caller, then `body`, with the
+/// refusal's own status for a script caller (`run`).
+/// `web::write(&csrf, |ctx, p| async move { domain::x(&ctx, &p, &id).await })`.
+pub async fn write<T, F, Fut>(csrf: &str, body: F) -> Result<T, AppError>
+where
+    F: FnOnce(Ctx, Principal) -> Fut,
+    Fut: Future<Output = Result<T, AppError>>,
+{
+    run(async move {
+        let (ctx, _, p) = writer(csrf).await?;
+        body(ctx, p).await
+    })
+    .await
+}
+
 /// The signed-in caller of a read.
 pub async fn reader() -> Result<(Ctx, Principal), AppError> {
     let ctx = ctx()?;

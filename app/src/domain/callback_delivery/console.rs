@@ -11,7 +11,8 @@ use sea_orm::{
 };
 
 use super::outbox;
-use crate::domain::publisher::{callbacks, owned_placement};
+use super::setup as callbacks;
+use crate::domain::publisher::owned_placement;
 use crate::domain::{Ctx, Policy, Principal};
 use crate::error::{AppError, FieldErrors};
 use crate::model::callback_delivery::*;

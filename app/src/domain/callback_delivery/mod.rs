@@ -1,6 +1,7 @@
 //! Reward-callback delivery: the outbox rows settlement writes ([`outbox`]), the claim,
 //! signing and outcome bookkeeping of the delivery worker ([`dispatch`]), the publisher's
-//! deliveries console ([`console`]) and the receiver address rules ([`address`]). The HTTP
+//! deliveries console ([`console`]), the receiver address rules ([`address`]) and the
+//! receiver's settings and signing keys ([`setup`]). The HTTP
 //! sending itself lives in the server crate's worker.
 //!
 //! Deliveries go out as fast as receivers take them: the worker claims due deliveries
@@ -22,6 +23,7 @@ pub mod dispatch;
 pub mod outbox;
 pub mod payload;
 pub mod receivers;
+pub mod setup;
 pub mod transport;
 
 use chrono::Duration;
@@ -42,7 +44,7 @@ pub const MAX_RETRY_AFTER_SECONDS: i64 = 86_400;
 /// claim after this and another worker (or the restarted one) sends again.
 pub const LEASE_SECONDS: i64 = 60;
 /// The PostgreSQL channel on which a process announces due deliveries to the others.
-pub const DUE_CHANNEL: &str = "callback_deliveries_due";
+pub use crate::domain::changes::transport::DUE_CHANNEL;
 
 /// Wakes this process's delivery worker when a delivery becomes due. A permit is kept when
 /// the worker is busy, so an announcement is never lost.

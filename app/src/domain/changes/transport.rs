@@ -33,10 +33,13 @@ use tokio::sync::mpsc;
 
 use super::{Change, apply};
 use crate::domain::Ctx;
-use crate::domain::callback_delivery::DUE_CHANNEL;
 
 /// The PostgreSQL notification channel.
 pub const CHANNEL: &str = "cache_changes";
+/// The PostgreSQL channel on which a process announces due reward callbacks to the others
+/// (`callback_delivery::announce`); the listener here wakes this process's delivery worker.
+/// It lives with the listener, the lower room, so `changes` never imports a higher one.
+pub const DUE_CHANNEL: &str = "callback_deliveries_due";
 /// How often SQLite's version row is read.
 pub const POLL: Duration = Duration::from_secs(1);
 /// Every database call here gives up after this long and is retried.

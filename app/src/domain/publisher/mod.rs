@@ -4,7 +4,6 @@
 pub mod app_keys;
 pub mod bans;
 pub mod blacklists;
-pub mod callbacks;
 pub mod delivery_config;
 pub mod gallery;
 pub mod placements;

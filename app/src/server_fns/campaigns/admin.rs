@@ -23,8 +23,7 @@ pub struct CampaignReviewItem {
 /// IN_REVIEW campaigns and live ones with a pending revision, oldest first.
 #[server(prefix = "/fn", endpoint = "admin_campaign_queue")]
 pub async fn campaign_review_queue() -> Result<Vec<CampaignReviewItem>, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::default();
         let queue = crate::domain::campaigns::lifecycle::review_queue(&ctx, &p, &page).await?;
         let mut out = Vec::with_capacity(queue.items.len());

@@ -38,8 +38,7 @@ pub async fn advertiser_conversions(
 /// The caller's latest reconciliations.
 #[server(prefix = "/fn", endpoint = "reconciliation_list")]
 pub async fn recent_reconciliations() -> Result<ReconciliationList, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = crate::server_fns::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::reconciliation::list(&ctx, &p, Some(10), None).await
     })
     .await
@@ -78,8 +77,7 @@ pub async fn create_reconciliation(
 /// A reconciliation as it stands.
 #[server(prefix = "/fn", endpoint = "reconciliation_get")]
 pub async fn reconciliation_view(id: String) -> Result<Reconciliation, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = crate::server_fns::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::reconciliation::get(&ctx, &p, id.trim()).await
     })
     .await
@@ -109,8 +107,7 @@ pub async fn reconciliation_line_page(
 /// Queues a previewed reconciliation for applying.
 #[server(prefix = "/fn", endpoint = "reconciliation_apply")]
 pub async fn apply_reconciliation(id: String, csrf: String) -> Result<Reconciliation, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::reconciliation::queue(&ctx, &p, id.trim()).await
     })
     .await

@@ -222,8 +222,7 @@ pub async fn offer_campaigns(cursor: Option<String>) -> Result<CampaignsOverview
 /// The tracking providers a new campaign can select.
 #[server(prefix = "/fn", endpoint = "campaigns_options")]
 pub async fn new_campaign_options() -> Result<Vec<ProviderCapability>, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         p.require_approved_advertiser()?;
         Ok(crate::domain::campaigns::providers::catalogue(&ctx)
             .items
@@ -367,8 +366,7 @@ pub async fn move_campaign(
     to: String,
     csrf: String,
 ) -> Result<Campaign, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let to = CampaignStatus::parse(to.trim())
             .ok_or_else(|| AppError::field("to", "is not a campaign status"))?;
         let req = TransitionRequest { to, reason: None };
@@ -384,8 +382,7 @@ pub async fn clone_offer_campaign(
     name: Option<String>,
     csrf: String,
 ) -> Result<Campaign, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let req = CloneRequest {
             name: support::text(name),
         };

@@ -145,8 +145,7 @@ pub async fn save_ip_allowlist(
     entries: Option<String>,
     csrf: String,
 ) -> Result<IpAllowlist, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let req = IpAllowlist {
             entries: support::list(entries),
         };
@@ -166,8 +165,7 @@ pub async fn save_web_pixel(
     review_hours: Option<String>,
     csrf: String,
 ) -> Result<WebPixel, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let mut errs = crate::error::FieldErrors::new();
         let req = WebPixelSettingsInput {
             enabled: Some(enabled.is_some()),
@@ -189,8 +187,7 @@ pub async fn save_fraud_rules(
     min_seconds: Option<String>,
     csrf: String,
 ) -> Result<crate::model::fraud::FraudRules, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let mut errs = crate::error::FieldErrors::new();
         let hold_score = support::whole(&mut errs, "holdScore", hold_score);
         let min_seconds = support::whole(&mut errs, "minSecondsToConvert", min_seconds);

@@ -20,8 +20,7 @@ pub async fn list_bans(
     user: Option<String>,
     cursor: Option<String>,
 ) -> Result<UserBanList, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "ban")?;
         let user = support::text(user);
         crate::domain::publisher::bans::list(
@@ -46,8 +45,7 @@ pub async fn ban_user(
     days: Option<String>,
     csrf: String,
 ) -> Result<UserBan, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let mut errs = crate::error::FieldErrors::new();
         let days: Option<i64> = support::number(&mut errs, "days", days);
         if days.is_some_and(|d| !(1..=MAX_BAN_DAYS).contains(&d)) {
@@ -85,8 +83,7 @@ pub async fn update_ban(ban_id: String, status: String, csrf: String) -> Result<
 /// One page of the publisher's blacklist entries, newest first.
 #[server(prefix = "/fn", endpoint = "publisher_blacklist")]
 pub async fn list_blacklist(cursor: Option<String>) -> Result<BlacklistList, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "bl")?;
         crate::domain::publisher::blacklists::list(&ctx, &p, None, &page).await
     })
@@ -125,8 +122,7 @@ pub async fn add_blacklist(
 /// Removes an entry; offers it excluded come back with the next catalogue refresh.
 #[server(prefix = "/fn", endpoint = "publisher_remove_blacklist")]
 pub async fn remove_blacklist(blacklist_id: String, csrf: String) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::publisher::blacklists::delete(&ctx, &p, &blacklist_id).await
     })
     .await

@@ -26,7 +26,8 @@ pub async fn configure_callback(
     crate::server_fns::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
         let settings =
-            crate::domain::publisher::callbacks::configure(&ctx, &p, &placement_id, &url).await?;
+            crate::domain::callback_delivery::setup::configure(&ctx, &p, &placement_id, &url)
+                .await?;
         if let (Some(secret), Some(standard)) =
             (&settings.secret, &settings.standard_webhooks_secret)
         {
@@ -47,7 +48,8 @@ pub async fn rotate_callback(
 ) -> Result<CallbackKeyIssued, AppError> {
     crate::server_fns::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
-        let issued = crate::domain::publisher::callbacks::rotate(&ctx, &p, &placement_id).await?;
+        let issued =
+            crate::domain::callback_delivery::setup::rotate(&ctx, &p, &placement_id).await?;
         let label = callback_secret_label("Next callback signing secret", &issued.key_id);
         let both = format!("{}\n{}", issued.secret, issued.standard_webhooks_secret);
         crate::server_fns::flash::put_secret(&ctx, &session, &placement_id, &label, &both).await?;
@@ -61,9 +63,8 @@ pub async fn promote_callback(
     placement_id: String,
     csrf: String,
 ) -> Result<CallbackKeyRef, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
-        crate::domain::publisher::callbacks::promote(&ctx, &p, &placement_id).await
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
+        crate::domain::callback_delivery::setup::promote(&ctx, &p, &placement_id).await
     })
     .await
 }
@@ -75,7 +76,7 @@ pub async fn test_callback(placement_id: String, csrf: String) -> Result<Callbac
     crate::server_fns::web::run(async move {
         let (ctx, session, p) = support::writer(&csrf).await?;
         let test =
-            crate::domain::publisher::callbacks::test_event::send_test(&ctx, &p, &placement_id)
+            crate::domain::callback_delivery::setup::test_event::send_test(&ctx, &p, &placement_id)
                 .await?;
         crate::server_fns::flash::put(&session, support::CALLBACK_TEST, &placement_id, &test)
             .await?;

@@ -95,7 +95,8 @@ pub async fn remove_callback(
         let session = crate::server_fns::web::session().await?;
         crate::server_fns::web::check_csrf(&session, &csrf).await?;
         let p = crate::server_fns::web::require_principal(&ctx, &session).await?;
-        crate::domain::publisher::retire::remove_callback(&ctx, &p, &placement_id).await
+        crate::domain::callback_delivery::setup::remove::remove_callback(&ctx, &p, &placement_id)
+            .await
     })
     .await
 }

@@ -117,8 +117,7 @@ pub async fn list_placements(
     cursor: Option<String>,
     limit: Option<u64>,
 ) -> Result<PlacementList, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page =
             crate::domain::paging::Page::parse(limit.or(Some(50)), cursor.as_deref(), "plc")?;
         crate::domain::publisher::placements::list(
@@ -135,8 +134,7 @@ pub async fn list_placements(
 
 #[server(prefix = "/fn", endpoint = "publisher_placement")]
 pub async fn get_placement(placement_id: String) -> Result<Placement, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::publisher::placements::get(&ctx, &p, &placement_id).await
     })
     .await
@@ -198,8 +196,7 @@ pub async fn update_placement(
 
 #[server(prefix = "/fn", endpoint = "publisher_request_review")]
 pub async fn request_review(placement_id: String, csrf: String) -> Result<Placement, AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::publisher::placements::request_review(&ctx, &p, &placement_id).await
     })
     .await
@@ -208,8 +205,7 @@ pub async fn request_review(placement_id: String, csrf: String) -> Result<Placem
 /// Archives the placement and returns to the list (409 with the reasons when refused).
 #[server(prefix = "/fn", endpoint = "publisher_delete_placement")]
 pub async fn delete_placement(placement_id: String, csrf: String) -> Result<(), AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::publisher::placements::delete(&ctx, &p, &placement_id).await?;
         leptos_axum::redirect("/publisher/placements");
         Ok(())

@@ -6,14 +6,10 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::publisher::*;
 
-#[cfg(feature = "ssr")]
-use super::support;
-
 /// Placements in `status` (default PENDING_REVIEW), oldest first.
 #[server(prefix = "/fn", endpoint = "admin_placement_queue")]
 pub async fn placement_queue(status: Option<String>) -> Result<PlacementList, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::default();
         crate::domain::publisher::review::queue(&ctx, &p, status.as_deref(), &page).await
     })
@@ -28,8 +24,7 @@ pub async fn review_placement(
     note: Option<String>,
     csrf: String,
 ) -> Result<Placement, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let decision = ReviewDecision::parse(decision.trim())
             .ok_or_else(|| AppError::field("decision", "must be VERIFIED or REJECTED"))?;
         let req = ReviewRequest { decision, note };
@@ -40,8 +35,7 @@ pub async fn review_placement(
 
 #[server(prefix = "/fn", endpoint = "admin_release_placement")]
 pub async fn release_placement(placement_id: String, csrf: String) -> Result<Placement, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::publisher::review::release(&ctx, &p, &placement_id).await
     })
     .await

@@ -64,8 +64,7 @@ pub async fn create_slot(
     rounding: Option<String>,
     csrf: String,
 ) -> Result<AdSlot, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let mut errs = crate::error::FieldErrors::new();
         let currency = currency_input(
             &mut errs,
@@ -164,8 +163,7 @@ pub async fn set_slot_state(
     state: String,
     csrf: String,
 ) -> Result<AdSlot, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let to = SlotState::parse(state.trim())
             .ok_or_else(|| AppError::field("state", "must be ACTIVE or DISABLED"))?;
         crate::domain::publisher::slots::set_state(&ctx, &p, &placement_id, &slot_id, to).await
@@ -180,8 +178,7 @@ pub async fn archive_slot(
     slot_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::publisher::retire::archive_slot(&ctx, &p, &placement_id, &slot_id).await?;
         leptos_axum::redirect(&format!("/publisher/placements/{placement_id}"));
         Ok(())
@@ -214,8 +211,7 @@ pub async fn preview_reward(
 
 #[server(prefix = "/fn", endpoint = "publisher_snippets")]
 pub async fn slot_snippets(placement_id: String, slot_id: String) -> Result<Snippets, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = support::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::publisher::slots::snippets(&ctx, &p, &placement_id, &slot_id).await
     })
     .await

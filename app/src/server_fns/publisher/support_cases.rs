@@ -12,8 +12,7 @@ pub async fn support_inbox(
     status: Option<String>,
     cursor: Option<String>,
 ) -> Result<SupportCaseList, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, p) = crate::server_fns::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         let page = crate::domain::paging::Page::parse(Some(50), cursor.as_deref(), "case")?;
         crate::domain::delivery::support_cases::console::list(
             &ctx,

@@ -60,8 +60,7 @@ pub async fn preview_wall(
     slot_id: String,
     csrf: String,
 ) -> Result<String, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = support::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         // Ownership first: session creation itself is an open SDK route.
         let placement = crate::domain::publisher::placements::get(&ctx, &p, &placement_id).await?;
         let session = crate::domain::delivery::sessions::create(

@@ -62,8 +62,7 @@ pub async fn create_survey_campaign(
     #[server(flatten)] fields: SurveyFields,
     csrf: String,
 ) -> Result<String, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = parse::input(&fields, true)?;
         let created = crate::domain::surveys::campaigns::create(&ctx, &p, input).await?;
         let id = created.campaign._id;
@@ -80,8 +79,7 @@ pub async fn edit_survey_campaign(
     #[server(flatten)] fields: SurveyFields,
     csrf: String,
 ) -> Result<SurveyCampaign, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = parse::input(&fields, false)?;
         crate::domain::surveys::campaigns::update(&ctx, &p, campaign_id.trim(), input).await
     })
@@ -95,8 +93,7 @@ pub async fn clone_survey_campaign(
     name: Option<String>,
     csrf: String,
 ) -> Result<String, AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = crate::model::survey::targeting::SurveyCloneInput {
             campaign_id: Some(campaign_id),
             name: name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty()),
@@ -112,8 +109,7 @@ pub async fn clone_survey_campaign(
 /// Deletes an unpaid DRAFT or pending campaign and returns to the list.
 #[server(prefix = "/fn", endpoint = "survey_delete")]
 pub async fn delete_survey_campaign(campaign_id: String, csrf: String) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::campaigns::delete(&ctx, &p, campaign_id.trim()).await?;
         leptos_axum::redirect("/advertiser/surveys");
         Ok(())

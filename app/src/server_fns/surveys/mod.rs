@@ -123,8 +123,7 @@ pub async fn issue_survey_key(
 
 #[server(prefix = "/fn", endpoint = "survey_allocate")]
 pub async fn allocate_survey(campaign_id: String, csrf: String) -> Result<(), AppError> {
-    super::web::run(async move {
-        let (ctx, _, p) = super::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::allocations::allocate(&ctx, &p, &campaign_id, None).await?;
         Ok(())
     })
@@ -170,8 +169,7 @@ pub async fn survey_detail(id: String) -> Result<SurveyEditorData, AppError> {
 
 #[server(prefix = "/fn", endpoint = "publisher_survey_stats")]
 pub async fn publisher_survey_stats() -> Result<SurveyStats, AppError> {
-    super::web::run(async move {
-        let (ctx, p) = super::web::reader().await?;
+    crate::server_fns::web::read(|ctx, p| async move {
         crate::domain::surveys::stats::by_day(&ctx, &p, 30).await
     })
     .await

@@ -82,8 +82,7 @@ pub async fn delete_quota(
     quota_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::quotas::delete(&ctx, &p, &campaign_id, &quota_id).await?;
         Ok(())
     })
@@ -98,8 +97,7 @@ pub async fn add_qualification(
     criteria: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let input = crate::domain::surveys::quotas::criteria_from_text(&question_id, &criteria)?;
         crate::domain::surveys::quotas::create_qualification(
             &ctx,
@@ -123,8 +121,7 @@ pub async fn update_qualification(
     criteria: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::quotas::update_qualification_text(
             &ctx,
             &p,
@@ -146,8 +143,7 @@ pub async fn delete_qualification(
     qualification_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::quotas::delete_qualification(
             &ctx,
             &p,
@@ -208,8 +204,7 @@ pub async fn delete_question(
     question_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    crate::server_fns::web::write(&csrf, |ctx, p| async move {
         crate::domain::surveys::questions::delete(&ctx, &p, &campaign_id, &question_id).await?;
         Ok(())
     })

@@ -108,42 +108,12 @@ pub fn finish(openapi: &mut OpenApi) {
     }
 }
 
-const SDK_LIMITS: &str = "`rate_limited`: more than 120 reads or 60 writes a minute on this session (`sdk-read`, `sdk-write`)";
-
-/// Operations limited by an extractor or a helper they share, whose own annotations list no
-/// 429: method (`*` for any), path prefix, and what the 429 means. JSON unless `html`.
-const SHARED_LIMITS: [(&str, &str, &str, bool); 8] = [
-    (
-        "*",
-        "/api/v1/campaigns/",
-        "`rate_limited`: more than 600 requests a minute with this API key (`survey-api`)",
-        false,
-    ),
-    ("*", "/sdk/v2/sessions/", SDK_LIMITS, false),
-    ("*", "/sdk/v2/ad-slots/", SDK_LIMITS, false),
-    ("*", "/sdk/v2/offers/", SDK_LIMITS, false),
-    ("*", "/sdk/v2/reward-status", SDK_LIMITS, false),
-    ("*", "/sdk/v2/support", SDK_LIMITS, false),
-    (
-        "*",
-        "/offerwall",
-        "The \"Too many requests\" page: more than 120 pages or 60 taps a minute on this session (`sdk-read`, `sdk-write`)",
-        true,
-    ),
-    (
-        "post",
-        "/surveys/v1/entry/",
-        "The verification step again: more than 5 answers at once, then one a minute, for this respondent (`survey-verify`)",
-        true,
-    ),
-];
-
 /// Adds the 429 an operation's shared limit can answer when its annotation has none.
 fn shared_limit(path: &str, method: &str, op: &mut Operation) {
     if path.contains("/assets/") || op.responses.responses.contains_key("429") {
         return;
     }
-    let Some((_, _, what, html)) = SHARED_LIMITS
+    let Some((_, _, what, html)) = crate::route_facts::SHARED_LIMITS
         .iter()
         .find(|(m, prefix, _, _)| (*m == "*" || *m == method) && path.starts_with(prefix))
     else {
@@ -163,20 +133,15 @@ fn shared_limit(path: &str, method: &str, op: &mut Operation) {
         .insert("429".to_owned(), RefOr::T(answer.build()));
 }
 
-/// Whether the dashboard API's stored answers apply (`idempotent_answers.rs`).
+/// Whether the dashboard API's stored answers apply (`route_facts`, read by
+/// `idempotent_answers.rs` too).
 fn keyed(path: &str, method: &str) -> bool {
-    method == "post"
-        && [
-            "/publisher/v2/",
-            "/admin/v1/",
-            "/performance-marketing/v2/",
-            "/api/v1/campaigns/",
-        ]
-        .iter()
-        .any(|p| path.starts_with(p))
-        && !["/postbacks/", "/pixels/", "/sandbox/"]
-            .iter()
-            .any(|p| path.contains(p))
+    method
+        .to_ascii_uppercase()
+        .parse::<http::Method>()
+        .is_ok_and(|m| {
+            crate::route_facts::key_rule(&m, path) == crate::route_facts::KeyRule::Stored
+        })
 }
 
 /// The optional `Idempotency-Key` of the dashboard API's POSTs, with the two refusals it

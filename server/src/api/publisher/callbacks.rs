@@ -1,6 +1,6 @@
 //! Reward callback settings: configure, read, remove, rotate, promote, test.
 
-use app::domain::publisher::callbacks;
+use app::domain::callback_delivery::setup as callbacks;
 use app::error::AppError;
 use app::model::publisher::*;
 use axum::extract::State;
@@ -59,7 +59,7 @@ async fn remove(
     Authenticated(p): Authenticated,
     AppPath(id): AppPath<String>,
 ) -> Result<AppJson<app::model::callback_delivery::CallbackRemoved>, AppError> {
-    app::domain::publisher::retire::remove_callback(&s.ctx, &p, &id)
+    callbacks::remove::remove_callback(&s.ctx, &p, &id)
         .await
         .map(AppJson)
 }

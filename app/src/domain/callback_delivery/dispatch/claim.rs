@@ -18,7 +18,7 @@ use sea_orm::{
 };
 
 use super::{Claimed, KeyState};
-use crate::domain::publisher::callbacks::{CURRENT, KeySecrets, NEXT, open_secret};
+use crate::domain::callback_delivery::setup::{CURRENT, KeySecrets, NEXT, open_secret};
 use crate::domain::{Ctx, db, sql};
 use crate::error::AppError;
 use entity::{callback_delivery, callback_key, callback_receiver, placement};

@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 pub use claim::{ClaimRequest, claim, release_orphans, renew};
 pub use record::{Finished, park, record_batch};
 
+use crate::domain::callback_delivery::setup::{KeySecrets, SignedDelivery, sign_delivery};
 use crate::domain::crypto;
-use crate::domain::publisher::callbacks::{KeySecrets, SignedDelivery, sign_delivery};
 use entity::callback_delivery;
 
 /// What signing a claimed delivery can use.

@@ -13,15 +13,16 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Query
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-use super::owned_placement;
 use crate::domain::callback_delivery::address::{AddressRefused, resolve_checked};
 use crate::domain::callback_delivery::outbox;
 use crate::domain::changes::Change;
+use crate::domain::publisher::owned_placement;
 use crate::domain::{Ctx, Principal, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::publisher::*;
 use entity::{callback_key, placement};
 
+pub mod remove;
 pub mod standard_webhooks;
 pub mod test_event;
 
