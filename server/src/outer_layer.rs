@@ -74,6 +74,7 @@ impl<S> Layer<S> for OuterLayer {
             inner: DefaultBodyLimit::max(MAX_BODY_BYTES).layer(inner),
             layer: self.clone(),
             series: Arc::default(),
+            class: Arc::default(),
         }
     }
 }
@@ -85,6 +86,8 @@ pub struct OuterService<S> {
     /// This route's series for the first method it answered (a route's service answers one
     /// method; the 405 fallback of a route answers several and takes the slow path).
     series: Arc<OnceLock<(Method, RouteSeries)>>,
+    /// This route's class (`route_facts`) for the first method it answered, found once.
+    class: Arc<OnceLock<(Method, RouteClass)>>,
 }
 
 impl<S> Service<Request> for OuterService<S>
@@ -116,9 +119,15 @@ where
         req.extensions_mut().insert(ClientIp(ip));
         let method = req.method().clone();
         let route = req.extensions().get::<MatchedPath>().cloned();
-        let class = RouteClass(route.as_ref().map_or(Carries::Ordinary, |r| {
-            route_facts::carries(&method, r.as_str())
-        }));
+        let of = || {
+            RouteClass(route.as_ref().map_or(Carries::Ordinary, |r| {
+                route_facts::carries(&method, r.as_str())
+            }))
+        };
+        let class = match self.class.get_or_init(|| (method.clone(), of())) {
+            (m, class) if *m == method => *class,
+            _ => of(),
+        };
         let deadline = class.deadline(self.layer.deadline);
         let too_big = declares_more_than(req.headers(), class.body_limit());
         // The usual tower pattern: the clone takes the next call, this one is ready.
