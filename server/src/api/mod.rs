@@ -33,7 +33,9 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
         version = "2.0.0"
     ),
     modifiers(&SecuritySchemes),
-    components(schemas(ErrorBody, ErrorDetail)),
+    // The postback routes' answers are written once (`postbacks::answers`) and name the
+    // receipt by reference, so it is registered here.
+    components(schemas(ErrorBody, ErrorDetail, app::model::delivery::CallbackReceipt)),
     tags(
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),

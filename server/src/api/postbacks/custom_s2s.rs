@@ -10,7 +10,7 @@ use axum::Extension;
 use axum::extract::State;
 use axum::http::HeaderMap;
 
-use crate::api::ErrorBody;
+use super::answers::CustomS2sAnswers;
 use crate::extract::{AppJson, AppPath, AppQuery};
 use crate::state::AppState;
 
@@ -34,14 +34,7 @@ fn signing_headers(h: &HeaderMap) -> S2sHeaders {
 #[utoipa::path(post, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
     params(("campaignId" = String, Path), ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
     request_body = ConversionEvent,
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
-        (status = 401, body = ErrorBody, description = "`unauthorized` (signing headers missing), `invalid_signature` or `stale_timestamp`"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(CustomS2sAnswers))]
 pub(crate) async fn custom_s2s_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -60,14 +53,7 @@ pub(crate) async fn custom_s2s_post(
 /// The same report with the five fields in the query string (POST keeps them out of logs).
 #[utoipa::path(get, path = "/postbacks/custom-s2s/{campaignId}", tag = "tracking",
     params(("campaignId" = String, Path), ConversionEvent, ("X-Service-Key-Id" = String, Header), ("X-Service-Timestamp" = String, Header), ("X-Service-Signature" = String, Header)),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
-        (status = 401, body = ErrorBody, description = "`unauthorized` (signing headers missing), `invalid_signature` or `stale_timestamp`"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: unknown, DRAFT or not a Custom S2S campaign, or delivery switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(CustomS2sAnswers))]
 pub(crate) async fn custom_s2s_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,

@@ -13,7 +13,7 @@ use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::CallbackInput;
-use crate::api::ErrorBody;
+use super::answers::MmpAnswers;
 use crate::extract::{AppJson, AppPath};
 use crate::state::AppState;
 
@@ -60,14 +60,7 @@ async fn handle(
         ("provider" = String, Path, description = "Lowercase partner code: appsflyer, adjust, branch, singular, kochava or airbridge"),
         ("X-Service-Token" = Option<String>, Header, description = "The campaign token (or the `token` parameter)"),
         TokenConversion),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed after the partner mapping (`fieldErrors`)"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not the campaign's active token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: unknown or DRAFT campaign, another provider, the feature or delivery switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(MmpAnswers))]
 async fn mmp_postback_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -92,14 +85,7 @@ async fn mmp_postback_get(
         (TokenConversion = "application/json"),
         (TokenConversion = "application/x-www-form-urlencoded")),
         description = "The canonical five fields or the partner's names (see the table), and optionally `token`"),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed after the partner mapping (`fieldErrors`); `unsupported_media_type`; `malformed_json`"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not the campaign's active token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: unknown or DRAFT campaign, another provider, the feature or delivery switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(MmpAnswers))]
 async fn mmp_postback_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,

@@ -3,6 +3,7 @@
 //! and the development sandbox. All of them are behind the delivery feature switch and
 //! share one limit: 120 requests per minute per source address.
 
+mod answers;
 pub(crate) mod custom_s2s;
 mod mmp;
 mod sandbox;

@@ -14,7 +14,7 @@ use axum::extract::State;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::CallbackInput;
-use crate::api::ErrorBody;
+use super::answers::TokenAnswers;
 use crate::extract::AppJson;
 use crate::state::AppState;
 
@@ -49,14 +49,7 @@ async fn handle(
 /// durably in the processing inbox; an exact retry answers `duplicate: true`.
 #[utoipa::path(get, path = "/postbacks/direct", tag = "tracking",
     params(("X-Service-Token" = Option<String>, Header, description = "The direct token (or the `token` parameter)"), TokenConversion),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active direct token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(TokenAnswers))]
 async fn direct_postback_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -76,14 +69,7 @@ async fn direct_postback_get(
         (TokenConversion = "application/json"),
         (TokenConversion = "application/x-www-form-urlencoded")),
         description = "The canonical five fields and optionally `token`"),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`); `unsupported_media_type`; `malformed_json`"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active direct token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(TokenAnswers))]
 async fn direct_postback_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -102,14 +88,7 @@ async fn direct_postback_post(
 /// `duplicate: true`.
 #[utoipa::path(get, path = "/postbacks/managed", tag = "tracking",
     params(("X-Service-Token" = Option<String>, Header, description = "The managed token (or the `token` parameter)"), TokenConversion),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`)"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active managed token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(TokenAnswers))]
 async fn managed_postback_get(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
@@ -129,14 +108,7 @@ async fn managed_postback_get(
         (TokenConversion = "application/json"),
         (TokenConversion = "application/x-www-form-urlencoded")),
         description = "The canonical five fields and optionally `token`"),
-    responses(
-        (status = 200, body = CallbackReceipt, description = "In the processing inbox (`duplicate: true` for an exact retry, same `receiptId`)"),
-        (status = 400, body = ErrorBody, description = "`invalid_input`: a field is missing or malformed (`fieldErrors`); `unsupported_media_type`; `malformed_json`"),
-        (status = 401, body = ErrorBody, description = "`unauthorized`: no token; `invalid_token`: not an active managed token"),
-        (status = 403, body = ErrorBody, description = "`ip_not_allowed`: the source is outside the campaign's IP allowlist"),
-        (status = 404, body = ErrorBody, description = "`not_found`: the campaign is still DRAFT, or delivery is switched off"),
-        (status = 409, body = ErrorBody, description = "`transaction_conflict`: the transaction_id was reported with another click or goal"),
-        (status = 429, body = ErrorBody, description = "`rate_limited`: more than 120 callbacks a minute from this address")))]
+    responses(TokenAnswers))]
 async fn managed_postback_post(
     State(s): State<AppState>,
     Extension(ClientIp(ip)): Extension<ClientIp>,
