@@ -81,9 +81,7 @@ pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>
         return Ok(None);
     };
     match accounts::get(ctx, &id).await {
-        Ok(a) if AccountStatus::parse(&a.status) != Some(AccountStatus::Disabled) => {
-            Ok(Some(accounts::principal(&a)))
-        }
+        Ok(a) if a.status != AccountStatus::Disabled => Ok(Some(accounts::principal(&a))),
         _ => Ok(None),
     }
 }

@@ -1,4 +1,5 @@
 //! A dashboard account: publisher, advertiser or administrator.
+use crate::values::{AccountStatus, Role};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -12,9 +13,9 @@ pub struct Model {
     /// argon2id PHC string.
     pub password_hash: String,
     /// PUBLISHER, ADVERTISER, ADMIN or SUPERADMIN.
-    pub role: String,
+    pub role: Role,
     /// ACTIVE, PENDING or DISABLED.
-    pub status: String,
+    pub status: AccountStatus,
     pub company_name: String,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

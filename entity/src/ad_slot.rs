@@ -1,4 +1,5 @@
 //! An ad slot of a placement with its currency and delivery configuration (JSON sections as text).
+use crate::values::SlotState;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -9,7 +10,7 @@ pub struct Model {
     pub placement_id: String,
     pub name: String,
     pub r#type: String,
-    pub state: String,
+    pub state: SlotState,
     pub currency_name: String,
     pub currency_decimals: i32,
     pub rate_numerator_minor_units: i64,

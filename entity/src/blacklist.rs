@@ -1,4 +1,5 @@
 //! A publisher's delivery exclusion (campaign, advertiser, category, task type or destination domain).
+use crate::values::BlacklistKind;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -8,7 +9,7 @@ pub struct Model {
     pub id: String,
     pub owner_account_id: String,
     pub placement_id: Option<String>,
-    pub kind: String,
+    pub kind: BlacklistKind,
     pub value: String,
     pub reason: Option<String>,
     pub created_at: DateTimeUtc,

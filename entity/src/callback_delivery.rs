@@ -1,4 +1,5 @@
 //! A signed reward callback to a publisher (the outbox), written with the conversion it reports.
+use crate::values::DeliveryStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -11,7 +12,7 @@ pub struct Model {
     pub conversion_id: String,
     pub event: String,
     pub payload: String,
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub next_attempt_at: DateTimeUtc,
     pub last_response_status: Option<i32>,

@@ -1,4 +1,5 @@
 //! A reward-callback signing key (CURRENT, NEXT or RETIRED); the secret is sealed.
+use crate::values::CallbackKeyState;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -7,7 +8,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
     pub placement_id: String,
-    pub state: String,
+    pub state: CallbackKeyState,
     pub secret_ciphertext: String,
     pub created_at: DateTimeUtc,
     pub promoted_at: Option<DateTimeUtc>,

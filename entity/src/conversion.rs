@@ -1,4 +1,5 @@
 //! A conversion of one advertiser transaction, with its settlement and the publisher's earnings.
+use crate::values::{EarningsState, ReportedStatus, Settlement};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -11,8 +12,8 @@ pub struct Model {
     pub transaction_id: String,
     pub click_id: String,
     pub goal_id: String,
-    pub status: String,
-    pub settlement: String,
+    pub status: ReportedStatus,
+    pub settlement: Settlement,
     pub placement_id: Option<String>,
     pub ad_slot_id: Option<String>,
     pub session_id: Option<String>,
@@ -30,7 +31,7 @@ pub struct Model {
     pub publisher_id: Option<String>,
     /// PENDING (in the hold), AVAILABLE (released) or REVERSED; none for conversions paid
     /// before earnings were kept in the ledger, whose reversal moves only the advertiser.
-    pub earnings_state: Option<String>,
+    pub earnings_state: Option<EarningsState>,
     /// When the earnings were made (the hold counts from here).
     pub earnings_at: Option<DateTimeUtc>,
     /// When a paid conversion was reversed.

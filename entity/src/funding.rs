@@ -1,4 +1,5 @@
 //! A funding of an advertiser's wallet by wire (AWAITING_REVIEW until an administrator credits it) or payment provider (PENDING until captured).
+use crate::values::FundingStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -8,7 +9,7 @@ pub struct Model {
     pub id: String,
     pub advertiser_id: String,
     pub method: String,
-    pub status: String,
+    pub status: FundingStatus,
     pub amount_micros: i64,
     pub currency: String,
     pub external_reference: Option<String>,

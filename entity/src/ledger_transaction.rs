@@ -1,4 +1,5 @@
 //! One business event in the ledger; its entries sum to zero. `dedupe_key` makes each event post at most once.
+use crate::values::TransactionKind;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -6,7 +7,7 @@ use sea_orm::entity::prelude::*;
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
-    pub kind: String,
+    pub kind: TransactionKind,
     pub owner_account_id: String,
     pub reference_type: String,
     pub reference_id: String,

@@ -1,5 +1,6 @@
 //! An advertiser's offer campaign. `config` is the newest revision's JSON configuration;
 //! `live_revision` is the approved revision that delivers.
+use crate::values::CampaignStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -8,7 +9,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
     pub advertiser_id: String,
-    pub status: String,
+    pub status: CampaignStatus,
     pub name: String,
     pub tracking_provider: String,
     pub budget_micros: i64,

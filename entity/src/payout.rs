@@ -1,5 +1,6 @@
 //! One payout to a publisher. The payment details are copied from the profile (sealed again,
 //! binding `payouts:<id>`) when it is requested, so a later profile edit cannot redirect it.
+use crate::values::PayoutStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -11,7 +12,7 @@ pub struct Model {
     /// The monthly run that created it (none for a publisher's own request).
     pub run_id: Option<String>,
     /// REQUESTED, APPROVED, PAID, CANCELLED, REJECTED or FAILED.
-    pub status: String,
+    pub status: PayoutStatus,
     pub amount_micros: i64,
     pub currency: String,
     pub legal_name: String,

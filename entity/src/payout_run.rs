@@ -1,5 +1,6 @@
 //! An administrator's payout run for one month: one payout per eligible publisher, made by
 //! a worker (`payouts::runs`).
+use crate::values::PayoutRunStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -14,7 +15,7 @@ pub struct Model {
     pub created_count: i32,
     pub skipped_count: i32,
     /// QUEUED, RUNNING or COMPLETED (`PayoutRunStatus`).
-    pub status: String,
+    pub status: PayoutRunStatus,
     /// The worker making the run's payouts, and until when it holds the run.
     pub lease_owner: Option<String>,
     pub lease_until: Option<DateTimeUtc>,

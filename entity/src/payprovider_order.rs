@@ -1,4 +1,5 @@
 //! An order at the built-in development payment provider (CREATED, APPROVED, DECLINED, COMPLETED).
+use crate::values::OrderStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -9,7 +10,7 @@ pub struct Model {
     pub funding_id: String,
     pub amount_micros: i64,
     pub currency: String,
-    pub status: String,
+    pub status: OrderStatus,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -1,4 +1,5 @@
 //! An app, site or API network of a publisher. Status: DRAFT, PENDING_REVIEW, VERIFIED, REJECTED.
+use crate::values::PlacementStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -15,7 +16,7 @@ pub struct Model {
     pub minimum_sdk_version: String,
     pub recommended_sdk_version: Option<String>,
     pub require_consent: bool,
-    pub status: String,
+    pub status: PlacementStatus,
     pub released: bool,
     pub released_at: Option<DateTimeUtc>,
     pub review_note: Option<String>,

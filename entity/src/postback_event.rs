@@ -1,4 +1,5 @@
 //! One accepted conversion callback (the processing inbox); its id is the receipt id.
+use crate::values::{PostbackOutcome, ReportedStatus};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -11,10 +12,10 @@ pub struct Model {
     pub transaction_id: String,
     pub click_id: String,
     pub goal_id: String,
-    pub status: String,
+    pub status: ReportedStatus,
     pub occurred_at: String,
     pub event_hash: String,
-    pub outcome: String,
+    pub outcome: PostbackOutcome,
     pub conversion_id: Option<String>,
     pub received_at: DateTimeUtc,
 }

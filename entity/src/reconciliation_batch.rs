@@ -1,5 +1,6 @@
 //! An advertiser's bulk reconciliation: transaction ids to approve or reverse, previewed
 //! when created and applied by a worker (QUEUED → APPLYING → DONE).
+use crate::values::ReconciliationStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -14,7 +15,7 @@ pub struct Model {
     pub action: String,
     pub reason: String,
     /// PREVIEWED, QUEUED, APPLYING or DONE.
-    pub status: String,
+    pub status: ReconciliationStatus,
     pub line_count: i32,
     pub created_by: String,
     pub created_at: DateTimeUtc,

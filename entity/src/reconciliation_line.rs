@@ -1,5 +1,6 @@
 //! One transaction id of a bulk reconciliation: what the preview found and, once applied,
 //! what happened (committed with the money it moved).
+use crate::values::LineState;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -16,9 +17,9 @@ pub struct Model {
     pub conversion_id: Option<String>,
     /// WILL_APPLY, ALREADY_IN_STATE, UNKNOWN, AMBIGUOUS, OUTSIDE_WINDOW, NOT_ALLOWED or
     /// DUPLICATE_LINE.
-    pub preview: String,
+    pub preview: LineState,
     /// Set when applied: APPLIED, NO_BUDGET, CAP_REACHED or a preview value.
-    pub result: Option<String>,
+    pub result: Option<LineState>,
     /// The conversion's payout when the line was previewed.
     pub payout_micros: i64,
     pub applied_at: Option<DateTimeUtc>,

@@ -1,6 +1,7 @@
 //! A provider callback fixture accepted by the sandbox (development only). It records what
 //! the real route would have accepted; it is never settled, ledgered or sent anywhere.
 //! Unique per (scope, idempotency_key); `request_hash` tells an exact retry from a reuse.
+use crate::values::ReportedStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -19,7 +20,7 @@ pub struct Model {
     pub click_id: String,
     pub transaction_id: String,
     pub goal_id: String,
-    pub status: String,
+    pub status: ReportedStatus,
     pub occurred_at: String,
     /// The fixture as received (canonical JSON).
     pub fixture: String,

@@ -1,4 +1,5 @@
 //! A support case opened by an end user through the SDK. Status: OPEN, IN_PROGRESS, RESOLVED, REJECTED.
+use crate::values::SupportStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -13,7 +14,7 @@ pub struct Model {
     pub offer_id: Option<String>,
     pub reason_code: String,
     pub message: String,
-    pub status: String,
+    pub status: SupportStatus,
     pub publisher_note: Option<String>,
     pub idempotency_key: Option<String>,
     pub created_at: DateTimeUtc,

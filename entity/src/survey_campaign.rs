@@ -1,5 +1,6 @@
 //! A survey campaign created through the signed survey API; metadata and device lists are
 //! JSON text.
+use crate::values::{PaymentStatus, SurveyStatus};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -9,8 +10,8 @@ pub struct Model {
     pub id: String,
     pub advertiser_id: String,
     pub name: String,
-    pub status: String,
-    pub payment_status: String,
+    pub status: SurveyStatus,
+    pub payment_status: PaymentStatus,
     pub country_language_id: String,
     pub cpi_micros: Option<i64>,
     /// Expected minutes × 100 (the API's `length_of_interview`, a number).

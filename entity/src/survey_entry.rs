@@ -1,6 +1,7 @@
 //! A respondent's entry into a survey through the hosted SurveyUrl: the transaction the
 //! supplier's return reports on. ENTERED, then COMPLETE (settled, `conversion_id` set),
 //! TERMINATED, OVERQUOTA or QUALITY_FAIL.
+use crate::values::EntryStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -13,7 +14,7 @@ pub struct Model {
     pub placement_id: String,
     pub ad_slot_id: Option<String>,
     pub quota_id: Option<String>,
-    pub status: String,
+    pub status: EntryStatus,
     pub test: bool,
     pub verification: String,
     pub cpi_micros: i64,

@@ -1,5 +1,6 @@
 //! One survey fetch: who asked, from where, the risk score it got and its outcome. Feeds the
 //! velocity checks of the fraud score.
+use crate::values::FetchOutcome;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -12,7 +13,7 @@ pub struct Model {
     pub ip: String,
     pub gps_id: Option<String>,
     pub risk_score: i32,
-    pub outcome: String,
+    pub outcome: FetchOutcome,
     pub created_at: DateTimeUtc,
 }
 

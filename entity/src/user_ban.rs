@@ -1,4 +1,5 @@
 //! A ban of one end user of a placement: no sessions, no launches while ACTIVE and unexpired.
+use crate::values::BanStatus;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -10,7 +11,7 @@ pub struct Model {
     pub placement_id: String,
     pub external_user_id: String,
     pub reason: String,
-    pub status: String,
+    pub status: BanStatus,
     pub expires_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

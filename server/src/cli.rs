@@ -76,7 +76,8 @@ pub enum UserCommand {
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
-    Role::parse(s).ok_or_else(|| format!("`{s}` is not admin, superadmin, publisher or advertiser"))
+    Role::parse(&s.to_ascii_uppercase())
+        .ok_or_else(|| format!("`{s}` is not admin, superadmin, publisher or advertiser"))
 }
 
 /// Entry point of the binary.

@@ -42,9 +42,10 @@ const CARRIES: [(Option<Method>, &str, Carries); 13] = [
         "/sdk/v2/support/{supportCaseId}/evidence",
         Carries::Upload,
     ),
+    // A file the publisher downloads (through the API and the dashboard).
     (
         Some(Method::GET),
-        "/sdk/v2/support/{supportCaseId}/evidence",
+        "/publisher/v2/support-cases/{supportCaseId}/evidence/{evidenceId}",
         Carries::Export,
     ),
     (
@@ -163,7 +164,10 @@ mod tests {
     fn routes_are_found_by_template_and_method() {
         let evidence = "/sdk/v2/support/{supportCaseId}/evidence";
         assert_eq!(carries(&Method::POST, evidence), Carries::Upload);
-        assert_eq!(carries(&Method::GET, evidence), Carries::Export);
+        // The SDK uploads evidence; it never reads it back.
+        assert_eq!(carries(&Method::GET, evidence), Carries::Ordinary);
+        let file = "/publisher/v2/support-cases/{supportCaseId}/evidence/{evidenceId}";
+        assert_eq!(carries(&Method::GET, file), Carries::Export);
         let rec = "/performance-marketing/v2/conversions/reconciliations";
         assert_eq!(carries(&Method::POST, rec), Carries::Reconciliation);
         assert_eq!(carries(&Method::GET, rec), Carries::Ordinary);

@@ -471,7 +471,7 @@ async fn ledger_holds_under_concurrent_movements(app: TestApp) {
             let reserved = ledger::post(
                 &txn,
                 now,
-                "reserve",
+                ledger::TransactionKind::CampaignReserve,
                 &adv,
                 ("campaign", &campaign),
                 &format!("reserve:{i}"),
@@ -490,16 +490,22 @@ async fn ledger_holds_under_concurrent_movements(app: TestApp) {
                 .await
                 .expect("held");
             let amount = 3_000_000.min(held);
-            let legs = if i % 2 == 0 {
-                ledger::spend_legs(&adv, &campaign, amount)
+            let (kind, legs) = if i % 2 == 0 {
+                (
+                    ledger::TransactionKind::CampaignSpend,
+                    ledger::spend_legs(&adv, &campaign, amount),
+                )
             } else {
-                ledger::release_legs(&adv, &campaign, amount)
+                (
+                    ledger::TransactionKind::CampaignRelease,
+                    ledger::release_legs(&adv, &campaign, amount),
+                )
             };
             if amount > 0
                 && ledger::post(
                     &txn,
                     now,
-                    "move",
+                    kind,
                     &adv,
                     ("campaign", &campaign),
                     &format!("move:{i}"),
@@ -579,8 +585,14 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
                     Err(e) => panic!("begin: {e:?}"),
                 };
                 let (kind, legs) = match rng.random_range(0..4) {
-                    0 => ("funding_credit", ledger::funding_legs(&adv, amount)),
-                    1 => ("reserve", ledger::reserve_legs(&adv, &campaign, amount)),
+                    0 => (
+                        ledger::TransactionKind::FundingCredit,
+                        ledger::funding_legs(&adv, amount),
+                    ),
+                    1 => (
+                        ledger::TransactionKind::CampaignReserve,
+                        ledger::reserve_legs(&adv, &campaign, amount),
+                    ),
                     op => {
                         let held = ledger::reserved_for(&txn, &adv, &campaign)
                             .await
@@ -591,9 +603,15 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
                             continue;
                         }
                         if op == 2 {
-                            ("spend", ledger::spend_legs(&adv, &campaign, part))
+                            (
+                                ledger::TransactionKind::CampaignSpend,
+                                ledger::spend_legs(&adv, &campaign, part),
+                            )
                         } else {
-                            ("release", ledger::release_legs(&adv, &campaign, part))
+                            (
+                                ledger::TransactionKind::CampaignRelease,
+                                ledger::release_legs(&adv, &campaign, part),
+                            )
                         }
                     }
                 };
@@ -603,7 +621,7 @@ async fn ledger_holds_under_random_interleavings(app: TestApp) {
                 {
                     Ok(_) => {
                         txn.commit().await.expect("commit");
-                        if kind == "funding_credit" {
+                        if kind == entity::values::TransactionKind::FundingCredit {
                             credited.fetch_add(amount, Ordering::SeqCst);
                         }
                     }

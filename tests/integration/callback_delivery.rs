@@ -47,7 +47,8 @@ async fn a_reversal_never_cancels_a_confirmation_being_sent(backend: Backend) {
         .expect("q")
         .expect("row");
     assert_ne!(
-        row.status, "CANCELLED",
+        row.status,
+        entity::values::DeliveryStatus::Cancelled,
         "cancelled while being sent: {row:?}"
     );
     let reversals = callback_delivery::Entity::find()

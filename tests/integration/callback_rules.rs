@@ -46,7 +46,10 @@ async fn the_last_failed_attempt_fails_the_delivery_for_good(backend: Backend) {
         w.app.run_workers_once().await;
     }
     assert_eq!(rx.received().len(), 1);
-    assert_eq!(row(&w, &ids[0]).await.status, "FAILED");
+    assert_eq!(
+        row(&w, &ids[0]).await.status,
+        entity::values::DeliveryStatus::Failed
+    );
 }
 
 async fn a_dead_workers_send_goes_again_once_after_its_lease(backend: Backend) {
@@ -83,7 +86,10 @@ async fn a_late_worker_cannot_reopen_a_delivered_callback(backend: Backend) {
     assert_eq!(slow.len(), 1);
     w.app.clock.advance(Duration::seconds(LEASE_SECONDS + 1));
     w.app.run_workers_once().await;
-    assert_eq!(row(&w, &ids[0]).await.status, "DELIVERED");
+    assert_eq!(
+        row(&w, &ids[0]).await.status,
+        entity::values::DeliveryStatus::Delivered
+    );
     let late = dispatch::Finished {
         claimed: slow.remove(0),
         sent: None,

@@ -344,7 +344,7 @@ async fn as_before_earnings(w: &World) {
     ledger::post(
         db,
         now,
-        "test_undo",
+        ledger::TransactionKind::Adjustment,
         "",
         ("campaign", &w.campaign),
         "undo-earnings",

@@ -10,6 +10,7 @@ use tests::builders::{USD, campaign_body};
 use tests::{TestApp, both_backends};
 
 use entity::conversion as cnv;
+use entity::values::EarningsState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 /// 70 % of the 1.50 USD goal payout.
@@ -109,14 +110,14 @@ async fn a_campaign_that_fails_does_not_stop_the_release(app: TestApp) {
             .expect("conversion")
             .earnings_state
     };
-    assert_eq!(state(stuck).await.as_deref(), Some("PENDING"));
-    assert_eq!(state(released).await.as_deref(), Some("AVAILABLE"));
+    assert_eq!(state(stuck).await, Some(EarningsState::Pending));
+    assert_eq!(state(released).await, Some(EarningsState::Available));
     let drop = match w.app.backend {
         tests::Backend::Sqlite => "DROP TRIGGER refuse_release",
         tests::Backend::Postgres => "DROP TRIGGER refuse_release ON conversions",
     };
     db.execute_unprepared(drop).await.expect("drop trigger");
     assert_eq!(release::run_once(ctx).await.expect("again"), 1);
-    assert_eq!(state(stuck).await.as_deref(), Some("AVAILABLE"));
+    assert_eq!(state(stuck).await, Some(EarningsState::Available));
     assert_reconciled(&w.app).await;
 }

@@ -84,7 +84,11 @@ async fn a_click_farm_is_held_and_honest_users_are_paid(backend: Backend) {
     honest(&w, 22..27).await;
     for i in 0..20 {
         let c = conversion_of(&w.app, &format!("tx-farm-{i}")).await;
-        assert_eq!(c.settlement, "HELD", "farm-{i}: {c:?}");
+        assert_eq!(
+            c.settlement,
+            entity::values::Settlement::Held,
+            "farm-{i}: {c:?}"
+        );
         assert_eq!(c.payout_micros, 1_500_000, "what paying would cost");
         assert_eq!(c.publisher_earnings_micros, 0, "nothing earned");
         let why = signals(&c);
@@ -102,7 +106,11 @@ async fn a_click_farm_is_held_and_honest_users_are_paid(backend: Backend) {
     }
     for i in 0..27 {
         let c = conversion_of(&w.app, &format!("tx-honest-{i}")).await;
-        assert_eq!(c.settlement, "APPROVED", "honest-{i}: {c:?}");
+        assert_eq!(
+            c.settlement,
+            entity::values::Settlement::Approved,
+            "honest-{i}: {c:?}"
+        );
         assert_eq!(c.fraud_score, 0, "honest-{i}: {:?}", signals(&c));
     }
     // No money moved for the farm, no callback for it; the honest users were paid.
@@ -262,8 +270,8 @@ async fn a_goal_norm_learns_other_writes_within_its_bound(app: TestApp) {
             transaction_id: Set(format!("tx-other-{i}")),
             click_id: Set(format!("clk_other_{i}")),
             goal_id: Set("install".into()),
-            status: Set("approved".into()),
-            settlement: Set("APPROVED".into()),
+            status: Set(entity::values::ReportedStatus::Approved),
+            settlement: Set(entity::values::Settlement::Approved),
             payout_micros: Set(0),
             publisher_earnings_micros: Set(0),
             reward_minor_units: Set(0),

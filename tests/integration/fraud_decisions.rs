@@ -56,7 +56,7 @@ async fn held_world(app: TestApp, n: usize) -> (World, Vec<String>) {
         let (_, clk) = click(&w.app, &w.p, &format!("u{i}"), &w.campaign).await;
         w.report(&clk, &format!("tx-{i}"), "approved").await;
         let c = conversion_of(&w.app, &format!("tx-{i}")).await;
-        assert_eq!(c.settlement, "HELD", "{c:?}");
+        assert_eq!(c.settlement, entity::values::Settlement::Held, "{c:?}");
         ids.push(c.id);
     }
     assert_eq!(w.app.balance(&w.adv).await.2, 0, "nothing paid while held");
@@ -105,7 +105,10 @@ async fn decisions_pay_or_reject_once(app: TestApp) {
     let c = conversion_of(&w.app, "tx-0").await;
     assert!(c.decided_by.is_some(), "the decision names who made it");
     assert!(c.decided_at.is_some() && c.decision_note.as_deref() == Some("reviewed"));
-    assert_eq!(conversion_of(&w.app, "tx-2").await.settlement, "REJECTED");
+    assert_eq!(
+        conversion_of(&w.app, "tx-2").await.settlement,
+        entity::values::Settlement::Rejected
+    );
     assert_reconciled(&w.app).await;
 }
 
@@ -143,8 +146,14 @@ async fn reconciliation_decides_held_conversions(app: TestApp) {
     let (s, r) = reconcile(&w.app, &w.adv, "recon-reverse-1", &body("reverse", "tx-1")).await;
     assert!(s.is_success(), "{r}");
     w.app.run_workers_once().await;
-    assert_eq!(conversion_of(&w.app, "tx-0").await.settlement, "APPROVED");
-    assert_eq!(conversion_of(&w.app, "tx-1").await.settlement, "REJECTED");
+    assert_eq!(
+        conversion_of(&w.app, "tx-0").await.settlement,
+        entity::values::Settlement::Approved
+    );
+    assert_eq!(
+        conversion_of(&w.app, "tx-1").await.settlement,
+        entity::values::Settlement::Rejected
+    );
     assert_eq!(w.app.balance(&w.adv).await.2, 1_500_000);
     assert_reconciled(&w.app).await;
 }
@@ -191,12 +200,15 @@ async fn a_repeated_approval_does_not_release_a_held_conversion(app: TestApp) {
     let w = holding_world(app).await;
     let (_, clk) = click(&w.app, &w.p, "quick", &w.campaign).await;
     w.report(&clk, "tx-quick", "approved").await;
-    assert_eq!(conversion_of(&w.app, "tx-quick").await.settlement, "HELD");
+    assert_eq!(
+        conversion_of(&w.app, "tx-quick").await.settlement,
+        entity::values::Settlement::Held
+    );
     w.app.clock.advance(chrono::Duration::minutes(10));
     w.report(&clk, "tx-quick", "approved").await;
     w.app.run_workers_once().await;
     let c = conversion_of(&w.app, "tx-quick").await;
-    assert_eq!(c.settlement, "HELD", "{c:?}");
+    assert_eq!(c.settlement, entity::values::Settlement::Held, "{c:?}");
     let adv = w.app.token(&w.adv_user).await;
     assert_eq!(w.app.balance(&adv).await.2, 0, "nothing paid");
     assert_eq!(callbacks_for(&w.app, &w.p.placement).await, 0);

@@ -264,7 +264,7 @@ async fn a_lost_announcement_heals_within_the_time_limit(app: TestApp) {
         id: Set("bl_lost_announcement".to_owned()),
         owner_account_id: Set(p.user.account_id.clone()),
         placement_id: Set(None),
-        kind: Set("CAMPAIGN".to_owned()),
+        kind: Set(entity::values::BlacklistKind::Campaign),
         value: Set(game.clone()),
         reason: Set(Some("lost".to_owned())),
         created_at: Set(app.clock_now()),

@@ -262,7 +262,11 @@ async fn approval_and_reversals_at_once_leave_one_outcome(app: TestApp) {
     assert_eq!(rows.len(), 1, "{rows:?}");
     // Once reversed a conversion stays reversed; the payout went back to the wallet's
     // available balance exactly once.
-    assert_eq!(rows[0].status, "reversed", "{rows:?}");
+    assert_eq!(
+        rows[0].status,
+        entity::values::ReportedStatus::Reversed,
+        "{rows:?}"
+    );
     let (avail, reserved, spent) = before;
     assert_eq!(
         app.balance(&adv).await,

@@ -243,7 +243,7 @@ async fn a_posting_refused_for_lack_of_money_leaves_nothing_behind(app: TestApp)
             let out = ledger::post(
                 &txn,
                 ctx.now(),
-                "campaign_spend",
+                entity::values::TransactionKind::CampaignSpend,
                 &adv,
                 ("campaign", "cmp_test"),
                 "test_spend:1",
@@ -289,7 +289,7 @@ async fn a_posting_refused_for_lack_of_money_leaves_nothing_behind(app: TestApp)
     let again = ledger::post(
         &txn,
         app.state.ctx.now(),
-        "campaign_spend",
+        entity::values::TransactionKind::CampaignSpend,
         &adv,
         ("campaign", "cmp_test"),
         "test_spend:1",

@@ -295,7 +295,11 @@ async fn a_signed_conversion_settles_once(f: &Flow<'_>, click: &str) {
         .await
         .expect("conversions");
     assert_eq!(settled.len(), 1);
-    assert_eq!(settled[0].settlement, "APPROVED", "{settled:?}");
+    assert_eq!(
+        settled[0].settlement,
+        entity::values::Settlement::Approved,
+        "{settled:?}"
+    );
     let (_, reserved, spent) = app.balance(&f.adv).await;
     assert_eq!(reserved, f.reserved_before - 1_500_000);
     assert_eq!(spent, f.spent_before + 1_500_000);

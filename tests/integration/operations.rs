@@ -228,7 +228,7 @@ async fn support_cases_are_handled_by_the_owner(app: TestApp) {
         offer_id: Set(Some("cmp_1".into())),
         reason_code: Set("MISSING_REWARD".into()),
         message: Set("I finished level 10 yesterday and got nothing.".into()),
-        status: Set("OPEN".into()),
+        status: Set(entity::values::SupportStatus::Open),
         publisher_note: Set(None),
         idempotency_key: Set(None),
         created_at: Set(now),

@@ -443,7 +443,7 @@ async fn a_disabled_publisher_is_not_paid_by_a_run(app: TestApp) {
         .expect("q")
         .expect("account");
     let mut a = account.into_active_model();
-    a.status = Set("DISABLED".to_owned());
+    a.status = Set(entity::values::AccountStatus::Disabled);
     a.update(&app.state.ctx.db).await.expect("disabled");
     let admin = app.admin_token().await;
     let (s, _, r) = run_month(app, &admin, "2026-11").await;

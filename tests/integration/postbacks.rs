@@ -396,17 +396,17 @@ async fn mmp_feature_off_answers_404(app: TestApp) {
         .expect("campaign");
     let mut a = m.into_active_model();
     a.tracking_provider = Set("MMP:APPSFLYER".to_owned());
-    a.status = Set("LIVE".to_owned());
+    a.status = Set(entity::values::CampaignStatus::Live);
     a.update(db).await.expect("update");
     let token = "mkt_mmp_feature_off_token_0001";
     entity::campaign_credential::ActiveModel {
         id: Set("ccr_off".to_owned()),
         campaign_id: Set(id.clone()),
-        kind: Set("MMP".to_owned()),
+        kind: Set(entity::values::TrackingKind::Mmp),
         key_id: Set("mmpk_off".to_owned()),
         secret_sealed: Set(None),
         token_hash: Set(Some(app::domain::crypto::sha256_hex(token))),
-        status: Set("ACTIVE".to_owned()),
+        status: Set(entity::values::CredentialStatus::Active),
         created_at: Set(off.clock_now()),
         retired_at: Set(None),
     }

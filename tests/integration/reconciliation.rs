@@ -175,7 +175,11 @@ async fn approval_window_and_csv(app: TestApp) {
         .await
         .expect("query")
         .expect("conversion");
-    assert_eq!(found.settlement, "APPROVED", "approved and paid");
+    assert_eq!(
+        found.settlement,
+        entity::values::Settlement::Approved,
+        "approved and paid"
+    );
     assert_eq!(found.payout_micros, 1_500_000);
 
     let reverse_old =

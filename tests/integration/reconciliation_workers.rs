@@ -59,12 +59,22 @@ async fn a_small_reconciliation_is_not_kept_waiting_behind_a_large_one(app: Test
     );
     w.app.clock.advance(Duration::seconds(1));
     apply_next(ctx).await.expect("worker");
-    assert_eq!(status(small_id).await, "DONE", "the small one went next");
-    assert_eq!(status(large_id.clone()).await, "APPLYING");
+    assert_eq!(
+        status(small_id).await,
+        entity::values::ReconciliationStatus::Done,
+        "the small one went next"
+    );
+    assert_eq!(
+        status(large_id.clone()).await,
+        entity::values::ReconciliationStatus::Applying
+    );
     while apply_next(ctx).await.expect("worker").is_some() {
         w.app.clock.advance(Duration::seconds(1));
     }
-    assert_eq!(status(large_id.clone()).await, "DONE");
+    assert_eq!(
+        status(large_id.clone()).await,
+        entity::values::ReconciliationStatus::Done
+    );
     let done = reconciliation(&w, &large_id).await;
     assert_eq!(tally(&done, "results", "APPLIED"), N as u64, "{done}");
     assert_reconciled(&w.app).await;
@@ -101,7 +111,8 @@ async fn a_line_that_always_fails_does_not_stop_the_rest(app: TestApp) {
         .expect("query")
         .expect("conversion");
     assert_eq!(
-        failed.settlement, "APPROVED",
+        failed.settlement,
+        entity::values::Settlement::Approved,
         "the failed line changed nothing"
     );
     let list = lines_in(&w, &id, "FAILED").await;

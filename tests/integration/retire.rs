@@ -33,7 +33,10 @@ async fn a_removed_receiver_keeps_its_rewards_waiting(backend: Backend) {
     let body: serde_json::Value = res.json().await.unwrap_or_default();
     assert_eq!(body["waiting"], 2, "{body}");
     for id in &ids {
-        assert_eq!(row(&w, id).await.status, "WAITING_RECEIVER");
+        assert_eq!(
+            row(&w, id).await.status,
+            entity::values::DeliveryStatus::WaitingReceiver
+        );
     }
     let (s, settings) = w.app.get(&cb, Some(&w.p.token)).await;
     assert_eq!(
@@ -58,7 +61,10 @@ async fn a_removed_receiver_keeps_its_rewards_waiting(backend: Backend) {
     assert!(!secret.is_empty(), "a new key is issued");
     assert_ne!(first_key, second_key);
     for id in &ids {
-        assert_eq!(row(&w, id).await.status, "HELD");
+        assert_eq!(
+            row(&w, id).await.status,
+            entity::values::DeliveryStatus::Held
+        );
     }
 }
 

@@ -162,7 +162,7 @@ async fn a_pixel_conversion_is_held_for_review_then_paid_once(backend: Backend) 
     let (s, _) = pixel(app, &v.campaign, &v.page_click, "order-1", Some(THANKS)).await;
     assert_eq!(s, StatusCode::OK);
     let held = conversion_of(app, "order-1").await;
-    assert_eq!(held.settlement, "HELD");
+    assert_eq!(held.settlement, entity::values::Settlement::Held);
     assert!(held.held_until.is_some(), "a review window, not a decision");
     assert_eq!(signals(&held), ["PIXEL_REVIEW"]);
     assert_eq!(held.click_ip.as_deref(), Some("81.2.69.10"));
@@ -183,7 +183,7 @@ async fn a_pixel_conversion_is_held_for_review_then_paid_once(backend: Backend) 
     app.run_workers_once().await;
     app.run_workers_once().await;
     let paid = conversion_of(app, "order-1").await;
-    assert_eq!(paid.settlement, "APPROVED");
+    assert_eq!(paid.settlement, entity::values::Settlement::Approved);
     let adv = app.token(&v.adv_user).await;
     assert_eq!(
         app.balance(&adv).await.2,
@@ -215,7 +215,10 @@ async fn a_pixel_conversion_can_be_rejected_during_review(backend: Backend) {
     assert_eq!(r["items"][0]["result"], "REJECTED");
     app.clock.advance(chrono::Duration::hours(73));
     app.run_workers_once().await;
-    assert_eq!(conversion_of(app, "order-2").await.settlement, "REJECTED");
+    assert_eq!(
+        conversion_of(app, "order-2").await.settlement,
+        entity::values::Settlement::Rejected
+    );
     assert_eq!(
         tests::builders::fraud::callbacks_for(app, &v.p.placement).await,
         0

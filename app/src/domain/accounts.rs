@@ -82,8 +82,8 @@ async fn insert(
         id: Set(id.clone()),
         email: Set(email),
         password_hash: Set(hash),
-        role: Set(role.as_str().to_owned()),
-        status: Set(status.as_str().to_owned()),
+        role: Set(role),
+        status: Set(status),
         company_name: Set(company),
         created_at: Set(now),
         updated_at: Set(now),
@@ -162,7 +162,7 @@ pub async fn authenticate(
     }
     match found {
         Some(a) if ok => {
-            if AccountStatus::parse(&a.status) == Some(AccountStatus::Disabled) {
+            if a.status == AccountStatus::Disabled {
                 Err(AppError::forbidden("this account is disabled"))
             } else {
                 Ok(a)
@@ -193,17 +193,17 @@ pub async fn approve_advertiser(
         .one(&txn)
         .await?
         .ok_or_else(|| AppError::not_found("account"))?;
-    if Role::parse(&acc.role) != Some(Role::Advertiser) {
+    if acc.role != Role::Advertiser {
         return Err(AppError::conflict("only advertiser accounts are approved"));
     }
-    if AccountStatus::parse(&acc.status) != Some(AccountStatus::Pending) {
+    if acc.status != AccountStatus::Pending {
         return Err(AppError::conflict(format!(
             "the account is {}, not PENDING",
             acc.status
         )));
     }
     let mut am: account::ActiveModel = acc.into();
-    am.status = Set(AccountStatus::Active.as_str().to_owned());
+    am.status = Set(AccountStatus::Active);
     am.approved_at = Set(Some(now));
     am.approved_by = Set(Some(actor.account_id.clone()));
     am.updated_at = Set(now);
@@ -249,8 +249,8 @@ pub fn principal(a: &account::Model) -> Principal {
     Principal {
         account_id: a.id.clone(),
         email: a.email.clone(),
-        role: Role::parse(&a.role).unwrap_or(Role::Publisher),
-        status: AccountStatus::parse(&a.status).unwrap_or(AccountStatus::Disabled),
+        role: a.role,
+        status: a.status,
     }
 }
 

@@ -1,86 +1,13 @@
 //! Accounts, roles and the sign-in wire types of CONTRACT.md section 2.
 
 use chrono::{DateTime, Utc};
+pub use entity::values::{AccountStatus, Role};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
     /// The kind of an issued token (always a bearer token).
     TokenType { Bearer = "Bearer" }
 );
-
-/// Who an account is. ADMIN and SUPERADMIN are created by operators only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Role {
-    Publisher,
-    Advertiser,
-    Admin,
-    Superadmin,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Publisher => "PUBLISHER",
-            Role::Advertiser => "ADVERTISER",
-            Role::Admin => "ADMIN",
-            Role::Superadmin => "SUPERADMIN",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_uppercase().as_str() {
-            "PUBLISHER" => Some(Role::Publisher),
-            "ADVERTISER" => Some(Role::Advertiser),
-            "ADMIN" => Some(Role::Admin),
-            "SUPERADMIN" => Some(Role::Superadmin),
-            _ => None,
-        }
-    }
-
-    pub fn is_admin(self) -> bool {
-        matches!(self, Role::Admin | Role::Superadmin)
-    }
-
-    /// The dashboard area this role lands in after signing in.
-    pub fn home_path(self) -> &'static str {
-        match self {
-            Role::Publisher => "/publisher",
-            Role::Advertiser => "/advertiser",
-            Role::Admin | Role::Superadmin => "/admin",
-        }
-    }
-}
-
-/// Lifecycle of an account. Advertisers start PENDING until an administrator approves them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum AccountStatus {
-    Active,
-    Pending,
-    Disabled,
-}
-
-impl AccountStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AccountStatus::Active => "ACTIVE",
-            AccountStatus::Pending => "PENDING",
-            AccountStatus::Disabled => "DISABLED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ACTIVE" => Some(AccountStatus::Active),
-            "PENDING" => Some(AccountStatus::Pending),
-            "DISABLED" => Some(AccountStatus::Disabled),
-            _ => None,
-        }
-    }
-}
 
 /// An account as shown to its owner and to administrators.
 /// A secret to copy now; it is not shown again.

@@ -1,6 +1,7 @@
 //! Advertiser billing wire types: profile, balance, fundings and their configuration.
 
 use chrono::{DateTime, Utc};
+pub use entity::values::FundingStatus;
 use serde::{Deserialize, Serialize};
 
 use super::money::Amount;
@@ -42,19 +43,11 @@ wire_enum!(
     /// How a funding arrives.
     FundingMethod { Wire = "WIRE", PayProvider = "PAYPROVIDER" }
 );
-wire_enum!(
-    /// Where a funding stands: a wire awaits the administrator's review, a provider order
-    /// is open (PENDING) until captured; both end CREDITED or DECLINED.
-    FundingStatus {
-        AwaitingReview = "AWAITING_REVIEW", Pending = "PENDING", Credited = "CREDITED",
-        Declined = "DECLINED"
-    }
-);
 
 /// Whether a funding is a provider order still open (the payer may approve it).
-pub fn is_open_order(method: &str, status: &str) -> bool {
+pub fn is_open_order(method: &str, status: FundingStatus) -> bool {
     FundingMethod::parse(method) == Some(FundingMethod::PayProvider)
-        && FundingStatus::parse(status) == Some(FundingStatus::Pending)
+        && status == FundingStatus::Pending
 }
 
 /// The billing profile; `complete` says whether funding is possible (legal name and country).
@@ -117,8 +110,7 @@ pub struct Funding {
     #[cfg_attr(feature = "ssr", schema(value_type = FundingMethod))]
     pub method: String,
     /// AWAITING_REVIEW (wire), PENDING (provider order open), CREDITED, DECLINED.
-    #[cfg_attr(feature = "ssr", schema(value_type = FundingStatus))]
-    pub status: String,
+    pub status: FundingStatus,
     pub amount_micros: Micros,
     pub amount: String,
     pub currency: String,
@@ -134,7 +126,7 @@ pub struct Funding {
 impl Funding {
     /// A provider order still open (the payer may approve it).
     pub fn is_open_order(&self) -> bool {
-        is_open_order(&self.method, &self.status)
+        is_open_order(&self.method, self.status)
     }
 }
 
@@ -179,8 +171,7 @@ pub struct PayOrderRequest {
 pub struct PayOrder {
     pub order_id: String,
     pub funding_id: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = FundingStatus))]
-    pub status: String,
+    pub status: FundingStatus,
     /// Where the payer approves the order (the development provider's checkout page).
     pub approve_url: String,
 }

@@ -1,6 +1,7 @@
 //! Wire types of the reward-callback deliveries console: the delivery log, one delivery with
 //! its attempts, replays and the per-placement delivery health.
 
+pub use entity::values::DeliveryStatus;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -10,59 +11,6 @@ wire_enum!(
     /// The events a reward callback carries.
     CallbackEvent { Confirmed = "reward.confirmed", Reversed = "reward.reversed" }
 );
-
-/// Where a reward callback stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum DeliveryStatus {
-    /// The goal's pending hold has not ended; nothing is sent before `nextAttemptAt`.
-    Held,
-    /// The placement has no callback receiver yet; sent once one is configured.
-    WaitingReceiver,
-    /// Due or waiting for its next retry (a reversal also waits for its confirmation).
-    Pending,
-    /// The receiver answered 2xx.
-    Delivered,
-    /// Every retry failed; replay it after fixing the receiver.
-    Failed,
-    /// A reversal or rejection arrived before the confirmation was sent: neither is sent.
-    Cancelled,
-}
-
-impl DeliveryStatus {
-    pub const ALL: [DeliveryStatus; 6] = [
-        DeliveryStatus::Held,
-        DeliveryStatus::WaitingReceiver,
-        DeliveryStatus::Pending,
-        DeliveryStatus::Delivered,
-        DeliveryStatus::Failed,
-        DeliveryStatus::Cancelled,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryStatus::Held => "HELD",
-            DeliveryStatus::WaitingReceiver => "WAITING_RECEIVER",
-            DeliveryStatus::Pending => "PENDING",
-            DeliveryStatus::Delivered => "DELIVERED",
-            DeliveryStatus::Failed => "FAILED",
-            DeliveryStatus::Cancelled => "CANCELLED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "HELD" => Some(DeliveryStatus::Held),
-            "WAITING_RECEIVER" => Some(DeliveryStatus::WaitingReceiver),
-            "PENDING" => Some(DeliveryStatus::Pending),
-            "DELIVERED" => Some(DeliveryStatus::Delivered),
-            "FAILED" => Some(DeliveryStatus::Failed),
-            "CANCELLED" => Some(DeliveryStatus::Cancelled),
-            _ => None,
-        }
-    }
-}
 
 /// `GET /publisher/v2/callback-deliveries` filters; newest first.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

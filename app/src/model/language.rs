@@ -4,8 +4,6 @@
 //! Portuguese, the one Portuguese the wall has), so a publisher may pass what its app
 //! knows without mapping it first.
 
-use serde::{Deserialize, Serialize};
-
 wire_enum!(
     /// A language of the hosted offerwall (BCP 47 tag as sent and shown).
     Language {

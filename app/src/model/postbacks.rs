@@ -4,12 +4,8 @@
 //! not in `domain`, so the tracking page (compiled to wasm) shows the same names the
 //! endpoint accepts.
 
+pub use entity::values::ReportedStatus;
 use serde::{Deserialize, Serialize};
-
-wire_enum!(
-    /// The conversion statuses an advertiser reports (the specification's event values).
-    ReportedStatus { Pending = "pending", Approved = "approved", Rejected = "rejected", Reversed = "reversed" }
-);
 
 /// A conversion event reported by an advertiser or its partner.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

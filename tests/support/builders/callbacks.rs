@@ -182,7 +182,7 @@ pub async fn insert(
         conversion_id: Set(conversion.to_owned()),
         event: Set("reward.confirmed".to_owned()),
         payload: Set(json!({"eventId": id}).to_string()),
-        status: Set(status.to_owned()),
+        status: Set(entity::values::DeliveryStatus::parse(status).expect("a delivery status")),
         attempts: Set(i32::from(delivered)),
         next_attempt_at: Set(at),
         last_response_status: Set(delivered.then_some(200)),

@@ -61,7 +61,7 @@ pub async fn paid(w: &World, user: &str, txn: &str) {
     let (_, c) = click(&w.app, &w.p, user, &w.campaign).await;
     let r = w.report(&c, txn, "approved").await;
     assert_eq!(r["accepted"], true, "{r}");
-    assert_eq!(conversion(w, txn).await.settlement, "APPROVED");
+    assert_eq!(conversion(w, txn).await.settlement.as_str(), "APPROVED");
 }
 
 pub async fn conversion(w: &World, txn: &str) -> entity::conversion::Model {
@@ -79,7 +79,7 @@ pub async fn conversion(w: &World, txn: &str) -> entity::conversion::Model {
 pub async fn reverse(w: &World, txn: &str) -> String {
     let click = conversion(w, txn).await.click_id;
     w.report(&click, txn, "reversed").await;
-    conversion(w, txn).await.settlement
+    conversion(w, txn).await.settlement.as_str().to_owned()
 }
 
 pub const IBAN: &str = "DE89 3704 0044 0532 0130 00";

@@ -196,6 +196,6 @@ pub async fn settlement_of(app: &TestApp, campaign: &str, txn: &str) -> String {
         .one(&app.state.ctx.db)
         .await
         .expect("query")
-        .map(|c| c.settlement)
+        .map(|c| c.settlement.as_str().to_owned())
         .unwrap_or_else(|| format!("no conversion {txn}"))
 }

@@ -49,7 +49,7 @@ async fn payout(app: &TestApp, publisher: &str) -> String {
         id: Set(id.clone()),
         publisher_id: Set(publisher.to_owned()),
         run_id: Set(None),
-        status: Set("REQUESTED".into()),
+        status: Set(entity::values::PayoutStatus::Requested),
         amount_micros: Set(60 * USD),
         currency: Set("USD".into()),
         legal_name: Set("Pixel Quest".into()),

@@ -20,17 +20,17 @@ use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::funding;
 
-const AWAITING_REVIEW: &str = FundingStatus::AwaitingReview.as_str();
-const PENDING: &str = FundingStatus::Pending.as_str();
-const CREDITED: &str = FundingStatus::Credited.as_str();
-const DECLINED: &str = FundingStatus::Declined.as_str();
+const AWAITING_REVIEW: FundingStatus = FundingStatus::AwaitingReview;
+const PENDING: FundingStatus = FundingStatus::Pending;
+const CREDITED: FundingStatus = FundingStatus::Credited;
+const DECLINED: FundingStatus = FundingStatus::Declined;
 
 /// A new funding row; the caller sets the method-specific reference.
 fn new_funding(
     id: &str,
     advertiser: &str,
     method: &str,
-    status: &str,
+    status: FundingStatus,
     micros: i64,
     currency: String,
     now: chrono::DateTime<chrono::Utc>,
@@ -39,7 +39,7 @@ fn new_funding(
         id: Set(id.to_owned()),
         advertiser_id: Set(advertiser.to_owned()),
         method: Set(method.to_owned()),
-        status: Set(status.to_owned()),
+        status: Set(status),
         amount_micros: Set(micros),
         currency: Set(currency),
         external_reference: Set(None),
@@ -135,7 +135,7 @@ pub async fn request_wire(
 async fn credit<C: ConnectionTrait>(
     db: &C,
     f: &funding::Model,
-    from_status: &str,
+    from_status: FundingStatus,
     reviewer: Option<&str>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<bool, AppError> {
@@ -157,7 +157,7 @@ async fn credit<C: ConnectionTrait>(
     let tx = ledger::post(
         db,
         now,
-        "funding_credit",
+        ledger::TransactionKind::FundingCredit,
         &f.advertiser_id,
         ("funding", &f.id),
         &format!("funding_credit:{}", f.id),
@@ -323,7 +323,7 @@ fn pay_order(ctx: &Ctx, f: &funding::Model, order_id: &str) -> PayOrder {
     PayOrder {
         order_id: order_id.to_owned(),
         funding_id: f.id.clone(),
-        status: f.status.clone(),
+        status: f.status,
         approve_url: checkout_url(ctx, order_id),
     }
 }
@@ -342,7 +342,7 @@ pub async fn capture(
         .one(&ctx.db)
         .await?
         .ok_or_else(|| AppError::not_found("order"))?;
-    match f.status.as_str() {
+    match f.status {
         CREDITED => return Ok(view(ctx, &f)),
         DECLINED => {
             return Err(
@@ -470,7 +470,7 @@ async fn load_view(ctx: &Ctx, id: &str) -> Result<Funding, AppError> {
 }
 
 fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
-    let open_order = is_open_order(&f.method, &f.status)
+    let open_order = is_open_order(&f.method, f.status)
         .then_some(f.provider_order_id.as_deref())
         .flatten();
     Funding {
@@ -478,7 +478,7 @@ fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
         funding_id: f.id.clone(),
         advertiser_id: f.advertiser_id.clone(),
         method: f.method.clone(),
-        status: f.status.clone(),
+        status: f.status,
         amount_micros: Micros(f.amount_micros),
         amount: format_micros(f.amount_micros),
         currency: f.currency.clone(),

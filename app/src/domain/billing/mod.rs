@@ -36,7 +36,7 @@ pub async fn acting_advertiser(
             let acc = crate::domain::accounts::get(ctx, id)
                 .await
                 .map_err(|_| AppError::field("advertiserId", "no such advertiser"))?;
-            if Role::parse(&acc.role) != Some(Role::Advertiser) {
+            if acc.role != Role::Advertiser {
                 return Err(AppError::field(
                     "advertiserId",
                     "is not an advertiser account",

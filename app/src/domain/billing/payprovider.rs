@@ -12,35 +12,7 @@ use crate::error::AppError;
 use crate::model::billing::ProviderCode;
 use crate::model::money::Micros;
 use entity::payprovider_order;
-
-/// State of a provider order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OrderStatus {
-    Created,
-    Approved,
-    Declined,
-    Completed,
-}
-
-impl OrderStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderStatus::Created => "CREATED",
-            OrderStatus::Approved => "APPROVED",
-            OrderStatus::Declined => "DECLINED",
-            OrderStatus::Completed => "COMPLETED",
-        }
-    }
-
-    fn parse(s: &str) -> Self {
-        match s {
-            "APPROVED" => OrderStatus::Approved,
-            "DECLINED" => OrderStatus::Declined,
-            "COMPLETED" => OrderStatus::Completed,
-            _ => OrderStatus::Created,
-        }
-    }
-}
+pub use entity::values::OrderStatus;
 
 /// An order as the provider reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +60,7 @@ impl DevProvider {
     /// The payer's decision on the checkout page: only a CREATED order can be decided.
     pub async fn decide(&self, order_id: &str, approve: bool) -> Result<ProviderOrder, AppError> {
         let o = self.load(order_id).await?;
-        if OrderStatus::parse(&o.status) != OrderStatus::Created {
+        if o.status != OrderStatus::Created {
             return Err(AppError::conflict(format!(
                 "the order is already {}",
                 o.status
@@ -99,9 +71,7 @@ impl DevProvider {
             OrderStatus::Approved
         } else {
             OrderStatus::Declined
-        }
-        .as_str()
-        .to_owned());
+        });
         am.updated_at = Set(truncate_micros(self.clock.now()));
         Ok(order(&am.update(&self.db).await?))
     }
@@ -115,7 +85,7 @@ impl DevProvider {
 fn order(o: &payprovider_order::Model) -> ProviderOrder {
     ProviderOrder {
         id: o.id.clone(),
-        status: OrderStatus::parse(&o.status),
+        status: o.status,
         amount_micros: Micros(o.amount_micros),
         currency: o.currency.clone(),
     }
@@ -139,7 +109,7 @@ impl PaymentProvider for DevProvider {
             funding_id: Set(funding_id.to_owned()),
             amount_micros: Set(amount_micros.get()),
             currency: Set(currency.to_owned()),
-            status: Set(OrderStatus::Created.as_str().to_owned()),
+            status: Set(OrderStatus::Created),
             created_at: Set(now),
             updated_at: Set(now),
         }
@@ -150,11 +120,11 @@ impl PaymentProvider for DevProvider {
 
     async fn capture(&self, order_id: &str) -> Result<ProviderOrder, AppError> {
         let o = self.load(order_id).await?;
-        if OrderStatus::parse(&o.status) != OrderStatus::Approved {
+        if o.status != OrderStatus::Approved {
             return Ok(order(&o));
         }
         let mut am: payprovider_order::ActiveModel = o.into();
-        am.status = Set(OrderStatus::Completed.as_str().to_owned());
+        am.status = Set(OrderStatus::Completed);
         am.updated_at = Set(truncate_micros(self.clock.now()));
         Ok(order(&am.update(&self.db).await?))
     }

@@ -37,20 +37,20 @@ pub async fn by_day(
         })
         .collect();
     for t in totals {
-        let earning = EARNING.contains(&t.transaction_kind.as_str());
-        if !earning && !REVERSING.contains(&t.transaction_kind.as_str()) {
+        let earning = EARNING.contains(&t.transaction_kind);
+        if !earning && !REVERSING.contains(&t.transaction_kind) {
             continue;
         }
         let Some(day) = daily::day_index(&t.day, from).and_then(|i| days.get_mut(i)) else {
             continue;
         };
         let count = u64::try_from(t.transactions).unwrap_or(0);
-        match Kind::parse(&t.account_kind) {
+        match t.account_kind {
             // The mirror and the receivable are credited negative by what was paid.
-            Some(Kind::SpendClearing | Kind::ExternalReceivable) => {
+            Kind::SpendClearing | Kind::ExternalReceivable => {
                 day.gross_micros = Micros(day.gross_micros.get() - t.micros);
             }
-            Some(Kind::PlatformRevenue) => {
+            Kind::PlatformRevenue => {
                 day.platform_micros = Micros(day.platform_micros.get() + t.micros);
                 // Every paid conversion and reversal moves revenue once.
                 if earning {

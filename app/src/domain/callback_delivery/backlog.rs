@@ -11,7 +11,7 @@ use entity::callback_delivery::{Column, Entity};
 
 /// Deliveries per status (every status, 0 where none).
 pub async fn by_status(db: &DatabaseConnection) -> Result<Vec<(DeliveryStatus, i64)>, AppError> {
-    let counted: Vec<(String, i64)> = Entity::find()
+    let counted: Vec<(DeliveryStatus, i64)> = Entity::find()
         .select_only()
         .column(Column::Status)
         .column_as(Expr::cust("COUNT(*)"), "n")
@@ -20,11 +20,11 @@ pub async fn by_status(db: &DatabaseConnection) -> Result<Vec<(DeliveryStatus, i
         .all(db)
         .await?;
     Ok(DeliveryStatus::ALL
-        .into_iter()
-        .map(|status| {
+        .iter()
+        .map(|&status| {
             let n = counted
                 .iter()
-                .find(|(k, _)| DeliveryStatus::parse(k) == Some(status))
+                .find(|(k, _)| *k == status)
                 .map_or(0, |(_, n)| *n);
             (status, n)
         })

@@ -22,7 +22,7 @@ use entity::{callback_delivery, callback_delivery_attempt};
 pub const MAX_PAGE: u64 = 100;
 
 fn summary(d: &callback_delivery::Model) -> DeliverySummary {
-    let status = DeliveryStatus::parse(&d.status).unwrap_or(DeliveryStatus::Pending);
+    let status = d.status;
     let due = matches!(status, DeliveryStatus::Held | DeliveryStatus::Pending);
     DeliverySummary {
         delivery_id: d.id.clone(),
@@ -195,7 +195,7 @@ pub async fn read(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliveryDeta
 /// (or failed) sends the reversal again after it, so the receiver ends on the reversal.
 pub async fn replay(ctx: &Ctx, actor: &Principal, id: &str) -> Result<DeliverySummary, AppError> {
     let d = owned(&ctx.db, actor, id).await?;
-    let status = DeliveryStatus::parse(&d.status).unwrap_or(DeliveryStatus::Pending);
+    let status = d.status;
     if !matches!(status, DeliveryStatus::Delivered | DeliveryStatus::Failed) {
         return Err(AppError::conflict(format!(
             "only DELIVERED or FAILED callbacks can be replayed; this one is {}",

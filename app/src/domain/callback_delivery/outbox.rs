@@ -72,7 +72,7 @@ async fn insert<C: ConnectionTrait>(
         conversion_id: Set(ev.conversion_id.to_owned()),
         event: Set(event.to_owned()),
         payload: Set(payload.to_string()),
-        status: Set(status.as_str().to_owned()),
+        status: Set(status),
         attempts: Set(0),
         next_attempt_at: Set(due.max(now)),
         last_response_status: Set(None),
@@ -157,7 +157,7 @@ pub async fn reverse<C: ConnectionTrait>(
     if cancelled == 1 {
         return Ok(Reversal::Cancelled);
     }
-    if DeliveryStatus::parse(&confirmation.status) == Some(DeliveryStatus::Cancelled) {
+    if confirmation.status == DeliveryStatus::Cancelled {
         return Ok(Reversal::Nothing);
     }
     let id = insert(db, now, ev, REVERSED, now, Some(confirmation.id)).await?;

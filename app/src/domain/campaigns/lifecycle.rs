@@ -8,7 +8,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel
 
 use super::providers::{ProviderKind, kind_of};
 use super::store::SUBJECT;
-use super::{live_config, locked_campaign, spent_for, status_of, tracking, view};
+use super::{live_config, locked_campaign, spent_for, tracking, view};
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, db, ids::new_id};
@@ -48,12 +48,12 @@ async fn set_reserve(
     }
     let (kind, legs) = if delta > 0 {
         (
-            "campaign_reserve",
+            ledger::TransactionKind::CampaignReserve,
             ledger::reserve_legs(&m.advertiser_id, &m.id, delta),
         )
     } else {
         (
-            "campaign_release",
+            ledger::TransactionKind::CampaignRelease,
             ledger::release_legs(&m.advertiser_id, &m.id, -delta),
         )
     };
@@ -138,7 +138,7 @@ pub async fn transition(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    let from = status_of(&m);
+    let from = m.status;
     let to = req.to;
     if !advertiser_moves(from).contains(&to) {
         return Err(refuse_move(from, to));
@@ -168,7 +168,7 @@ pub async fn transition(
         &txn,
         m,
         |a| {
-            a.status = Set(to.as_str().to_owned());
+            a.status = Set(to);
             match to {
                 InReview => {
                     a.submitted_at = Set(Some(now));
@@ -236,7 +236,7 @@ pub async fn approve(
         ))
         .with_code("revision_changed"));
     }
-    let from = status_of(&m);
+    let from = m.status;
     let promotes = matches!(from, Live | Paused) && m.live_revision.is_some_and(|l| l < m.revision);
     if from != InReview && !promotes {
         return Err(AppError::conflict(format!(
@@ -261,7 +261,7 @@ pub async fn approve(
         &txn,
         m,
         |a| {
-            a.status = Set(to.as_str().to_owned());
+            a.status = Set(to);
             a.live_revision = Set(Some(revision));
             a.approved_at = Set(Some(now));
             a.rejection_reason = Set(None);
@@ -294,7 +294,7 @@ pub async fn reject(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    let from = status_of(&m);
+    let from = m.status;
     if from != CampaignStatus::InReview {
         return Err(AppError::conflict(format!(
             "only IN_REVIEW campaigns can be rejected; this one is {}",
@@ -306,7 +306,7 @@ pub async fn reject(
         &txn,
         m,
         |a| {
-            a.status = Set(CampaignStatus::Rejected.as_str().to_owned());
+            a.status = Set(CampaignStatus::Rejected);
             a.rejection_reason = Set(Some(reason.clone()));
         },
         now,
@@ -338,10 +338,7 @@ pub async fn verify_mmp(
         )
         .with_code("not_mmp_campaign"));
     }
-    if matches!(
-        status_of(&m),
-        CampaignStatus::Ended | CampaignStatus::Archived
-    ) {
+    if matches!(m.status, CampaignStatus::Ended | CampaignStatus::Archived) {
         return Err(AppError::conflict("the campaign has ended").with_code("invalid_transition"));
     }
     if !tracking::has_active(&txn, &m.id, ProviderKind::Mmp).await? {
@@ -422,7 +419,7 @@ pub fn conversion_spend(
         return Err(AppError::invalid("a conversion payout must be positive"));
     }
     Ok(ledger::Posting {
-        kind: "campaign_spend".to_owned(),
+        kind: ledger::TransactionKind::CampaignSpend,
         owner: m.advertiser_id.clone(),
         reference: (SUBJECT.to_owned(), m.id.clone()),
         dedupe_key: dedupe_key.to_owned(),

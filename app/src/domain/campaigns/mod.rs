@@ -30,9 +30,6 @@ use entity::{offer_campaign, offer_campaign_revision};
 pub const ATTRIBUTION_WINDOW_HOURS: i64 = 720;
 
 /// The campaign's lifecycle status.
-pub fn status_of(m: &offer_campaign::Model) -> CampaignStatus {
-    CampaignStatus::parse(&m.status).unwrap_or(CampaignStatus::Draft)
-}
 
 /// The newest revision's configuration.
 pub fn config_of(m: &offer_campaign::Model) -> Result<CampaignConfig, AppError> {
@@ -117,7 +114,7 @@ pub async fn view<C: ConnectionTrait>(
     Ok(Campaign {
         campaign_id: m.id.clone(),
         advertiser_id: m.advertiser_id.clone(),
-        status: status_of(m),
+        status: m.status,
         budget: format_micros(config.budget_micros),
         config,
         reserved_micros: Micros(reserved),
@@ -146,12 +143,7 @@ pub async fn public_web_campaign(
     let m = offer_campaign::Entity::find_by_id(id.to_owned())
         .one(&ctx.db)
         .await?
-        .filter(|m| {
-            !matches!(
-                status_of(m),
-                CampaignStatus::Ended | CampaignStatus::Archived
-            )
-        })
+        .filter(|m| !matches!(m.status, CampaignStatus::Ended | CampaignStatus::Archived))
         .ok_or_else(|| AppError::not_found("campaign"))?;
     if !config_of(&m)?.platforms.contains(&Platform::Web) {
         return Err(AppError::not_found("campaign"));

@@ -22,33 +22,17 @@ pub const MMP_PARTNERS: [(&str, &str); 6] = [
 /// Listed but not certified yet: visible, never selectable.
 const UNCERTIFIED_PARTNERS: [(&str, &str); 1] = [("TENJIN", "Tenjin")];
 
-/// How conversions of a campaign are authenticated, by provider kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    CustomS2s,
-    Mmp,
-    Direct,
-    Managed,
-}
+/// How conversions of a campaign are authenticated, by provider kind (the
+/// `campaign_credentials.kind` column's type).
+pub use crate::model::campaign::tracking::TrackingKind as ProviderKind;
 
-impl ProviderKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::CustomS2s => "CUSTOM_S2S",
-            ProviderKind::Mmp => "MMP",
-            ProviderKind::Direct => "DIRECT",
-            ProviderKind::Managed => "MANAGED",
-        }
-    }
-
-    /// The `callbackAuthentication` of the kind.
-    pub fn authentication(self) -> &'static str {
-        match self {
-            ProviderKind::CustomS2s => "HMAC_SHA256",
-            ProviderKind::Mmp => "CAMPAIGN_TOKEN",
-            ProviderKind::Direct => "DIRECT_TOKEN",
-            ProviderKind::Managed => "MANAGED_TOKEN",
-        }
+/// The `callbackAuthentication` of a provider kind.
+pub fn authentication(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::CustomS2s => "HMAC_SHA256",
+        ProviderKind::Mmp => "CAMPAIGN_TOKEN",
+        ProviderKind::Direct => "DIRECT_TOKEN",
+        ProviderKind::Managed => "MANAGED_TOKEN",
     }
 }
 
@@ -105,7 +89,7 @@ fn item(
     };
     ProviderCapability {
         code: code.to_owned(),
-        kind: kind.as_str().to_owned(),
+        kind: kind,
         name: name.to_owned(),
         tracking_provider: match kind {
             ProviderKind::Mmp => format!("MMP:{code}"),
@@ -122,7 +106,7 @@ fn item(
             "reversed".into(),
         ],
         required_macros: vec![CLICK_MACRO.to_owned()],
-        callback_authentication: kind.authentication().to_owned(),
+        callback_authentication: authentication(kind).to_owned(),
         credential_fields: credential_fields.into_iter().map(str::to_owned).collect(),
         callback_path: path,
         legacy,

@@ -3,7 +3,7 @@
 use sea_orm::ConnectionTrait;
 
 use super::providers::{ProviderKind, check_selectable, kind_of};
-use super::{config_of, live_config, owned_campaign, spent_for, status_of, tracking};
+use super::{config_of, live_config, owned_campaign, spent_for, tracking};
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
@@ -26,7 +26,7 @@ pub async fn compute<C: ConnectionTrait>(
     m: &offer_campaign::Model,
 ) -> Result<CampaignReadiness, AppError> {
     let config = config_of(m)?;
-    let status = status_of(m);
+    let status = m.status;
     let now = ctx.now();
     let mut reasons = Vec::new();
     if let Err(e) = check_selectable(ctx, &config.tracking_provider) {

@@ -8,7 +8,7 @@ use sea_orm::{
     QueryFilter, Set,
 };
 
-use super::{assets, config_of, locked_campaign, owned_campaign, providers, status_of, view};
+use super::{assets, config_of, locked_campaign, owned_campaign, providers, view};
 use crate::domain::billing::acting_advertiser;
 use crate::domain::changes::Change;
 use crate::domain::paging::Page;
@@ -85,7 +85,7 @@ async fn insert_campaign<C: ConnectionTrait>(
     let m = offer_campaign::ActiveModel {
         id: Set(id.clone()),
         advertiser_id: Set(advertiser.to_owned()),
-        status: Set(CampaignStatus::Draft.as_str().to_owned()),
+        status: Set(CampaignStatus::Draft),
         name: Set(config.name.clone()),
         tracking_provider: Set(config.tracking_provider.clone()),
         budget_micros: Set(config.budget_micros.get()),
@@ -219,7 +219,7 @@ pub async fn update(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    let status = status_of(&m);
+    let status = m.status;
     if matches!(status, CampaignStatus::Ended | CampaignStatus::Archived) {
         return Err(
             AppError::conflict(format!("a {} campaign cannot be edited", status.as_str()))
@@ -262,7 +262,7 @@ pub async fn update(
     // must be what goes live, so it is submitted again.
     let withdrawn = status == CampaignStatus::InReview;
     if withdrawn {
-        a.status = Set(CampaignStatus::Draft.as_str().to_owned());
+        a.status = Set(CampaignStatus::Draft);
     }
     a.name = Set(next.name.clone());
     a.tracking_provider = Set(next.tracking_provider.clone());
@@ -385,7 +385,7 @@ pub async fn audit_trail(
         .await?
         .into_iter()
         .map(|a| {
-            let shown = if Role::parse(&a.role) == Some(Role::Admin) && !actor.role.is_admin() {
+            let shown = if a.role == Role::Admin && !actor.role.is_admin() {
                 "Marketplace review".to_owned()
             } else {
                 a.email

@@ -86,7 +86,7 @@ pub async fn custom_s2s(
         .await?
         .filter(|m| {
             kind_of(&m.tracking_provider) == ProviderKind::CustomS2s
-                && CampaignStatus::parse(&m.status) != Some(CampaignStatus::Draft)
+                && m.status != CampaignStatus::Draft
         })
         .ok_or_else(|| AppError::not_found("campaign"))?;
     let (Some(key_id), Some(timestamp), Some(signature)) =

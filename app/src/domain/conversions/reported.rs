@@ -64,64 +64,12 @@ pub enum Trust {
     Vouched,
 }
 
-/// Declares a closed set of stored text values: `as_str` (a `const fn`, so the texts can
-/// be constants) and `parse`. The columns keep their text; code compares variants.
-macro_rules! stored_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($(#[$vm])* $variant),+ }
+/// The status a report carries (`status` on the wire and in the stored report).
+pub use crate::model::postbacks::ReportedStatus;
 
-        impl $name {
-            pub const fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-            pub fn parse(s: &str) -> Option<Self> {
-                match s { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
-    };
-}
-
-stored_enum!(
-    /// The status a report carries (`status` on the wire and in the stored report).
-    ReportedStatus {
-        Pending = "pending",
-        Approved = "approved",
-        Rejected = "rejected",
-        Reversed = "reversed",
-    }
-);
-
-stored_enum!(
-    /// What an inbox row records beside a settlement (`postback_events.outcome`).
-    InboxState {
-        /// Accepted during a burst, waiting for the settler.
-        Queued = "QUEUED",
-        /// A report of a conversion in a terminal state: recorded, not applied.
-        NoChange = "NO_CHANGE",
-        /// The transaction id was held by an earlier report with another click or goal.
-        TransactionConflict = "TRANSACTION_CONFLICT",
-        /// Settling failed repeatedly (logged).
-        SettlementFailed = "SETTLEMENT_FAILED",
-    }
-);
-
-/// The outcome of one report, as its inbox row stores it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Settled(Settlement),
-    Inbox(InboxState),
-}
-
-impl Outcome {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Settled(s) => s.as_str(),
-            Outcome::Inbox(i) => i.as_str(),
-        }
-    }
-}
+/// What an inbox row records instead of a settlement, and the outcome of one report as its
+/// inbox row stores it (`postback_events.outcome`).
+pub use entity::values::{InboxState, PostbackOutcome as Outcome};
 
 /// The conversion time as reported (ISO 8601 with an offset), as validation accepts it.
 pub(in crate::domain) fn parse_occurred_at(raw: &str) -> Option<DateTime<Utc>> {

@@ -26,7 +26,7 @@ pub(in crate::domain) struct Reversal<'a> {
     /// The campaign's ledger subject (offer or survey campaign).
     pub subject: &'a str,
     /// The reported status stored on the conversion (`reversed` or `rejected`).
-    pub reported_status: &'a str,
+    pub reported_status: entity::values::ReportedStatus,
     /// When the reversal happened as reported (in the reward callback).
     pub occurred_at: DateTime<Utc>,
 }
@@ -47,9 +47,9 @@ pub(in crate::domain) async fn reverse_paid(
             txn,
             now,
             if how.paid_from == PaidFrom::External {
-                "external_refund"
+                ledger::TransactionKind::ExternalRefund
             } else {
-                "refund"
+                ledger::TransactionKind::Refund
             },
             &c.advertiser_id,
             (how.subject, &c.campaign_id),
@@ -69,10 +69,10 @@ pub(in crate::domain) async fn reverse_paid(
         }
     }
     let mut am: conversion::ActiveModel = c.clone().into();
-    am.status = Set(how.reported_status.to_owned());
-    am.settlement = Set(Settlement::Reversed.as_str().to_owned());
+    am.status = Set(how.reported_status);
+    am.settlement = Set(Settlement::Reversed);
     if c.earnings_state.is_some() {
-        am.earnings_state = Set(Some(EarningsState::Reversed.as_str().to_owned()));
+        am.earnings_state = Set(Some(EarningsState::Reversed));
     }
     am.reversed_at = Set(Some(now));
     am.updated_at = Set(now);

@@ -173,7 +173,7 @@ fn receipt(row: &sandbox_callback::Model, duplicate: bool) -> SandboxReceipt {
             click_id: row.click_id.clone(),
             transaction_id: row.transaction_id.clone(),
             goal_id: row.goal_id.clone(),
-            status: row.status.clone(),
+            status: row.status.as_str().to_owned(),
             occurred_at: row.occurred_at.clone(),
         },
     }
@@ -289,7 +289,7 @@ pub async fn record(
         click_id: Set(reported.click_id),
         transaction_id: Set(reported.transaction_id),
         goal_id: Set(reported.goal_id),
-        status: Set(reported.status.as_str().to_owned()),
+        status: Set(reported.status),
         occurred_at: Set(reported.occurred_at_raw),
         fixture: Set(canonical),
         created_at: Set(ctx.now()),

@@ -97,7 +97,7 @@ pub async fn mmp(
         .filter(|m| {
             kind_of(&m.tracking_provider) == ProviderKind::Mmp
                 && mmp_code(&m.tracking_provider) == Some(partner.code)
-                && CampaignStatus::parse(&m.status) != Some(CampaignStatus::Draft)
+                && m.status != CampaignStatus::Draft
         })
         .ok_or_else(|| AppError::not_found("campaign"))?;
     let presented = crypto::sha256_hex(cb.token()?);
@@ -146,7 +146,7 @@ pub async fn by_token(
         .await?
         .filter(|m| kind_of(&m.tracking_provider) == kind)
         .ok_or_else(invalid_token)?;
-    if CampaignStatus::parse(&m.status) == Some(CampaignStatus::Draft) {
+    if m.status == CampaignStatus::Draft {
         return Err(AppError::not_found("campaign"));
     }
     check_source(&m, source)?;

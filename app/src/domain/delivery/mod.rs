@@ -33,8 +33,5 @@ pub fn deliverable_sdk_slot(s: &entity::ad_slot::Model) -> bool {
             SlotType::parse(&s.r#type),
             Some(SlotType::Offerwall | SlotType::OfferApi)
         )
-        && matches!(
-            SlotState::parse(&s.state),
-            Some(SlotState::Ready | SlotState::Active)
-        )
+        && matches!(s.state, SlotState::Ready | SlotState::Active)
 }

@@ -191,10 +191,7 @@ async fn collect<C: ConnectionTrait>(
             cell.conversions += 1;
             cell.earnings += c.publisher_earnings_micros;
         }
-        if Settlement::parse(&c.settlement) == Some(Settlement::Reversed)
-            && c.updated_at >= start
-            && c.updated_at < end
-        {
+        if c.settlement == Settlement::Reversed && c.updated_at >= start && c.updated_at < end {
             let cell = cells
                 .entry((c.updated_at.date_naive(), c.campaign_id.clone()))
                 .or_default();

@@ -29,7 +29,7 @@ async fn totals(
                 "total",
             )
             .group_by(conversion::Column::Settlement)
-            .into_tuple::<(String, Option<i64>)>()
+            .into_tuple::<(Settlement, Option<i64>)>()
     };
     let settled = sums(
         q.clone().filter(
@@ -50,11 +50,11 @@ async fn totals(
         .chain(held.into_iter().map(|(s, v)| (s, v, true)))
     {
         let sum = sum.unwrap_or(0);
-        match Settlement::parse(&settlement) {
-            Some(Settlement::Approved) if in_hold => t.pending_minor_units += sum,
-            Some(Settlement::Pending) => t.pending_minor_units += sum,
-            Some(Settlement::Approved) => t.earned_minor_units += sum,
-            Some(Settlement::Reversed) => t.reversed_minor_units += sum,
+        match settlement {
+            Settlement::Approved if in_hold => t.pending_minor_units += sum,
+            Settlement::Pending => t.pending_minor_units += sum,
+            Settlement::Approved => t.earned_minor_units += sum,
+            Settlement::Reversed => t.reversed_minor_units += sum,
             _ => {}
         }
     }
@@ -105,9 +105,7 @@ pub async fn status(
     };
     let mut items = Vec::new();
     for r in &rows {
-        let Some(settled) = Settlement::parse(&r.settlement) else {
-            continue;
-        };
+        let settled = r.settlement;
         let Some(mut status) = user_status(settled) else {
             continue;
         };

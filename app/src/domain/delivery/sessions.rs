@@ -84,7 +84,7 @@ pub async fn create(ctx: &Ctx, input: CreateSession) -> Result<SdkSession, AppEr
         .one(&ctx.db)
         .await?
         .ok_or_else(|| AppError::not_found("placement"))?;
-    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::Verified) {
+    if p.status != PlacementStatus::Verified {
         return Err(AppError::forbidden("the placement is not verified")
             .with_code("placement_not_verified"));
     }

@@ -114,16 +114,13 @@ async fn servable(ctx: &Ctx, slot_id: &str) -> Result<Arc<DeliveryConfig>, AppEr
         .iter()
         .find(|s| s.id == slot_id)
         .ok_or_else(|| AppError::not_found("ad slot"))?;
-    if PlacementStatus::parse(&config.placement.status) != Some(PlacementStatus::Verified) {
+    if config.placement.status != PlacementStatus::Verified {
         return Err(
             AppError::conflict("the placement is not verified").with_code("placement_not_verified")
         );
     }
     if SlotType::parse(&s.r#type) != Some(SlotType::StaticApi)
-        || !matches!(
-            SlotState::parse(&s.state),
-            Some(SlotState::Ready | SlotState::Active)
-        )
+        || !matches!(s.state, SlotState::Ready | SlotState::Active)
     {
         return Err(
             AppError::conflict("the ad slot is not READY or ACTIVE").with_code("slot_not_ready")

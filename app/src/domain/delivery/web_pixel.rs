@@ -24,7 +24,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use crate::domain::Ctx;
 use crate::domain::campaigns::tracking::pixel;
-use crate::domain::campaigns::{config_of, public_web_campaign, status_of};
+use crate::domain::campaigns::{config_of, public_web_campaign};
 use crate::domain::conversions::inbox;
 use crate::domain::conversions::postbacks::validate;
 use crate::domain::conversions::reported::Trust;
@@ -57,7 +57,7 @@ pub async fn record(
     hit: PixelHit,
 ) -> Result<CallbackReceipt, AppError> {
     let m = public_web_campaign(ctx, campaign_id).await?;
-    if status_of(&m) == CampaignStatus::Draft {
+    if m.status == CampaignStatus::Draft {
         return Err(AppError::not_found("campaign"));
     }
     if !pixel::takes_pixel(&m, &config_of(&m)?) {

@@ -36,7 +36,7 @@ use entity::{conversion, ledger_account, offer_campaign, placement, survey_campa
 /// Conversions backfilled per transaction (the campaign's settlement waits for one).
 const CHUNK: u64 = 500;
 /// The ledger transaction kind of a backfill posting.
-pub const KIND: &str = "earnings_backfill";
+pub const KIND: ledger::TransactionKind = ledger::TransactionKind::EarningsBackfill;
 
 /// What a backfill did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -227,13 +227,11 @@ async fn funding(ctx: &Ctx, campaign_id: &str) -> Result<Option<Funding>, AppErr
     let survey = survey_campaign::Entity::find_by_id(campaign_id.to_owned())
         .one(&ctx.db)
         .await?;
-    Ok(
-        match survey.and_then(|s| PaymentStatus::parse(&s.payment_status)) {
-            Some(PaymentStatus::Wallet) => Some(Funding::Wallet),
-            Some(PaymentStatus::External) => Some(Funding::External),
-            Some(PaymentStatus::Unpaid) | None => None,
-        },
-    )
+    Ok(match survey.map(|s| s.payment_status) {
+        Some(PaymentStatus::Wallet) => Some(Funding::Wallet),
+        Some(PaymentStatus::External) => Some(Funding::External),
+        Some(PaymentStatus::Unpaid) | None => None,
+    })
 }
 
 /// The payouts of the campaign's legacy conversions.

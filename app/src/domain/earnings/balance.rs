@@ -6,13 +6,13 @@ use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
 use super::terms;
-use crate::domain::billing::{CURRENCY, ledger};
+use crate::domain::billing::{CURRENCY, ledger, ledger::TransactionKind};
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::money::{Micros, format_micros};
 use crate::model::publisher::earnings::{
-    EarningsBalance, EarningsMovement, EarningsMovements, EarningsState,
+    EarningsBalance, EarningsMovement, EarningsMovements, EarningsState, MovementKind,
 };
 use crate::model::publisher::payouts::PayoutStatus;
 use entity::{conversion, ledger_account, ledger_entry, ledger_transaction};
@@ -81,15 +81,18 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
 }
 
 /// What a ledger transaction kind means to a publisher.
-fn movement_kind(tx_kind: &str) -> &'static str {
+fn movement_kind(tx_kind: Option<TransactionKind>) -> MovementKind {
+    use TransactionKind as T;
     match tx_kind {
-        "campaign_spend" | "spend" | "external_spend" | "earnings_backfill" => "conversion",
-        "refund" | "external_refund" => "reversal",
-        "earnings_release" => "release",
-        "reserve_release" => "reserve_release",
-        "payout_hold" => "payout",
-        "payout_return" => "payout_return",
-        _ => "adjustment",
+        Some(T::CampaignSpend | T::Spend | T::ExternalSpend | T::EarningsBackfill) => {
+            MovementKind::Conversion
+        }
+        Some(T::Refund | T::ExternalRefund) => MovementKind::Reversal,
+        Some(T::EarningsRelease) => MovementKind::Release,
+        Some(T::ReserveRelease) => MovementKind::ReserveRelease,
+        Some(T::PayoutHold) => MovementKind::Payout,
+        Some(T::PayoutReturn) => MovementKind::PayoutReturn,
+        _ => MovementKind::Adjustment,
     }
 }
 
@@ -107,7 +110,7 @@ pub async fn movements(
         .all(&ctx.db)
         .await?
         .into_iter()
-        .filter_map(|a| Some((a.id, ledger::Kind::parse(&a.kind)?)))
+        .map(|a| (a.id, a.kind))
         .filter(|(_, k)| {
             matches!(
                 k,
@@ -147,7 +150,7 @@ pub async fn movements(
                 _ => "AVAILABLE",
             };
             EarningsMovement {
-                kind: movement_kind(tx.map_or("", |t| t.kind.as_str())).to_owned(),
+                kind: movement_kind(tx.map(|t| t.kind)).as_str().to_owned(),
                 balance: balance.to_owned(),
                 amount_micros: Micros(e.amount_micros),
                 amount: format_micros(e.amount_micros),

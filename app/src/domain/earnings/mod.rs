@@ -33,7 +33,7 @@ pub const MAX_HOLD_DAYS: i64 = 365;
 /// before earnings were kept in the ledger (their reversal moves only the advertiser's
 /// money) and for those already reversed.
 pub(in crate::domain) fn stored_earning(c: &conversion::Model) -> Option<Earning<'_>> {
-    let released = match c.earnings_state.as_deref().and_then(EarningsState::parse)? {
+    let released = match c.earnings_state? {
         EarningsState::Pending => false,
         EarningsState::Available => true,
         EarningsState::Reversed => return None,

@@ -175,7 +175,7 @@ async fn release_campaign(
         ledger::post(
             &txn,
             now,
-            "earnings_release",
+            ledger::TransactionKind::EarningsRelease,
             &publisher,
             ("campaign", campaign_id),
             &format!("earnings_release:{release}"),

@@ -114,7 +114,7 @@ pub async fn release_due(ctx: &Ctx) -> Result<u64, AppError> {
         let posted = ledger::post(
             &txn,
             ctx.now(),
-            "reserve_release",
+            ledger::TransactionKind::ReserveRelease,
             &a.owner_account_id,
             ("publisher_reserve", &a.reference_id),
             &format!("reserve_release:{}:{}", a.owner_account_id, a.reference_id),

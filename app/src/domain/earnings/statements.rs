@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 
+use crate::domain::billing::CURRENCY;
 use crate::domain::billing::ledger::daily::{self, EARNING, REVERSING};
 use crate::domain::billing::ledger::export::{account_kinds, by_account_before};
-use crate::domain::billing::{CURRENCY, ledger::Kind};
+use crate::domain::billing::ledger::{Kind, TransactionKind};
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::money::Micros;
@@ -26,7 +27,8 @@ pub const EARNINGS_KINDS: [Kind; 4] = [
 ];
 
 /// Transaction kinds that take money out to the publisher (or bring a returned payout back).
-const PAYING_OUT: [&str; 2] = ["payout_paid", "payout_return"];
+const PAYING_OUT: [TransactionKind; 2] =
+    [TransactionKind::PayoutPaid, TransactionKind::PayoutReturn];
 
 /// `GET /publisher/v2/earnings/statements`: the months from the publisher's first earnings
 /// to now, newest first.
@@ -91,10 +93,10 @@ pub async fn month(
     let totals = daily::by_day(&ctx.db, publisher, &EARNINGS_KINDS, start, end).await?;
     // A transaction touches one earnings account of its kind at most (a release two, but
     // releases are not counted), so summing the days' counts counts each once.
-    let sum = |kinds: &[&str]| -> (i64, u64) {
+    let sum = |kinds: &[TransactionKind]| -> (i64, u64) {
         totals
             .iter()
-            .filter(|t| kinds.contains(&t.transaction_kind.as_str()))
+            .filter(|t| kinds.contains(&t.transaction_kind))
             .fold((0, 0), |(m, n), t| {
                 (m + t.micros, n + u64::try_from(t.transactions).unwrap_or(0))
             })
@@ -148,10 +150,10 @@ pub async fn daily(
             continue;
         };
         let count = u64::try_from(t.transactions).unwrap_or(0);
-        if EARNING.contains(&t.transaction_kind.as_str()) {
+        if EARNING.contains(&t.transaction_kind) {
             day.earned_micros = Micros(day.earned_micros.get() + t.micros);
             day.conversions += count;
-        } else if REVERSING.contains(&t.transaction_kind.as_str()) {
+        } else if REVERSING.contains(&t.transaction_kind) {
             day.reversed_micros = Micros(day.reversed_micros.get() + t.micros);
             day.reversals += count;
         }

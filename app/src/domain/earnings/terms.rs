@@ -77,8 +77,8 @@ async fn publisher(ctx: &Ctx, publisher_id: &str) -> Result<entity::account::Mod
     let a = crate::domain::accounts::get(ctx, publisher_id)
         .await
         .map_err(|_| AppError::not_found("publisher"))?;
-    match Role::parse(&a.role) {
-        Some(Role::Publisher) => Ok(a),
+    match a.role {
+        Role::Publisher => Ok(a),
         _ => Err(AppError::not_found("publisher")),
     }
 }

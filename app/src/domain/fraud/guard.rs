@@ -92,7 +92,7 @@ pub async fn shares<C: ConnectionTrait>(
     placement_id: &str,
     since: DateTime<Utc>,
 ) -> Result<Shares, AppError> {
-    let rows: Vec<(String, i64)> = conversion::Entity::find()
+    let rows: Vec<(Settlement, i64)> = conversion::Entity::find()
         .select_only()
         .column(conversion::Column::Settlement)
         .column_as(Expr::cust("COUNT(*)"), "n")
@@ -104,14 +104,13 @@ pub async fn shares<C: ConnectionTrait>(
         .await?;
     let mut s = Shares::default();
     for (settlement, n) in rows {
-        match Settlement::parse(&settlement) {
-            Some(Settlement::Held) => s.held += n,
-            Some(Settlement::Reversed) => s.reversed += n,
-            Some(
-                Settlement::UnmatchedClick | Settlement::UnknownGoal | Settlement::OutOfWindow,
-            )
-            | None => continue,
-            Some(_) => {}
+        match settlement {
+            Settlement::Held => s.held += n,
+            Settlement::Reversed => s.reversed += n,
+            Settlement::UnmatchedClick | Settlement::UnknownGoal | Settlement::OutOfWindow => {
+                continue;
+            }
+            _ => {}
         }
         s.conversions += n;
     }

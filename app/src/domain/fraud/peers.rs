@@ -91,7 +91,7 @@ impl Peers {
             .into_tuple()
             .all(db)
             .await?;
-        let settled: Vec<(Option<String>, String, i64)> = conversion::Entity::find()
+        let settled: Vec<(Option<String>, Settlement, i64)> = conversion::Entity::find()
             .select_only()
             .column(conversion::Column::PlacementId)
             .column(conversion::Column::Settlement)
@@ -110,11 +110,9 @@ impl Peers {
         }
         for (placement, settlement, n) in settled {
             let Some(placement) = placement else { continue };
-            let (converted, reversed) = match Settlement::parse(&settlement) {
-                Some(Settlement::Reversed) => (true, true),
-                Some(Settlement::Approved | Settlement::Pending | Settlement::Held) => {
-                    (true, false)
-                }
+            let (converted, reversed) = match settlement {
+                Settlement::Reversed => (true, true),
+                Settlement::Approved | Settlement::Pending | Settlement::Held => (true, false),
                 _ => (false, false),
             };
             let e = c.by_placement.entry(placement).or_default();

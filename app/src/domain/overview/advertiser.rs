@@ -37,7 +37,7 @@ pub async fn overview(ctx: &Ctx, actor: &Principal) -> Result<Overview, AppError
         .await?;
     let live: Vec<&offer_campaign::Model> = campaigns
         .iter()
-        .filter(|c| CampaignStatus::parse(&c.status) == Some(CampaignStatus::Live))
+        .filter(|c| c.status == CampaignStatus::Live)
         .collect();
     let ids: Vec<String> = live.iter().map(|c| c.id.clone()).collect();
     let reserves = inventory::reserves(&ctx.db, &ids).await?;

@@ -54,7 +54,7 @@ pub(crate) async fn days<C: ConnectionTrait>(
             conversion::Column::PayoutMicros,
         ),
     };
-    let rows: Vec<(DateTime<Utc>, DateTime<Utc>, String, i64)> = conversion::Entity::find()
+    let rows: Vec<(DateTime<Utc>, DateTime<Utc>, Settlement, i64)> = conversion::Entity::find()
         .select_only()
         .column(conversion::Column::CreatedAt)
         .column(conversion::Column::UpdatedAt)
@@ -80,7 +80,7 @@ pub(crate) async fn days<C: ConnectionTrait>(
             days[i].conversions += 1;
             days[i].money_micros += Micros(amount);
         }
-        if Settlement::parse(&settlement) == Some(Settlement::Reversed) {
+        if settlement == Settlement::Reversed {
             if let Some(i) = index(updated) {
                 days[i].reversals += 1;
                 days[i].money_micros += Micros(-amount);

@@ -3,7 +3,7 @@
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::{PayoutStatus, Transition, status_of, transition, view};
+use super::{PayoutStatus, Transition, transition, view};
 use crate::domain::billing::ledger;
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db};
@@ -124,7 +124,7 @@ pub async fn mark_paid(
             from: &[PayoutStatus::Approved],
             to: PayoutStatus::Paid,
             posting: Some((
-                "payout_paid",
+                ledger::TransactionKind::PayoutPaid,
                 ledger::payout_paid_legs(&p.publisher_id, &p.id, p.amount_micros),
             )),
             action: "payout.paid",
@@ -178,12 +178,12 @@ async fn close(
         actor,
         id,
         |p| {
-            let was_paid = status_of(p) == PayoutStatus::Paid;
+            let was_paid = p.status == PayoutStatus::Paid;
             Transition {
                 from,
                 to,
                 posting: Some((
-                    "payout_return",
+                    ledger::TransactionKind::PayoutReturn,
                     ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, was_paid),
                 )),
                 action,

@@ -39,15 +39,11 @@ pub fn seal_binding(id: &str) -> String {
     format!("payouts:{id}")
 }
 
-fn status_of(m: &payout::Model) -> PayoutStatus {
-    PayoutStatus::parse(&m.status).unwrap_or(PayoutStatus::Failed)
-}
-
 pub(crate) fn view(m: &payout::Model) -> Payout {
     Payout {
         id: m.id.clone(),
         publisher_id: m.publisher_id.clone(),
-        status: status_of(m),
+        status: m.status,
         amount_micros: Micros(m.amount_micros),
         amount: format_micros(m.amount_micros),
         currency: m.currency.clone(),
@@ -69,7 +65,7 @@ struct Transition<'a> {
     from: &'a [PayoutStatus],
     to: PayoutStatus,
     /// The ledger posting's name (`payout_paid`, `payout_return`) and legs.
-    posting: Option<(&'static str, Vec<Leg>)>,
+    posting: Option<(ledger::TransactionKind, Vec<Leg>)>,
     action: &'static str,
     detail: serde_json::Value,
 }
@@ -89,7 +85,7 @@ async fn transition(
         .ok_or_else(|| AppError::not_found("payout"))?;
     actor.require_owner(&row.publisher_id, "payout")?;
     let t = change(&row);
-    let current = status_of(&row);
+    let current = row.status;
     if !t.from.contains(&current) {
         return Err(AppError::conflict(format!(
             "a {} payout cannot become {}",
@@ -111,7 +107,7 @@ async fn transition(
         .await?;
     }
     let mut a = row.clone().into_active_model();
-    a.status = sea_orm::Set(t.to.as_str().to_owned());
+    a.status = sea_orm::Set(t.to);
     a.updated_at = sea_orm::Set(now);
     edit(&mut a);
     let saved = a.update(txn).await?;

@@ -74,7 +74,7 @@ pub(super) async fn create(
         id: Set(id.clone()),
         publisher_id: Set(publisher_id.to_owned()),
         run_id: Set(origin.run_id.map(str::to_owned)),
-        status: Set(PayoutStatus::Requested.as_str().to_owned()),
+        status: Set(PayoutStatus::Requested),
         amount_micros: Set(amount),
         currency: Set(CURRENCY.to_owned()),
         legal_name: Set(profile.legal_name.clone()),
@@ -112,7 +112,7 @@ pub(super) async fn create(
     match ledger::post(
         &txn,
         now,
-        "payout_hold",
+        ledger::TransactionKind::PayoutHold,
         publisher_id,
         (SUBJECT, &id),
         &hold,
@@ -243,7 +243,7 @@ pub async fn cancel(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, Ap
             from: &[PayoutStatus::Requested],
             to: PayoutStatus::Cancelled,
             posting: Some((
-                "payout_return",
+                ledger::TransactionKind::PayoutReturn,
                 ledger::payout_return_legs(&p.publisher_id, &p.id, p.amount_micros, false),
             )),
             action: "payout.cancelled",

@@ -38,15 +38,11 @@ const LEASE: db::Lease<payout_run::Entity> = db::Lease {
 /// Publishers paid between two renewals of the lease (each a few milliseconds).
 const RENEW_EVERY: usize = 100;
 
-fn status_of(m: &payout_run::Model) -> PayoutRunStatus {
-    PayoutRunStatus::parse(&m.status).unwrap_or(PayoutRunStatus::Completed)
-}
-
 fn view(m: &payout_run::Model) -> PayoutRun {
     PayoutRun {
         id: m.id.clone(),
         period: m.period.clone(),
-        status: status_of(m),
+        status: m.status,
         created_at: m.created_at,
         finished_at: m.finished_at,
         created_count: i64::from(m.created_count),
@@ -79,7 +75,7 @@ pub async fn start(
         .await?;
     let txn = db::begin(&ctx.db).await?;
     let run = match existing {
-        Some(r) if status_of(&r) != PayoutRunStatus::Completed => return Ok((view(&r), false)),
+        Some(r) if r.status != PayoutRunStatus::Completed => return Ok((view(&r), false)),
         Some(r) => {
             // Again, for what is missing: only a completed run is queued again.
             let queued = payout_run::Entity::update_many()
@@ -97,7 +93,7 @@ pub async fn start(
                 return Err(in_progress());
             }
             payout_run::Model {
-                status: PayoutRunStatus::Queued.as_str().to_owned(),
+                status: PayoutRunStatus::Queued,
                 ..r
             }
         }
@@ -109,7 +105,7 @@ pub async fn start(
                 created_at: Set(now),
                 created_count: Set(0),
                 skipped_count: Set(0),
-                status: Set(PayoutRunStatus::Queued.as_str().to_owned()),
+                status: Set(PayoutRunStatus::Queued),
                 lease_owner: Set(None),
                 lease_until: Set(None),
                 finished_at: Set(None),
@@ -239,7 +235,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<payout_run::Model>, AppE
         .all(&ctx.db)
         .await?;
     for r in waiting {
-        let free = status_of(&r) == PayoutRunStatus::Queued || LEASE.lapsed(r.lease_until, now);
+        let free = r.status == PayoutRunStatus::Queued || LEASE.lapsed(r.lease_until, now);
         if !free {
             continue;
         }
@@ -247,7 +243,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<payout_run::Model>, AppE
             .take(
                 &ctx.db,
                 &r.id,
-                &r.status,
+                r.status.as_str(),
                 PayoutRunStatus::Running.as_str(),
                 owner,
                 now,

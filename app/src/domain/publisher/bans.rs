@@ -52,7 +52,7 @@ pub async fn create(
         placement_id: Set(p.id.clone()),
         external_user_id: Set(user),
         reason: Set(reason),
-        status: Set(BanStatus::Active.as_str().to_owned()),
+        status: Set(BanStatus::Active),
         expires_at: Set(input.expires_at.map(crate::domain::clock::truncate_micros)),
         created_at: Set(now),
         updated_at: Set(now),
@@ -142,9 +142,7 @@ pub async fn patch(
         .await?
         .ok_or_else(|| AppError::not_found("user ban"))?;
     actor.require_owner(&row.owner_account_id, "user ban")?;
-    if input.status == Some(BanStatus::Active)
-        && BanStatus::parse(&row.status) != Some(BanStatus::Active)
-    {
+    if input.status == Some(BanStatus::Active) && row.status != BanStatus::Active {
         if let Some(other) = active_ban(&txn, &row.placement_id, &row.external_user_id, now).await?
         {
             if other.id != row.id {
@@ -156,7 +154,7 @@ pub async fn patch(
     }
     let mut am: user_ban::ActiveModel = row.into();
     if let Some(s) = input.status {
-        am.status = Set(s.as_str().to_owned());
+        am.status = Set(s);
     }
     if let Some(r) = reason {
         am.reason = Set(r);
@@ -204,7 +202,7 @@ pub async fn active_bans<C: ConnectionTrait>(
 }
 
 fn view(r: &user_ban::Model, now: DateTime<Utc>) -> UserBan {
-    let status = if BanStatus::parse(&r.status) == Some(BanStatus::Active) {
+    let status = if r.status == BanStatus::Active {
         BanStatus::Active
     } else {
         BanStatus::Lifted

@@ -58,7 +58,7 @@ pub async fn create(
         id: Set(id.clone()),
         owner_account_id: Set(actor.account_id.clone()),
         placement_id: Set(input.placement_id.clone()),
-        kind: Set(input.kind.as_str().to_owned()),
+        kind: Set(input.kind),
         value: Set(value),
         reason: Set(reason),
         created_at: Set(now),
@@ -172,23 +172,22 @@ pub async fn rules_for<C: ConnectionTrait>(
 
 /// Whether any of `rules` excludes the candidate.
 pub fn excludes(rules: &[blacklist::Model], c: &Candidate<'_>) -> bool {
-    rules.iter().any(|r| match BlacklistKind::parse(&r.kind) {
-        Some(BlacklistKind::Campaign) => r.value == c.campaign_id,
-        Some(BlacklistKind::Advertiser) => r.value == c.advertiser_id,
-        Some(BlacklistKind::Category) => r.value.eq_ignore_ascii_case(c.category),
-        Some(BlacklistKind::TaskType) => r.value.eq_ignore_ascii_case(c.task_type),
-        Some(BlacklistKind::Domain) => {
+    rules.iter().any(|r| match r.kind {
+        BlacklistKind::Campaign => r.value == c.campaign_id,
+        BlacklistKind::Advertiser => r.value == c.advertiser_id,
+        BlacklistKind::Category => r.value.eq_ignore_ascii_case(c.category),
+        BlacklistKind::TaskType => r.value.eq_ignore_ascii_case(c.task_type),
+        BlacklistKind::Domain => {
             let host = c.destination_host.to_ascii_lowercase();
             host == r.value || host.ends_with(&format!(".{}", r.value))
         }
-        None => false,
     })
 }
 
 fn view(r: &blacklist::Model) -> Blacklist {
     Blacklist {
         blacklist_id: r.id.clone(),
-        kind: BlacklistKind::parse(&r.kind).unwrap_or(BlacklistKind::Campaign),
+        kind: r.kind,
         value: r.value.clone(),
         placement_id: r.placement_id.clone(),
         reason: r.reason.clone(),

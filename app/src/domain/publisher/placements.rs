@@ -11,6 +11,7 @@ use crate::error::{AppError, FieldErrors};
 use crate::model::publisher::rules::{normalize_identity, sdk_version, store_url};
 use crate::model::publisher::*;
 use crate::model::validate;
+use entity::values::CallbackKeyState;
 use entity::{ad_slot, callback_key, placement, sdk_session};
 
 /// The default minimum SDK version of a placement.
@@ -81,7 +82,7 @@ pub async fn create(
         minimum_sdk_version: Set(min.unwrap_or_else(|| DEFAULT_MIN_SDK.to_owned())),
         recommended_sdk_version: Set(rec),
         require_consent: Set(input.require_consent.unwrap_or(false)),
-        status: Set(PlacementStatus::Draft.as_str().to_owned()),
+        status: Set(PlacementStatus::Draft),
         released: Set(false),
         released_at: Set(None),
         review_note: Set(None),
@@ -274,17 +275,14 @@ pub async fn request_review(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Pl
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, id).await?;
-    if !matches!(
-        PlacementStatus::parse(&p.status),
-        Some(PlacementStatus::Draft | PlacementStatus::Rejected)
-    ) {
+    if !matches!(p.status, PlacementStatus::Draft | PlacementStatus::Rejected) {
         return Err(AppError::conflict(format!(
             "only DRAFT or REJECTED placements can request review; this one is {}",
             p.status
         )));
     }
     let mut am: placement::ActiveModel = p.into();
-    am.status = Set(PlacementStatus::PendingReview.as_str().to_owned());
+    am.status = Set(PlacementStatus::PendingReview);
     am.updated_at = Set(now);
     am.update(&txn).await?;
     let detail = serde_json::json!({});
@@ -367,8 +365,8 @@ pub fn view(
     slots: Option<Vec<AdSlot>>,
 ) -> Placement {
     let kind = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
-    let status = PlacementStatus::parse(&p.status).unwrap_or(PlacementStatus::Draft);
-    let key = |state: &str| {
+    let status = p.status;
+    let key = |state: CallbackKeyState| {
         keys.iter()
             .find(|k| k.placement_id == p.id && k.state == state)
             .map(|k| k.id.clone())
@@ -400,8 +398,8 @@ pub fn view(
         callback: CallbackSummary {
             configured: p.callback_url.is_some(),
             url: p.callback_url.clone(),
-            key_id: key("CURRENT"),
-            next_key_id: key("NEXT"),
+            key_id: key(CallbackKeyState::Current),
+            next_key_id: key(CallbackKeyState::Next),
         },
         created_at: p.created_at,
         updated_at: p.updated_at,

@@ -32,7 +32,7 @@ pub async fn archive_slot(
         .one(&txn)
         .await?
         .ok_or_else(|| AppError::not_found("ad slot"))?;
-    if SlotState::parse(&slot.state) == Some(SlotState::Active) {
+    if slot.state == SlotState::Active {
         return Err(AppError::conflict(
             "the ad slot is active and serving users; disable it before archiving it",
         )

@@ -42,14 +42,17 @@ pub async fn review(
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
-    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::PendingReview) {
+    if p.status != PlacementStatus::PendingReview {
         return Err(AppError::conflict(format!(
             "only PENDING_REVIEW placements are reviewed; this one is {}",
             p.status
         )));
     }
     let mut am: placement::ActiveModel = p.into();
-    am.status = Set(req.decision.as_str().to_owned());
+    am.status = Set(match req.decision {
+        ReviewDecision::Verified => PlacementStatus::Verified,
+        ReviewDecision::Rejected => PlacementStatus::Rejected,
+    });
     am.review_note = Set(note.clone());
     am.reviewed_at = Set(Some(now));
     am.updated_at = Set(now);
@@ -66,7 +69,7 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
     let now = ctx.now();
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = load(&txn, id).await?;
-    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::Verified) {
+    if p.status != PlacementStatus::Verified {
         return Err(AppError::conflict(format!(
             "only VERIFIED placements are released; this one is {}",
             p.status

@@ -233,8 +233,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
         .all(&ctx.db)
         .await?;
     for b in fair_order(waiting) {
-        let free = ReconciliationStatus::parse(&b.status) == Some(ReconciliationStatus::Queued)
-            || LEASE.lapsed(b.lease_until, now);
+        let free = b.status == ReconciliationStatus::Queued || LEASE.lapsed(b.lease_until, now);
         if !free {
             continue;
         }
@@ -242,7 +241,7 @@ async fn claim(ctx: &Ctx, owner: &str) -> Result<Option<batch::Model>, AppError>
             .take(
                 &ctx.db,
                 &b.id,
-                &b.status,
+                b.status.as_str(),
                 ReconciliationStatus::Applying.as_str(),
                 owner,
                 now,

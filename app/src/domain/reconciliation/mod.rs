@@ -64,19 +64,19 @@ fn decide(
     window: chrono::Duration,
 ) -> LineState {
     use Settlement as S;
-    let settled = Settlement::parse(&c.settlement);
+    let settled = c.settlement;
     let state = match (action, settled) {
-        (ReconcileAction::Reverse, Some(S::Reversed | S::Rejected)) => LineState::AlreadyInState,
-        (ReconcileAction::Reverse, Some(S::Approved)) => LineState::WillApply,
+        (ReconcileAction::Reverse, S::Reversed | S::Rejected) => LineState::AlreadyInState,
+        (ReconcileAction::Reverse, S::Approved) => LineState::WillApply,
         // A survey complete is paid when reported; there is nothing pending to reject.
-        (ReconcileAction::Reverse, Some(S::Pending)) if !is_survey(c) => LineState::WillApply,
-        (ReconcileAction::Approve, Some(S::Approved)) => LineState::AlreadyInState,
-        (ReconcileAction::Approve, Some(S::Pending | S::NoBudget)) if !is_survey(c) => {
+        (ReconcileAction::Reverse, S::Pending) if !is_survey(c) => LineState::WillApply,
+        (ReconcileAction::Approve, S::Approved) => LineState::AlreadyInState,
+        (ReconcileAction::Approve, S::Pending | S::NoBudget) if !is_survey(c) => {
             LineState::WillApply
         }
         // A held conversion is the advertiser's to decide: approving pays it, reversing
         // rejects it (nothing was paid).
-        (_, Some(S::Held)) => LineState::WillApply,
+        (_, S::Held) => LineState::WillApply,
         _ => LineState::NotAllowed,
     };
     if state == LineState::WillApply && !inside_window(c, now, window) {

@@ -13,7 +13,7 @@ use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::campaign::reconciliation::{
     LineState, LineTally, ReconcileAction, Reconciliation, ReconciliationLine,
-    ReconciliationLineQuery, ReconciliationLines, ReconciliationList, ReconciliationStatus,
+    ReconciliationLineQuery, ReconciliationLines, ReconciliationList,
 };
 use crate::model::money::Micros;
 use entity::{reconciliation_batch as batch, reconciliation_line as line};
@@ -186,7 +186,7 @@ fn assemble(b: batch::Model, preview: Vec<LineTally>, results: Vec<LineTally>) -
         reconciliation_id: b.id,
         action: ReconcileAction::parse(&b.action).unwrap_or(ReconcileAction::Reverse),
         reason: b.reason,
-        status: ReconciliationStatus::parse(&b.status).unwrap_or(ReconciliationStatus::Previewed),
+        status: b.status,
         line_count,
         preview,
         results,
@@ -203,8 +203,8 @@ fn line_view(l: line::Model) -> ReconciliationLine {
         transaction_id: l.transaction_id,
         campaign_id: l.campaign_id,
         conversion_id: l.conversion_id,
-        preview: LineState::parse(&l.preview).unwrap_or(LineState::NotAllowed),
-        result: l.result.as_deref().and_then(LineState::parse),
+        preview: l.preview,
+        result: l.result,
         payout_micros: Micros(l.payout_micros),
         applied_at: l.applied_at,
     }

@@ -87,7 +87,7 @@ pub async fn allocate(
     let tx = ledger::post(
         &txn,
         now,
-        "survey_allocation",
+        ledger::TransactionKind::SurveyAllocation,
         &m.advertiser_id,
         (SUBJECT, &m.id),
         &format!("survey_allocation:{}", m.id),

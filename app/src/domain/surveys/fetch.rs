@@ -36,6 +36,7 @@ use crate::model::publisher::RewardPreview;
 use crate::model::publisher::rules::format_minor;
 use crate::model::survey::campaign::Hundredths;
 use crate::model::survey::fetch::*;
+use entity::values::FetchOutcome;
 use entity::{ad_slot, app_key};
 
 /// The provider label of this API (opaque to publishers).
@@ -197,11 +198,11 @@ pub async fn fetch(ctx: &Ctx, app_key: Option<&str>, body: &[u8]) -> Result<Answ
         .map(|s| s.fits(profile.locale.code, &facts, &known.entered, MAX_ITEMS))
         .unwrap_or_default();
     let outcome = if risk.blocked() {
-        "FRAUD_BLOCKED"
+        FetchOutcome::FraudBlocked
     } else if fits.is_empty() {
-        "NOT_FOUND"
+        FetchOutcome::NotFound
     } else {
-        "SUCCESS"
+        FetchOutcome::Success
     };
     seen.record(&known.id, now);
     ctx.surveys
@@ -286,7 +287,7 @@ fn write_of(
     respondent_id: &str,
     p: &Profile,
     risk_score: i32,
-    outcome: &'static str,
+    outcome: FetchOutcome,
     now: DateTime<Utc>,
 ) -> FetchWrite {
     FetchWrite {

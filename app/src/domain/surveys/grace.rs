@@ -18,6 +18,7 @@ use crate::error::AppError;
 use crate::model::survey::campaign::SurveyStatus;
 use entity::survey_campaign as survey;
 use entity::survey_entry as entry;
+use entity::values::EntryStatus;
 
 /// The shortest grace period.
 const MIN_GRACE_MINUTES: i64 = 60;
@@ -45,7 +46,7 @@ pub fn refuse_after_grace(
     e: &entry::Model,
     now: DateTime<Utc>,
 ) -> Result<(), AppError> {
-    if SurveyStatus::parse(&m.status) != Some(SurveyStatus::Closed) || pays_late(m, e, now) {
+    if m.status != SurveyStatus::Closed || pays_late(m, e, now) {
         return Ok(());
     }
     Err(AppError::conflict(format!(
@@ -69,7 +70,7 @@ pub async fn hold_on_close<C: ConnectionTrait>(
     let held = ledger::reserved_for(db, &m.advertiser_id, &m.id).await?;
     let open = entry::Entity::find()
         .filter(entry::Column::CampaignId.eq(m.id.clone()))
-        .filter(entry::Column::Status.eq(super::matching::status::ENTERED))
+        .filter(entry::Column::Status.eq(EntryStatus::Entered))
         .filter(entry::Column::Test.eq(false))
         .filter(entry::Column::CreatedAt.gte(now - period(m)))
         .count(db)
@@ -79,7 +80,14 @@ pub async fn hold_on_close<C: ConnectionTrait>(
         .unwrap_or(i64::MAX)
         .saturating_mul(cpi)
         .min(held);
-    release(db, now, m, held - keep, "survey_release").await
+    release(
+        db,
+        now,
+        m,
+        held - keep,
+        ledger::TransactionKind::SurveyRelease,
+    )
+    .await
 }
 
 /// Releases what closed campaigns past their grace period still hold; returns how many
@@ -100,7 +108,14 @@ pub async fn release_expired(ctx: &Ctx) -> Result<usize, AppError> {
         let txn = db::begin(&ctx.db).await?;
         let held = ledger::reserved_for(&txn, &m.advertiser_id, &m.id).await?;
         if held > 0 {
-            release(&txn, now, &m, held, "survey_grace_release").await?;
+            release(
+                &txn,
+                now,
+                &m,
+                held,
+                ledger::TransactionKind::SurveyGraceRelease,
+            )
+            .await?;
             released += 1;
         }
         txn.commit().await?;
@@ -115,7 +130,7 @@ async fn release<C: ConnectionTrait>(
     now: DateTime<Utc>,
     m: &survey::Model,
     micros: i64,
-    kind: &str,
+    kind: ledger::TransactionKind,
 ) -> Result<(), AppError> {
     if micros <= 0 {
         return Ok(());

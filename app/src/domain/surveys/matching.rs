@@ -19,13 +19,7 @@ use entity::{
 };
 
 /// Entry states.
-pub mod status {
-    pub const ENTERED: &str = "ENTERED";
-    pub const COMPLETE: &str = "COMPLETE";
-    pub const TERMINATED: &str = "TERMINATED";
-    pub const OVERQUOTA: &str = "OVERQUOTA";
-    pub const QUALITY_FAIL: &str = "QUALITY_FAIL";
-}
+pub use entity::values::EntryStatus;
 
 /// What matching knows about the respondent: the fetch's fields and stored answers.
 #[derive(Debug, Clone, Default)]
@@ -92,8 +86,8 @@ fn in_field(m: &survey::Model, today: NaiveDate) -> bool {
 
 /// Whether a campaign is live, paid and in field today.
 pub fn live(m: &survey::Model, today: NaiveDate) -> bool {
-    SurveyStatus::parse(&m.status) == Some(SurveyStatus::Live)
-        && PaymentStatus::parse(&m.payment_status) != Some(PaymentStatus::Unpaid)
+    m.status == SurveyStatus::Live
+        && m.payment_status != PaymentStatus::Unpaid
         && in_field(m, today)
 }
 
@@ -107,7 +101,7 @@ pub(crate) async fn counts<C: ConnectionTrait>(
         .column(entry::Column::CampaignId)
         .column_as(Expr::col(entry::Column::Id).count(), "n")
         .filter(entry::Column::CampaignId.is_in(ids.to_vec()))
-        .filter(entry::Column::Status.eq(status::COMPLETE))
+        .filter(entry::Column::Status.eq(EntryStatus::Complete))
         .filter(entry::Column::Test.eq(false));
     if let Some(s) = since {
         q = q.filter(entry::Column::FinishedAt.gte(s));

@@ -124,7 +124,7 @@ pub async fn download(ctx: &Ctx, actor: &Principal, q: ResponsesQuery) -> Result
             name.to_owned(),
             e.respondent_id.clone(),
             locales.get(&e.respondent_id).cloned().unwrap_or_default(),
-            e.status.clone(),
+            e.status.as_str().to_owned(),
             e.verification.clone(),
             e.quota_id.clone().unwrap_or_default(),
             e.created_at.to_rfc3339(),

@@ -2,32 +2,8 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::Settlement;
 use serde::{Deserialize, Serialize};
-
-wire_enum!(
-    /// Where a conversion stands (`conversions.settlement`; also the outcome of the inbox
-    /// row of the report that put it there). PENDING: reported pending, nothing paid yet.
-    /// APPROVED: paid. REJECTED: closed without payment. REVERSED: paid, then given back.
-    /// HELD: approved by the report but held for review (its fraud score reached the
-    /// campaign's hold score, or a web pixel's review window runs): nothing paid, no reward
-    /// callback, until it is approved or rejected. UNMATCHED_CLICK: no launch has the click
-    /// id. UNKNOWN_GOAL: the campaign (at the launch's revision) has no such goal.
-    /// OUT_OF_WINDOW: later than the attribution window after the launch. CAP_REACHED: a cap
-    /// refused it. NO_BUDGET: neither the reserve nor the wallet could pay; a later report
-    /// may settle it.
-    Settlement {
-        Pending = "PENDING",
-        Approved = "APPROVED",
-        Rejected = "REJECTED",
-        Reversed = "REVERSED",
-        Held = "HELD",
-        UnmatchedClick = "UNMATCHED_CLICK",
-        UnknownGoal = "UNKNOWN_GOAL",
-        OutOfWindow = "OUT_OF_WINDOW",
-        CapReached = "CAP_REACHED",
-        NoBudget = "NO_BUDGET",
-    }
-);
 
 /// One transaction as the advertiser reported it and as it settled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,10 +17,9 @@ pub struct ConversionItem {
     /// The goal (`survey_complete` for a survey complete).
     pub goal_id: String,
     /// The last status reported: pending, approved, rejected or reversed.
-    #[cfg_attr(feature = "ssr", schema(value_type = crate::model::postbacks::ReportedStatus))]
-    pub reported_status: String,
+    pub reported_status: crate::model::postbacks::ReportedStatus,
     /// PENDING, APPROVED, REJECTED, REVERSED, NO_BUDGET, CAP_REACHED, UNMATCHED_CLICK, …
-    pub settlement: String,
+    pub settlement: Settlement,
     /// What the advertiser paid (0 unless APPROVED; what was paid and refunded when REVERSED).
     pub payout_micros: Micros,
     pub payout: String,

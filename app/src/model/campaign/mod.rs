@@ -4,6 +4,7 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, NaiveDate, Utc};
+pub use entity::values::CampaignStatus;
 use serde::{Deserialize, Serialize};
 
 pub mod conversions;
@@ -19,13 +20,6 @@ pub use creatives::*;
 pub use device_targeting::{MinOsVersion, Platform, Targeting};
 pub use tracking::*;
 
-wire_enum!(
-    /// Offer campaign lifecycle (docs/decisions.md, "Offer campaign states").
-    CampaignStatus {
-        Draft = "DRAFT", InReview = "IN_REVIEW", Rejected = "REJECTED", Live = "LIVE",
-        Paused = "PAUSED", Ended = "ENDED", Archived = "ARCHIVED"
-    }
-);
 wire_enum!(
     /// What a creative is used for in the offerwall.
     CreativeKind { Icon = "ICON", Banner = "BANNER", Screenshot = "SCREENSHOT", Video = "VIDEO" }

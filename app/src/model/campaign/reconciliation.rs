@@ -4,6 +4,7 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::{LineState, ReconciliationStatus};
 use serde::{Deserialize, Serialize};
 
 /// The most lines one reconciliation takes (also the parser's bound on `lines`, written
@@ -14,35 +15,6 @@ const _: () = assert!(MAX_LINES == 10_000);
 wire_enum!(
     /// What a reconciliation does to each listed conversion.
     ReconcileAction { Approve = "approve", Reverse = "reverse" }
-);
-
-wire_enum!(
-    /// Where a reconciliation stands: PREVIEWED when created (nothing changed yet), QUEUED
-    /// once applied, APPLYING while the worker works through it, DONE with a result per
-    /// line.
-    ReconciliationStatus {
-        Previewed = "PREVIEWED", Queued = "QUEUED", Applying = "APPLYING", Done = "DONE"
-    }
-);
-
-wire_enum!(
-    /// What the preview found for a line, and what applying it did. WILL_APPLY (preview
-    /// only) becomes APPLIED, ALREADY_IN_STATE, NO_BUDGET or CAP_REACHED (an approval the
-    /// budget or a cap refused) once applied. ALREADY_IN_STATE: the conversion is already
-    /// approved (approve) or rejected/reversed (reverse). UNKNOWN: no conversion of the caller
-    /// has this transaction id (in this campaign). AMBIGUOUS: conversions of several campaigns
-    /// have it (name the campaign). OUTSIDE_WINDOW: later than the reconciliation window after
-    /// the conversion. NOT_ALLOWED: the conversion cannot take this action (an unpaid or
-    /// unattributed conversion reversed, a reversed one approved). DUPLICATE_LINE: the same
-    /// transaction id (and campaign) appears earlier in the request. FAILED (applying only):
-    /// the line could not be applied (an internal error, three tries); nothing about its
-    /// conversion changed, and the operator has it in the log.
-    LineState {
-        WillApply = "WILL_APPLY", Applied = "APPLIED", AlreadyInState = "ALREADY_IN_STATE",
-        Unknown = "UNKNOWN", Ambiguous = "AMBIGUOUS", OutsideWindow = "OUTSIDE_WINDOW",
-        NotAllowed = "NOT_ALLOWED", DuplicateLine = "DUPLICATE_LINE", NoBudget = "NO_BUDGET",
-        CapReached = "CAP_REACHED", Failed = "FAILED"
-    }
 );
 
 /// One line of a reconciliation request.

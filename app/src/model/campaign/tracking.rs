@@ -1,17 +1,13 @@
 //! Tracking wire types of an offer campaign: what each provider needs, its credentials, the
 //! tracking setup page, the IP allowlist and the local Custom S2S test.
 
+pub use entity::values::{CredentialStatus, TrackingKind};
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::Platform;
-
-wire_enum!(
-    /// How a tracking provider reports conversions, which decides their authentication.
-    TrackingKind { CustomS2s = "CUSTOM_S2S", Mmp = "MMP", Direct = "DIRECT", Managed = "MANAGED" }
-);
 
 /// One tracking provider and what it needs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,8 +17,7 @@ pub struct ProviderCapability {
     /// Provider code: CUSTOM_S2S, DIRECT, MANAGED or a measurement partner (APPSFLYER, …).
     pub code: String,
     /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
-    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
-    pub kind: String,
+    pub kind: TrackingKind,
     pub name: String,
     /// The value to put in a campaign's `trackingProvider`.
     pub tracking_provider: String,
@@ -51,23 +46,16 @@ pub struct ProviderCapabilities {
     pub items: Vec<ProviderCapability>,
 }
 
-wire_enum!(
-    /// Whether a campaign credential is in use.
-    CredentialStatus { Active = "ACTIVE", Retired = "RETIRED" }
-);
-
 /// A campaign credential without its secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CredentialMeta {
     /// CUSTOM_S2S, MMP, DIRECT or MANAGED.
-    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
-    pub kind: String,
+    pub kind: TrackingKind,
     pub key_id: String,
     /// ACTIVE or RETIRED.
-    #[cfg_attr(feature = "ssr", schema(value_type = CredentialStatus))]
-    pub status: String,
+    pub status: CredentialStatus,
     pub created_at: DateTime<Utc>,
     pub retired_at: Option<DateTime<Utc>>,
 }
@@ -75,7 +63,7 @@ pub struct CredentialMeta {
 impl CredentialMeta {
     /// Not retired: it signs or authenticates reports now.
     pub fn is_active(&self) -> bool {
-        CredentialStatus::parse(&self.status) == Some(CredentialStatus::Active)
+        self.status == CredentialStatus::Active
     }
 }
 
@@ -85,11 +73,9 @@ impl CredentialMeta {
 #[serde(rename_all = "camelCase")]
 pub struct CredentialIssued {
     pub campaign_id: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = TrackingKind))]
-    pub kind: String,
+    pub kind: TrackingKind,
     pub key_id: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = CredentialStatus))]
-    pub status: String,
+    pub status: CredentialStatus,
     /// Custom S2S signing secret (HMAC-SHA256 key, UTF-8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,

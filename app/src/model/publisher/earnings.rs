@@ -2,6 +2,7 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::EarningsState;
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
@@ -15,12 +16,6 @@ wire_enum!(
 wire_enum!(
     /// A monthly statement: OPEN for the current month (figures up to now), CLOSED after it.
     StatementStatus { Open = "OPEN", Closed = "CLOSED" }
-);
-
-wire_enum!(
-    /// Where a conversion's publisher earnings stand (`conversions.earnings_state`; absent
-    /// for conversions paid before publisher earnings were kept in the ledger).
-    EarningsState { Pending = "PENDING", Available = "AVAILABLE", Reversed = "REVERSED" }
 );
 
 /// A publisher's earnings balance (`GET /publisher/v2/earnings`).

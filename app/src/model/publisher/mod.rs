@@ -7,6 +7,7 @@ pub mod rules;
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::{PlacementStatus, SlotState};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
@@ -14,17 +15,8 @@ wire_enum!(
     PlacementType { AndroidApp = "ANDROID_APP", IosApp = "IOS_APP", Website = "WEBSITE", ApiNetwork = "API_NETWORK" }
 );
 wire_enum!(
-    /// Review state of a placement.
-    PlacementStatus { Draft = "DRAFT", PendingReview = "PENDING_REVIEW", Verified = "VERIFIED", Rejected = "REJECTED" }
-);
-wire_enum!(
     /// Delivery form of a slot; fixed at creation and limited by the placement type.
     SlotType { Offerwall = "OFFERWALL", OfferApi = "OFFER_API", StaticApi = "STATIC_API" }
-);
-wire_enum!(
-    /// Slot lifecycle: DRAFT until ready, READY, ACTIVE once activated on a released
-    /// placement, DISABLED when paused by the publisher.
-    SlotState { Draft = "DRAFT", Ready = "READY", Active = "ACTIVE", Disabled = "DISABLED" }
 );
 wire_enum!(
     /// How a converted reward is rounded to whole minor units.

@@ -2,47 +2,8 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::{BanStatus, BlacklistKind, SupportStatus};
 use serde::{Deserialize, Serialize};
-
-/// What a blacklist entry excludes from delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum BlacklistKind {
-    /// An offer campaign id.
-    Campaign,
-    /// An advertiser account id.
-    Advertiser,
-    /// A campaign category such as GAMES.
-    Category,
-    /// A campaign task type such as INSTALL.
-    TaskType,
-    /// A destination domain (and its subdomains).
-    Domain,
-}
-
-impl BlacklistKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlacklistKind::Campaign => "CAMPAIGN",
-            BlacklistKind::Advertiser => "ADVERTISER",
-            BlacklistKind::Category => "CATEGORY",
-            BlacklistKind::TaskType => "TASK_TYPE",
-            BlacklistKind::Domain => "DOMAIN",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "CAMPAIGN" => Some(Self::Campaign),
-            "ADVERTISER" => Some(Self::Advertiser),
-            "CATEGORY" => Some(Self::Category),
-            "TASK_TYPE" => Some(Self::TaskType),
-            "DOMAIN" => Some(Self::Domain),
-            _ => None,
-        }
-    }
-}
 
 /// `POST /publisher/v2/blacklists`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -119,32 +80,6 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// Whether a ban is in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum BanStatus {
-    Active,
-    Lifted,
-}
-
-impl BanStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BanStatus::Active => "ACTIVE",
-            BanStatus::Lifted => "LIFTED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ACTIVE" => Some(BanStatus::Active),
-            "LIFTED" => Some(BanStatus::Lifted),
-            _ => None,
-        }
-    }
-}
-
 /// A user ban. `effective` is false once lifted or expired.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -170,38 +105,6 @@ pub struct UserBanList {
     /// Pass as `cursor` for the next (older) page; null on the last page.
     #[serde(default, rename = "nextCursor")]
     pub next_cursor: Option<String>,
-}
-
-/// Handling state of a support case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum SupportStatus {
-    Open,
-    InProgress,
-    Resolved,
-    Rejected,
-}
-
-impl SupportStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SupportStatus::Open => "OPEN",
-            SupportStatus::InProgress => "IN_PROGRESS",
-            SupportStatus::Resolved => "RESOLVED",
-            SupportStatus::Rejected => "REJECTED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "OPEN" => Some(Self::Open),
-            "IN_PROGRESS" => Some(Self::InProgress),
-            "RESOLVED" => Some(Self::Resolved),
-            "REJECTED" => Some(Self::Rejected),
-            _ => None,
-        }
-    }
 }
 
 /// A support case as the publisher sees it.

@@ -2,23 +2,12 @@
 
 use crate::model::money::Micros;
 use chrono::{DateTime, Utc};
+pub use entity::values::{PayoutRunStatus, PayoutStatus};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
     /// How a publisher is paid.
     PayoutMethod { BankTransfer = "BANK_TRANSFER", PaymentService = "PAYMENT_SERVICE" }
-);
-wire_enum!(
-    /// Where a payout stands. REQUESTED and APPROVED hold the money; PAID sent it; CANCELLED,
-    /// REJECTED and FAILED returned it to the available balance.
-    PayoutStatus {
-        Requested = "REQUESTED",
-        Approved = "APPROVED",
-        Paid = "PAID",
-        Cancelled = "CANCELLED",
-        Rejected = "REJECTED",
-        Failed = "FAILED",
-    }
 );
 
 /// A publisher's payout profile as shown (the details only as a hint).
@@ -105,24 +94,6 @@ pub struct PayoutDecision {
 #[serde(rename_all = "camelCase")]
 pub struct PayoutRunInput {
     pub period: Option<String>,
-}
-
-wire_enum!(
-    /// Where a monthly run stands: QUEUED until a worker takes it (within seconds), RUNNING
-    /// while it makes payouts, COMPLETED with its counts. Starting a completed month again
-    /// queues it again, to create only what is missing.
-    PayoutRunStatus { Queued = "QUEUED", Running = "RUNNING", Completed = "COMPLETED" }
-);
-
-impl PayoutRunStatus {
-    /// As the dashboard shows it.
-    pub fn label(self) -> &'static str {
-        match self {
-            PayoutRunStatus::Queued => "queued, starts within seconds",
-            PayoutRunStatus::Running => "creating payouts",
-            PayoutRunStatus::Completed => "completed",
-        }
-    }
 }
 
 /// A monthly run and what it did.

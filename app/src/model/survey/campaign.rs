@@ -2,6 +2,7 @@
 //! shows) and wallet allocations for survey campaigns.
 
 use chrono::{DateTime, NaiveDate, Utc};
+pub use entity::values::{PaymentStatus, SurveyStatus};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::model::money::Micros;
@@ -66,19 +67,6 @@ impl utoipa::PartialSchema for Hundredths {
 
 #[cfg(feature = "ssr")]
 impl utoipa::ToSchema for Hundredths {}
-
-wire_enum!(
-    /// Survey campaign status: created as DRAFT; PENDINGAPPROVAL once submitted; LIVE after an
-    /// administrator approves a funded campaign; PAUSED and CLOSED afterwards.
-    SurveyStatus {
-        Draft = "DRAFT", PendingApproval = "PENDINGAPPROVAL", Live = "LIVE", Paused = "PAUSED",
-        Closed = "CLOSED"
-    }
-);
-wire_enum!(
-    /// How a survey campaign is paid: not yet, from the shared wallet, or outside it (invoice).
-    PaymentStatus { Unpaid = "UNPAID", Wallet = "PAID_WALLET", External = "PAID_EXTERNALLY" }
-);
 
 /// A USD amount given as a JSON number or string (`2.5`, `"2.50"`), converted to micros from
 /// its decimal text, never through floating-point arithmetic.

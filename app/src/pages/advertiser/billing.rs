@@ -83,8 +83,7 @@ fn AwaitingCapture(pending: Vec<Funding>, capture: ServerAction<CapturePayment>)
             .get()
             .and_then(Result::ok)
             .filter(|f| {
-                crate::model::billing::FundingStatus::parse(&f.status)
-                    == Some(crate::model::billing::FundingStatus::Credited)
+                f.status == crate::model::billing::FundingStatus::Credited
             })
             .map(|f| {
                 view! {

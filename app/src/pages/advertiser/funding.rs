@@ -241,7 +241,7 @@ fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool)
             <td>{method_label(&f)}</td>
             <td class="num">{f.amount_micros.money(&f.currency)}</td>
             <td><code>{reference}</code></td>
-            <td><FundingBadge status=f.status.clone()/></td>
+            <td><FundingBadge status=f.status/></td>
             <td>
                 {open_order.map(|id| {
                     let href = checkout_href.clone();

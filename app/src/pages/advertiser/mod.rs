@@ -120,9 +120,9 @@ fn BalanceCard(balance: Balance, #[prop(optional)] funding_link: bool) -> impl I
 
 /// Coloured funding status.
 #[component]
-fn FundingBadge(status: String) -> impl IntoView {
-    let class = format!("badge funding-{}", status.to_ascii_lowercase());
-    view! { <span class=class>{status}</span> }
+fn FundingBadge(status: crate::model::billing::FundingStatus) -> impl IntoView {
+    let class = format!("badge funding-{}", status.as_str().to_ascii_lowercase());
+    view! { <span class=class>{status.as_str()}</span> }
 }
 
 /// The capture button of an open provider order.

@@ -5,28 +5,29 @@
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use sea_orm::{ConnectionTrait, FromQueryResult};
 
-use super::Kind;
+use super::{Kind, TransactionKind};
 use crate::domain::sql::{prefix_of, statement};
 use crate::error::AppError;
 
 /// Transaction kinds that pay a conversion or a survey complete.
 /// (`earnings_backfill`: the earnings of conversions paid before earnings were kept.)
-pub const EARNING: [&str; 4] = [
-    "campaign_spend",
-    "spend",
-    "external_spend",
-    "earnings_backfill",
+pub const EARNING: [TransactionKind; 4] = [
+    TransactionKind::CampaignSpend,
+    TransactionKind::Spend,
+    TransactionKind::ExternalSpend,
+    TransactionKind::EarningsBackfill,
 ];
 /// Transaction kinds that reverse one.
-pub const REVERSING: [&str; 2] = ["refund", "external_refund"];
+pub const REVERSING: [TransactionKind; 2] =
+    [TransactionKind::Refund, TransactionKind::ExternalRefund];
 
 /// One day's net movement of one transaction kind on one kind of account.
 #[derive(Debug, Clone, FromQueryResult)]
 pub struct DayTotal {
     /// `YYYY-MM-DD` (UTC).
     pub day: String,
-    pub transaction_kind: String,
-    pub account_kind: String,
+    pub transaction_kind: TransactionKind,
+    pub account_kind: Kind,
     pub micros: i64,
     /// Distinct transactions behind it.
     pub transactions: i64,

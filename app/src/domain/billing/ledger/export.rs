@@ -118,7 +118,7 @@ pub async fn export<C: ConnectionTrait>(
             let account = accounts.get(&e.ledger_account_id);
             LedgerLine {
                 at: e.created_at,
-                transaction_kind: tx.map(|t| t.kind.clone()).unwrap_or_default(),
+                transaction_kind: tx.map(|t| t.kind.as_str().to_owned()).unwrap_or_default(),
                 account: account
                     .map(|(k, _)| k.as_str().to_owned())
                     .unwrap_or_default(),
@@ -163,7 +163,7 @@ async fn accounts<C: ConnectionTrait>(
         .all(db)
         .await?
         .into_iter()
-        .filter_map(|a| Some((a.id, (Kind::parse(&a.kind)?, a.reference_id))))
+        .map(|a| (a.id, (a.kind, a.reference_id)))
         .filter(|(_, (k, _))| kinds.is_empty() || kinds.contains(k))
         .collect())
 }

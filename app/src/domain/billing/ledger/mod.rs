@@ -16,6 +16,7 @@ pub mod legs;
 mod post;
 mod reconcile;
 
+pub use entity::values::TransactionKind;
 pub use kind::Kind;
 pub use legs::*;
 pub use post::{Posting, post, post_many};
@@ -46,7 +47,7 @@ impl Leg {
             kind,
             reference: reference.to_owned(),
             amount_micros: amount.into(),
-            guarded: kind.guards_debits(),
+            guarded: kind::guards_debits(kind),
         }
     }
 
@@ -96,9 +97,7 @@ pub async fn balances_by_kind<C: ConnectionTrait>(
         .await?;
     let mut sums = std::collections::HashMap::new();
     for a in rows {
-        if let Some(k) = Kind::parse(&a.kind) {
-            *sums.entry(k).or_insert(0i64) += a.balance_micros;
-        }
+        *sums.entry(a.kind).or_insert(0i64) += a.balance_micros;
     }
     Ok(sums)
 }

@@ -13,17 +13,17 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{CaseStatement, Condition, Expr, ExprTrait, OnConflict};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 
-use super::{Leg, PostError};
+use super::{Kind, Leg, PostError, TransactionKind};
 use crate::domain::{db, ids::new_id};
 use crate::error::AppError;
 use crate::model::money::Micros;
 use entity::{ledger_account, ledger_entry, ledger_transaction};
 
-/// The identity of an account: owner, kind text and reference.
-type Key = (String, &'static str, String);
+/// The identity of an account: owner, kind and reference.
+type Key = (String, Kind, String);
 
 fn key_of(leg: &Leg) -> Key {
-    (leg.owner.clone(), leg.kind.as_str(), leg.reference.clone())
+    (leg.owner.clone(), leg.kind, leg.reference.clone())
 }
 
 fn matches_key(k: &Key) -> Condition {
@@ -46,7 +46,7 @@ async fn account_id<C: ConnectionTrait>(
     let row = ledger_account::ActiveModel {
         id: Set(new_id("lac")),
         owner_account_id: Set(leg.owner.clone()),
-        kind: Set(leg.kind.as_str().to_owned()),
+        kind: Set(leg.kind),
         reference_id: Set(leg.reference.clone()),
         balance_micros: Set(0),
         created_at: Set(now),
@@ -101,7 +101,7 @@ async fn take_back<C: ConnectionTrait>(
 /// batch ([`post_many`]).
 #[derive(Debug, Clone)]
 pub struct Posting {
-    pub kind: String,
+    pub kind: TransactionKind,
     /// The account the movement is about (the advertiser, the publisher).
     pub owner: String,
     /// What it is about: `(type, id)`, e.g. `("offer_campaign", "cmp_…")`.
@@ -116,14 +116,14 @@ pub struct Posting {
 pub async fn post<C: ConnectionTrait>(
     db: &C,
     now: DateTime<Utc>,
-    kind: &str,
+    kind: TransactionKind,
     owner: &str,
     reference: (&str, &str),
     dedupe_key: &str,
     legs: &[Leg],
 ) -> Result<String, PostError> {
     let one = Posting {
-        kind: kind.to_owned(),
+        kind,
         owner: owner.to_owned(),
         reference: (reference.0.to_owned(), reference.1.to_owned()),
         dedupe_key: dedupe_key.to_owned(),
@@ -165,7 +165,7 @@ pub async fn post_many<C: ConnectionTrait>(
         .zip(&tx_ids)
         .map(|(p, id)| ledger_transaction::ActiveModel {
             id: Set(id.clone()),
-            kind: Set(p.kind.clone()),
+            kind: Set(p.kind),
             owner_account_id: Set(p.owner.clone()),
             reference_type: Set(p.reference.0.clone()),
             reference_id: Set(p.reference.1.clone()),

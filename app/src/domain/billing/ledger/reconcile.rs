@@ -48,22 +48,21 @@ pub async fn reconcile<C: ConnectionTrait>(db: &C) -> Result<Reconciliation, App
         if by_account.get(a.id.as_str()).copied().unwrap_or(0) != i128::from(a.balance_micros) {
             r.drifted_accounts.push(a.id.clone());
         }
-        let kind = Kind::parse(&a.kind);
-        if a.balance_micros < 0 && !kind.is_some_and(Kind::may_go_negative) {
+        if a.balance_micros < 0 && !super::kind::may_go_negative(a.kind) {
             r.negative_accounts.push(a.id.clone());
         }
         r.total_micros += i128::from(a.balance_micros);
-        match kind {
-            Some(Kind::Spent) => {
+        match a.kind {
+            Kind::Spent => {
                 mirror.entry(a.reference_id.as_str()).or_default().0 +=
                     i128::from(a.balance_micros);
             }
-            Some(Kind::SpendClearing) => {
+            Kind::SpendClearing => {
                 let m = mirror.entry(a.reference_id.as_str()).or_default();
                 m.0 += i128::from(a.balance_micros);
                 m.1 = true;
             }
-            Some(Kind::PublisherPending) => {
+            Kind::PublisherPending => {
                 *pending
                     .entry((a.owner_account_id.clone(), a.reference_id.clone()))
                     .or_default() += i128::from(a.balance_micros);

@@ -18,7 +18,7 @@ use sea_orm::{
 };
 
 use super::{Claimed, KeyState};
-use crate::domain::callback_delivery::setup::{CURRENT, KeySecrets, NEXT, open_secret};
+use crate::domain::callback_delivery::setup::{CallbackKeyState, KeySecrets, open_secret};
 use crate::domain::{Ctx, db, sql};
 use crate::error::AppError;
 use entity::{callback_delivery, callback_key, callback_receiver, placement};
@@ -262,10 +262,14 @@ async fn receivers_of(
     let mut keys: HashMap<String, KeyState> = HashMap::new();
     let rows = callback_key::Entity::find()
         .filter(callback_key::Column::PlacementId.is_in(placement_ids))
-        .filter(callback_key::Column::State.is_in([CURRENT, NEXT]))
+        .filter(
+            callback_key::Column::State.is_in([CallbackKeyState::Current, CallbackKeyState::Next]),
+        )
         .all(&ctx.db)
         .await?;
-    let (current, next): (Vec<_>, Vec<_>) = rows.into_iter().partition(|k| k.state == CURRENT);
+    let (current, next): (Vec<_>, Vec<_>) = rows
+        .into_iter()
+        .partition(|k| k.state == CallbackKeyState::Current);
     for k in current {
         let state = match open_secret(ctx, &k) {
             Ok(secret) => KeyState::Ready(KeySecrets {

@@ -26,9 +26,7 @@ pub mod remove;
 pub mod standard_webhooks;
 pub mod test_event;
 
-pub(crate) const CURRENT: &str = "CURRENT";
-pub(crate) const NEXT: &str = "NEXT";
-pub(crate) const RETIRED: &str = "RETIRED";
+pub use entity::values::CallbackKeyState;
 
 /// Prefix of callback signing secrets.
 pub const SECRET_PREFIX: &str = "mkt_cbs";
@@ -138,7 +136,9 @@ async fn keys<C: ConnectionTrait>(
 ) -> Result<Vec<callback_key::Model>, AppError> {
     Ok(callback_key::Entity::find()
         .filter(callback_key::Column::PlacementId.eq(placement_id.to_owned()))
-        .filter(callback_key::Column::State.is_in([CURRENT, NEXT]))
+        .filter(
+            callback_key::Column::State.is_in([CallbackKeyState::Current, CallbackKeyState::Next]),
+        )
         .all(db)
         .await?)
 }
@@ -147,14 +147,14 @@ async fn new_key<C: ConnectionTrait>(
     ctx: &Ctx,
     db: &C,
     placement_id: &str,
-    state: &str,
+    state: CallbackKeyState,
 ) -> Result<(String, String), AppError> {
     let secret = crypto::random_token(SECRET_PREFIX);
     let id = new_id("cbk");
     callback_key::ActiveModel {
         id: Set(id.clone()),
         placement_id: Set(placement_id.to_owned()),
-        state: Set(state.to_owned()),
+        state: Set(state),
         secret_ciphertext: Set(ctx.keys.seal(&seal_binding(&id), &secret)?),
         created_at: Set(ctx.now()),
         promoted_at: Set(None),
@@ -177,13 +177,16 @@ fn settings_of(
         .ok_or_else(|| AppError::not_found("callback configuration"))?;
     let current = keys
         .iter()
-        .find(|k| k.state == CURRENT)
+        .find(|k| k.state == CallbackKeyState::Current)
         .ok_or_else(|| AppError::not_found("callback configuration"))?;
     Ok(CallbackSettings {
         url,
         key_id: current.id.clone(),
         status: "ACTIVE".to_owned(),
-        next_key_id: keys.iter().find(|k| k.state == NEXT).map(|k| k.id.clone()),
+        next_key_id: keys
+            .iter()
+            .find(|k| k.state == CallbackKeyState::Next)
+            .map(|k| k.id.clone()),
         standard_webhooks_secret: secret.as_deref().map(standard_webhooks::secret),
         secret,
     })
@@ -214,8 +217,16 @@ async fn configure_once(
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let mut secret = None;
-    if keys(&txn, &p.id).await?.iter().all(|k| k.state != CURRENT) {
-        secret = Some(new_key(ctx, &txn, &p.id, CURRENT).await?.1);
+    if keys(&txn, &p.id)
+        .await?
+        .iter()
+        .all(|k| k.state != CallbackKeyState::Current)
+    {
+        secret = Some(
+            new_key(ctx, &txn, &p.id, CallbackKeyState::Current)
+                .await?
+                .1,
+        );
     }
     let mut am: placement::ActiveModel = p.into();
     am.callback_url = Set(Some(url.clone()));
@@ -269,18 +280,18 @@ async fn rotate_once(
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let ks = keys(&txn, &p.id).await?;
-    if p.callback_url.is_none() || ks.iter().all(|k| k.state != CURRENT) {
+    if p.callback_url.is_none() || ks.iter().all(|k| k.state != CallbackKeyState::Current) {
         return Err(AppError::conflict(
             "configure the callback before rotating its key",
         ));
     }
-    for k in ks.into_iter().filter(|k| k.state == NEXT) {
+    for k in ks.into_iter().filter(|k| k.state == CallbackKeyState::Next) {
         let mut am: callback_key::ActiveModel = k.into();
-        am.state = Set(RETIRED.to_owned());
+        am.state = Set(CallbackKeyState::Retired);
         am.retired_at = Set(Some(now));
         am.update(&txn).await?;
     }
-    let (key_id, secret) = new_key(ctx, &txn, &p.id, NEXT).await?;
+    let (key_id, secret) = new_key(ctx, &txn, &p.id, CallbackKeyState::Next).await?;
     let detail = json!({"keyId": key_id});
     actor
         .audit(
@@ -310,20 +321,27 @@ pub async fn promote(
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let p = owned_placement(&txn, actor, placement_id).await?;
     let ks = keys(&txn, &p.id).await?;
-    let Some(next) = ks.iter().find(|k| k.state == NEXT).cloned() else {
+    let Some(next) = ks
+        .iter()
+        .find(|k| k.state == CallbackKeyState::Next)
+        .cloned()
+    else {
         return Err(AppError::conflict(
             "there is no next key to promote; rotate first",
         ));
     };
-    for k in ks.into_iter().filter(|k| k.state == CURRENT) {
+    for k in ks
+        .into_iter()
+        .filter(|k| k.state == CallbackKeyState::Current)
+    {
         let mut am: callback_key::ActiveModel = k.into();
-        am.state = Set(RETIRED.to_owned());
+        am.state = Set(CallbackKeyState::Retired);
         am.retired_at = Set(Some(now));
         am.update(&txn).await?;
     }
     let key_id = next.id.clone();
     let mut am: callback_key::ActiveModel = next.into();
-    am.state = Set(CURRENT.to_owned());
+    am.state = Set(CallbackKeyState::Current);
     am.promoted_at = Set(Some(now));
     am.update(&txn).await?;
     let detail = json!({"keyId": key_id});
@@ -367,9 +385,9 @@ pub async fn signing_key<C: ConnectionTrait>(
     let ks = keys(db, placement_id).await?;
     let k = ks
         .iter()
-        .find(|k| k.state == CURRENT)
+        .find(|k| k.state == CallbackKeyState::Current)
         .ok_or_else(|| AppError::conflict("the callback is not configured"))?;
-    let next = ks.iter().find(|k| k.state == NEXT);
+    let next = ks.iter().find(|k| k.state == CallbackKeyState::Next);
     Ok(KeySecrets {
         id: k.id.clone(),
         secret: open_secret(ctx, k)?,

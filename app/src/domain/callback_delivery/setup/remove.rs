@@ -5,7 +5,7 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
-use super::{CURRENT, NEXT, RETIRED};
+use super::CallbackKeyState;
 use crate::domain::callback_delivery::outbox;
 use crate::domain::publisher::{commit_placement, owned_placement};
 use crate::domain::{Ctx, Principal, db};
@@ -29,10 +29,15 @@ pub async fn remove_callback(
         return Err(AppError::not_found("callback receiver"));
     }
     callback_key::Entity::update_many()
-        .col_expr(callback_key::Column::State, Expr::value(RETIRED))
+        .col_expr(
+            callback_key::Column::State,
+            Expr::value(CallbackKeyState::Retired),
+        )
         .col_expr(callback_key::Column::RetiredAt, Expr::value(now))
         .filter(callback_key::Column::PlacementId.eq(p.id.clone()))
-        .filter(callback_key::Column::State.is_in([CURRENT, NEXT]))
+        .filter(
+            callback_key::Column::State.is_in([CallbackKeyState::Current, CallbackKeyState::Next]),
+        )
         .exec(&txn)
         .await?;
     callback_receiver::Entity::delete_by_id(p.id.clone())

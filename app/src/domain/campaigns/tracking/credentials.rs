@@ -8,16 +8,13 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter, Set,
 };
 
+use crate::domain::campaigns::locked_campaign;
 use crate::domain::campaigns::providers::{ProviderKind, kind_of, mmp_code};
 use crate::domain::campaigns::store::SUBJECT;
-use crate::domain::campaigns::{locked_campaign, status_of};
 use crate::domain::{Ctx, Principal, crypto, db, ids::new_id};
 use crate::error::AppError;
 use crate::model::campaign::*;
 use entity::{campaign_credential, offer_campaign};
-
-const ACTIVE: &str = "ACTIVE";
-const RETIRED: &str = "RETIRED";
 
 /// Whether the campaign has an active credential of `kind`.
 pub async fn has_active<C: ConnectionTrait>(
@@ -36,7 +33,7 @@ pub(super) async fn active<C: ConnectionTrait>(
     Ok(campaign_credential::Entity::find()
         .filter(campaign_credential::Column::CampaignId.eq(campaign.to_owned()))
         .filter(campaign_credential::Column::Kind.eq(kind.as_str()))
-        .filter(campaign_credential::Column::Status.eq(ACTIVE))
+        .filter(campaign_credential::Column::Status.eq(CredentialStatus::Active))
         .one(db)
         .await?)
 }
@@ -86,7 +83,7 @@ pub(super) fn require_kind(m: &offer_campaign::Model, kind: ProviderKind) -> Res
 }
 
 pub(super) fn require_open(m: &offer_campaign::Model) -> Result<(), AppError> {
-    match status_of(m) {
+    match m.status {
         CampaignStatus::Ended | CampaignStatus::Archived => Err(AppError::conflict(
             "credentials of an ended campaign cannot change",
         )
@@ -103,14 +100,17 @@ async fn retire<C: ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> Result<u64, AppError> {
     Ok(campaign_credential::Entity::update_many()
-        .col_expr(campaign_credential::Column::Status, Expr::value(RETIRED))
+        .col_expr(
+            campaign_credential::Column::Status,
+            Expr::value(CredentialStatus::Retired),
+        )
         .col_expr(
             campaign_credential::Column::RetiredAt,
             Expr::value(Some(now)),
         )
         .filter(campaign_credential::Column::CampaignId.eq(campaign.to_owned()))
         .filter(campaign_credential::Column::Kind.eq(kind.as_str()))
-        .filter(campaign_credential::Column::Status.eq(ACTIVE))
+        .filter(campaign_credential::Column::Status.eq(CredentialStatus::Active))
         .exec(db)
         .await?
         .rows_affected)
@@ -140,14 +140,14 @@ async fn issue<C: ConnectionTrait>(
     campaign_credential::ActiveModel {
         id: Set(row_id.clone()),
         campaign_id: Set(m.id.clone()),
-        kind: Set(kind.as_str().to_owned()),
+        kind: Set(kind),
         key_id: Set(key_id.clone()),
         secret_sealed: Set(secret
             .as_deref()
             .map(|s| ctx.keys.seal(&seal_binding(&row_id), s))
             .transpose()?),
         token_hash: Set(token.as_deref().map(crypto::sha256_hex)),
-        status: Set(ACTIVE.to_owned()),
+        status: Set(CredentialStatus::Active),
         created_at: Set(now),
         retired_at: Set(None),
     }
@@ -156,9 +156,9 @@ async fn issue<C: ConnectionTrait>(
     .map_err(db::race_on_unique)?;
     Ok(CredentialIssued {
         campaign_id: m.id.clone(),
-        kind: kind.as_str().to_owned(),
+        kind: kind,
         key_id,
-        status: ACTIVE.to_owned(),
+        status: CredentialStatus::Active,
         secret,
         token,
         created: true,
@@ -300,7 +300,7 @@ pub async fn rotate_mmp(
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
     require_kind(&m, ProviderKind::Mmp)?;
-    let status = status_of(&m);
+    let status = m.status;
     if !matches!(status, CampaignStatus::Draft | CampaignStatus::InReview) {
         return Err(AppError::conflict(format!(
             "the campaign token can be rotated only while DRAFT or IN_REVIEW; this campaign is {}",

@@ -61,7 +61,8 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
     Ok(TrackingSetup {
         campaign_id: m.id.clone(),
         tracking_provider: m.tracking_provider.clone(),
-        callback_authentication: kind.authentication().to_owned(),
+        callback_authentication: crate::domain::campaigns::providers::authentication(kind)
+            .to_owned(),
         trust_level: if kind == ProviderKind::CustomS2s {
             TrustLevel::Signed
         } else {

@@ -175,7 +175,7 @@ pub async fn fraud_overview(ctx: &Ctx, actor: &Principal) -> Result<FraudOvervie
     let limits = ctx.fraud.limits;
     let since = ctx.now() - Duration::days(limits.window_days);
     let ids: Vec<String> = placements.iter().map(|p| p.id.clone()).collect();
-    let counts: Vec<(Option<String>, String, i64)> = conversion::Entity::find()
+    let counts: Vec<(Option<String>, Settlement, i64)> = conversion::Entity::find()
         .select_only()
         .column(conversion::Column::PlacementId)
         .column(conversion::Column::Settlement)
@@ -189,11 +189,11 @@ pub async fn fraud_overview(ctx: &Ctx, actor: &Principal) -> Result<FraudOvervie
         .await?;
     let mut by: HashMap<String, crate::domain::fraud::guard::Shares> = HashMap::new();
     for (p, settlement, n) in counts {
-        let (Some(p), Some(s)) = (p, Settlement::parse(&settlement)) else {
+        let Some(p) = p else {
             continue;
         };
         let e = by.entry(p).or_default();
-        match s {
+        match settlement {
             Settlement::UnmatchedClick | Settlement::UnknownGoal | Settlement::OutOfWindow => {
                 continue;
             }

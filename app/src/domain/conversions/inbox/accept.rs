@@ -107,10 +107,10 @@ impl Receipt<'_> {
             transaction_id: Set(ev.transaction_id.clone()),
             click_id: Set(ev.click_id.clone()),
             goal_id: Set(ev.goal_id.clone()),
-            status: Set(ev.status.as_str().to_owned()),
+            status: Set(ev.status),
             occurred_at: Set(ev.occurred_at_raw.clone()),
             event_hash: Set(self.hash.to_owned()),
-            outcome: Set(outcome.as_str().to_owned()),
+            outcome: Set(outcome),
             conversion_id: Set(conversion_id),
             received_at: Set(self.received_at),
         }

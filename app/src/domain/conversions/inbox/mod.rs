@@ -33,7 +33,7 @@ mod group;
 pub use group::GroupCounts;
 
 use super::reported::{
-    InboxState, Outcome, Reported, ReportedStatus, Settlement, Trust, event_hash, parse_occurred_at,
+    InboxState, Outcome, Reported, Settlement, Trust, event_hash, parse_occurred_at,
 };
 use super::settlement::{self, Applied};
 use crate::domain::changes::Change;
@@ -359,8 +359,7 @@ fn reported(row: &postback_event::Model) -> Reported {
         click_id: row.click_id.clone(),
         transaction_id: row.transaction_id.clone(),
         goal_id: row.goal_id.clone(),
-        // Validated when it was accepted; a row this code did not write reads as pending.
-        status: ReportedStatus::parse(&row.status).unwrap_or(ReportedStatus::Pending),
+        status: row.status,
         occurred_at_raw: row.occurred_at.clone(),
         occurred_at: parse_occurred_at(&row.occurred_at).unwrap_or_default(),
         trust: if row.source == super::reported::WEB_PIXEL_SOURCE {

@@ -34,7 +34,7 @@ use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::campaigns::caps::caps_reached;
 use crate::domain::campaigns::inventory::LiveOffer;
 use crate::domain::campaigns::store::SUBJECT;
-use crate::domain::campaigns::{lifecycle, live_config, status_of};
+use crate::domain::campaigns::{lifecycle, live_config};
 use crate::domain::changes::Change;
 use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, ids::new_id};
@@ -96,14 +96,14 @@ pub(in crate::domain) async fn apply(
     }
     use ReportedStatus as R;
     if let Some(c) = &existing {
-        match (Settlement::parse(&c.settlement), ev.status) {
+        match (c.settlement, ev.status) {
             // An approved conversion reported rejected or reversed gives back exactly what
             // was paid, whatever the campaign says now.
-            (Some(Settlement::Approved), R::Rejected | R::Reversed) => {
+            (Settlement::Approved, R::Rejected | R::Reversed) => {
                 let how = Reversal {
                     paid_from: ledger::PaidFrom::Reserve,
                     subject: SUBJECT,
-                    reported_status: ev.status.as_str(),
+                    reported_status: ev.status,
                     occurred_at: ev.occurred_at,
                 };
                 // The reversal moves the accounts this batch's payments wait to move.
@@ -124,14 +124,14 @@ pub(in crate::domain) async fn apply(
                     user,
                 ));
             }
-            (Some(Settlement::Pending), R::Approved | R::Rejected | R::Reversed) => {}
+            (Settlement::Pending, R::Approved | R::Rejected | R::Reversed) => {}
             // The wallet could not pay before; it may now.
-            (Some(Settlement::NoBudget), R::Approved) => {}
+            (Settlement::NoBudget, R::Approved) => {}
             // A held conversion is rejected by any report that says so (nothing was paid),
             // and paid only by a decision or the end of a pixel's review window; a repeated
             // approval changes nothing.
-            (Some(Settlement::Held), R::Rejected | R::Reversed) => {}
-            (Some(Settlement::Held), R::Approved)
+            (Settlement::Held, R::Rejected | R::Reversed) => {}
+            (Settlement::Held, R::Approved)
                 if matches!(ev.trust, Trust::Vouched | Trust::ReviewEnded) => {}
             // Terminal states never change again; later reports are recorded, not applied.
             _ => {
@@ -312,7 +312,7 @@ async fn pay(
             Err(PostError::Other(e)) => Err(e),
         };
     }
-    if status_of(campaign) == CampaignStatus::Live {
+    if campaign.status == CampaignStatus::Live {
         // A live campaign's reserve is its remaining budget.
         return Ok(Settlement::NoBudget);
     }
@@ -331,7 +331,7 @@ async fn pay(
     match ledger::post(
         txn,
         now,
-        "campaign_spend",
+        ledger::TransactionKind::CampaignSpend,
         &campaign.advertiser_id,
         (SUBJECT, &campaign.id),
         &dedupe,

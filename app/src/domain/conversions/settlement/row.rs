@@ -87,24 +87,22 @@ pub(super) async fn write(
     let earned = (settlement == Settlement::Approved)
         .then(|| a.map(|a| a.placement.owner_account_id.clone()))
         .flatten();
-    let earnings_state = earned
-        .as_ref()
-        .map(|_| EarningsState::Pending.as_str().to_owned());
+    let earnings_state = earned.as_ref().map(|_| EarningsState::Pending);
     let earnings_at = earned.as_ref().map(|_| now);
     let held = settlement == Settlement::Held;
     let held_until = screening.and_then(|s| s.held.flatten());
     let facts = a.map(|a| click_facts(a, ev.received_at.unwrap_or(now), screening));
     match existing {
         Some(c) => {
-            let was_held = Settlement::parse(&c.settlement) == Some(Settlement::Held);
+            let was_held = c.settlement == Settlement::Held;
             let mut am: conversion::ActiveModel = c.clone().into();
             if earned.is_some() {
                 am.publisher_id = Set(earned);
                 am.earnings_state = Set(earnings_state);
                 am.earnings_at = Set(earnings_at);
             }
-            am.status = Set(ev.status.as_str().to_owned());
-            am.settlement = Set(settlement.as_str().to_owned());
+            am.status = Set(ev.status);
+            am.settlement = Set(settlement);
             am.payout_micros = Set(payout);
             am.publisher_earnings_micros = Set(earnings);
             am.reward_minor_units = Set(reward);
@@ -137,8 +135,8 @@ pub(super) async fn write(
                 transaction_id: Set(ev.transaction_id.clone()),
                 click_id: Set(ev.click_id.clone()),
                 goal_id: Set(ev.goal_id.clone()),
-                status: Set(ev.status.as_str().to_owned()),
-                settlement: Set(settlement.as_str().to_owned()),
+                status: Set(ev.status),
+                settlement: Set(settlement),
                 placement_id: Set(a.map(|a| a.placement.id.clone())),
                 ad_slot_id: Set(a.map(|a| a.launch.ad_slot_id.clone())),
                 session_id: Set(a.map(|a| a.launch.session_id.clone())),

@@ -37,20 +37,9 @@ pub async fn list(
         q = q.filter(support_case::Column::PlacementId.eq(p.to_owned()));
     }
     if let Some(s) = status {
-        q = q.filter(support_case::Column::Status.eq(s.as_str()));
+        q = q.filter(support_case::Column::Status.eq(s));
     }
-    let rows = page
-        .select(q, support_case::Column::Id)
-        .all(&ctx.db)
-        .await?;
-    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
-    let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
-    super::evidence::attach(&ctx.db, &mut items).await?;
-    Ok(SupportCaseList {
-        count: items.len(),
-        items,
-        next_cursor,
-    })
+    super::page_of(ctx, q, page).await
 }
 
 /// Changes the status or note of a case on one of the actor's placements.
@@ -78,7 +67,7 @@ pub async fn patch(
         .await?
         .ok_or_else(|| AppError::not_found("support case"))?;
     actor.require_owner(&p.owner_account_id, "support case")?;
-    let from = SupportStatus::parse(&row.status).unwrap_or(SupportStatus::Open);
+    let from = row.status;
     if let Some(to) = input.status {
         let allowed = match (from, to) {
             (a, b) if a == b => true,
@@ -98,7 +87,7 @@ pub async fn patch(
     let now = ctx.now();
     let mut am: support_case::ActiveModel = row.into();
     if let Some(to) = input.status {
-        am.status = Set(to.as_str().to_owned());
+        am.status = Set(to);
     }
     if let Some(n) = note {
         am.publisher_note = Set(Some(n).filter(|n| !n.is_empty()));
@@ -129,7 +118,7 @@ pub fn view(r: &support_case::Model) -> SupportCase {
         offer_id: r.offer_id.clone(),
         reason_code: r.reason_code.clone(),
         message: r.message.clone(),
-        status: SupportStatus::parse(&r.status).unwrap_or(SupportStatus::Open),
+        status: r.status,
         publisher_note: r.publisher_note.clone(),
         created_at: r.created_at,
         updated_at: r.updated_at,

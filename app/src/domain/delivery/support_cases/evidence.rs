@@ -102,8 +102,8 @@ pub async fn upload(
         )
     })?;
     let closed = matches!(
-        SupportStatus::parse(&case.status),
-        Some(SupportStatus::Resolved | SupportStatus::Rejected)
+        case.status,
+        SupportStatus::Resolved | SupportStatus::Rejected
     );
     if closed {
         return Err(

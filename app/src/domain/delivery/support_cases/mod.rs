@@ -106,7 +106,7 @@ pub async fn open(
         offer_id: Set(offer_id),
         reason_code: Set(reason),
         message: Set(message),
-        status: Set(SupportStatus::Open.as_str().to_owned()),
+        status: Set(SupportStatus::Open),
         publisher_note: Set(None),
         idempotency_key: Set(Some(key.to_owned())),
         created_at: Set(now),
@@ -142,6 +142,16 @@ pub async fn list(
     let q = support_case::Entity::find()
         .filter(support_case::Column::PlacementId.eq(s.placement_id.clone()))
         .filter(support_case::Column::ExternalUserId.eq(s.external_user_id.clone()));
+    page_of(ctx, q, page).await
+}
+
+/// One page of the cases `q` finds, newest first, with their evidence (the SDK's list and
+/// the publisher's console share it).
+pub(super) async fn page_of(
+    ctx: &Ctx,
+    q: sea_orm::Select<support_case::Entity>,
+    page: &crate::domain::paging::Page,
+) -> Result<SupportCaseList, AppError> {
     let rows = page
         .select(q, support_case::Column::Id)
         .all(&ctx.db)

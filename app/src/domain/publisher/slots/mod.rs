@@ -24,7 +24,7 @@ pub use snippets::snippets;
 /// Why a slot of `kind` on placement `p` with `currency` cannot deliver (empty: ready).
 fn readiness(p: &placement::Model, kind: SlotType, currency: &Currency) -> Readiness {
     let mut reasons = Vec::new();
-    if PlacementStatus::parse(&p.status) != Some(PlacementStatus::Verified) {
+    if p.status != PlacementStatus::Verified {
         reasons.push("placement_not_verified".to_owned());
     }
     let ptype = PlacementType::parse(&p.r#type).unwrap_or(PlacementType::Website);
@@ -109,9 +109,7 @@ pub async fn create(
             SlotState::Ready
         } else {
             SlotState::Draft
-        }
-        .as_str()
-        .to_owned()),
+        }),
         currency_name: Set(cfg.currency.name.clone()),
         currency_decimals: Set(cfg.currency.decimals),
         rate_numerator_minor_units: Set(cfg.currency.rate_numerator_minor_units),
@@ -181,14 +179,14 @@ pub async fn patch(
     let kind = SlotType::parse(&s.r#type).unwrap_or(SlotType::Offerwall);
     let now = ctx.now();
     let version = s.configuration_version + 1;
-    let state = match SlotState::parse(&s.state) {
-        Some(st @ (SlotState::Active | SlotState::Disabled)) => st,
+    let state = match s.state {
+        st @ (SlotState::Active | SlotState::Disabled) => st,
         _ if readiness(&p, kind, &cfg.currency).ready => SlotState::Ready,
         _ => SlotState::Draft,
     };
     let mut am: ad_slot::ActiveModel = s.into();
     am.name = Set(cfg.name.clone());
-    am.state = Set(state.as_str().to_owned());
+    am.state = Set(state);
     am.currency_name = Set(cfg.currency.name.clone());
     am.currency_decimals = Set(cfg.currency.decimals);
     am.rate_numerator_minor_units = Set(cfg.currency.rate_numerator_minor_units);
@@ -223,7 +221,7 @@ pub async fn set_state(
 ) -> Result<AdSlot, AppError> {
     let txn = crate::domain::db::begin(&ctx.db).await?;
     let (p, s) = owned_slot(&txn, actor, placement_id, slot_id).await?;
-    let from = SlotState::parse(&s.state).unwrap_or(SlotState::Draft);
+    let from = s.state;
     let kind = SlotType::parse(&s.r#type).unwrap_or(SlotType::Offerwall);
     let ready = readiness(&p, kind, &currency_of(&s));
     let allowed = match to {
@@ -247,7 +245,7 @@ pub async fn set_state(
     }
     let now = ctx.now();
     let mut am: ad_slot::ActiveModel = s.into();
-    am.state = Set(to.as_str().to_owned());
+    am.state = Set(to);
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
     let detail = json!({"from": from.as_str(), "to": to.as_str()});
@@ -280,9 +278,9 @@ pub async fn refresh_readiness<C: ConnectionTrait>(
         } else {
             SlotState::Draft
         };
-        if SlotState::parse(&s.state) != Some(state) {
+        if s.state != state {
             let mut am: ad_slot::ActiveModel = s.into();
-            am.state = Set(state.as_str().to_owned());
+            am.state = Set(state);
             am.updated_at = Set(now);
             am.update(db).await?;
         }
@@ -299,7 +297,7 @@ pub fn view(s: &ad_slot::Model, p: &placement::Model) -> AdSlot {
         placement_id: s.placement_id.clone(),
         name: s.name.clone(),
         slot_type: kind,
-        state: SlotState::parse(&s.state).unwrap_or(SlotState::Draft),
+        state: s.state,
         readiness: readiness(p, kind, &cfg.currency),
         currency: cfg.currency,
         design: cfg.design,

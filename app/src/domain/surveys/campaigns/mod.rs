@@ -22,7 +22,6 @@ use entity::survey_campaign as survey;
 pub use input::TRANSACTION_MACRO;
 use input::apply;
 pub use view::{eligibility, test_redirect_url, view_of, views};
-use view::{payment_of, status_of};
 
 pub use super::SUBJECT;
 
@@ -43,8 +42,8 @@ pub async fn create(
     let mut a = survey::ActiveModel {
         id: Set(id.clone()),
         advertiser_id: Set(actor.account_id.clone()),
-        status: Set(SurveyStatus::Draft.as_str().to_owned()),
-        payment_status: Set(PaymentStatus::Unpaid.as_str().to_owned()),
+        status: Set(SurveyStatus::Draft),
+        payment_status: Set(PaymentStatus::Unpaid),
         cpi_micros: Set(None),
         loi_hundredths: Set(None),
         closed_at: Set(None),
@@ -161,7 +160,7 @@ pub async fn update(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
-    let from = status_of(&m);
+    let from = m.status;
     let requested = input.status;
     let to = requested.unwrap_or(from);
     if !advertiser_move(from, to) {
@@ -193,7 +192,7 @@ pub async fn update(
         || edits
             .total_completes
             .is_some_and(|t| Some(t) != m.total_completes);
-    if payment_of(&m) != PaymentStatus::Unpaid && cost_changes {
+    if m.payment_status != PaymentStatus::Unpaid && cost_changes {
         return Err(AppError::conflict(
             "cpi and total_completes are fixed once the campaign is paid",
         )
@@ -217,7 +216,7 @@ pub async fn update(
     if edits_fields {
         a.revision = Set(m.revision + 1);
     }
-    a.status = Set(to.as_str().to_owned());
+    a.status = Set(to);
     a.updated_at = Set(now);
     let closing = to == SurveyStatus::Closed && from != SurveyStatus::Closed;
     if closing {
@@ -248,9 +247,9 @@ pub async fn delete(ctx: &Ctx, actor: &Principal, id: &str) -> Result<SurveyMess
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
     if !matches!(
-        status_of(&m),
+        m.status,
         SurveyStatus::Draft | SurveyStatus::PendingApproval
-    ) || payment_of(&m) != PaymentStatus::Unpaid
+    ) || m.payment_status != PaymentStatus::Unpaid
     {
         return Err(AppError::conflict(
             "only unpaid draft or pending campaigns can be deleted; close it instead",

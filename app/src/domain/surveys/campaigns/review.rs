@@ -6,7 +6,6 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 
 use super::input::Metadata;
-use super::view::{payment_of, status_of};
 use super::{SUBJECT, locked, view_of, views};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, db};
@@ -53,7 +52,7 @@ pub async fn reject(
     }
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
-    if status_of(&m) != SurveyStatus::PendingApproval {
+    if m.status != SurveyStatus::PendingApproval {
         return Err(AppError::conflict(format!(
             "only a campaign awaiting approval can be rejected; this one is {}",
             m.status
@@ -63,7 +62,7 @@ pub async fn reject(
     let mut meta: Metadata = serde_json::from_str(&m.metadata).unwrap_or_default();
     meta.rejection_reason = Some(reason.to_owned());
     let mut a = m.clone().into_active_model();
-    a.status = Set(SurveyStatus::Draft.as_str().to_owned());
+    a.status = Set(SurveyStatus::Draft);
     a.metadata = Set(serde_json::to_string(&meta).unwrap_or_else(|_| "{}".into()));
     let detail = serde_json::json!({"reason": reason, "revision": m.revision});
     commit(ctx, txn, actor, a, ("survey_campaign.rejected", detail)).await
@@ -88,7 +87,7 @@ pub async fn approve(
         .with_code("revision_changed"));
     }
     if !matches!(
-        status_of(&m),
+        m.status,
         SurveyStatus::Draft | SurveyStatus::PendingApproval
     ) {
         return Err(AppError::conflict(format!(
@@ -97,7 +96,7 @@ pub async fn approve(
         ))
         .with_code("invalid_transition"));
     }
-    if payment_of(&m) == PaymentStatus::Unpaid {
+    if m.payment_status == PaymentStatus::Unpaid {
         return Err(AppError::conflict(
             "the campaign is not funded: allocate wallet balance or record an external payment",
         )
@@ -105,7 +104,7 @@ pub async fn approve(
     }
     let detail = serde_json::json!({"payment": m.payment_status, "revision": m.revision});
     let mut a = m.into_active_model();
-    a.status = Set(SurveyStatus::Live.as_str().to_owned());
+    a.status = Set(SurveyStatus::Live);
     commit(ctx, txn, actor, a, ("survey_campaign.approved", detail)).await
 }
 
@@ -119,7 +118,7 @@ pub async fn record_external_payment(
     actor.require_admin()?;
     let txn = db::begin(&ctx.db).await?;
     let m = locked(&txn, actor, id).await?;
-    match payment_of(&m) {
+    match m.payment_status {
         PaymentStatus::External => {
             let out = view_of(ctx, &txn, &m).await?;
             ctx.commit_and_announce(txn, [Change::Surveys]).await?;
@@ -132,7 +131,7 @@ pub async fn record_external_payment(
         PaymentStatus::Unpaid => {}
     }
     let mut a = m.into_active_model();
-    a.payment_status = Set(PaymentStatus::External.as_str().to_owned());
+    a.payment_status = Set(PaymentStatus::External);
     commit(
         ctx,
         txn,

@@ -12,14 +12,6 @@ use crate::model::money::format_micros;
 use crate::model::survey::campaign::*;
 use entity::survey_campaign as survey;
 
-pub(super) fn status_of(m: &survey::Model) -> SurveyStatus {
-    SurveyStatus::parse(&m.status).unwrap_or(SurveyStatus::Draft)
-}
-
-pub(super) fn payment_of(m: &survey::Model) -> PaymentStatus {
-    PaymentStatus::parse(&m.payment_status).unwrap_or(PaymentStatus::Unpaid)
-}
-
 /// Where the test link sends testers back to (opaque to advertisers).
 pub fn test_redirect_url(ctx: &Ctx, id: &str) -> String {
     format!(
@@ -58,8 +50,8 @@ fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
         _id: m.id.clone(),
         advertiser_id: m.advertiser_id.clone(),
         name: m.name.clone(),
-        status: status_of(m),
-        payment_status: payment_of(m),
+        status: m.status,
+        payment_status: m.payment_status,
         country_language_id: m.country_language_id.clone(),
         cpi_micros: m.cpi_micros.map(Micros),
         cpi: m.cpi_micros.map(format_micros),
@@ -89,5 +81,5 @@ fn view(ctx: &Ctx, m: &survey::Model, quota_total: i64) -> SurveyCampaign {
 
 /// Status and payment helpers for the allocation rules.
 pub fn eligibility(m: &survey::Model) -> (SurveyStatus, PaymentStatus) {
-    (status_of(m), payment_of(m))
+    (m.status, m.payment_status)
 }

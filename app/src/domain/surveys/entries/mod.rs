@@ -22,7 +22,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::campaigns::owned;
 use super::fetch::{reward_for, reward_slot};
-use super::matching::{self, Facts, status};
+use super::matching::{self, EntryStatus, Facts};
 use crate::domain::changes::Change;
 use crate::domain::hot_cache::user_key;
 use crate::domain::{Ctx, Principal, db};
@@ -35,7 +35,7 @@ use entity::{
 
 pub use link::{ENTRY_TTL_MINUTES, EntryGrant, entry_url, read_grant};
 pub use outcome::{
-    COMPLETE_GOAL, OutcomeInput, OutcomeReceipt, browser_return, outcome_state, report,
+    COMPLETE_GOAL, OutcomeInput, OutcomeReceipt, Reported, browser_return, outcome_state, report,
 };
 
 /// Where an entry goes.
@@ -142,7 +142,7 @@ async fn enter_once(ctx: &Ctx, token: &str, answer: Option<&str>) -> Result<Entr
         placement_id: Set(r.placement_id.clone()),
         ad_slot_id: Set(slot.map(|s| s.id)),
         quota_id: Set(found.quota_id),
-        status: Set(status::ENTERED.to_owned()),
+        status: Set(EntryStatus::Entered.to_owned()),
         test: Set(false),
         verification: Set(if g.verify { "PASSED" } else { "NOT_REQUIRED" }.to_owned()),
         cpi_micros: Set(cpi),
@@ -187,8 +187,8 @@ async fn existing_entry<C: sea_orm::ConnectionTrait>(
     let m = survey::Entity::find_by_id(campaign_id.to_owned())
         .one(txn)
         .await?;
-    Ok(Some(match (e.status.as_str(), m) {
-        (status::ENTERED, Some(m)) if matching::live(&m, now.date_naive()) => Entry::Redirect(
+    Ok(Some(match (e.status, m) {
+        (EntryStatus::Entered, Some(m)) if matching::live(&m, now.date_naive()) => Entry::Redirect(
             m.survey_live_link
                 .replace(super::campaigns::TRANSACTION_MACRO, &e.id),
         ),
@@ -225,7 +225,7 @@ pub async fn start_test(
         placement_id: Set(String::new()),
         ad_slot_id: Set(None),
         quota_id: Set(None),
-        status: Set(status::ENTERED.to_owned()),
+        status: Set(EntryStatus::Entered.to_owned()),
         test: Set(true),
         verification: Set("TEST".to_owned()),
         cpi_micros: Set(0),
@@ -257,7 +257,7 @@ pub async fn test_returned(
     let n = entry::Entity::update_many()
         .col_expr(
             entry::Column::Status,
-            sea_orm::sea_query::Expr::value(status::COMPLETE),
+            sea_orm::sea_query::Expr::value(EntryStatus::Complete),
         )
         .col_expr(
             entry::Column::FinishedAt,
@@ -266,7 +266,7 @@ pub async fn test_returned(
         .filter(entry::Column::Id.eq(transaction_id.to_owned()))
         .filter(entry::Column::CampaignId.eq(campaign_id.to_owned()))
         .filter(entry::Column::Test.eq(true))
-        .filter(entry::Column::Status.eq(status::ENTERED))
+        .filter(entry::Column::Status.eq(EntryStatus::Entered))
         .exec(&ctx.db)
         .await?
         .rows_affected;

@@ -13,12 +13,12 @@ use crate::domain::callback_delivery::outbox::{self, RewardEvent};
 use crate::domain::changes::Change;
 use crate::domain::surveys::campaigns::SUBJECT;
 use crate::domain::surveys::fetch::reward_for;
-use crate::domain::surveys::matching::status;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
 use crate::model::money::Micros;
 use crate::model::publisher::earnings::EarningsState;
 use crate::model::survey::campaign::PaymentStatus;
+use entity::values::{EntryStatus, ReportedStatus, Settlement};
 use entity::{
     ad_slot, conversion, placement, survey_campaign as survey, survey_entry as entry,
     survey_quota as quota, survey_respondent as respondent,
@@ -31,16 +31,25 @@ pub const COMPLETE_GOAL: &str = "survey_complete";
 /// conversion becomes REVERSED).
 pub const REVERSED: &str = "REVERSED";
 
-/// Outcome statuses an advertiser reports.
-pub fn outcome_state(s: &str) -> Option<&'static str> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "reversed" | "reverse" => Some(REVERSED),
-        "complete" | "completed" => Some(status::COMPLETE),
-        "terminate" | "terminated" | "screenout" => Some(status::TERMINATED),
-        "overquota" | "over_quota" => Some(status::OVERQUOTA),
-        "quality_fail" | "quality" | "fraud" => Some(status::QUALITY_FAIL),
-        _ => None,
-    }
+/// What an advertiser reports for an entry: the outcome it ends with, or the reversal of a
+/// paid complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reported {
+    Outcome(EntryStatus),
+    Reversed,
+}
+
+/// The outcome statuses an advertiser reports, as the report names them.
+pub fn outcome_state(s: &str) -> Option<Reported> {
+    let outcome = match s.trim().to_ascii_lowercase().as_str() {
+        "reversed" | "reverse" => return Some(Reported::Reversed),
+        "complete" | "completed" => EntryStatus::Complete,
+        "terminate" | "terminated" | "screenout" => EntryStatus::Terminated,
+        "overquota" | "over_quota" => EntryStatus::Overquota,
+        "quality_fail" | "quality" | "fraud" => EntryStatus::QualityFail,
+        _ => return None,
+    };
+    Some(Reported::Outcome(outcome))
 }
 
 /// Body of the outcome report.
@@ -106,7 +115,7 @@ pub async fn report(
         duplicate,
         cost_micros: Micros(cost),
     };
-    if wanted == REVERSED {
+    let Reported::Outcome(wanted) = wanted else {
         let c = super::reversal::reversible(&txn, now, ctx.config.reconciliation_window, &m, &e)
             .await?
             .map_err(|refused| refused.refusal())?;
@@ -121,10 +130,10 @@ pub async fn report(
         txn.commit().await?;
         ctx.deliveries.announce();
         return Ok(receipt(REVERSED, false, duplicate, 0));
-    }
-    if e.status != status::ENTERED {
-        let same =
-            e.status == wanted || (wanted == status::COMPLETE && e.status == status::OVERQUOTA);
+    };
+    if e.status != EntryStatus::Entered {
+        let same = e.status == wanted
+            || (wanted == EntryStatus::Complete && e.status == EntryStatus::Overquota);
         if same {
             // A complete reversed since is reported as it stands now: reversed, not paid.
             if super::reversal::was_reversed(&txn, &e).await? {
@@ -132,7 +141,7 @@ pub async fn report(
             }
             let paid = e.conversion_id.is_some();
             let cost = if paid { e.cpi_micros } else { 0 };
-            return Ok(receipt(&e.status.clone(), paid, true, cost));
+            return Ok(receipt(e.status.as_str(), paid, true, cost));
         }
         return Err(
             AppError::conflict(format!("the transaction is already {}", e.status))
@@ -143,19 +152,19 @@ pub async fn report(
     let mut conversion_id = None;
     let mut fills = false;
     // Test transactions (from `test-entry`) record their outcome and never move money.
-    if wanted == status::COMPLETE && !e.test {
+    if wanted == EntryStatus::Complete && !e.test {
         crate::domain::surveys::grace::refuse_after_grace(&m, &e, now)?;
         match room_for_complete(&txn, now, &m, &e).await? {
             Some(last) => {
                 conversion_id = Some(pay(&txn, now, &m, &e).await?);
                 fills = last;
             }
-            None => final_state = status::OVERQUOTA,
+            None => final_state = EntryStatus::Overquota,
         }
     }
     let paid = conversion_id.is_some();
     let mut a = e.clone().into_active_model();
-    a.status = Set(final_state.to_owned());
+    a.status = Set(final_state);
     a.conversion_id = Set(conversion_id);
     a.finished_at = Set(Some(now));
     a.update(&txn).await?;
@@ -174,7 +183,7 @@ pub async fn report(
     }
     ctx.deliveries.announce();
     Ok(receipt(
-        final_state,
+        final_state.as_str(),
         paid,
         false,
         if paid { e.cpi_micros } else { 0 },
@@ -193,7 +202,7 @@ async fn room_for_complete<C: sea_orm::ConnectionTrait>(
     let done = |since: Option<DateTime<Utc>>| {
         let mut q = entry::Entity::find()
             .filter(entry::Column::CampaignId.eq(m.id.clone()))
-            .filter(entry::Column::Status.eq(status::COMPLETE))
+            .filter(entry::Column::Status.eq(EntryStatus::Complete))
             .filter(entry::Column::Test.eq(false));
         if let Some(s) = since {
             q = q.filter(entry::Column::FinishedAt.gte(s));
@@ -242,10 +251,13 @@ async fn pay(
     };
     // A wallet campaign pays from its reservation; a campaign paid outside the wallet owes
     // the complete (EXTERNAL_RECEIVABLE). Either way the publisher earns its share.
-    let paid_from = match PaymentStatus::parse(&m.payment_status) {
-        Some(PaymentStatus::Wallet) => Some((ledger::PaidFrom::Reserve, "spend")),
-        Some(PaymentStatus::External) => Some((ledger::PaidFrom::External, "external_spend")),
-        _ => None,
+    let paid_from = match m.payment_status {
+        PaymentStatus::Wallet => Some((ledger::PaidFrom::Reserve, ledger::TransactionKind::Spend)),
+        PaymentStatus::External => Some((
+            ledger::PaidFrom::External,
+            ledger::TransactionKind::ExternalSpend,
+        )),
+        PaymentStatus::Unpaid => None,
     }
     .filter(|_| e.cpi_micros > 0);
     if let Some((from, kind)) = paid_from {
@@ -294,10 +306,8 @@ async fn pay(
         transaction_id: Set(e.id.clone()),
         click_id: Set(e.id.clone()),
         goal_id: Set(COMPLETE_GOAL.to_owned()),
-        status: Set("approved".to_owned()),
-        settlement: Set(crate::model::campaign::conversions::Settlement::Approved
-            .as_str()
-            .to_owned()),
+        status: Set(ReportedStatus::Approved),
+        settlement: Set(Settlement::Approved),
         placement_id: Set(Some(p.id.clone())),
         ad_slot_id: Set(e.ad_slot_id.clone()),
         session_id: Set(None),
@@ -310,7 +320,7 @@ async fn pay(
         updated_at: Set(now),
         credit_at: Set(Some(now)),
         publisher_id: Set(paid_from.map(|_| p.owner_account_id.clone())),
-        earnings_state: Set(paid_from.map(|_| EarningsState::Pending.as_str().to_owned())),
+        earnings_state: Set(paid_from.map(|_| EarningsState::Pending)),
         earnings_at: Set(paid_from.map(|_| now)),
         reversed_at: Set(None),
         // Survey completes are not screened (the survey's own checks and the hosted entry
@@ -351,7 +361,7 @@ async fn pay(
 pub fn browser_return(reported: &str) -> &'static str {
     match outcome_state(reported) {
         None => "Thank you. You can close this page.",
-        Some(status::COMPLETE) => {
+        Some(Reported::Outcome(EntryStatus::Complete)) => {
             "Thank you for completing the survey. Your reward is credited as soon as the survey owner confirms it."
         }
         Some(_) => {

@@ -13,9 +13,9 @@ use crate::domain::billing::ledger::PaidFrom;
 use crate::domain::conversions::reported::Settlement;
 use crate::domain::conversions::reversal::{Reversal, inside_window, reverse_paid};
 use crate::domain::surveys::campaigns::SUBJECT;
-use crate::domain::surveys::matching::status;
 use crate::error::AppError;
 use crate::model::survey::campaign::PaymentStatus;
+use entity::values::EntryStatus;
 use entity::{conversion, survey_campaign as survey, survey_entry as entry};
 
 /// What a reversal of a complete found.
@@ -61,7 +61,7 @@ pub(in crate::domain) async fn reversible(
     let Some(conversion_id) = e.conversion_id.clone().filter(|_| !e.test) else {
         return Ok(Err(NotReversible::NotPaid));
     };
-    if e.status != status::COMPLETE || paid_from(m).is_none() {
+    if e.status != EntryStatus::Complete || paid_from(m).is_none() {
         return Ok(Err(NotReversible::NotPaid));
     }
     let Some(c) = conversion::Entity::find_by_id(conversion_id)
@@ -70,8 +70,7 @@ pub(in crate::domain) async fn reversible(
     else {
         return Ok(Err(NotReversible::NotPaid));
     };
-    let settled = Settlement::parse(&c.settlement);
-    if settled != Some(Settlement::Reversed) && !inside_window(&c, now, window) {
+    if c.settlement != Settlement::Reversed && !inside_window(&c, now, window) {
         return Ok(Err(NotReversible::OutsideWindow));
     }
     Ok(Ok(c))
@@ -88,7 +87,7 @@ pub(in crate::domain) async fn was_reversed(
     let c = conversion::Entity::find_by_id(conversion_id)
         .one(txn)
         .await?;
-    Ok(c.is_some_and(|c| Settlement::parse(&c.settlement) == Some(Settlement::Reversed)))
+    Ok(c.is_some_and(|c| c.settlement == Settlement::Reversed))
 }
 
 /// Reverses the complete whose conversion `c` [`reversible`] found, in `txn`.
@@ -98,13 +97,13 @@ pub(in crate::domain) async fn reverse_complete(
     m: &survey::Model,
     c: &conversion::Model,
 ) -> Result<CompleteReversal, AppError> {
-    if Settlement::parse(&c.settlement) == Some(Settlement::Reversed) {
+    if c.settlement == Settlement::Reversed {
         return Ok(CompleteReversal::AlreadyReversed);
     }
     let how = Reversal {
         paid_from: paid_from(m).ok_or_else(AppError::internal)?,
         subject: SUBJECT,
-        reported_status: "reversed",
+        reported_status: entity::values::ReportedStatus::Reversed,
         occurred_at: now,
     };
     reverse_paid(txn, now, c, &how).await?;
@@ -113,7 +112,7 @@ pub(in crate::domain) async fn reverse_complete(
 
 /// Where the campaign's completes are paid from (`None`: not paid at all).
 fn paid_from(m: &survey::Model) -> Option<PaidFrom> {
-    match PaymentStatus::parse(&m.payment_status)? {
+    match m.payment_status {
         PaymentStatus::Wallet => Some(PaidFrom::Reserve),
         PaymentStatus::External => Some(PaidFrom::External),
         PaymentStatus::Unpaid => None,

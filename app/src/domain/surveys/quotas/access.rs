@@ -34,7 +34,7 @@ pub async fn for_change<C: ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> Result<survey::Model, AppError> {
     let m = owned(db, actor, campaign_id).await?;
-    let status = SurveyStatus::parse(&m.status).unwrap_or(SurveyStatus::Draft);
+    let status = m.status;
     let allowed = match status {
         SurveyStatus::Draft | SurveyStatus::PendingApproval => true,
         SurveyStatus::Live | SurveyStatus::Paused => scope == Scope::QuotaSize,
@@ -50,7 +50,7 @@ pub async fn for_change<C: ConnectionTrait>(
     if matches!(status, SurveyStatus::Draft | SurveyStatus::PendingApproval) {
         let mut a = m.clone().into_active_model();
         a.revision = Set(m.revision + 1);
-        a.status = Set(SurveyStatus::Draft.as_str().to_owned());
+        a.status = Set(SurveyStatus::Draft);
         a.updated_at = Set(now);
         return Ok(a.update(db).await?);
     }

@@ -23,6 +23,7 @@ use sea_orm::{DatabaseConnection, EntityTrait, Set};
 
 use crate::domain::{db, ids::new_id};
 use crate::error::AppError;
+use entity::values::FetchOutcome;
 use entity::{
     survey_fetch as fetch_row, survey_respondent as respondent, survey_respondent_answer as answer,
 };
@@ -49,7 +50,7 @@ pub struct FetchWrite {
     pub city: String,
     pub ip: String,
     pub risk_score: i32,
-    pub outcome: &'static str,
+    pub outcome: FetchOutcome,
     pub at: DateTime<Utc>,
     /// `(question id, answer ids, partner code)`.
     pub answers: Vec<(String, Vec<String>, String)>,
@@ -287,7 +288,7 @@ async fn write(db: &DatabaseConnection, batch: &[FetchWrite]) -> Result<(), AppE
             ip: Set(w.ip.clone()),
             gps_id: Set(w.gps_id.clone()),
             risk_score: Set(w.risk_score),
-            outcome: Set(w.outcome.to_owned()),
+            outcome: Set(w.outcome),
             created_at: Set(w.at),
         }))
         .exec_without_returning(&txn)
@@ -314,7 +315,7 @@ mod tests {
             city: city.into(),
             ip: "8.8.8.8".into(),
             risk_score: 0,
-            outcome: "SUCCESS",
+            outcome: FetchOutcome::Success,
             at: chrono::DateTime::UNIX_EPOCH,
             answers: answers
                 .iter()

@@ -120,7 +120,7 @@ fn ConversionTable(
             <thead><tr><th>"Created"</th><th>"Transaction"</th><th>"Campaign"</th><th>"Goal"</th><th>"Settlement"</th><th>"Payout"</th><th>"Fraud review"</th></tr></thead>
             <tbody>
                 {items.into_iter().map(|c| {
-                    let held = Settlement::parse(&c.settlement) == Some(Settlement::Held);
+                    let held = c.settlement == Settlement::Held;
                     let id = c.conversion_id.clone();
                     view! {
                         <tr data-transaction=c.transaction_id.clone()>
@@ -128,7 +128,7 @@ fn ConversionTable(
                             <td><code>{c.transaction_id.clone()}</code></td>
                             <td><code>{c.campaign_id.clone()}</code></td>
                             <td>{c.goal_id.clone()}</td>
-                            <td data-settlement=c.settlement.clone()>{c.settlement.clone()}{c.held_until.map(|u| view! { <br/><span class="muted">{format!("pays {} unless rejected", when(u))}</span> })}</td>
+                            <td data-settlement=c.settlement.as_str()>{c.settlement.as_str()}{c.held_until.map(|u| view! { <br/><span class="muted">{format!("pays {} unless rejected", when(u))}</span> })}</td>
                             <td>{c.payout_micros.money(USD)}</td>
                             <td>
                                 <Reasons score=c.fraud_score reasons=c.fraud_reasons.clone()/>

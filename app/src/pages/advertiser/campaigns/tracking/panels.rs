@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::super::super::action_error;
 use super::super::{field_error_in, when};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
-use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingSetup};
+use crate::model::campaign::{CampaignStatus, S2sTestResult, TrackingKind, TrackingSetup};
 use crate::model::fraud::FraudRules;
 use crate::server_fns::campaigns::tracking::{
     IssueTrackingSecret, RunTrackingTest, SaveFraudRules, SaveIpAllowlist, SaveWebPixel,
@@ -25,12 +25,12 @@ pub(in crate::pages::advertiser::campaigns) struct TrackingActions {
 }
 
 /// The credential kind of a tracking provider.
-fn kind_of(provider: &str) -> &'static str {
+fn kind_of(provider: &str) -> TrackingKind {
     match provider {
-        "CUSTOM_S2S" => "CUSTOM_S2S",
-        "DIRECT" => "DIRECT",
-        "MANAGED" => "MANAGED",
-        _ => "MMP",
+        "CUSTOM_S2S" => TrackingKind::CustomS2s,
+        "DIRECT" => TrackingKind::Direct,
+        "MANAGED" => TrackingKind::Managed,
+        _ => TrackingKind::Mmp,
     }
 }
 
@@ -49,12 +49,12 @@ pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
     let mmp_rotatable = matches!(status, CampaignStatus::Draft | CampaignStatus::InReview);
     // (op, label) of the button this campaign offers now.
     let button = match (kind, active) {
-        ("CUSTOM_S2S", false) => Some(("create", "Create S2S key")),
-        ("CUSTOM_S2S", true) => Some(("rotate", "Rotate S2S key")),
-        ("MMP", false) => Some(("create", "Create campaign token")),
-        ("MMP", true) if mmp_rotatable => Some(("rotate", "Rotate campaign token")),
-        ("DIRECT", false) => Some(("create", "Create direct token")),
-        ("MANAGED", false) => Some(("create", "Create managed token")),
+        (TrackingKind::CustomS2s, false) => Some(("create", "Create S2S key")),
+        (TrackingKind::CustomS2s, true) => Some(("rotate", "Rotate S2S key")),
+        (TrackingKind::Mmp, false) => Some(("create", "Create campaign token")),
+        (TrackingKind::Mmp, true) if mmp_rotatable => Some(("rotate", "Rotate campaign token")),
+        (TrackingKind::Direct, false) => Some(("create", "Create direct token")),
+        (TrackingKind::Managed, false) => Some(("create", "Create managed token")),
         _ => None,
     }
     .filter(|_| open);
@@ -74,10 +74,10 @@ pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
                         <thead><tr><th>"Kind"</th><th>"Key id"</th><th>"Status"</th><th>"Created"</th><th>"Retired"</th></tr></thead>
                         <tbody>
                             {setup.credentials.into_iter().map(|c| view! {
-                                <tr data-status=c.status.clone()>
-                                    <td>{c.kind}</td>
+                                <tr data-status=c.status.as_str()>
+                                    <td>{c.kind.as_str()}</td>
                                     <td><code class="key-id">{c.key_id}</code></td>
-                                    <td><span class="badge">{c.status.clone()}</span></td>
+                                    <td><span class="badge">{c.status.as_str()}</span></td>
                                     <td>{when(c.created_at)}</td>
                                     <td>{c.retired_at.map(when).unwrap_or_default()}</td>
                                 </tr>
@@ -90,7 +90,7 @@ pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
                 <ActionForm action=actions.issue attr:class="inline issue-form">
                     <CsrfField/>
                     <input type="hidden" name="campaign_id" value=setup.campaign_id.clone()/>
-                    <input type="hidden" name="kind" value=kind/>
+                    <input type="hidden" name="kind" value=kind.as_str()/>
                     <input type="hidden" name="op" value=op/>
                     <button type="submit" class=if op == "rotate" { "secondary" } else { "" }>{label}</button>
                 </ActionForm>
@@ -110,7 +110,7 @@ pub(in crate::pages::advertiser::campaigns) fn SigningPanel(
     let has_key = setup
         .credentials
         .iter()
-        .any(|c| c.kind == "CUSTOM_S2S" && c.is_active());
+        .any(|c| c.kind == TrackingKind::CustomS2s && c.is_active());
     // The scripted answer wins over a flash left by an earlier plain post.
     let result = move || match actions.test.value().get() {
         Some(Ok(t)) => Some(t),
