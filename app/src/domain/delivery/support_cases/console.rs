@@ -39,7 +39,7 @@ pub async fn list(
     if let Some(s) = status {
         q = q.filter(support_case::Column::Status.eq(s));
     }
-    super::page_of(ctx, q, page).await
+    page_of(ctx, q, page).await
 }
 
 /// Changes the status or note of a case on one of the actor's placements.
@@ -124,4 +124,25 @@ pub fn view(r: &support_case::Model) -> SupportCase {
         updated_at: r.updated_at,
         evidence: Vec::new(),
     }
+}
+
+/// One page of the cases `q` finds, newest first, with their evidence (the SDK's list and
+/// the publisher's console share it).
+pub(super) async fn page_of(
+    ctx: &Ctx,
+    q: sea_orm::Select<support_case::Entity>,
+    page: &crate::domain::paging::Page,
+) -> Result<SupportCaseList, AppError> {
+    let rows = page
+        .select(q, support_case::Column::Id)
+        .all(&ctx.db)
+        .await?;
+    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
+    let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
+    super::evidence::attach(&ctx.db, &mut items).await?;
+    Ok(SupportCaseList {
+        count: items.len(),
+        items,
+        next_cursor,
+    })
 }

@@ -142,26 +142,5 @@ pub async fn list(
     let q = support_case::Entity::find()
         .filter(support_case::Column::PlacementId.eq(s.placement_id.clone()))
         .filter(support_case::Column::ExternalUserId.eq(s.external_user_id.clone()));
-    page_of(ctx, q, page).await
-}
-
-/// One page of the cases `q` finds, newest first, with their evidence (the SDK's list and
-/// the publisher's console share it).
-pub(super) async fn page_of(
-    ctx: &Ctx,
-    q: sea_orm::Select<support_case::Entity>,
-    page: &crate::domain::paging::Page,
-) -> Result<SupportCaseList, AppError> {
-    let rows = page
-        .select(q, support_case::Column::Id)
-        .all(&ctx.db)
-        .await?;
-    let (rows, next_cursor) = page.finish(rows, |r| &r.id);
-    let mut items: Vec<SupportCase> = rows.iter().map(view).collect();
-    evidence::attach(&ctx.db, &mut items).await?;
-    Ok(SupportCaseList {
-        count: items.len(),
-        items,
-        next_cursor,
-    })
+    console::page_of(ctx, q, page).await
 }
