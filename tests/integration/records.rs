@@ -180,6 +180,22 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         .seal(&profile_binding, "pay@pixelquest.example")
         .expect("seal"));
     a.update(&ctx.db).await.expect("store under the old key");
+    // The placement's signed-identity secret and the one it rotated out, both old too.
+    let identity = app::domain::publisher::user_identity::seal_binding(&p.placement);
+    let sealed = |text: &str| Set(Some(old.seal(&identity, text).expect("seal")));
+    entity::placement_user_identity::ActiveModel {
+        placement_id: Set(p.placement.clone()),
+        secret_sealed: sealed("identity-now"),
+        required: Set(false),
+        issued_at: Set(None),
+        updated_at: Set(app.clock_now()),
+        previous_secret_sealed: sealed("identity-before"),
+        previous_issued_at: Set(None),
+        previous_until: Set(None),
+    }
+    .insert(&ctx.db)
+    .await
+    .expect("identity secrets under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));
     let done = app::domain::reseal::reseal_all(&rotated)
@@ -187,11 +203,16 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         .expect("reseal");
     assert_eq!(done.callback_keys, 1);
     assert_eq!(done.payment_details, 1);
+    assert_eq!(
+        done.user_identity_secrets, 2,
+        "the secret and the rotated-out one"
+    );
     let again = app::domain::reseal::reseal_all(&rotated)
         .await
         .expect("reseal");
     assert_eq!(again.callback_keys, 0, "nothing left under the old key");
     assert_eq!(again.payment_details, 0);
+    assert_eq!(again.user_identity_secrets, 0);
     let stored = entity::callback_key::Entity::find_by_id(key.id.clone())
         .one(&ctx.db)
         .await
@@ -201,6 +222,17 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     assert_eq!(
         only_new.open(&binding, &stored.secret_ciphertext).ok(),
         Some(secret)
+    );
+    let ident = entity::placement_user_identity::Entity::find_by_id(p.placement.clone())
+        .one(&ctx.db)
+        .await
+        .expect("read")
+        .expect("identity");
+    let open = |v: Option<String>| only_new.open(&identity, &v.expect("sealed")).ok();
+    assert_eq!(open(ident.secret_sealed).as_deref(), Some("identity-now"));
+    assert_eq!(
+        open(ident.previous_secret_sealed).as_deref(),
+        Some("identity-before")
     );
 }
 

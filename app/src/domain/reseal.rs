@@ -31,14 +31,10 @@ pub struct Resealed {
 pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
     let mut out = Resealed::default();
     for k in callback_key::Entity::find().all(&ctx.db).await? {
-        if ctx.keys.is_current(&k.secret_ciphertext) {
-            continue;
-        }
-        let binding = callbacks::seal_binding(&k.id);
-        let sealed = ctx
-            .keys
-            .seal(&binding, &ctx.keys.open(&binding, &k.secret_ciphertext)?)?;
         let old = k.secret_ciphertext.clone();
+        let Some(sealed) = resealed(ctx, &callbacks::seal_binding(&k.id), &old)? else {
+            continue;
+        };
         let mut a = k.into_active_model();
         a.secret_ciphertext = Set(sealed);
         out.callback_keys += guarded(ctx, a, callback_key::Column::SecretCiphertext, old).await?;
@@ -51,95 +47,82 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         let Some(old) = c.secret_sealed.clone() else {
             continue;
         };
-        if ctx.keys.is_current(&old) {
+        let Some(sealed) = resealed(ctx, &tracking::seal_binding(&c.id), &old)? else {
             continue;
-        }
-        let binding = tracking::seal_binding(&c.id);
-        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        };
         let mut a = c.into_active_model();
         a.secret_sealed = Set(Some(sealed));
         out.campaign_credentials +=
             guarded(ctx, a, campaign_credential::Column::SecretSealed, old).await?;
     }
     for c in survey_api_credential::Entity::find().all(&ctx.db).await? {
-        if ctx.keys.is_current(&c.secret_ciphertext) {
-            continue;
-        }
-        let binding = survey_api_keys::seal_binding(&c.id);
-        let sealed = ctx
-            .keys
-            .seal(&binding, &ctx.keys.open(&binding, &c.secret_ciphertext)?)?;
         let old = c.secret_ciphertext.clone();
+        let Some(sealed) = resealed(ctx, &survey_api_keys::seal_binding(&c.id), &old)? else {
+            continue;
+        };
         let mut a = c.into_active_model();
         a.secret_ciphertext = Set(sealed);
         out.survey_api_credentials +=
             guarded(ctx, a, survey_api_credential::Column::SecretCiphertext, old).await?;
     }
+    // A placement's identity secret, and the secret being rotated out for the rest of its
+    // overlap.
+    use placement_user_identity::Column as Identity;
     for r in placement_user_identity::Entity::find()
-        .filter(placement_user_identity::Column::SecretSealed.is_not_null())
-        .all(&ctx.db)
-        .await?
-    {
-        let Some(old) = r.secret_sealed.clone() else {
-            continue;
-        };
-        if ctx.keys.is_current(&old) {
-            continue;
-        }
-        let binding = user_identity::seal_binding(&r.placement_id);
-        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
-        let mut a = r.into_active_model();
-        a.secret_sealed = Set(Some(sealed));
-        out.user_identity_secrets +=
-            guarded(ctx, a, placement_user_identity::Column::SecretSealed, old).await?;
-    }
-    // The secret being rotated out, for the rest of its overlap.
-    for r in placement_user_identity::Entity::find()
-        .filter(placement_user_identity::Column::PreviousSecretSealed.is_not_null())
-        .all(&ctx.db)
-        .await?
-    {
-        let Some(old) = r.previous_secret_sealed.clone() else {
-            continue;
-        };
-        if ctx.keys.is_current(&old) {
-            continue;
-        }
-        let binding = user_identity::seal_binding(&r.placement_id);
-        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
-        let mut a = r.into_active_model();
-        a.previous_secret_sealed = Set(Some(sealed));
-        out.user_identity_secrets += guarded(
-            ctx,
-            a,
-            placement_user_identity::Column::PreviousSecretSealed,
-            old,
+        .filter(
+            sea_orm::Condition::any()
+                .add(Identity::SecretSealed.is_not_null())
+                .add(Identity::PreviousSecretSealed.is_not_null()),
         )
-        .await?;
+        .all(&ctx.db)
+        .await?
+    {
+        let binding = user_identity::seal_binding(&r.placement_id);
+        for column in [Identity::SecretSealed, Identity::PreviousSecretSealed] {
+            let old = match column {
+                Identity::SecretSealed => r.secret_sealed.clone(),
+                _ => r.previous_secret_sealed.clone(),
+            };
+            let Some(old) = old else { continue };
+            let Some(sealed) = resealed(ctx, &binding, &old)? else {
+                continue;
+            };
+            let mut a = r.clone().into_active_model();
+            match column {
+                Identity::SecretSealed => a.secret_sealed = Set(Some(sealed)),
+                _ => a.previous_secret_sealed = Set(Some(sealed)),
+            }
+            out.user_identity_secrets += guarded(ctx, a, column, old).await?;
+        }
     }
     for r in payout_profile::Entity::find().all(&ctx.db).await? {
-        if ctx.keys.is_current(&r.details_sealed) {
-            continue;
-        }
-        let binding = payouts::profile::seal_binding(&r.account_id);
         let old = r.details_sealed.clone();
-        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let binding = payouts::profile::seal_binding(&r.account_id);
+        let Some(sealed) = resealed(ctx, &binding, &old)? else {
+            continue;
+        };
         let mut a = r.into_active_model();
         a.details_sealed = Set(sealed);
         out.payment_details += guarded(ctx, a, payout_profile::Column::DetailsSealed, old).await?;
     }
     for r in payout::Entity::find().all(&ctx.db).await? {
-        if ctx.keys.is_current(&r.details_sealed) {
-            continue;
-        }
-        let binding = payouts::seal_binding(&r.id);
         let old = r.details_sealed.clone();
-        let sealed = ctx.keys.seal(&binding, &ctx.keys.open(&binding, &old)?)?;
+        let Some(sealed) = resealed(ctx, &payouts::seal_binding(&r.id), &old)? else {
+            continue;
+        };
         let mut a = r.into_active_model();
         a.details_sealed = Set(sealed);
         out.payment_details += guarded(ctx, a, payout::Column::DetailsSealed, old).await?;
     }
     Ok(out)
+}
+
+/// `old` sealed again under the current key for `binding`; `None` when it already is.
+fn resealed(ctx: &Ctx, binding: &str, old: &str) -> Result<Option<String>, AppError> {
+    if ctx.keys.is_current(old) {
+        return Ok(None);
+    }
+    Ok(Some(ctx.keys.seal(binding, &ctx.keys.open(binding, old)?)?))
 }
 
 /// Writes `a` only where `column` still holds `old` (a concurrent rotation of the key itself

@@ -42,12 +42,7 @@ pub(crate) async fn custom_s2s_post(
     AppPath(id): AppPath<String>,
     AppJson(ev): AppJson<ConversionEvent>,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    s.ctx
-        .limits
-        .check(Policy::ProviderCallback, &client_bucket(ip))?;
-    postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
-        .await
-        .map(AppJson)
+    report(&s, ip, &headers, &id, ev).await
 }
 
 /// The same report with the five fields in the query string (POST keeps them out of logs).
@@ -61,10 +56,21 @@ pub(crate) async fn custom_s2s_get(
     AppPath(id): AppPath<String>,
     AppQuery(ev): AppQuery<ConversionEvent>,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
+    report(&s, ip, &headers, &id, ev).await
+}
+
+/// One report, whichever way its fields came: the caller's address is limited first.
+async fn report(
+    s: &AppState,
+    ip: std::net::IpAddr,
+    headers: &HeaderMap,
+    id: &str,
+    ev: ConversionEvent,
+) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
         .limits
         .check(Policy::ProviderCallback, &client_bucket(ip))?;
-    postbacks::custom_s2s(&s.ctx, &id, signing_headers(&headers), ev, ip)
+    postbacks::custom_s2s(&s.ctx, id, signing_headers(headers), ev, ip)
         .await
         .map(AppJson)
 }

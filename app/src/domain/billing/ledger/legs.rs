@@ -12,45 +12,63 @@ pub fn funding_legs(advertiser_id: &str, micros: i64) -> Vec<Leg> {
     ]
 }
 
+/// Moves `micros` between two accounts of one owner, `(kind, reference)` each.
+fn transfer(owner: &str, from: (Kind, &str), to: (Kind, &str), micros: i64) -> Vec<Leg> {
+    vec![
+        Leg::new(owner, from.0, from.1, -micros),
+        Leg::new(owner, to.0, to.1, micros),
+    ]
+}
+
 /// Moves available money into a campaign's reserve.
 pub fn reserve_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new(advertiser_id, Kind::Available, "", -micros),
-        Leg::new(advertiser_id, Kind::Reserved, campaign_id, micros),
-    ]
+    transfer(
+        advertiser_id,
+        (Kind::Available, ""),
+        (Kind::Reserved, campaign_id),
+        micros,
+    )
 }
 
 /// Returns a campaign's unused reserve to available.
 pub fn release_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros),
-        Leg::new(advertiser_id, Kind::Available, "", micros),
-    ]
+    transfer(
+        advertiser_id,
+        (Kind::Reserved, campaign_id),
+        (Kind::Available, ""),
+        micros,
+    )
 }
 
 /// Spends from a campaign's reserve (spend is kept per campaign too, for reports).
 pub fn spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new(advertiser_id, Kind::Reserved, campaign_id, -micros),
-        Leg::new(advertiser_id, Kind::Spent, campaign_id, micros),
-    ]
+    transfer(
+        advertiser_id,
+        (Kind::Reserved, campaign_id),
+        (Kind::Spent, campaign_id),
+        micros,
+    )
 }
 
 /// Pays a late conversion of a paused or ended campaign (its reserve was released) straight
 /// from the available balance.
 pub fn late_spend_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new(advertiser_id, Kind::Available, "", -micros),
-        Leg::new(advertiser_id, Kind::Spent, campaign_id, micros),
-    ]
+    transfer(
+        advertiser_id,
+        (Kind::Available, ""),
+        (Kind::Spent, campaign_id),
+        micros,
+    )
 }
 
 /// Gives back a reversed conversion's spend to the advertiser's available balance.
 pub fn reversal_legs(advertiser_id: &str, campaign_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new(advertiser_id, Kind::Spent, campaign_id, -micros),
-        Leg::new(advertiser_id, Kind::Available, "", micros),
-    ]
+    transfer(
+        advertiser_id,
+        (Kind::Spent, campaign_id),
+        (Kind::Available, ""),
+        micros,
+    )
 }
 
 /// Where a paid conversion's money came from.
