@@ -1,6 +1,7 @@
 //! Schema migrations. Each file is one step; never edit a released step, add a new one.
 pub use sea_orm_migration::prelude::*;
 
+mod kit;
 mod m0001_foundation;
 mod m0002_publisher;
 mod m0003_support_cases;

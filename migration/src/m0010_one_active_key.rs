@@ -4,12 +4,11 @@
 //! leave two active keys behind (check-then-insert races on PostgreSQL); the loser gets a
 //! unique violation that the domain maps to its idempotent answer. Both backends accept the
 //! same `CREATE UNIQUE INDEX … WHERE` statement.
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-#[derive(DeriveMigrationName)]
-pub struct Migration;
+migration!("m0010_one_active_key");
 
-const INDEXES: [(&str, &str); 4] = [
+const INDEXES: [SqlIndex; 4] = [
     (
         "idx_campaign_credentials_active",
         "campaign_credentials (campaign_id, kind) WHERE status = 'ACTIVE'",
@@ -28,22 +27,10 @@ const INDEXES: [(&str, &str); 4] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        for (name, on) in INDEXES {
-            db.execute_unprepared(&format!("CREATE UNIQUE INDEX {name} ON {on}"))
-                .await?;
-        }
-        Ok(())
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    create_unique_sql_indexes(m, &INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        for (name, _) in INDEXES {
-            db.execute_unprepared(&format!("DROP INDEX {name}")).await?;
-        }
-        Ok(())
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    drop_sql_indexes(m, &INDEXES).await
 }

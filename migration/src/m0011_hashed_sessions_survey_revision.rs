@@ -1,10 +1,9 @@
 //! Browser sessions are keyed by the SHA-256 of their id from now on, so the rows keyed by
 //! raw ids are dropped (their users sign in once more). Survey campaigns gain a `revision`
 //! that every edit increments, so an administrator's approval can name what was reviewed.
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-#[derive(DeriveMigrationName)]
-pub struct Migration;
+migration!("m0011_hashed_sessions_survey_revision");
 
 #[derive(DeriveIden)]
 enum SurveyCampaigns {
@@ -12,33 +11,30 @@ enum SurveyCampaigns {
     Revision,
 }
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.get_connection()
-            .execute_unprepared("DELETE FROM web_sessions")
-            .await?;
-        m.alter_table(
-            Table::alter()
-                .table(SurveyCampaigns::Table)
-                .add_column(
-                    ColumnDef::new(SurveyCampaigns::Revision)
-                        .big_integer()
-                        .not_null()
-                        .default(1),
-                )
-                .to_owned(),
-        )
-        .await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.get_connection()
+        .execute_unprepared("DELETE FROM web_sessions")
+        .await?;
+    m.alter_table(
+        Table::alter()
+            .table(SurveyCampaigns::Table)
+            .add_column(
+                ColumnDef::new(SurveyCampaigns::Revision)
+                    .big_integer()
+                    .not_null()
+                    .default(1),
+            )
+            .to_owned(),
+    )
+    .await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.alter_table(
-            Table::alter()
-                .table(SurveyCampaigns::Table)
-                .drop_column(SurveyCampaigns::Revision)
-                .to_owned(),
-        )
-        .await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.alter_table(
+        Table::alter()
+            .table(SurveyCampaigns::Table)
+            .drop_column(SurveyCampaigns::Revision)
+            .to_owned(),
+    )
+    .await
 }

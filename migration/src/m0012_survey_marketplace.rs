@@ -1,36 +1,23 @@
 //! The survey marketplace: reference data (locales, profiling catalog), quotas and their
 //! qualifications, custom screening questions, respondents with their profiles, fetch events
 //! (fraud velocity) and survey entries (the transactions a complete settles).
-use sea_orm_migration::{prelude::*, schema::*};
+use crate::kit::*;
+use sea_orm_migration::schema::*;
 
 use entity::survey_reference::{ANSWERS, LOCALES, QUESTIONS};
 
-#[derive(DeriveMigrationName)]
-pub struct Migration;
+migration!("m0012_survey_marketplace");
 
-fn t(n: &str) -> Alias {
-    Alias::new(n)
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    reference(m).await?;
+    targeting(m).await?;
+    respondents(m).await
 }
 
-fn index(name: &str, table: &str, cols: &[&str]) -> IndexCreateStatement {
-    let mut i = Index::create();
-    i.name(name).table(t(table));
-    for c in cols {
-        i.col(t(c));
-    }
-    i.to_owned()
-}
-
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        reference(m).await?;
-        targeting(m).await?;
-        respondents(m).await
-    }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for name in [
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    drop_tables(
+        m,
+        &[
             "survey_entries",
             "survey_fetches",
             "survey_respondent_answers",
@@ -41,12 +28,9 @@ impl MigrationTrait for Migration {
             "profiling_answers",
             "profiling_questions",
             "survey_locales",
-        ] {
-            m.drop_table(Table::drop().table(t(name)).to_owned())
-                .await?;
-        }
-        Ok(())
-    }
+        ],
+    )
+    .await
 }
 
 async fn reference(m: &SchemaManager<'_>) -> Result<(), DbErr> {
@@ -163,7 +147,7 @@ async fn targeting(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_quotas_campaign",
         "survey_quotas",
         &["campaign_id"],
@@ -188,13 +172,13 @@ async fn targeting(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_qualifications_quota",
         "survey_qualifications",
         &["quota_id"],
     ))
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_qualifications_campaign",
         "survey_qualifications",
         &["campaign_id"],
@@ -221,7 +205,7 @@ async fn targeting(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_custom_questions_campaign",
         "survey_custom_questions",
         &["campaign_id"],
@@ -250,7 +234,7 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
     )
     .await?;
     m.create_index(
-        index(
+        idx(
             "idx_survey_respondents_user",
             "survey_respondents",
             &["placement_id", "external_user_id"],
@@ -259,7 +243,7 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
         .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_respondents_gps",
         "survey_respondents",
         &["gps_id"],
@@ -295,13 +279,13 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_fetches_respondent",
         "survey_fetches",
         &["respondent_id", "created_at"],
     ))
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_fetches_ip",
         "survey_fetches",
         &["ip", "created_at"],
@@ -327,13 +311,13 @@ async fn respondents(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_entries_respondent",
         "survey_entries",
         &["campaign_id", "respondent_id"],
     ))
     .await?;
-    m.create_index(index(
+    m.create_index(idx(
         "idx_survey_entries_status",
         "survey_entries",
         &["campaign_id", "status", "finished_at"],

@@ -3,15 +3,9 @@
 //! campaign's approved conversions by day (caps at launch and settlement), and launches by
 //! campaign and time (the inventory snapshot's ranking counters).
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0013_delivery_indexes"
-    }
-}
+migration!("m0013_delivery_indexes");
 
 const INDEXES: [crate::PlainIndex; 3] = [
     (
@@ -31,13 +25,10 @@ const INDEXES: [crate::PlainIndex; 3] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes(m, &INDEXES).await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes(m, &INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &INDEXES).await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &INDEXES).await
 }

@@ -5,15 +5,9 @@
 //! for the per-user cap on every report: without this index PostgreSQL counted them by
 //! scanning every approved conversion of the campaign, a cost that grew with its success.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0015_postback_inbox"
-    }
-}
+migration!("m0015_postback_inbox");
 
 const INDEXES: [crate::PlainIndex; 3] = [
     (
@@ -33,13 +27,10 @@ const INDEXES: [crate::PlainIndex; 3] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes(m, &INDEXES).await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes(m, &INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &INDEXES).await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &INDEXES).await
 }

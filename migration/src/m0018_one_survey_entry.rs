@@ -6,31 +6,22 @@
 //! `SELECT campaign_id, respondent_id, COUNT(*) FROM survey_entries WHERE test = false
 //! GROUP BY 1, 2 HAVING COUNT(*) > 1` and keep one entry each before migrating.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0018_one_survey_entry"
-    }
-}
+migration!("m0018_one_survey_entry");
 
 /// The same statement on SQLite and PostgreSQL (both support partial unique indexes).
 const UNIQUE: &str = "CREATE UNIQUE INDEX idx_survey_entries_one_per_respondent \
      ON survey_entries (campaign_id, respondent_id) WHERE test = false";
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.get_connection().execute_unprepared(UNIQUE).await?;
-        Ok(())
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.get_connection().execute_unprepared(UNIQUE).await?;
+    Ok(())
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.get_connection()
-            .execute_unprepared("DROP INDEX idx_survey_entries_one_per_respondent")
-            .await?;
-        Ok(())
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.get_connection()
+        .execute_unprepared("DROP INDEX idx_survey_entries_one_per_respondent")
+        .await?;
+    Ok(())
 }

@@ -7,18 +7,12 @@
 //!   the indexes fails if a database already holds two active keys of one slot or placement;
 //!   deactivate the older one first.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::timestamp_with_time_zone_null;
 
-pub struct Migration;
+migration!("m0020_survey_grace_one_feed_key");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0020_survey_grace_one_feed_key"
-    }
-}
-
-const INDEXES: [(&str, &str); 2] = [
+const INDEXES: [SqlIndex; 2] = [
     (
         "idx_static_keys_active",
         "static_keys (ad_slot_id) WHERE deactivated_at IS NULL",
@@ -29,35 +23,17 @@ const INDEXES: [(&str, &str); 2] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("survey_campaigns"))
-                .add_column(timestamp_with_time_zone_null(Alias::new("closed_at")))
-                .to_owned(),
-        )
-        .await?;
-        let db = m.get_connection();
-        for (name, on) in INDEXES {
-            db.execute_unprepared(&format!("CREATE UNIQUE INDEX {name} ON {on}"))
-                .await?;
-        }
-        Ok(())
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    add_column(
+        m,
+        "survey_campaigns",
+        timestamp_with_time_zone_null(t("closed_at")),
+    )
+    .await?;
+    create_unique_sql_indexes(m, &INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        for (name, _) in INDEXES {
-            db.execute_unprepared(&format!("DROP INDEX {name}")).await?;
-        }
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("survey_campaigns"))
-                .drop_column(Alias::new("closed_at"))
-                .to_owned(),
-        )
-        .await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    drop_sql_indexes(m, &INDEXES).await?;
+    drop_column(m, "survey_campaigns", "closed_at").await
 }

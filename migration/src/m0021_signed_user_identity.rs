@@ -3,55 +3,39 @@
 //! sees the user's support history and reward history. Each session records whether its
 //! user was signed.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{
     boolean, string, string_null, timestamp_with_time_zone, timestamp_with_time_zone_null,
 };
 
-pub struct Migration;
+migration!("m0021_signed_user_identity");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0021_signed_user_identity"
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.create_table(
+        Table::create()
+            .table(t("placement_user_identities"))
+            .col(string(t("placement_id")).primary_key())
+            .col(string_null(t("secret_sealed")))
+            .col(boolean(t("required")).default(false))
+            .col(timestamp_with_time_zone_null(t("issued_at")))
+            .col(timestamp_with_time_zone(t("updated_at")))
+            .to_owned(),
+    )
+    .await?;
+    add_column(
+        m,
+        "sdk_sessions",
+        boolean(t("user_verified")).default(false),
+    )
+    .await
 }
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.create_table(
-            Table::create()
-                .table(Alias::new("placement_user_identities"))
-                .col(string(Alias::new("placement_id")).primary_key())
-                .col(string_null(Alias::new("secret_sealed")))
-                .col(boolean(Alias::new("required")).default(false))
-                .col(timestamp_with_time_zone_null(Alias::new("issued_at")))
-                .col(timestamp_with_time_zone(Alias::new("updated_at")))
-                .to_owned(),
-        )
-        .await?;
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("sdk_sessions"))
-                .add_column(boolean(Alias::new("user_verified")).default(false))
-                .to_owned(),
-        )
-        .await
-    }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("sdk_sessions"))
-                .drop_column(Alias::new("user_verified"))
-                .to_owned(),
-        )
-        .await?;
-        m.drop_table(
-            Table::drop()
-                .table(Alias::new("placement_user_identities"))
-                .to_owned(),
-        )
-        .await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    drop_column(m, "sdk_sessions", "user_verified").await?;
+    m.drop_table(
+        Table::drop()
+            .table(t("placement_user_identities"))
+            .to_owned(),
+    )
+    .await
 }

@@ -1,15 +1,9 @@
 //! The survey fetch reads the surveys a respondent entered by respondent (issue 31); the
 //! existing indexes of `survey_entries` lead with the campaign.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0023_survey_entries_by_respondent"
-    }
-}
+migration!("m0023_survey_entries_by_respondent");
 
 const INDEXES: [crate::PlainIndex; 1] = [(
     "idx_survey_entries_by_respondent",
@@ -17,13 +11,10 @@ const INDEXES: [crate::PlainIndex; 1] = [(
     &["respondent_id"],
 )];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes(m, &INDEXES).await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes(m, &INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &INDEXES).await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &INDEXES).await
 }

@@ -3,21 +3,15 @@
 //! administrator may set a publisher's hold and minimum payout. The partial indexes cover
 //! only the conversions still in the hold, so they stay small however large the table grows.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{
     big_integer_null, integer_null, string, string_null, timestamp_with_time_zone,
     timestamp_with_time_zone_null,
 };
 
-pub struct Migration;
+migration!("m0024_publisher_earnings");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0024_publisher_earnings"
-    }
-}
-
-const PARTIAL_INDEXES: [(&str, &str); 2] = [
+const PARTIAL_INDEXES: [SqlIndex; 2] = [
     (
         "idx_conversions_earnings_due",
         "conversions (earnings_at) WHERE earnings_state = 'PENDING'",
@@ -28,68 +22,47 @@ const PARTIAL_INDEXES: [(&str, &str); 2] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        // One column per statement: SQLite alters one column at a time.
-        for col in [
-            string_null(Alias::new("publisher_id")),
-            string_null(Alias::new("earnings_state")),
-            timestamp_with_time_zone_null(Alias::new("earnings_at")),
-            timestamp_with_time_zone_null(Alias::new("reversed_at")),
-        ] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("conversions"))
-                    .add_column(col)
-                    .to_owned(),
-            )
-            .await?;
-        }
-        m.create_table(
-            Table::create()
-                .table(Alias::new("publisher_earning_terms"))
-                .col(string(Alias::new("account_id")).primary_key())
-                .col(integer_null(Alias::new("hold_days")))
-                .col(big_integer_null(Alias::new("minimum_payout_micros")))
-                .col(string(Alias::new("updated_by")))
-                .col(timestamp_with_time_zone(Alias::new("updated_at")))
-                .to_owned(),
-        )
-        .await?;
-        let db = m.get_connection();
-        for (name, on) in PARTIAL_INDEXES {
-            db.execute_unprepared(&format!("CREATE INDEX {name} ON {on}"))
-                .await?;
-        }
-        Ok(())
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    // One column per statement: SQLite alters one column at a time.
+    for col in [
+        string_null(t("publisher_id")),
+        string_null(t("earnings_state")),
+        timestamp_with_time_zone_null(t("earnings_at")),
+        timestamp_with_time_zone_null(t("reversed_at")),
+    ] {
+        add_column(m, "conversions", col).await?;
     }
+    m.create_table(
+        Table::create()
+            .table(t("publisher_earning_terms"))
+            .col(string(t("account_id")).primary_key())
+            .col(integer_null(t("hold_days")))
+            .col(big_integer_null(t("minimum_payout_micros")))
+            .col(string(t("updated_by")))
+            .col(timestamp_with_time_zone(t("updated_at")))
+            .to_owned(),
+    )
+    .await?;
+    create_sql_indexes(m, &PARTIAL_INDEXES).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        for (name, _) in PARTIAL_INDEXES {
-            db.execute_unprepared(&format!("DROP INDEX {name}")).await?;
-        }
-        m.drop_table(
-            Table::drop()
-                .table(Alias::new("publisher_earning_terms"))
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    drop_sql_indexes(m, &PARTIAL_INDEXES).await?;
+    m.drop_table(Table::drop().table(t("publisher_earning_terms")).to_owned())
+        .await?;
+    for col in [
+        "reversed_at",
+        "earnings_at",
+        "earnings_state",
+        "publisher_id",
+    ] {
+        m.alter_table(
+            Table::alter()
+                .table(t("conversions"))
+                .drop_column(t(col))
                 .to_owned(),
         )
         .await?;
-        for col in [
-            "reversed_at",
-            "earnings_at",
-            "earnings_state",
-            "publisher_id",
-        ] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("conversions"))
-                    .drop_column(Alias::new(col))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
     }
+    Ok(())
 }

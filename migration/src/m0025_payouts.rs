@@ -3,21 +3,15 @@
 //! the administrator's monthly runs. At most one open payout per publisher is a database
 //! rule (a partial unique index), so two concurrent requests cannot both hold money.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{
     big_integer, integer, string, string_null, text, text_null, timestamp_with_time_zone,
     timestamp_with_time_zone_null,
 };
 
-pub struct Migration;
+migration!("m0025_payouts");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0025_payouts"
-    }
-}
-
-const UNIQUE: [(&str, &str); 4] = [
+const UNIQUE: [SqlIndex; 4] = [
     (
         "idx_payouts_idem",
         "payouts (publisher_id, idempotency_key)",
@@ -39,79 +33,65 @@ const PLAIN: [crate::PlainIndex; 2] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.create_table(
-            Table::create()
-                .table(Alias::new("payout_profiles"))
-                .col(string(Alias::new("account_id")).primary_key())
-                .col(string(Alias::new("legal_name")))
-                .col(string(Alias::new("country")))
-                .col(string(Alias::new("method")))
-                .col(text(Alias::new("details_sealed")))
-                .col(string(Alias::new("details_hint")))
-                .col(timestamp_with_time_zone(Alias::new("updated_at")))
-                .to_owned(),
-        )
-        .await?;
-        m.create_table(
-            Table::create()
-                .table(Alias::new("payouts"))
-                .col(string(Alias::new("id")).primary_key())
-                .col(string(Alias::new("publisher_id")))
-                .col(string_null(Alias::new("run_id")))
-                .col(string(Alias::new("status")))
-                .col(big_integer(Alias::new("amount_micros")))
-                .col(string(Alias::new("currency")))
-                .col(string(Alias::new("legal_name")))
-                .col(string(Alias::new("country")))
-                .col(string(Alias::new("method")))
-                .col(text(Alias::new("details_sealed")))
-                .col(string(Alias::new("details_hint")))
-                .col(string_null(Alias::new("idempotency_key")))
-                .col(string_null(Alias::new("external_reference")))
-                .col(text_null(Alias::new("reason")))
-                .col(string(Alias::new("requested_by")))
-                .col(string_null(Alias::new("decided_by")))
-                .col(timestamp_with_time_zone(Alias::new("created_at")))
-                .col(timestamp_with_time_zone_null(Alias::new("approved_at")))
-                .col(timestamp_with_time_zone_null(Alias::new("paid_at")))
-                .col(timestamp_with_time_zone_null(Alias::new("closed_at")))
-                .col(timestamp_with_time_zone(Alias::new("updated_at")))
-                .to_owned(),
-        )
-        .await?;
-        m.create_table(
-            Table::create()
-                .table(Alias::new("payout_runs"))
-                .col(string(Alias::new("id")).primary_key())
-                .col(string(Alias::new("period")))
-                .col(string(Alias::new("created_by")))
-                .col(timestamp_with_time_zone(Alias::new("created_at")))
-                .col(integer(Alias::new("created_count")))
-                .col(integer(Alias::new("skipped_count")))
-                .to_owned(),
-        )
-        .await?;
-        let db = m.get_connection();
-        for (name, on) in UNIQUE {
-            db.execute_unprepared(&format!("CREATE UNIQUE INDEX {name} ON {on}"))
-                .await?;
-        }
-        crate::create_indexes(m, &PLAIN).await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.create_table(
+        Table::create()
+            .table(t("payout_profiles"))
+            .col(string(t("account_id")).primary_key())
+            .col(string(t("legal_name")))
+            .col(string(t("country")))
+            .col(string(t("method")))
+            .col(text(t("details_sealed")))
+            .col(string(t("details_hint")))
+            .col(timestamp_with_time_zone(t("updated_at")))
+            .to_owned(),
+    )
+    .await?;
+    m.create_table(
+        Table::create()
+            .table(t("payouts"))
+            .col(string(t("id")).primary_key())
+            .col(string(t("publisher_id")))
+            .col(string_null(t("run_id")))
+            .col(string(t("status")))
+            .col(big_integer(t("amount_micros")))
+            .col(string(t("currency")))
+            .col(string(t("legal_name")))
+            .col(string(t("country")))
+            .col(string(t("method")))
+            .col(text(t("details_sealed")))
+            .col(string(t("details_hint")))
+            .col(string_null(t("idempotency_key")))
+            .col(string_null(t("external_reference")))
+            .col(text_null(t("reason")))
+            .col(string(t("requested_by")))
+            .col(string_null(t("decided_by")))
+            .col(timestamp_with_time_zone(t("created_at")))
+            .col(timestamp_with_time_zone_null(t("approved_at")))
+            .col(timestamp_with_time_zone_null(t("paid_at")))
+            .col(timestamp_with_time_zone_null(t("closed_at")))
+            .col(timestamp_with_time_zone(t("updated_at")))
+            .to_owned(),
+    )
+    .await?;
+    m.create_table(
+        Table::create()
+            .table(t("payout_runs"))
+            .col(string(t("id")).primary_key())
+            .col(string(t("period")))
+            .col(string(t("created_by")))
+            .col(timestamp_with_time_zone(t("created_at")))
+            .col(integer(t("created_count")))
+            .col(integer(t("skipped_count")))
+            .to_owned(),
+    )
+    .await?;
+    create_unique_sql_indexes(m, &UNIQUE).await?;
+    crate::create_indexes(m, &PLAIN).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &PLAIN).await?;
-        let db = m.get_connection();
-        for (name, _) in UNIQUE {
-            db.execute_unprepared(&format!("DROP INDEX {name}")).await?;
-        }
-        for t in ["payout_runs", "payouts", "payout_profiles"] {
-            m.drop_table(Table::drop().table(Alias::new(t)).to_owned())
-                .await?;
-        }
-        Ok(())
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &PLAIN).await?;
+    drop_sql_indexes(m, &UNIQUE).await?;
+    drop_tables(m, &["payout_runs", "payouts", "payout_profiles"]).await
 }

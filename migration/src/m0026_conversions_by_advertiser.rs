@@ -1,15 +1,11 @@
 //! The advertiser's conversion list pages by advertiser and id, and finds a transaction id
 //! across the advertiser's campaigns (issue 34); the existing indexes lead with the campaign.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0026_conversions_by_advertiser"
-    }
-}
+// `CREATE INDEX CONCURRENTLY` cannot run inside a transaction (conversions grow with
+// traffic, so the build must not block writes).
+migration!("m0026_conversions_by_advertiser", no_transaction);
 
 const INDEXES: [crate::PlainIndex; 2] = [
     (
@@ -24,19 +20,10 @@ const INDEXES: [crate::PlainIndex; 2] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    /// `CREATE INDEX CONCURRENTLY` cannot run inside a transaction (conversions grow with
-    /// traffic, so the build must not block writes).
-    fn use_transaction(&self) -> Option<bool> {
-        Some(false)
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes_concurrently(m, &INDEXES).await
+}
 
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes_concurrently(m, &INDEXES).await
-    }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &INDEXES).await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &INDEXES).await
 }

@@ -3,21 +3,15 @@
 //! by a worker in small transactions, with one result per line. The same idempotency key
 //! answers the same batch.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{
     big_integer, integer, string, string_null, text, timestamp_with_time_zone,
     timestamp_with_time_zone_null,
 };
 
-pub struct Migration;
+migration!("m0027_reconciliation");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0027_reconciliation"
-    }
-}
-
-const UNIQUE: [(&str, &str); 2] = [
+const UNIQUE: [SqlIndex; 2] = [
     (
         "idx_reconciliations_idem",
         "reconciliation_batches (advertiser_id, idempotency_key)",
@@ -41,62 +35,48 @@ const PLAIN: [crate::PlainIndex; 2] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        m.create_table(
-            Table::create()
-                .table(Alias::new("reconciliation_batches"))
-                .col(string(Alias::new("id")).primary_key())
-                .col(string(Alias::new("advertiser_id")))
-                .col(string(Alias::new("idempotency_key")))
-                .col(string(Alias::new("action")))
-                .col(text(Alias::new("reason")))
-                .col(string(Alias::new("status")))
-                .col(integer(Alias::new("line_count")))
-                .col(string(Alias::new("created_by")))
-                .col(timestamp_with_time_zone(Alias::new("created_at")))
-                .col(timestamp_with_time_zone_null(Alias::new("queued_at")))
-                .col(timestamp_with_time_zone_null(Alias::new("finished_at")))
-                .col(string_null(Alias::new("lease_owner")))
-                .col(timestamp_with_time_zone_null(Alias::new("lease_until")))
-                .to_owned(),
-        )
-        .await?;
-        m.create_table(
-            Table::create()
-                .table(Alias::new("reconciliation_lines"))
-                .col(string(Alias::new("id")).primary_key())
-                .col(string(Alias::new("batch_id")))
-                .col(integer(Alias::new("line_no")))
-                .col(string(Alias::new("transaction_id")))
-                .col(string_null(Alias::new("campaign_id")))
-                .col(string_null(Alias::new("conversion_id")))
-                .col(string(Alias::new("preview")))
-                .col(string_null(Alias::new("result")))
-                .col(big_integer(Alias::new("payout_micros")))
-                .col(timestamp_with_time_zone_null(Alias::new("applied_at")))
-                .to_owned(),
-        )
-        .await?;
-        let db = m.get_connection();
-        for (name, on) in UNIQUE {
-            db.execute_unprepared(&format!("CREATE UNIQUE INDEX {name} ON {on}"))
-                .await?;
-        }
-        crate::create_indexes(m, &PLAIN).await
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    m.create_table(
+        Table::create()
+            .table(t("reconciliation_batches"))
+            .col(string(t("id")).primary_key())
+            .col(string(t("advertiser_id")))
+            .col(string(t("idempotency_key")))
+            .col(string(t("action")))
+            .col(text(t("reason")))
+            .col(string(t("status")))
+            .col(integer(t("line_count")))
+            .col(string(t("created_by")))
+            .col(timestamp_with_time_zone(t("created_at")))
+            .col(timestamp_with_time_zone_null(t("queued_at")))
+            .col(timestamp_with_time_zone_null(t("finished_at")))
+            .col(string_null(t("lease_owner")))
+            .col(timestamp_with_time_zone_null(t("lease_until")))
+            .to_owned(),
+    )
+    .await?;
+    m.create_table(
+        Table::create()
+            .table(t("reconciliation_lines"))
+            .col(string(t("id")).primary_key())
+            .col(string(t("batch_id")))
+            .col(integer(t("line_no")))
+            .col(string(t("transaction_id")))
+            .col(string_null(t("campaign_id")))
+            .col(string_null(t("conversion_id")))
+            .col(string(t("preview")))
+            .col(string_null(t("result")))
+            .col(big_integer(t("payout_micros")))
+            .col(timestamp_with_time_zone_null(t("applied_at")))
+            .to_owned(),
+    )
+    .await?;
+    create_unique_sql_indexes(m, &UNIQUE).await?;
+    crate::create_indexes(m, &PLAIN).await
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::drop_indexes(m, &PLAIN).await?;
-        let db = m.get_connection();
-        for (name, _) in UNIQUE {
-            db.execute_unprepared(&format!("DROP INDEX {name}")).await?;
-        }
-        for t in ["reconciliation_lines", "reconciliation_batches"] {
-            m.drop_table(Table::drop().table(Alias::new(t)).to_owned())
-                .await?;
-        }
-        Ok(())
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::drop_indexes(m, &PLAIN).await?;
+    drop_sql_indexes(m, &UNIQUE).await?;
+    drop_tables(m, &["reconciliation_lines", "reconciliation_batches"]).await
 }

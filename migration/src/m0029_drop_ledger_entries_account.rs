@@ -3,16 +3,12 @@
 //! entries since publisher earnings (issue 34), so every index they maintain costs a write
 //! per entry on the hot path: this one is dropped.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0029_drop_ledger_entries_account"
-    }
-}
+// `DROP INDEX CONCURRENTLY` cannot run inside a transaction; it waits for running
+// statements instead of blocking new writes to the table.
+migration!("m0029_drop_ledger_entries_account", no_transaction);
 
 const INDEX: crate::PlainIndex = (
     "idx_ledger_entries_account",
@@ -20,30 +16,21 @@ const INDEX: crate::PlainIndex = (
     &["ledger_account_id"],
 );
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    /// `DROP INDEX CONCURRENTLY` cannot run inside a transaction; it waits for running
-    /// statements instead of blocking new writes to the table.
-    fn use_transaction(&self) -> Option<bool> {
-        Some(false)
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    let db = m.get_connection();
+    let concurrently = if m.get_database_backend() == DbBackend::Postgres {
+        "CONCURRENTLY "
+    } else {
+        ""
+    };
+    db.execute_unprepared(&format!(
+        "DROP INDEX {concurrently}IF EXISTS \"{}\"",
+        INDEX.0
+    ))
+    .await?;
+    Ok(())
+}
 
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        let db = m.get_connection();
-        let concurrently = if m.get_database_backend() == DbBackend::Postgres {
-            "CONCURRENTLY "
-        } else {
-            ""
-        };
-        db.execute_unprepared(&format!(
-            "DROP INDEX {concurrently}IF EXISTS \"{}\"",
-            INDEX.0
-        ))
-        .await?;
-        Ok(())
-    }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes_concurrently(m, &[INDEX]).await
-    }
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes_concurrently(m, &[INDEX]).await
 }

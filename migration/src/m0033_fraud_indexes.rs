@@ -8,15 +8,10 @@
 //! - the held conversions (the review queues and the end of pixel review windows), a
 //!   partial index as small as the queue.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0033_fraud_indexes"
-    }
-}
+// `CREATE INDEX CONCURRENTLY` cannot run inside a transaction.
+migration!("m0033_fraud_indexes", no_transaction);
 
 const PLAIN: [crate::PlainIndex; 1] = [(
     "idx_conversions_placement_time",
@@ -25,7 +20,7 @@ const PLAIN: [crate::PlainIndex; 1] = [(
 )];
 
 /// (name, columns and condition) of the partial indexes.
-const PARTIAL: [(&str, &str); 3] = [
+const PARTIAL: [SqlIndex; 3] = [
     (
         "idx_conversions_network",
         "(\"click_network\", \"created_at\", \"click_ip\", \"placement_id\", \"external_user_id\") \
@@ -42,24 +37,16 @@ const PARTIAL: [(&str, &str); 3] = [
     ),
 ];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    /// `CREATE INDEX CONCURRENTLY` cannot run inside a transaction.
-    fn use_transaction(&self) -> Option<bool> {
-        Some(false)
-    }
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    crate::create_indexes_concurrently(m, &PLAIN).await?;
+    crate::create_partial_indexes_concurrently(m, "conversions", &PARTIAL).await
+}
 
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        crate::create_indexes_concurrently(m, &PLAIN).await?;
-        crate::create_partial_indexes_concurrently(m, "conversions", &PARTIAL).await
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    for (name, _) in PARTIAL {
+        m.get_connection()
+            .execute_unprepared(&format!("DROP INDEX IF EXISTS \"{name}\""))
+            .await?;
     }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for (name, _) in PARTIAL {
-            m.get_connection()
-                .execute_unprepared(&format!("DROP INDEX IF EXISTS \"{name}\""))
-                .await?;
-        }
-        crate::drop_indexes(m, &PLAIN).await
-    }
+    crate::drop_indexes(m, &PLAIN).await
 }

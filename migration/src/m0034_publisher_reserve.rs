@@ -3,44 +3,29 @@
 //! is covered by the publisher's own money rather than the platform's. An administrator may
 //! set a publisher's share and days (none = the defaults for new publishers).
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::integer_null;
 
-pub struct Migration;
-
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0034_publisher_reserve"
-    }
-}
+migration!("m0034_publisher_reserve");
 
 const COLUMNS: [&str; 2] = ["reserve_percent", "reserve_days"];
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for c in COLUMNS {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("publisher_earning_terms"))
-                    .add_column(integer_null(Alias::new(c)))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    for c in COLUMNS {
+        add_column(m, "publisher_earning_terms", integer_null(t(c))).await?;
     }
+    Ok(())
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for c in COLUMNS {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("publisher_earning_terms"))
-                    .drop_column(Alias::new(c))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    for c in COLUMNS {
+        m.alter_table(
+            Table::alter()
+                .table(t("publisher_earning_terms"))
+                .drop_column(t(c))
+                .to_owned(),
+        )
+        .await?;
     }
+    Ok(())
 }

@@ -4,72 +4,43 @@
 //! it is rotated out; a rotation keeps the previous secret for an overlap so the
 //! publisher's servers can switch without refusing their users.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{string_null, timestamp_with_time_zone_null};
 
-pub struct Migration;
+migration!("m0035_user_identity_rotation");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0035_user_identity_rotation"
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    // One column per statement: SQLite alters one at a time.
+    for column in ["user_verified_until", "user_secret_issued_at"] {
+        add_column(m, "sdk_sessions", timestamp_with_time_zone_null(t(column))).await?;
     }
-}
-
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        // One column per statement: SQLite alters one at a time.
-        for column in ["user_verified_until", "user_secret_issued_at"] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("sdk_sessions"))
-                    .add_column(timestamp_with_time_zone_null(Alias::new(column)))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("placement_user_identities"))
-                .add_column(string_null(Alias::new("previous_secret_sealed")))
-                .to_owned(),
+    add_column(
+        m,
+        "placement_user_identities",
+        string_null(t("previous_secret_sealed")),
+    )
+    .await?;
+    for column in ["previous_issued_at", "previous_until"] {
+        add_column(
+            m,
+            "placement_user_identities",
+            timestamp_with_time_zone_null(t(column)),
         )
         .await?;
-        for column in ["previous_issued_at", "previous_until"] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("placement_user_identities"))
-                    .add_column(timestamp_with_time_zone_null(Alias::new(column)))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
     }
+    Ok(())
+}
 
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for column in [
-            "previous_secret_sealed",
-            "previous_issued_at",
-            "previous_until",
-        ] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("placement_user_identities"))
-                    .drop_column(Alias::new(column))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        for column in ["user_verified_until", "user_secret_issued_at"] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("sdk_sessions"))
-                    .drop_column(Alias::new(column))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    for column in [
+        "previous_secret_sealed",
+        "previous_issued_at",
+        "previous_until",
+    ] {
+        drop_column(m, "placement_user_identities", column).await?;
     }
+    for column in ["user_verified_until", "user_secret_issued_at"] {
+        drop_column(m, "sdk_sessions", column).await?;
+    }
+    Ok(())
 }

@@ -2,58 +2,31 @@
 //! its payouts, so a run over thousands of publishers is not cut by a request's deadline and
 //! a worker that stopped is taken over when its lease runs out.
 
-use sea_orm_migration::prelude::*;
+use crate::kit::*;
 use sea_orm_migration::schema::{string, string_null, timestamp_with_time_zone_null};
 
-pub struct Migration;
+migration!("m0036_payout_run_jobs");
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m0036_payout_run_jobs"
+async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    // Runs made before this version ran in their request: they are done.
+    add_column(m, "payout_runs", string(t("status")).default("COMPLETED")).await?;
+    add_column(m, "payout_runs", string_null(t("lease_owner"))).await?;
+    // One column per statement: SQLite alters one at a time.
+    for column in ["lease_until", "finished_at"] {
+        add_column(m, "payout_runs", timestamp_with_time_zone_null(t(column))).await?;
     }
+    Ok(())
 }
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        // Runs made before this version ran in their request: they are done.
+async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
+    for column in ["status", "lease_owner", "lease_until", "finished_at"] {
         m.alter_table(
             Table::alter()
-                .table(Alias::new("payout_runs"))
-                .add_column(string(Alias::new("status")).default("COMPLETED"))
+                .table(t("payout_runs"))
+                .drop_column(t(column))
                 .to_owned(),
         )
         .await?;
-        m.alter_table(
-            Table::alter()
-                .table(Alias::new("payout_runs"))
-                .add_column(string_null(Alias::new("lease_owner")))
-                .to_owned(),
-        )
-        .await?;
-        // One column per statement: SQLite alters one at a time.
-        for column in ["lease_until", "finished_at"] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("payout_runs"))
-                    .add_column(timestamp_with_time_zone_null(Alias::new(column)))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
     }
-
-    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
-        for column in ["status", "lease_owner", "lease_until", "finished_at"] {
-            m.alter_table(
-                Table::alter()
-                    .table(Alias::new("payout_runs"))
-                    .drop_column(Alias::new(column))
-                    .to_owned(),
-            )
-            .await?;
-        }
-        Ok(())
-    }
+    Ok(())
 }

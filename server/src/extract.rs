@@ -29,6 +29,25 @@ pub const EVIDENCE_BODY_BYTES: usize =
 /// characters and a campaign id need more than the usual 1 MiB.
 pub const RECONCILIATION_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// Refuses a body that is not declared JSON (`application/json` or `application/…+json`).
+pub fn require_json(headers: &http::HeaderMap) -> Result<(), AppError> {
+    let is_json = headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|m| {
+            let m = m.trim().to_ascii_lowercase();
+            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+        })
+        .unwrap_or(false);
+    if is_json {
+        Ok(())
+    } else {
+        Err(AppError::invalid("Content-Type must be application/json")
+            .with_code("unsupported_media_type"))
+    }
+}
+
 /// A JSON body parsed with field paths for `fieldErrors`; also a JSON response.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AppJson<T>(pub T);
@@ -37,20 +56,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for AppJson<T> {
     type Rejection = AppError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
-        let is_json = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|m| {
-                let m = m.trim().to_ascii_lowercase();
-                m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-            })
-            .unwrap_or(false);
-        if !is_json {
-            return Err(AppError::invalid("Content-Type must be application/json")
-                .with_code("unsupported_media_type"));
-        }
+        require_json(req.headers())?;
         let bytes = read_body(req, state).await?;
         parse_json(&bytes).map(AppJson)
     }

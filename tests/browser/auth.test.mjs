@@ -2,7 +2,7 @@
 // JavaScript (progressive enhancement).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, SHOTS } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, SHOTS, createUsers } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -10,8 +10,7 @@ const password = 'correct horse battery';
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
-  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+  createUsers(server, password, ['pub@example.com', 'publisher'], ['admin@example.com', 'admin']);
 });
 
 after(async () => {

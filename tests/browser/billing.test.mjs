@@ -5,32 +5,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, signIn as signInAt, SHOTS, signOut as signOutAt } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, api as apiAt, createUsers, approvedAdvertiser as approveAt, pageTools } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
 
 // A JSON call to the service's API.
-async function api(method, path, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.base}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = (...args) => apiAt(server.base, ...args);
 
 // Registers an advertiser through the API; an administrator approves it.
-async function approvedAdvertiser(email, companyName, adminToken) {
-  const acc = await api('POST', '/auth/v1/accounts', { email, password, role: 'ADVERTISER', companyName });
-  assert.equal(acc.status, 'PENDING');
-  await api('POST', `/admin/v1/advertisers/${acc.accountId}/approve`, undefined, adminToken);
-}
+const approvedAdvertiser = (email, companyName, adminToken) =>
+  approveAt(server.base, adminToken, { email, password, companyName });
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+  createUsers(server, password, ['admin@example.com', 'admin']);
   const { token } = await api('POST', '/auth/v1/tokens', { email: 'admin@example.com', password });
   await approvedAdvertiser('adv@example.com', 'Northwind Apps', token);
   await approvedAdvertiser('plain@example.com', 'Plain Forms Ltd', token);
@@ -41,10 +31,7 @@ after(async () => {
   await server?.stop();
 });
 
-const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-
-// The form that holds the submit button labelled `label`.
-const formWith = (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) });
+const { shot, formWith, signIn, signOut } = pageTools(() => server.base, password);
 
 const available = (page) => page.locator('#balance .available .amount');
 
@@ -55,11 +42,6 @@ async function waitForBalance(page, amount) {
     throw new Error(`balance is ${await available(page).textContent().catch(() => '?')}, expected ${amount}`);
   }
 }
-
-const signIn = (page, email, home, { hydrated = true } = {}) =>
-  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
-
-const signOut = (page) => signOutAt(page, server.base);
 
 // The page reached by a link click or a redirect, once hydrated.
 async function landed(page, url, { hydrated = true } = {}) {

@@ -8,25 +8,17 @@
 // campaign is rejected with a reason the advertiser sees.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, SHOTS, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, api as apiAt, createUsers, approvedAdvertiser, pageTools } from './harness.mjs';
 
 let server; let browser; let adminToken; let advToken;
 const password = 'correct horse battery';
 
 // A JSON call to the service's API.
-async function api(method, path, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.base}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const api = (...args) => apiAt(server.base, ...args);
 
 // An approved advertiser with a complete billing profile and `amount` USD credited by wire.
 async function fundedAdvertiser(email, companyName, amount) {
-  const acc = await api('POST', '/auth/v1/accounts', { email, password, role: 'ADVERTISER', companyName });
-  await api('POST', `/admin/v1/advertisers/${acc.accountId}/approve`, undefined, adminToken);
+  await approvedAdvertiser(server.base, adminToken, { email, password, companyName });
   const { token } = await api('POST', '/auth/v1/tokens', { email, password });
   await api('PUT', '/performance-marketing/v2/billing/profile',
     { accountType: 'BUSINESS', legalName: `${companyName} GmbH`, country: 'DE' }, token);
@@ -39,7 +31,7 @@ async function fundedAdvertiser(email, companyName, amount) {
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+  createUsers(server, password, ['admin@example.com', 'admin']);
   ({ token: adminToken } = await api('POST', '/auth/v1/tokens', { email: 'admin@example.com', password }));
   advToken = await fundedAdvertiser('adv@example.com', 'Northwind Apps', '1000.00');
   await fundedAdvertiser('plain@example.com', 'Plain Forms', '100.00');
@@ -50,13 +42,7 @@ after(async () => {
   await server?.stop();
 });
 
-const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-const formWith = (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) });
-
-const signIn = (page, email, home, { hydrated = true } = {}) =>
-  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
-
-const signOut = (page) => signOutAt(page, server.base);
+const { shot, formWith, signIn, signOut } = pageTools(() => server.base, password);
 
 async function landed(page, url, { hydrated = true } = {}) {
   await page.waitForURL(url);

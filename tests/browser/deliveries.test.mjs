@@ -4,7 +4,7 @@
 // leaves one after its last attempt.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn, publisherWithPlacement } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -12,16 +12,7 @@ const password = 'correct horse battery';
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
-  const post = async (path, body, token) => {
-    const headers = { 'content-type': 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const r = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    assert.ok(r.ok, `${path}: ${r.status}`);
-    return r.json();
-  };
-  const { token, account } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
-  const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
+  const { account, placement: p } = await publisherWithPlacement(server, 'pub@example.com', password);
   for (const i of [1, 2]) {
     const d = `dlv_0000000000000000000000000000000${i}`;
     const payload = JSON.stringify({ eventId: d, eventType: 'reward.confirmed', externalUserId: `user-${i}`, transactionId: `cnv_${i}` });
@@ -48,13 +39,7 @@ for (const [hydrated, n] of [[true, 1], [false, 2]]) {
     const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
     const page = await ctx.newPage();
     const problems = watchPage(page);
-    await page.goto(`${server.base}/sign-in`);
-    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-    const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
-    await form.locator('input[name=email]').fill('pub@example.com');
-    await form.locator('input[name=password]').fill(password);
-    await form.locator('button[type=submit]').click();
-    await page.waitForURL(`${server.base}/publisher`);
+    await signIn(page, server.base, 'pub@example.com', password, { hydrated, landing: '/publisher' });
     await page.click('a:has-text("Reward callbacks")');
     await page.waitForURL(`${server.base}/publisher/deliveries`);
     await page.goto(`${server.base}/publisher/deliveries?status=FAILED`);

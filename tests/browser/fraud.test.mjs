@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, signIn } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn, api as apiAt } from './harness.mjs';
 
 const PASSWORD = 'demo-password-2026';
 const ADMIN = 'fraud-admin@example.com';
@@ -19,14 +19,8 @@ let server; let browser; let demo;
 // publisher's view (1), by transaction id.
 const held = {};
 
-async function call(method, path, body, token, extra = {}) {
-  const headers = { 'content-type': 'application/json', ...extra };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.base}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+// A JSON call to the service's API.
+const call = (...args) => apiAt(server.base, ...args);
 const tokenOf = async (email, password = PASSWORD) => (await call('POST', '/auth/v1/tokens', { email, password })).token;
 
 // A user of the demo placement launches the demo campaign; the advertiser reports the

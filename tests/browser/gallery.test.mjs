@@ -3,27 +3,19 @@
 // JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, signIn as signInAt } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAt, api as apiAt, createUsers } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
 
-async function api(method, path, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.base}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+// A JSON call to the service's API.
+const api = (...args) => apiAt(server.base, ...args);
 const token = async (email) => (await api('POST', '/auth/v1/tokens', { email, password })).token;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
-  server.cli('user', 'create', '--email', 'adv@example.com', '--password', password, '--role', 'advertiser');
-  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
+  createUsers(server, password, ['admin@example.com', 'admin'], ['adv@example.com', 'advertiser'], ['pub@example.com', 'publisher']);
   const admin = await token('admin@example.com');
   const adv = await token('adv@example.com');
   await api('PUT', '/performance-marketing/v2/billing/profile', { accountType: 'BUSINESS', legalName: 'Northwind', country: 'DE' }, adv);

@@ -158,6 +158,19 @@ export async function signIn(page, base, email, password, { hydrated, landing, t
   }
 }
 
+// The page helpers of a test file whose users share `password`: `base()` is read when a
+// helper is called (the server starts in the file's `before`).
+export function pageTools(base, password) {
+  return {
+    shot: (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }),
+    // The form that holds the submit button labelled `label`.
+    formWith: (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) }),
+    signIn: (page, email, home, { hydrated = true } = {}) =>
+      signIn(page, base(), email, password, { hydrated, landing: home, timeout: 10000 }),
+    signOut: (page) => signOut(page, base()),
+  };
+}
+
 // Signs out through the header's button and waits for the header of the sign-in page.
 export async function signOut(page, base) {
   await page.click('button:has-text("Sign out")');
@@ -165,13 +178,45 @@ export async function signOut(page, base) {
   await page.locator('nav >> text=Sign in').waitFor();
 }
 
-// A JSON call to the API as `token` (or anonymous); fails the test on a non-2xx answer.
-export async function api(base, method, path, body, token) {
-  const headers = { 'content-type': 'application/json' };
+// A JSON call to the API as `token` (or anonymous), with `extra` headers; fails the test on
+// a non-2xx answer. The parsed body, or null for an empty one.
+export async function api(base, method, path, body, token, extra = {}) {
+  const headers = { 'content-type': 'application/json', ...extra };
   if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.clone().text()}`);
-  return r.status === 204 ? null : r.json();
+  const r = await fetch(`${base}${path}`, { method, headers, body: body == null ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// A bearer token for `email`.
+export async function tokenOf(base, email, password) {
+  return (await api(base, 'POST', '/auth/v1/tokens', { email, password })).token;
+}
+
+// Creates accounts through the service's CLI: `[email, role]` pairs, one password.
+export function createUsers(server, password, ...users) {
+  for (const [email, role] of users) {
+    server.cli('user', 'create', '--email', email, '--password', password, '--role', role);
+  }
+}
+
+// A publisher made through the CLI with one website placement (Pixel Quest): its token,
+// account and placement.
+export async function publisherWithPlacement(server, email, password) {
+  createUsers(server, password, [email, 'publisher']);
+  const { token, account } = await api(server.base, 'POST', '/auth/v1/tokens', { email, password });
+  const placement = await api(server.base, 'POST', '/publisher/v2/placements',
+    { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
+  return { token, account, placement };
+}
+
+// Registers an advertiser through the API and has the administrator approve it; its id.
+export async function approvedAdvertiser(base, adminToken, { email, password, companyName }) {
+  const acc = await api(base, 'POST', '/auth/v1/accounts', { email, password, role: 'ADVERTISER', companyName });
+  assert.equal(acc.status, 'PENDING');
+  await api(base, 'POST', `/admin/v1/advertisers/${acc.accountId}/approve`, undefined, adminToken);
+  return acc.accountId;
 }
 
 // A signed survey API call (`enc` is the SHA3-256 of URL, body and secret) with a key from

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, api as apiAt } from './harness.mjs';
 
 let server; let browser; let demo; let site;
 // The hosted wall URL the publisher page links to, per test.
@@ -18,14 +18,8 @@ const PASSWORD = 'demo-password-2026';
 const DOMAIN = 'play.pixelquest.example';
 let PUBLISHER_PAGE = '';
 
-async function api(method, path, body, token, extra = {}) {
-  const headers = { 'content-type': 'application/json', ...extra };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(`${server.base}${path}`, { method, headers, body: body && JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+// A JSON call to the service's API.
+const api = (...args) => apiAt(server.base, ...args);
 const signIn = async (email) => (await api('POST', '/auth/v1/tokens', { email, password: PASSWORD })).token;
 
 before(async () => {

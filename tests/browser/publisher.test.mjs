@@ -4,7 +4,7 @@
 // come back through the session flash.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, SHOTS, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, createUsers, pageTools } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -13,9 +13,7 @@ const callbackUrl = 'https://hooks.pixelquest.example/reward';
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
-  server.cli('user', 'create', '--email', 'nojs@example.com', '--password', password, '--role', 'publisher');
-  server.cli('user', 'create', '--email', 'admin@example.com', '--password', password, '--role', 'admin');
+  createUsers(server, password, ['pub@example.com', 'publisher'], ['nojs@example.com', 'publisher'], ['admin@example.com', 'admin']);
 });
 
 after(async () => {
@@ -23,15 +21,7 @@ after(async () => {
   await server?.stop();
 });
 
-const shot = (page, name) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-
-// The form that holds the submit button labelled `label`.
-const formWith = (page, label) => page.locator('form', { has: page.locator(`button:has-text("${label}")`) });
-
-const signIn = (page, email, home, { hydrated = true } = {}) =>
-  signInAt(page, server.base, email, password, { hydrated, landing: home, timeout: 10000 });
-
-const signOut = (page) => signOutAt(page, server.base);
+const { shot, formWith, signIn, signOut } = pageTools(() => server.base, password);
 
 test('with JavaScript: placement, slot, callback, review, verification, release, go live', async () => {
   const page = await browser.newPage();

@@ -42,6 +42,17 @@ after(async () => {
   await server?.stop();
 });
 
+// The worker applies a batch within seconds; the page refreshes itself meanwhile (the page
+// without script is reloaded now and then).
+async function untilDone(page) {
+  const done = page.locator('#reconciliation[data-status=DONE]');
+  for (let i = 0; i < 30 && !(await done.count()); i++) {
+    await page.waitForTimeout(1000);
+    if (!(await done.count()) && i % 5 === 4) await page.reload();
+  }
+  await done.waitFor({ timeout: 5000 });
+}
+
 for (const hydrated of [true, false]) {
   const who = hydrated ? 'adv-js' : 'adv-plain';
   test(`${hydrated ? 'with' : 'without'} JavaScript: ${who} reverses conversions in bulk`, async () => {
@@ -79,13 +90,7 @@ for (const hydrated of [true, false]) {
     assert.equal(await page.locator('#reconciliation').getAttribute('data-status'), 'PREVIEWED');
 
     await page.locator('#reconciliation button:has-text("Apply")').click();
-    // The worker applies it within seconds; the page refreshes itself meanwhile.
-    const done = page.locator('#reconciliation[data-status=DONE]');
-    for (let i = 0; i < 30 && !(await done.count()); i++) {
-      await page.waitForTimeout(1000);
-      if (!(await done.count()) && i % 5 === 4) await page.reload();
-    }
-    await done.waitFor({ timeout: 5000 });
+    await untilDone(page);
     const results = page.locator('[data-part=results]');
     assert.equal((await results.locator('tr[data-state=APPLIED] td').first().textContent()).trim(), '2');
     assert.equal(await page.locator('#lines td[data-result=APPLIED]').count(), 2);
@@ -127,12 +132,7 @@ for (const hydrated of [true, false]) {
     const preview = page.locator('[data-part=preview]');
     assert.equal((await preview.locator('tr[data-state=WILL_APPLY] td').first().textContent()).trim(), '1');
     await page.locator('#reconciliation button:has-text("Apply")').click();
-    const done = page.locator('#reconciliation[data-status=DONE]');
-    for (let i = 0; i < 30 && !(await done.count()); i++) {
-      await page.waitForTimeout(1000);
-      if (!(await done.count()) && i % 5 === 4) await page.reload();
-    }
-    await done.waitFor({ timeout: 5000 });
+    await untilDone(page);
     assert.equal(await page.locator('#lines td[data-result=APPLIED]').count(), 1);
     assert.deepEqual(problems, []);
     await ctx.close();

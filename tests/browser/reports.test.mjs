@@ -4,20 +4,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, signIn as signInAs } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn as signInAs, api as apiAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
 const domain = 'play.pixelquest.example';
 
-async function call(method, path, body, headers = {}) {
-  const r = await fetch(`${server.base}${path}`, {
-    method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body),
-  });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+// A JSON call to the service's API with `headers`.
+const call = (method, path, body, headers) => apiAt(server.base, method, path, body, undefined, headers);
 const api = (method, path, body, token, extra = {}) =>
   call(method, path, body, token ? { authorization: `Bearer ${token}`, ...extra } : extra);
 const token = async (email) => (await api('POST', '/auth/v1/tokens', { email, password })).token;

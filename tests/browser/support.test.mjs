@@ -3,7 +3,7 @@
 // through the page, once hydrated and once without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, signIn, publisherWithPlacement } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
@@ -11,16 +11,7 @@ const password = 'correct horse battery';
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  server.cli('user', 'create', '--email', 'pub@example.com', '--password', password, '--role', 'publisher');
-  const post = async (path, body, token) => {
-    const headers = { 'content-type': 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const r = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    assert.ok(r.ok, `${path}: ${r.status}`);
-    return r.json();
-  };
-  const { token } = await post('/auth/v1/tokens', { email: 'pub@example.com', password });
-  const p = await post('/publisher/v2/placements', { type: 'WEBSITE', name: 'Pixel Quest', platformIdentity: 'pq.example.com' }, token);
+  const { placement: p } = await publisherWithPlacement(server, 'pub@example.com', password);
   server.sql(`insert into support_cases (id, placement_id, ad_slot_id, session_id, external_user_id, offer_id,
     reason_code, message, status, publisher_note, idempotency_key, created_at, updated_at)
     values ('sup_1', ?, null, 'ses_1', 'user-7', 'cmp_1', 'MISSING_REWARD',
@@ -38,13 +29,7 @@ for (const [hydrated, to, note] of [[true, 'IN_PROGRESS', 'Looking into it'], [f
     const ctx = await browser.newContext({ javaScriptEnabled: hydrated });
     const page = await ctx.newPage();
     const problems = watchPage(page);
-    await page.goto(`${server.base}/sign-in`);
-    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-    const form = page.locator('form', { has: page.locator('button:has-text("Sign in")') });
-    await form.locator('input[name=email]').fill('pub@example.com');
-    await form.locator('input[name=password]').fill(password);
-    await form.locator('button[type=submit]').click();
-    await page.waitForURL(`${server.base}/publisher`);
+    await signIn(page, server.base, 'pub@example.com', password, { hydrated, landing: '/publisher' });
     await page.click('a:has-text("Support inbox")');
     await page.waitForURL(`${server.base}/publisher/support`);
     if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();

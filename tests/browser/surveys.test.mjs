@@ -5,21 +5,15 @@
 // respondent's paid complete. With and without JavaScript.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, watchPage, surveyApi, signIn as signInAt, signOut as signOutAt } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, surveyApi, signIn as signInAt, signOut as signOutAt, api as apiAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
 const domain = 'play.pixelquest.example';
 let admin; let adv; let pub; let placement; let appKey;
 
-async function call(method, path, body, headers = {}) {
-  const r = await fetch(`${server.base}${path}`, {
-    method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body),
-  });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+// A JSON call to the service's API with `headers`.
+const call = (method, path, body, headers) => apiAt(server.base, method, path, body, undefined, headers);
 const api = (method, path, body, token) => call(method, path, body, token ? { authorization: `Bearer ${token}` } : {});
 const token = async (email) => (await api('POST', '/auth/v1/tokens', { email, password })).token;
 

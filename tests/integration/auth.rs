@@ -145,27 +145,13 @@ async fn wrong_password_is_401_with_error_body(app: TestApp) {
 
 async fn revoked_token_is_401(app: TestApp) {
     let (_, token) = app.signed_in(Role::Publisher).await;
-    let (s, _) = app
-        .send(
-            reqwest::Method::DELETE,
-            "/auth/v1/tokens/current",
-            Some(&token),
-            None,
-        )
-        .await;
+    let (s, _) = app.delete("/auth/v1/tokens/current", Some(&token)).await;
     assert_eq!(s, StatusCode::NO_CONTENT);
     let (s, err) = app.get("/auth/v1/me", Some(&token)).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_eq!(error_code(&err), "unauthorized");
     // Revoking again needs a working token.
-    let (s, _) = app
-        .send(
-            reqwest::Method::DELETE,
-            "/auth/v1/tokens/current",
-            Some(&token),
-            None,
-        )
-        .await;
+    let (s, _) = app.delete("/auth/v1/tokens/current", Some(&token)).await;
     assert_eq!(s, StatusCode::UNAUTHORIZED);
 }
 
@@ -213,23 +199,11 @@ async fn pending_advertiser_is_refused_until_approved(app: TestApp) {
     assert_eq!(error_code(&err), "account_pending");
 
     let (_, admin) = app.signed_in(Role::Admin).await;
-    let (s, approved) = app
-        .post(
-            &format!("/admin/v1/advertisers/{account_id}/approve"),
-            Some(&admin),
-            &json!({}),
-        )
-        .await;
+    let (s, approved) = app.approve_advertiser(&admin, &account_id).await;
     assert_eq!(s, StatusCode::OK, "{approved}");
     assert_eq!(approved["status"], "ACTIVE");
     // Approving twice is a conflict, not a second approval.
-    let (s, _) = app
-        .post(
-            &format!("/admin/v1/advertisers/{account_id}/approve"),
-            Some(&admin),
-            &json!({}),
-        )
-        .await;
+    let (s, _) = app.approve_advertiser(&admin, &account_id).await;
     assert_eq!(s, StatusCode::CONFLICT);
 
     let (s, issued) = app
@@ -279,13 +253,7 @@ async fn pending_advertiser_is_refused_until_approved(app: TestApp) {
 async fn only_admins_approve(app: TestApp) {
     let adv = app.create_user(Role::Advertiser).await;
     let (_, publisher) = app.signed_in(Role::Publisher).await;
-    let (s, err) = app
-        .post(
-            &format!("/admin/v1/advertisers/{}/approve", adv.account_id),
-            Some(&publisher),
-            &json!({}),
-        )
-        .await;
+    let (s, err) = app.approve_advertiser(&publisher, &adv.account_id).await;
     assert_eq!(s, StatusCode::FORBIDDEN);
     assert_eq!(error_code(&err), "forbidden");
     let (_, admin) = app.signed_in(Role::Admin).await;

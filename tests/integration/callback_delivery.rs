@@ -76,11 +76,7 @@ async fn a_reversal_never_cancels_a_confirmation_being_sent(backend: Backend) {
         .expect("record");
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     w.app.run_workers_once().await;
-    let events: Vec<String> = rx
-        .received()
-        .iter()
-        .map(|r| r.json()["eventType"].as_str().unwrap_or("?").to_owned())
-        .collect();
+    let events = rx.event_types();
     assert_eq!(
         events,
         ["reward.reversed"],
@@ -92,13 +88,7 @@ async fn a_reversal_never_cancels_a_confirmation_being_sent(backend: Backend) {
 /// every six seconds per publisher (issue 52, item 9, `callback_delivery/console.rs`).
 async fn replays_are_limited_per_publisher(backend: Backend) {
     let (rx, w) = receiving(backend).await;
-    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
-    w.report(&clk, "order-1", "approved").await;
-    w.app.run_workers_once().await;
-    let id = w.deliveries("?status=DELIVERED").await["items"][0]["deliveryId"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let (_, id) = w.one_delivered().await;
     let path = format!("/publisher/v2/callback-deliveries/{id}/replay");
     let empty = json!({});
     let replay = || w.app.post(&path, Some(&w.p.token), &empty);
@@ -255,13 +245,7 @@ async fn a_reward_left_waiting_beside_a_configured_receiver_is_sent(backend: Bac
 
 async fn a_failed_replay_of_a_confirmation_does_not_strand_its_reversal(backend: Backend) {
     let (rx, w) = receiving(backend).await;
-    let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
-    w.report(&clk, "order-1", "approved").await;
-    w.app.run_workers_once().await;
-    let confirmation = w.deliveries("?status=DELIVERED").await["items"][0]["deliveryId"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let (clk, confirmation) = w.one_delivered().await;
     // Replaying the delivered confirmation sends it, then its reversal again, in order.
     w.report(&clk, "order-1", "reversed").await;
     w.app.run_workers_once().await;
@@ -276,11 +260,7 @@ async fn a_failed_replay_of_a_confirmation_does_not_strand_its_reversal(backend:
         .await;
     assert_eq!(s, StatusCode::ACCEPTED);
     w.app.run_workers_once().await;
-    let events: Vec<String> = rx
-        .received()
-        .iter()
-        .map(|r| r.json()["eventType"].as_str().unwrap_or("?").to_owned())
-        .collect();
+    let events = rx.event_types();
     assert_eq!(
         events,
         [

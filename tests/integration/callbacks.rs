@@ -26,12 +26,7 @@ tests::each_backend!(
 );
 
 async fn callbacks_arrive_signed_and_reversals_follow(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, true).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = s2s_world(backend, true).await;
     let (key_id, secret) = configure(&w.app, &w.p, &rx.url).await;
     let (token, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     w.report(&clk, "order-1", "approved").await;
@@ -98,13 +93,7 @@ async fn the_console_lists_and_details_it(
         (s, error_code(&e)),
         (StatusCode::BAD_REQUEST, "invalid_input")
     );
-    let (s, detail) = w
-        .app
-        .get(
-            &format!("/publisher/v2/callback-deliveries/{id}"),
-            Some(&w.p.token),
-        )
-        .await;
+    let (s, detail) = w.delivery(&id).await;
     assert_eq!(s, StatusCode::OK, "{detail}");
     assert_eq!(detail["attempts"][0]["responseStatus"], 200, "{detail}");
     assert_eq!(detail["body"], confirmed.body.as_str());
@@ -201,13 +190,7 @@ async fn a_replay_sends_the_same_event_again(
         replayed[1].header("x-service-nonce")
     );
     assert!(replayed[1].verifies(secret));
-    let (_, detail) = w
-        .app
-        .get(
-            &format!("/publisher/v2/callback-deliveries/{id}"),
-            Some(&w.p.token),
-        )
-        .await;
+    let (_, detail) = w.delivery(&id).await;
     assert_eq!(detail["replays"], 1);
     assert_eq!(detail["attempts"][1]["replay"], true, "{detail}");
 }
@@ -224,12 +207,7 @@ async fn received_at_least(rx: &Receiver, n: usize) -> Vec<tests::receiver::Rece
 }
 
 async fn failing_receivers_are_retried_with_the_same_key(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = s2s_world(backend, false).await;
     let (_, secret) = configure(&w.app, &w.p, &rx.url).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     rx.answer(&[
@@ -269,13 +247,7 @@ async fn failing_receivers_are_retried_with_the_same_key(backend: Backend) {
     w.app.run_workers_once().await; // accepted
 
     let id = item["deliveryId"].as_str().expect("id");
-    let (_, detail) = w
-        .app
-        .get(
-            &format!("/publisher/v2/callback-deliveries/{id}"),
-            Some(&w.p.token),
-        )
-        .await;
+    let (_, detail) = w.delivery(id).await;
     assert_eq!(detail["status"], "DELIVERED", "{detail}");
     let classes: Vec<Value> = detail["attempts"]
         .as_array()
@@ -374,12 +346,7 @@ async fn rewards_wait_for_a_receiver_and_for_pending_holds(backend: Backend) {
 }
 
 async fn late_conversions_after_a_pause_are_paid_from_the_wallet(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = s2s_world(backend, false).await;
     configure(&w.app, &w.p, &rx.url).await;
     let (_, clk) = click(&w.app, &w.p, "user-1", &w.campaign).await;
     let (s, c) = transition(&w.app, &w.adv, &w.campaign, "PAUSED").await;
@@ -396,12 +363,7 @@ async fn late_conversions_after_a_pause_are_paid_from_the_wallet(backend: Backen
 }
 
 async fn concurrent_workers_deliver_each_callback_once(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = s2s_world(backend, false).await;
     configure(&w.app, &w.p, &rx.url).await;
     const USERS: usize = 8;
     for i in 0..USERS {
@@ -463,12 +425,7 @@ async fn report_to(p: &Process, w: &World, click: &str, txn: &str, occurred: &st
 }
 
 async fn accepted_postbacks_survive_sigkill_and_two_processes_deliver_once(backend: Backend) {
-    let rx = Receiver::start().await;
-    let w = world(
-        app_for(backend, &rx, false).await,
-        campaign_body("CUSTOM_S2S", 100 * USD),
-    )
-    .await;
+    let (rx, w) = s2s_world(backend, false).await;
     configure(&w.app, &w.p, &rx.url).await;
     const USERS: usize = 6;
     let mut clicks = Vec::new();

@@ -350,19 +350,7 @@ async fn static_feed_serves_inventory_with_etags(app: TestApp) {
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let feed_slot = static_slot(&app, &p).await;
     let slot = feed_slot.as_str();
-    let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
-    let (s, key) = app
-        .post(
-            &format!(
-                "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
-                p.placement
-            ),
-            Some(&p.token),
-            &json!({"expiresAt": expires, "reason": "server pull"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{key}");
-    let token = key["token"].as_str().expect("token").to_owned();
+    let token = static_key(&app, &p, slot).await;
     let path = format!("/publisher/v2/ad-slots/{slot}/static-offers");
     let res = pull(&app, &path, Some(token.clone()), None, "?country=US")
         .await
@@ -514,24 +502,7 @@ async fn reversals_give_back_what_was_paid_after_a_new_revision(app: TestApp) {
     let (game, key_id, secret) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(&app, &p, "user-1").await;
-    let (_, imp) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/impressions"),
-        &token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    let (s, l) = keyed(
-        &app,
-        &format!("/sdk/v2/offers/{game}/launch"),
-        &token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    let click = l["clickId"].as_str().expect("click").to_owned();
+    let click = launched(&app, &token, &game, "000001").await;
     let (_, _, spent_before) = app.balance(&adv).await;
     let conv = Conversion {
         click: &click,

@@ -6,6 +6,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
+use tests::builders::campaign_ids;
 use tests::builders::{approve, campaign_body, create, transition};
 
 both_backends!(gallery_shows_live_eligible_offers);
@@ -37,12 +38,7 @@ async fn gallery_shows_live_eligible_offers(app: TestApp) {
 
     let (s, g) = app.get(GALLERY, Some(&publisher)).await;
     assert_eq!(s, StatusCode::OK, "{g}");
-    let ids: Vec<&str> = g["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .filter_map(|i| i["campaignId"].as_str())
-        .collect();
+    let ids = campaign_ids(&g);
     assert_eq!(
         ids,
         vec![finance.as_str(), game.as_str()],

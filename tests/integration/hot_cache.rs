@@ -7,11 +7,11 @@ use sea_orm::EntityTrait;
 use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
-use tests::builders::campaign_body;
 use tests::builders::{
     Conversion, Publisher, USD, keyed, live_campaign, now_ts, postback, publisher, session,
-    static_slot,
+    static_key, static_slot,
 };
+use tests::builders::{campaign_body, launch_of};
 
 both_backends!(
     a_revoked_session_stops_at_once,
@@ -25,29 +25,6 @@ both_backends!(
 async fn offers(app: &TestApp, p: &Publisher, token: &str) -> (StatusCode, Value) {
     app.get(&format!("/sdk/v2/ad-slots/{}/offers", p.slot), Some(token))
         .await
-}
-
-/// An impression and a launch of the offer for the session's user: the signed launch.
-async fn launched(app: &TestApp, token: &str, offer: &str) -> Value {
-    let (s, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{offer}/impressions"),
-        token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{imp}");
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{offer}/launch"),
-        token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    l
 }
 
 async fn a_revoked_session_stops_at_once(app: TestApp) {
@@ -90,7 +67,7 @@ async fn a_completed_offer_leaves_a_warm_list(app: TestApp) {
     };
     let (_, list) = offers(&app, &p, &token).await;
     assert!(listed(&list), "{list}");
-    let l = launched(&app, &token, &game).await;
+    let l = launch_of(&app, &token, &game, "000001").await;
     let click = l["clickId"].as_str().expect("clickId");
     let conversion = Conversion {
         click,
@@ -116,21 +93,7 @@ async fn a_replaced_static_key_stops_at_once(app: TestApp) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
     let slot = static_slot(&app, &p).await;
-    let issue = || async {
-        let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
-        let (s, key) = app
-            .post(
-                &format!(
-                    "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
-                    p.placement
-                ),
-                Some(&p.token),
-                &json!({"expiresAt": expires, "reason": "server pull"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{key}");
-        key["token"].as_str().expect("token").to_owned()
-    };
+    let issue = || static_key(&app, &p, &slot);
     let pull = |key: String| {
         app.client
             .get(app.url(&format!("/publisher/v2/ad-slots/{slot}/static-offers")))
@@ -158,7 +121,7 @@ async fn a_click_link_keeps_redirecting_and_is_recorded_once(app: TestApp) {
     let (game, _, _) =
         live_campaign(&app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(&app, &p, "player").await;
-    let l = launched(&app, &token, &game).await;
+    let l = launch_of(&app, &token, &game, "000001").await;
     // The link names the configured base address; the test server listens elsewhere.
     let signed = l["launchUrl"].as_str().expect("launchUrl");
     let url = app.url(&signed[signed.find("/sdk/v2/launch/").expect("launch path")..]);

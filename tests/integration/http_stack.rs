@@ -68,15 +68,7 @@ async fn lean_stack_keeps_cors_request_ids_and_metrics(app: TestApp) {
     assert!(e["error"]["code"].is_string(), "{e}");
 
     // The requests are counted under the route template (never the raw path).
-    let metrics = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .expect("sent")
-        .text()
-        .await
-        .unwrap_or_default();
+    let metrics = metrics_text(&app).await;
     let line = metrics
         .lines()
         .find(|l| {
@@ -157,15 +149,7 @@ async fn every_group_has_the_outer_layer_and_its_extras(app: TestApp) {
 
     // A dashboard page is counted under its route as well.
     let _ = app.client.get(app.url("/sign-in")).send().await;
-    let metrics = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .expect("sent")
-        .text()
-        .await
-        .unwrap_or_default();
+    let metrics = metrics_text(&app).await;
     assert!(
         metrics.lines().any(|l| l.starts_with("http_requests_total")
             && l.contains(r#"route="/publisher/v2/placements""#)
@@ -204,4 +188,10 @@ async fn declared_oversize_answer(app: &TestApp, path: &str, bearer: &str) -> St
         .next()
         .unwrap_or("")
         .to_owned()
+}
+
+/// The `/metrics` page as text.
+async fn metrics_text(app: &TestApp) -> String {
+    let res = app.client.get(app.url("/metrics")).send().await;
+    res.expect("sent").text().await.unwrap_or_default()
 }

@@ -279,13 +279,7 @@ async fn a_request_refused_while_pending_succeeds_after_approval(app: TestApp) {
     assert_eq!(error_code(&refused), "account_pending");
 
     let (_, admin) = app.signed_in(Role::Admin).await;
-    let (s, approved) = app
-        .post(
-            &format!("/admin/v1/advertisers/{account_id}/approve"),
-            Some(&admin),
-            &json!({}),
-        )
-        .await;
+    let (s, approved) = app.approve_advertiser(&admin, &account_id).await;
     assert_eq!(s, StatusCode::OK, "{approved}");
     let (s, replayed, issued) = keyed_post(&app, &pending, "cred-key-0001", path, &body).await;
     assert_eq!((s, replayed), (StatusCode::CREATED, false), "{issued}");

@@ -13,7 +13,7 @@ use tests::builders::earnings::{assert_reconciled, spend_postings};
 use tests::builders::{
     Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session,
 };
-use tests::builders::{approve, campaign_body, listed_offers, transition};
+use tests::builders::{approve, campaign_body, launched, listed_offers, transition};
 
 both_backends!(
     removed_offers_leave_the_snapshot_before_the_change_answers,
@@ -32,25 +32,7 @@ fn named(name: &str, budget: i64) -> Value {
 
 /// Impression and launch for the session's user; returns the click id.
 async fn click(app: &TestApp, token: &str, campaign: &str, n: usize) -> String {
-    let (s, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/impressions"),
-        token,
-        &format!("imp-key-{n:04}"),
-        &json!({}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{imp}");
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/launch"),
-        token,
-        &format!("launch-key-{n:04}"),
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    l["clickId"].as_str().expect("clickId").to_owned()
+    launched(app, token, campaign, &format!("key-{n:04}")).await
 }
 
 async fn campaign_money(app: &TestApp, adv: &str, id: &str) -> (i64, i64) {

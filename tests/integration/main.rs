@@ -30,6 +30,7 @@ mod idempotent_answers;
 mod inventory;
 mod ledger_check;
 mod ledger_random;
+mod migrations;
 mod money_races;
 mod money_rules;
 mod offer_flow;

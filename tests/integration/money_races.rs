@@ -11,9 +11,9 @@ use tests::builders::billing::{ORDER, WIRE, funded_ready, signed_action};
 use tests::builders::surveys::{call, create as create_survey, issue_key, survey};
 use tests::builders::surveys::{enter, market_with};
 use tests::builders::{
-    Conversion, USD, keyed, live_campaign, now_ts, postback, publisher, session, static_slot,
+    Conversion, USD, live_campaign, now_ts, postback, publisher, session, static_slot,
 };
-use tests::builders::{campaign_body, create as create_campaign, transition};
+use tests::builders::{campaign_body, create as create_campaign, launched, transition};
 
 both_backends!(
     duplicate_postbacks_at_once_settle_one_conversion,
@@ -51,24 +51,7 @@ async fn clicked(app: &TestApp, adv: &str) -> (String, String, String, String) {
     let (game, key_id, secret) =
         live_campaign(app, adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
     let (_, token) = session(app, &p, "racer-1").await;
-    let (_, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{game}/impressions"),
-        &token,
-        "imp-race-01",
-        &json!({}),
-    )
-    .await;
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{game}/launch"),
-        &token,
-        "launch-race-01",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    let click = l["clickId"].as_str().expect("click").to_owned();
+    let click = launched(app, &token, &game, "race-01").await;
     (game, key_id, secret, click)
 }
 

@@ -11,7 +11,7 @@ use tests::{TestApp, both_backends};
 
 use tests::builders::callbacks::click;
 use tests::builders::campaign_body;
-use tests::builders::surveys::call;
+use tests::builders::surveys::{call, survey_status};
 use tests::builders::surveys::{enter, market_with};
 use tests::builders::{Conversion, USD, live_campaign, now_ts, postback, publisher};
 use tests::builders::{approve, settlement_of, transition};
@@ -124,14 +124,7 @@ async fn survey_outcomes_and_limits_decide_what_is_paid(app: TestApp) {
     let m = market_with(&app, "SHA256", 10).await;
     let base = format!("/api/v1/campaigns/{}", m.campaign);
     // The survey's own daily limit: two completes a day (the test survey allows 50).
-    let (s, c) = call(
-        &app,
-        &m.key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "PAUSED"})),
-    )
-    .await;
+    let (s, c) = survey_status(&app, &m.key, &base, "PAUSED").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     let mut txs = Vec::new();
     for i in 0..6 {
@@ -158,14 +151,7 @@ async fn survey_outcomes_and_limits_decide_what_is_paid(app: TestApp) {
     };
     // A paused survey sends nobody in.
     assert!(txs.iter().all(Option::is_none), "{txs:?}");
-    let (s, c) = call(
-        &app,
-        &m.key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "LIVE"})),
-    )
-    .await;
+    let (s, c) = survey_status(&app, &m.key, &base, "LIVE").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     let mut txs = Vec::new();
     for i in 0..6 {

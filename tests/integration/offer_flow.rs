@@ -8,6 +8,7 @@ use app::model::Role;
 use reqwest::StatusCode;
 use sea_orm::EntityTrait;
 use serde_json::{Value, json};
+use tests::builders::callbacks::configure;
 use tests::builders::*;
 use tests::{TestApp, both_backends, error_code};
 
@@ -43,14 +44,7 @@ impl<'a> Flow<'a> {
         let admin = app.admin_token().await;
         let (_, adv) = app.funded_advertiser(1_000 * USD).await;
         let p = publisher(app, &admin).await;
-        let (s, cb) = app
-            .put(
-                &format!("/publisher/v2/placements/{}/callback", p.placement),
-                Some(&p.token),
-                &json!({"url": "https://hooks.pixelquest.example/reward"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{cb}");
+        configure(app, &p, "https://hooks.pixelquest.example/reward").await;
         let (game, key_id, secret) =
             live_campaign(app, &adv, &admin, campaign_body("CUSTOM_S2S", 100 * USD)).await;
         let mut finance = campaign_body("CUSTOM_S2S", 100 * USD);
@@ -85,12 +79,7 @@ async fn offers_are_ranked_paged_and_filtered(f: &Flow<'_>) {
     let (game, finance) = (&f.game, &f.finance);
     let (s, list) = app.get(&format!("{offers}?country=US"), Some(token)).await;
     assert_eq!(s, StatusCode::OK, "{list}");
-    let ids: Vec<&str> = list["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .filter_map(|i| i["campaignId"].as_str())
-        .collect();
+    let ids = campaign_ids(&list);
     assert_eq!(
         ids,
         vec![finance.as_str(), game.as_str()],

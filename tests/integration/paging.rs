@@ -6,6 +6,7 @@
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tests::builders::campaign_ids;
 use tests::builders::{approve, campaign_body, create, transition};
 use tests::{TestApp, both_backends, error_code};
 
@@ -123,12 +124,7 @@ async fn lists_page_with_cursor_and_limit(app: TestApp) {
             Some(&publisher),
         )
         .await;
-    let rest: Vec<&str> = rest["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .filter_map(|i| i["campaignId"].as_str())
-        .collect();
+    let rest = campaign_ids(&rest);
     assert_eq!(rest, vec![low.as_str()]);
 
     // The audit trail and the revisions of one campaign, newest first, one at a time.

@@ -4,7 +4,7 @@
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::json;
-use tests::{Backend, TestApp, both_backends, error_code};
+use tests::{Backend, TestApp, both_backends, error_code, error_message};
 
 both_backends!(
     create_normalises_and_defaults,
@@ -418,11 +418,7 @@ async fn delete_refuses_obligations(app: TestApp) {
         .delete(&format!("/publisher/v2/placements/{cid}"), Some(&t))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("callback"))
-    );
+    assert!(error_message(&err).contains("callback"), "{err}");
 
     let released = app.website_placement(&t, "released.example.com").await;
     let rid = released["placementId"].as_str().expect("id");
@@ -431,11 +427,7 @@ async fn delete_refuses_obligations(app: TestApp) {
         .delete(&format!("/publisher/v2/placements/{rid}"), Some(&t))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("released"))
-    );
+    assert!(error_message(&err).contains("released"), "{err}");
 }
 
 async fn app_key_is_shown_once_and_replaced(app: TestApp) {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tests::{TestApp, both_backends, error_code};
 
 use tests::builders::{CAMPAIGNS, approve, campaign_body, create, transition};
-use tests::builders::{USD, keyed, publisher, session};
+use tests::builders::{USD, launched, publisher, session};
 
 both_backends!(
     mmp_partner_names_settle_retry_and_conflict,
@@ -83,25 +83,7 @@ async fn click(
     user: &str,
 ) -> String {
     let (_, token) = session(app, p, user).await;
-    let (s, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/impressions"),
-        &token,
-        &format!("imp-{user}"),
-        &json!({}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{imp}");
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/launch"),
-        &token,
-        &format!("launch-{user}"),
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    l["clickId"].as_str().expect("clickId").to_owned()
+    launched(app, &token, campaign, user).await
 }
 
 async fn answer(res: reqwest::RequestBuilder) -> (StatusCode, Value) {

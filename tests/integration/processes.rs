@@ -9,7 +9,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::{Backend, TestApp, each_backend, error_code};
 
-use tests::builders::{Publisher, USD, live_campaign, publisher, session_body, static_slot};
+use tests::builders::{
+    Publisher, USD, live_campaign, publisher, session_body, static_key, static_slot,
+};
 use tests::builders::{campaign_body, transition};
 
 each_backend!(
@@ -206,21 +208,25 @@ impl World {
             .await;
         assert_eq!(s, StatusCode::CREATED, "{r}");
     }
+
+    /// Within the bound B stops listing the game (`what` changed on A), and refuses to
+    /// launch it: `refusal` says why in the failure.
+    async fn b_stops_offering(&self, what: &str, refusal: &str) {
+        within_bound(what, || async {
+            let (s, list) = self.b.offers(&self.app, &self.p, &self.token).await;
+            s == StatusCode::OK && !lists(&list, &self.game)
+        })
+        .await;
+        let (s, e) = self.b.launch(&self.app, &self.token, &self.game).await;
+        assert!(s.is_client_error(), "{refusal}: {s} {e}");
+    }
 }
 
 async fn a_blacklist_reaches_the_other_process(backend: Backend) {
     let w = world(backend, "player").await;
     w.blacklist_game().await;
-    within_bound("blacklist", || async {
-        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
-        s == StatusCode::OK && !lists(&list, &w.game)
-    })
-    .await;
-    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(
-        s.is_client_error(),
-        "a blacklisted offer does not launch: {s} {e}"
-    );
+    w.b_stops_offering("blacklist", "a blacklisted offer does not launch: {s} {e}")
+        .await;
 }
 
 async fn a_disabled_slot_reaches_the_other_process(backend: Backend) {
@@ -253,16 +259,11 @@ async fn a_paused_campaign_reaches_the_other_process(backend: Backend) {
     let w = world(backend, "player").await;
     let (s, c) = transition(&w.app, &w.adv, &w.game, "PAUSED").await;
     assert_eq!(s, StatusCode::OK, "{c}");
-    within_bound("campaign paused", || async {
-        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
-        s == StatusCode::OK && !lists(&list, &w.game)
-    })
+    w.b_stops_offering(
+        "campaign paused",
+        "a paused campaign does not launch: {s} {e}",
+    )
     .await;
-    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(
-        s.is_client_error(),
-        "a paused campaign does not launch: {s} {e}"
-    );
 }
 
 /// A placement paused for fraud (here by an administrator; the fraud guard pauses the same
@@ -279,37 +280,17 @@ async fn a_fraud_pause_reaches_the_other_process(backend: Backend) {
         )
         .await;
     assert_eq!(s, StatusCode::NO_CONTENT, "{e}");
-    within_bound("placement paused", || async {
-        let (s, list) = w.b.offers(&w.app, &w.p, &w.token).await;
-        s == StatusCode::OK && !lists(&list, &w.game)
-    })
+    w.b_stops_offering(
+        "placement paused",
+        "a paused placement does not launch: {s} {e}",
+    )
     .await;
-    let (s, e) = w.b.launch(&w.app, &w.token, &w.game).await;
-    assert!(
-        s.is_client_error(),
-        "a paused placement does not launch: {s} {e}"
-    );
 }
 
 async fn a_rotated_static_key_reaches_the_other_process(backend: Backend) {
     let w = world(backend, "player").await;
     let slot = static_slot(&w.app, &w.p).await;
-    let issue = || async {
-        let expires = (w.app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
-        let (s, key) = w
-            .app
-            .post(
-                &format!(
-                    "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
-                    w.p.placement
-                ),
-                Some(&w.p.token),
-                &json!({"expiresAt": expires, "reason": "server pull"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{key}");
-        key["token"].as_str().expect("token").to_owned()
-    };
+    let issue = || static_key(&w.app, &w.p, &slot);
     let pull = |key: String| {
         w.app
             .client

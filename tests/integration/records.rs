@@ -9,6 +9,7 @@ use sea_orm::{ConnectionTrait, EntityTrait};
 use serde_json::json;
 use tests::{TestApp, both_backends};
 
+use tests::builders::callbacks::configure;
 use tests::builders::publisher;
 
 both_backends!(
@@ -122,14 +123,7 @@ async fn publisher_lists_are_paged_newest_first(app: TestApp) {
 async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: TestApp) {
     let admin = app.admin_token().await;
     let p = publisher(&app, &admin).await;
-    let (s, cfg) = app
-        .put(
-            &format!("/publisher/v2/placements/{}/callback", p.placement),
-            Some(&p.token),
-            &json!({"url": "https://rewards.pixelquest.example/cb"}),
-        )
-        .await;
-    assert!(s.is_success(), "{cfg}");
+    configure(&app, &p, "https://rewards.pixelquest.example/cb").await;
     let keys = entity::callback_key::Entity::find()
         .all(&app.state.ctx.db)
         .await

@@ -21,16 +21,8 @@ async fn a_removed_receiver_keeps_its_rewards_waiting(backend: Backend) {
     let ids = queue(&w, &w.p.placement, 2, -3_600).await;
     let cb = format!("/publisher/v2/placements/{}/callback", w.p.placement);
 
-    let res = w
-        .app
-        .client
-        .delete(w.app.url(&cb))
-        .bearer_auth(&w.p.token)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(res.status(), StatusCode::OK);
-    let body: serde_json::Value = res.json().await.unwrap_or_default();
+    let (s, body) = w.app.delete(&cb, Some(&w.p.token)).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
     assert_eq!(body["waiting"], 2, "{body}");
     for id in &ids {
         assert_eq!(
@@ -46,15 +38,8 @@ async fn a_removed_receiver_keeps_its_rewards_waiting(backend: Backend) {
     );
     assert!(settings["url"].is_null(), "{settings}");
     // Nothing left to remove.
-    let res = w
-        .app
-        .client
-        .delete(w.app.url(&cb))
-        .bearer_auth(&w.p.token)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let (s, _) = w.app.delete(&cb, Some(&w.p.token)).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
 
     // A new receiver gets a new key, shown once, and the rewards are queued again.
     let (second_key, secret) = configure(&w.app, &w.p, &rx.url).await;

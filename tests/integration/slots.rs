@@ -4,7 +4,7 @@
 use app::model::Role;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tests::{TestApp, both_backends, error_code};
+use tests::{TestApp, both_backends, error_code, error_message};
 
 both_backends!(
     slot_types_follow_the_placement_type,
@@ -248,11 +248,7 @@ async fn activation_needs_release(app: TestApp) {
         .post(&format!("{base}/activate"), Some(&t), &json!({}))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("released"))
-    );
+    assert!(error_message(&err).contains("released"), "{err}");
     let (s, _) = app
         .post(
             &format!("/admin/v1/placements/{pid}/release"),
@@ -284,11 +280,7 @@ async fn activation_needs_release(app: TestApp) {
         .delete(&format!("/publisher/v2/placements/{pid}"), Some(&t))
         .await;
     assert_eq!(s, StatusCode::CONFLICT);
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("slot"))
-    );
+    assert!(error_message(&err).contains("slot"), "{err}");
 }
 
 async fn reward_preview_uses_rate_and_rounding(app: TestApp) {

@@ -94,11 +94,7 @@ async fn an_edited_survey_is_matched_as_edited_by_the_next_fetch(app: TestApp) {
     .await;
     assert_eq!(s, StatusCode::OK, "{c}");
     let (s, ap) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{tea}/approve"),
-            Some(&admin),
-            &json!({"revision": c["revision"]}),
-        )
+        .approve_survey(&admin, &tea, &json!({"revision": c["revision"]}))
         .await;
     assert_eq!(s, StatusCode::OK, "{ap}");
     let (listed, item) = offered_as(&app, &m, "dee", &tea).await;

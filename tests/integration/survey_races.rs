@@ -9,7 +9,7 @@ use tests::{TestApp, both_backends, error_code};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use tests::builders::surveys::call;
+use tests::builders::surveys::{call, survey_status};
 use tests::builders::surveys::{enter, fetch, local, market_with, report_outcome, respondent};
 
 both_backends!(
@@ -96,14 +96,7 @@ async fn a_closed_survey_pays_the_completes_in_the_field(app: TestApp) {
         "the campaign holds its plan: {reserved}"
     );
     let base = format!("/api/v1/campaigns/{}", m.campaign);
-    let (s, c) = call(
-        &app,
-        &m.key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "CLOSED"})),
-    )
-    .await;
+    let (s, c) = survey_status(&app, &m.key, &base, "CLOSED").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(
         app.balance(&m.adv).await,

@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use tests::builders::surveys::{USD, call, create, issue_key, survey};
+use tests::builders::surveys::{USD, call, create, issue_key, survey, survey_status};
 
 both_backends!(
     survey_approval_names_the_reviewed_revision,
@@ -26,14 +26,7 @@ async fn survey_approval_names_the_reviewed_revision(app: TestApp) {
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["revision"], 1);
 
-    let (s, c) = call(
-        &app,
-        &key,
-        Method::PUT,
-        &path,
-        Some(&json!({"status": "PENDINGAPPROVAL"})),
-    )
-    .await;
+    let (s, c) = survey_status(&app, &key, &path, "PENDINGAPPROVAL").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(
         (c["status"].as_str(), c["revision"].as_i64()),
@@ -63,14 +56,7 @@ async fn survey_approval_names_the_reviewed_revision(app: TestApp) {
         "an edit under review withdraws the campaign"
     );
     assert_eq!(c["revision"], 2);
-    let (s, c) = call(
-        &app,
-        &key,
-        Method::PUT,
-        &path,
-        Some(&json!({"status": "PENDINGAPPROVAL"})),
-    )
-    .await;
+    let (s, c) = survey_status(&app, &key, &path, "PENDINGAPPROVAL").await;
     assert_eq!(s, StatusCode::OK, "{c}");
     let approve = format!("/admin/v1/survey-campaigns/{id}/approve");
     let (s, e) = app
@@ -125,13 +111,7 @@ async fn paid_survey_cost_is_frozen_and_live_never_returns_to_draft(app: TestApp
     assert_eq!(c["cpi_micros"], 2_500_000);
     assert_eq!(app.balance(&t).await, (250 * USD, 250 * USD, 0));
 
-    let (s, c) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(&admin),
-            &json!({}),
-        )
-        .await;
+    let (s, c) = app.approve_survey(&admin, &id, &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     for status in ["DRAFT", "PENDINGAPPROVAL"] {
         let (s, e) = call(

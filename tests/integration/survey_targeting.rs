@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 use tests::{TestApp, both_backends, error_code};
 
-use tests::builders::surveys::{Key, call, create, issue_key, survey};
+use tests::builders::surveys::{Key, call, create, issue_key, survey, survey_status};
 
 both_backends!(
     survey_reference_data_and_locale_validation,
@@ -396,20 +396,9 @@ async fn a_live_campaign_only_resizes_quotas(
         )
         .await;
     assert!(s.is_success(), "{al}");
-    let (_, c) = call(
-        app,
-        key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "PENDINGAPPROVAL"})),
-    )
-    .await;
+    let (_, c) = survey_status(app, key, &base, "PENDINGAPPROVAL").await;
     let (s, ap) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(&admin),
-            &json!({"revision": c["revision"]}),
-        )
+        .approve_survey(&admin, &id, &json!({"revision": c["revision"]}))
         .await;
     assert_eq!(s, StatusCode::OK, "{ap}");
     let (s, _) = call(

@@ -267,13 +267,7 @@ async fn an_allocation_waits_for_funds_then_reserves_once(app: &TestApp, w: &All
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "insufficient_balance");
     assert_eq!(app.balance(&t).await, (200 * USD, 0, 0));
-    let (s, e) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(admin),
-            &json!({}),
-        )
-        .await;
+    let (s, e) = app.approve_survey(admin, &id, &json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "campaign_not_funded");
 
@@ -352,13 +346,7 @@ async fn strangers_are_refused_and_approval_goes_live(app: &TestApp, w: &Allocat
     );
 
     // Approval makes the funded campaign LIVE; closing it returns the unused reserve.
-    let (s, c) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{id}/approve"),
-            Some(admin),
-            &json!({}),
-        )
-        .await;
+    let (s, c) = app.approve_survey(admin, &id, &json!({})).await;
     assert_eq!(s, StatusCode::OK, "{c}");
     assert_eq!(c["status"], "LIVE");
     let (s, c) = call(
@@ -396,13 +384,7 @@ async fn a_campaign_paid_outside_the_wallet_is_never_charged(app: &TestApp, w: &
     assert_eq!(s, StatusCode::CONFLICT);
     assert_eq!(error_code(&e), "paid_outside_wallet");
     assert_eq!(
-        app.post(
-            &format!("/admin/v1/survey-campaigns/{ext}/approve"),
-            Some(admin),
-            &json!({})
-        )
-        .await
-        .0,
+        app.approve_survey(admin, &ext, &json!({})).await.0,
         StatusCode::OK
     );
 }

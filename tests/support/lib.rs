@@ -3,12 +3,14 @@
 //! dropped afterwards) and a [`TestClock`], and offers request helpers.
 
 pub mod builders;
+mod databases;
 pub mod logs;
 mod pg_template;
 pub mod process;
 pub mod proxy;
 pub mod receiver;
 
+pub use databases::{EmptyDatabase, empty_database};
 pub use pg_template::url_of as postgres_url_of;
 
 use std::sync::Arc;
@@ -41,37 +43,6 @@ pub fn start_time() -> DateTime<Utc> {
         .unwrap_or_default()
 }
 
-/// Drops a test's PostgreSQL database when the test ends, even when it panicked.
-struct PgDatabase {
-    name: String,
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let name = self.name.clone();
-        // Drop runs inside the test's runtime; do the async work on a thread of its own.
-        let _ = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async {
-                if let Ok(db) = Database::connect(postgres_admin_url()).await {
-                    let _ = db
-                        .execute_unprepared(&format!(
-                            "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
-                        ))
-                        .await;
-                    let _ = db.close().await;
-                }
-            });
-        })
-        .join();
-    }
-}
-
 /// A running application and a client for it.
 pub struct TestApp {
     pub base: String,
@@ -81,7 +52,7 @@ pub struct TestApp {
     pub backend: Backend,
     /// The database URL (a second process can open the same database).
     pub database_url: String,
-    _pg: Option<PgDatabase>,
+    _pg: Option<databases::PgDatabase>,
     _dir: tempfile::TempDir,
 }
 
@@ -118,7 +89,10 @@ impl TestApp {
                     .await
                     .expect("create test database");
                 let _ = admin.close().await;
-                (pg_template::url_of(&name), Some(PgDatabase { name }))
+                (
+                    pg_template::url_of(&name),
+                    Some(databases::PgDatabase { name }),
+                )
             }
         };
         let data_dir = dir.path().join("data");
@@ -288,6 +262,11 @@ pub fn error_code(body: &Value) -> &str {
     code
 }
 
+/// The CONTRACT.md error body's message (empty when there is none).
+pub fn error_message(body: &Value) -> &str {
+    body["error"]["message"].as_str().unwrap_or_default()
+}
+
 /// Runs a test body with a time limit, so a hang fails the test instead of stalling CI.
 pub async fn bounded<F: std::future::Future<Output = ()>>(body: F) {
     if tokio::time::timeout(std::time::Duration::from_secs(120), body)
@@ -401,6 +380,23 @@ impl TestApp {
 
     pub async fn delete(&self, path: &str, bearer: Option<&str>) -> (StatusCode, Value) {
         self.send(reqwest::Method::DELETE, path, bearer, None).await
+    }
+
+    /// `POST /admin/v1/survey-campaigns/{id}/approve` as `bearer`.
+    pub async fn approve_survey(
+        &self,
+        bearer: &str,
+        id: &str,
+        body: &Value,
+    ) -> (StatusCode, Value) {
+        let path = format!("/admin/v1/survey-campaigns/{id}/approve");
+        self.post(&path, Some(bearer), body).await
+    }
+
+    /// `POST /admin/v1/advertisers/{account_id}/approve` as `bearer`.
+    pub async fn approve_advertiser(&self, bearer: &str, account_id: &str) -> (StatusCode, Value) {
+        let path = format!("/admin/v1/advertisers/{account_id}/approve");
+        self.post(&path, Some(bearer), &json!({})).await
     }
 }
 

@@ -224,6 +224,15 @@ impl Receiver {
             .unwrap_or_default()
     }
 
+    /// The `eventType` of every request so far, in order.
+    pub fn event_types(&self) -> Vec<String> {
+        let received = self.received();
+        let types = received
+            .iter()
+            .map(|r| r.json()["eventType"].as_str().map(str::to_owned));
+        types.map(|t| t.unwrap_or_else(|| "?".to_owned())).collect()
+    }
+
     /// The Idempotency-Keys accepted (2xx) so far.
     pub fn accepted(&self) -> HashSet<String> {
         self.script

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::components::session::{AuthContext, CsrfToken};
 use crate::error::AppError;
+use crate::model::OneTimeSecret;
 
 /// Hidden synchronizer token: the one `RequireUser` read with the session, or, on the
 /// pages for visitors who are not signed in, read from the session resource.
@@ -85,5 +86,17 @@ pub fn StatusSelect(
                 <option value=v selected=move || current.get() == v>{l}</option>
             }).collect_view()}
         </select>
+    }
+}
+
+/// A secret or token shown right after issuance, once.
+#[component]
+pub fn OnceSecret(secret: OneTimeSecret) -> impl IntoView {
+    view! {
+        <div class="notice secret" role="status">
+            <strong>{secret.label}</strong>
+            <p>"Copy it now: it will not be shown again."</p>
+            <pre class="secret-value"><code>{secret.value}</code></pre>
+        </div>
     }
 }

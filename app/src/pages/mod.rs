@@ -27,6 +27,23 @@ use leptos::prelude::*;
 use crate::components::session::{AuthContext, CsrfToken};
 use crate::model::AccountView;
 
+/// A dashboard page for any signed-in member: its title, the way back (`(href, label)`)
+/// and the content, or a sign-in prompt.
+#[component]
+pub fn MemberPage(
+    title: &'static str,
+    back: (&'static str, &'static str),
+    children: ChildrenFn,
+) -> impl IntoView {
+    view! {
+        <leptos_meta::Title text=title/>
+        <RequireUser signed_in=move |_u: AccountView| view! {
+            <p class="crumbs"><a href=back.0 rel="external">{back.1}</a></p>
+            {children()}
+        }/>
+    }
+}
+
 /// Renders `signed_in` with the current account, or a sign-in prompt.
 #[component]
 pub fn RequireUser<F, V>(signed_in: F) -> impl IntoView

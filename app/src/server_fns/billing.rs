@@ -59,19 +59,11 @@ mod support {
     use crate::error::AppError;
 
     pub use super::super::web::{plain_form_post, reader, writer};
-
-    /// Trimmed text; empty means "not given".
-    pub fn text(v: Option<String>) -> Option<String> {
-        v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-    }
+    pub use crate::server_fns::fields::text;
 
     /// A decimal USD amount from a form field, in micros.
     pub fn amount(raw: &str) -> Result<crate::model::money::Amount, AppError> {
-        let raw = raw.trim().trim_start_matches('$').trim();
-        if raw.is_empty() {
-            return Err(AppError::field("amount", "is required"));
-        }
-        crate::model::money::parse_decimal(raw)
+        crate::server_fns::fields::usd(raw)
             .map(crate::model::money::Amount)
             .map_err(|why| AppError::field("amount", why))
     }

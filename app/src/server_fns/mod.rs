@@ -14,6 +14,8 @@ pub mod surveys;
 pub mod user_identity;
 
 #[cfg(feature = "ssr")]
+pub mod fields;
+#[cfg(feature = "ssr")]
 pub mod flash;
 #[cfg(feature = "ssr")]
 pub mod web;

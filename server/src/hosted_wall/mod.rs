@@ -107,6 +107,12 @@ impl Wall {
         }
     }
 
+    /// Turns a refusal into the page that explains it, in the user's language.
+    fn refuse(&self) -> impl Fn(AppError) -> Response + use<> {
+        let lang = self.lang;
+        move |e| refusal(e, lang)
+    }
+
     fn page(&self, title: &str, body: &str) -> Response {
         let mut r = respond(StatusCode::OK, html::page(&self.frame(), title, body));
         if let Ok(v) = HeaderValue::from_str(&self.csp) {
@@ -115,6 +121,9 @@ impl Wall {
         r
     }
 }
+
+/// A wall page, or the page that explains why it is refused.
+type Page = Result<Response, Response>;
 
 /// An error as a page the user understands, in their language.
 fn refusal(e: AppError, lang: Language) -> Response {
@@ -230,11 +239,8 @@ async fn list(
     State(state): State<AppState>,
     headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
-) -> Response {
-    let w = match open(&state, &wq, &headers, false).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+) -> Page {
+    let w = open(&state, &wq, &headers, false).await?;
     // The browser's own User-Agent feeds device targeting (unknown values hide nothing).
     let ua = headers
         .get(header::USER_AGENT)
@@ -249,10 +255,9 @@ async fn list(
         os_version,
         ..Default::default()
     };
-    let list = match offer_list::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query).await {
-        Ok(l) => l,
-        Err(e) => return refusal(e, w.lang),
-    };
+    let list = offer_list::list(&state.ctx, &w.s, &w.slot.ad_slot_id, query)
+        .await
+        .map_err(w.refuse())?;
     let ids = list.items.iter().map(|o| o.campaign_id.as_str());
     let texts = offer_texts::for_offers(&state.ctx, ids, w.lang).await;
     let progress = progress(&state, &w).await;
@@ -262,7 +267,7 @@ async fn list(
         .as_deref()
         .map(|c| format!("{}&amp;cursor={}", w.qs, q(c)));
     let body = html::offer_list(&w.frame(), &list, &texts, &progress, next);
-    w.page(i18n::texts(w.lang).offers, &body)
+    Ok(w.page(i18n::texts(w.lang).offers, &body))
 }
 
 /// An offer's details. Showing them is the impression; the launch form carries its id.
@@ -276,17 +281,13 @@ async fn detail(
     Path(offer_id): Path<String>,
     headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
-) -> Response {
-    let w = match open(&state, &wq, &headers, false).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+) -> Page {
+    let w = open(&state, &wq, &headers, false).await?;
     let ctx = &state.ctx;
     let slot = Some(w.slot.ad_slot_id.as_str());
-    let item = match offers::get(ctx, &w.s, &offer_id, slot).await {
-        Ok(i) => i,
-        Err(e) => return refusal(e, w.lang),
-    };
+    let item = offers::get(ctx, &w.s, &offer_id, slot)
+        .await
+        .map_err(w.refuse())?;
     let status = progress(&state, &w).await.get(&offer_id).copied();
     let mut fields = w.fields.clone();
     if item.availability.status != app::model::delivery::AvailabilityStatus::Completed {
@@ -295,13 +296,13 @@ async fn detail(
             Ok((receipt, _)) => {
                 fields += &html::hidden(&[("impression_id", &receipt.impression_id)])
             }
-            Err(e) => return refusal(e, w.lang),
+            Err(e) => return Err(refusal(e, w.lang)),
         }
     }
     let texts = offer_texts::for_offers(ctx, std::iter::once(offer_id.as_str()), w.lang).await;
     let texts = texts.get(&offer_id);
     let body = html::offer_detail(&w.frame(), &item, texts, status, &fields);
-    w.page(texts.map_or(&item.title, |x| &x.title), &body)
+    Ok(w.page(texts.map_or(&item.title, |x| &x.title), &body))
 }
 
 /// The launch form: the wall's query values and the impression the detail page recorded.
@@ -331,10 +332,13 @@ async fn launch(
     axum::Extension(crate::extract::ClientIp(ip)): axum::Extension<crate::extract::ClientIp>,
     headers: http::HeaderMap,
     form: Result<Form<LaunchForm>, axum::extract::rejection::FormRejection>,
-) -> Response {
+) -> Page {
     let Ok(Form(f)) = form else {
         let lang = Language::choose(None, accept_language(&headers));
-        return refusal(AppError::invalid("the launch form could not be read"), lang);
+        return Err(refusal(
+            AppError::invalid("the launch form could not be read"),
+            lang,
+        ));
     };
     let wq = WallQuery {
         token: f.token,
@@ -344,31 +348,30 @@ async fn launch(
         lang: f.lang,
         ..Default::default()
     };
-    let w = match open(&state, &wq, &headers, true).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+    let w = open(&state, &wq, &headers, true).await?;
     let imp = f.impression_id.unwrap_or_default();
     let key = hosted_wall::launch_key(&state.ctx, &imp);
     let req = LaunchRequest {
         impression_id: Some(imp),
     };
-    match launches::launch(&state.ctx, &w.s, &offer_id, req, &key, Some(ip)).await {
-        Ok((l, _)) => {
-            let mut r = StatusCode::SEE_OTHER.into_response();
-            let h = r.headers_mut();
-            if let Ok(v) = HeaderValue::from_str(&l.launch_url) {
-                h.insert(header::LOCATION, v);
+    Ok(
+        match launches::launch(&state.ctx, &w.s, &offer_id, req, &key, Some(ip)).await {
+            Ok((l, _)) => {
+                let mut r = StatusCode::SEE_OTHER.into_response();
+                let h = r.headers_mut();
+                if let Ok(v) = HeaderValue::from_str(&l.launch_url) {
+                    h.insert(header::LOCATION, v);
+                }
+                h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                h.insert(
+                    header::REFERRER_POLICY,
+                    HeaderValue::from_static("no-referrer"),
+                );
+                r
             }
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            h.insert(
-                header::REFERRER_POLICY,
-                HeaderValue::from_static("no-referrer"),
-            );
-            r
-        }
-        Err(e) => refusal(e, w.lang),
-    }
+            Err(e) => refusal(e, w.lang),
+        },
+    )
 }
 
 /// The user's reward progress on this placement.
@@ -379,17 +382,13 @@ async fn rewards(
     State(state): State<AppState>,
     headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
-) -> Response {
-    let w = match open(&state, &wq, &headers, false).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
-    let r = match reward_status::status(&state.ctx, &w.s, None).await {
-        Ok(r) => r,
-        Err(e) => return refusal(e, w.lang),
-    };
+) -> Page {
+    let w = open(&state, &wq, &headers, false).await?;
+    let r = reward_status::status(&state.ctx, &w.s, None)
+        .await
+        .map_err(w.refuse())?;
     let ids = r.items.iter().map(|i| i.offer_id.as_str());
     let texts: HashMap<String, OfferTexts> = offer_texts::for_offers(&state.ctx, ids, w.lang).await;
     let body = html::rewards(&w.frame(), &r, &w.slot.currency, &texts);
-    w.page(i18n::texts(w.lang).my_rewards, &body)
+    Ok(w.page(i18n::texts(w.lang).my_rewards, &body))
 }

@@ -13,7 +13,7 @@ use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
 
 use super::html::{self, SupportView};
-use super::{PAGE, Wall, WallQuery, accept_language, i18n, open, refusal};
+use super::{PAGE, Page, Wall, WallQuery, accept_language, i18n, open, refusal};
 use crate::state::AppState;
 
 /// The support form and the user's cases.
@@ -24,13 +24,10 @@ pub(super) async fn support(
     State(state): State<AppState>,
     headers: http::HeaderMap,
     Query(wq): Query<WallQuery>,
-) -> Response {
-    let w = match open(&state, &wq, &headers, false).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+) -> Page {
+    let w = open(&state, &wq, &headers, false).await?;
     let sent = wq.sent.as_deref() == Some("1");
-    support_page(&state, &w, wq.offer.as_deref(), None, sent, "").await
+    Ok(support_page(&state, &w, wq.offer.as_deref(), None, sent, "").await)
 }
 
 async fn support_page(
@@ -112,13 +109,13 @@ pub(super) async fn open_case(
     State(state): State<AppState>,
     headers: http::HeaderMap,
     form: Result<Form<CaseForm>, axum::extract::rejection::FormRejection>,
-) -> Response {
+) -> Page {
     let Ok(Form(f)) = form else {
         let lang = Language::choose(None, accept_language(&headers));
-        return refusal(
+        return Err(refusal(
             AppError::invalid("the support form could not be read"),
             lang,
-        );
+        ));
     };
     let wq = WallQuery {
         token: f.token.clone(),
@@ -128,10 +125,7 @@ pub(super) async fn open_case(
         lang: f.lang.clone(),
         ..Default::default()
     };
-    let w = match open(&state, &wq, &headers, true).await {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+    let w = open(&state, &wq, &headers, true).await?;
     let nonce = f
         .nonce
         .clone()
@@ -148,27 +142,29 @@ pub(super) async fn open_case(
         message: f.message.clone(),
         offer_id: offer.clone(),
     };
-    match support_cases::open(&state.ctx, &w.s, req, &key).await {
-        Ok(_) => {
-            let to = format!("/offerwall/support?{}&sent=1", w.qs.replace("&amp;", "&"));
-            let mut r = StatusCode::SEE_OTHER.into_response();
-            if let Ok(v) = HeaderValue::from_str(&to) {
-                r.headers_mut().insert(header::LOCATION, v);
+    Ok(
+        match support_cases::open(&state.ctx, &w.s, req, &key).await {
+            Ok(_) => {
+                let to = format!("/offerwall/support?{}&sent=1", w.qs.replace("&amp;", "&"));
+                let mut r = StatusCode::SEE_OTHER.into_response();
+                if let Ok(v) = HeaderValue::from_str(&to) {
+                    r.headers_mut().insert(header::LOCATION, v);
+                }
+                r.headers_mut().insert(
+                    header::REFERRER_POLICY,
+                    HeaderValue::from_static("no-referrer"),
+                );
+                r
             }
-            r.headers_mut().insert(
-                header::REFERRER_POLICY,
-                HeaderValue::from_static("no-referrer"),
-            );
-            r
-        }
-        Err(e) => {
-            let why = if e.field_errors.contains_key("message") {
-                i18n::texts(w.lang).message_length.to_owned()
-            } else {
-                e.message.clone()
-            };
-            let msg = f.message.clone().unwrap_or_default();
-            support_page(&state, &w, offer.as_deref(), Some(&why), false, &msg).await
-        }
-    }
+            Err(e) => {
+                let why = if e.field_errors.contains_key("message") {
+                    i18n::texts(w.lang).message_length.to_owned()
+                } else {
+                    e.message.clone()
+                };
+                let msg = f.message.clone().unwrap_or_default();
+                support_page(&state, &w, offer.as_deref(), Some(&why), false, &msg).await
+            }
+        },
+    )
 }

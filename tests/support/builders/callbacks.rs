@@ -11,7 +11,7 @@ use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use serde_json::{Value, json};
 
 use super::offers::{Conversion, USD, campaign_body, live_campaign, now_ts, postback};
-use super::publisher::{Publisher, keyed, publisher, session};
+use super::publisher::{Publisher, launched, publisher, session};
 use crate::receiver::Receiver;
 use crate::{Backend, TestApp, TestUser};
 
@@ -51,24 +51,8 @@ pub async fn configure(app: &TestApp, p: &Publisher, url: &str) -> (String, Stri
 /// A session user's click on the campaign: (session token, click id).
 pub async fn click(app: &TestApp, p: &Publisher, user: &str, campaign: &str) -> (String, String) {
     let (_, token) = session(app, p, user).await;
-    let (_, imp) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/impressions"),
-        &token,
-        "imp-000001",
-        &json!({}),
-    )
-    .await;
-    let (s, l) = keyed(
-        app,
-        &format!("/sdk/v2/offers/{campaign}/launch"),
-        &token,
-        "launch-0001",
-        &json!({"impressionId": imp["impressionId"]}),
-    )
-    .await;
-    assert_eq!(s, StatusCode::CREATED, "{l}");
-    (token, l["clickId"].as_str().expect("click").to_owned())
+    let click = launched(app, &token, campaign, "000001").await;
+    (token, click)
 }
 
 pub struct World {
@@ -81,6 +65,15 @@ pub struct World {
     pub campaign: String,
     pub key_id: String,
     pub secret: String,
+}
+
+/// A receiver and a world around it: a live Custom S2S campaign paying 100 USD, on an app
+/// that trusts the receiver (with the background workers running when `workers`).
+pub async fn s2s_world(backend: Backend, workers: bool) -> (Receiver, World) {
+    let rx = Receiver::start().await;
+    let body = campaign_body("CUSTOM_S2S", 100 * USD);
+    let w = world(app_for(backend, &rx, workers).await, body).await;
+    (rx, w)
 }
 
 pub async fn world(app: TestApp, body: Value) -> World {
@@ -118,6 +111,23 @@ impl World {
         .await;
         assert_eq!(s, StatusCode::OK, "{r}");
         r
+    }
+
+    /// user-1 clicks and converts (approved) and the workers deliver the reward: the click
+    /// id and the delivery's id.
+    pub async fn one_delivered(&self) -> (String, String) {
+        let (_, clk) = click(&self.app, &self.p, "user-1", &self.campaign).await;
+        self.report(&clk, "order-1", "approved").await;
+        self.app.run_workers_once().await;
+        let list = self.deliveries("?status=DELIVERED").await;
+        let id = list["items"][0]["deliveryId"].as_str().expect("id");
+        (clk, id.to_owned())
+    }
+
+    /// One delivery as the publisher's console shows it.
+    pub async fn delivery(&self, id: &str) -> (StatusCode, Value) {
+        let path = format!("/publisher/v2/callback-deliveries/{id}");
+        self.app.get(&path, Some(&self.p.token)).await
     }
 
     pub async fn deliveries(&self, query: &str) -> Value {

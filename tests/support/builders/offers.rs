@@ -199,3 +199,13 @@ pub async fn settlement_of(app: &TestApp, campaign: &str, txn: &str) -> String {
         .map(|c| c.settlement.as_str().to_owned())
         .unwrap_or_else(|| format!("no conversion {txn}"))
 }
+
+/// The campaign ids of an offer list or gallery page, in order.
+pub fn campaign_ids(list: &Value) -> Vec<&str> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["campaignId"].as_str())
+        .collect()
+}

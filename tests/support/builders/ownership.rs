@@ -8,6 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::billing::ORDER;
+use super::callbacks::configure;
 use super::offers::{USD, campaign_body, create as create_campaign};
 use super::publisher::{keyed, publisher, session, static_slot};
 use super::surveys::{Key, call, create as create_survey, issue_key, survey};
@@ -95,14 +96,7 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
     let mut ids = BTreeMap::new();
     let p = publisher(app, admin).await;
     static_slot(app, &p).await;
-    let (s, cb) = app
-        .put(
-            &format!("/publisher/v2/placements/{}/callback", p.placement),
-            Some(&p.token),
-            &json!({"url": "https://receiver.example/rewards"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{cb}");
+    configure(app, &p, "https://receiver.example/rewards").await;
     let (s, bl) = app
         .post(
             "/publisher/v2/blacklists",

@@ -52,6 +52,19 @@ pub async fn static_slot(app: &TestApp, p: &Publisher) -> String {
     slot["adSlotId"].as_str().expect("slot").to_owned()
 }
 
+/// Issues a static feed key for `slot`, valid for 30 days; the token.
+pub async fn static_key(app: &TestApp, p: &Publisher, slot: &str) -> String {
+    let expires = (app.clock_now() + chrono::Duration::days(30)).to_rfc3339();
+    let path = format!(
+        "/publisher/v2/placements/{}/ad-slots/{slot}/static-key",
+        p.placement
+    );
+    let body = json!({"expiresAt": expires, "reason": "server pull"});
+    let (s, key) = app.post(&path, Some(&p.token), &body).await;
+    assert_eq!(s, StatusCode::CREATED, "{key}");
+    key["token"].as_str().expect("token").to_owned()
+}
+
 pub fn session_body(p: &Publisher, user: &str) -> Value {
     json!({"placementId": p.placement, "adSlotId": p.slot, "externalUserId": user, "platform": "web",
         "sdkVersion": "2.1.0", "packageBundleOrDomain": DOMAIN, "environment": "production", "consent": "GRANTED"})
@@ -106,4 +119,23 @@ pub async fn replay_answer(res: reqwest::Response) -> (StatusCode, bool, Value) 
     let replayed = res.headers().get("idempotent-replayed").is_some();
     let status = res.status();
     (status, replayed, res.json().await.unwrap_or(Value::Null))
+}
+
+/// An impression then a launch of `campaign` for the session's user, with idempotency keys
+/// `imp-{tag}` and `launch-{tag}`; the signed launch.
+pub async fn launch_of(app: &TestApp, token: &str, campaign: &str, tag: &str) -> Value {
+    let impression = format!("/sdk/v2/offers/{campaign}/impressions");
+    let (s, imp) = keyed(app, &impression, token, &format!("imp-{tag}"), &json!({})).await;
+    assert_eq!(s, StatusCode::CREATED, "{imp}");
+    let launch = format!("/sdk/v2/offers/{campaign}/launch");
+    let body = json!({"impressionId": imp["impressionId"]});
+    let (s, l) = keyed(app, &launch, token, &format!("launch-{tag}"), &body).await;
+    assert_eq!(s, StatusCode::CREATED, "{l}");
+    l
+}
+
+/// [`launch_of`]'s click id.
+pub async fn launched(app: &TestApp, token: &str, campaign: &str, tag: &str) -> String {
+    let l = launch_of(app, token, campaign, tag).await;
+    l["clickId"].as_str().expect("clickId").to_owned()
 }

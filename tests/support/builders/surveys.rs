@@ -63,6 +63,17 @@ pub async fn signed(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
+/// Moves a survey campaign to `status` through the signed API (`PUT` on its path).
+pub async fn survey_status(
+    app: &TestApp,
+    key: &Key,
+    path: &str,
+    status: &str,
+) -> (StatusCode, Value) {
+    let body = json!({ "status": status });
+    call(app, key, Method::PUT, path, Some(&body)).await
+}
+
 pub async fn call(
     app: &TestApp,
     key: &Key,
@@ -167,20 +178,9 @@ pub async fn market_with(app: &TestApp, alg: &str, quota_size: i64) -> Market {
         )
         .await;
     assert!(s.is_success(), "{a}");
-    let (_, c) = call(
-        app,
-        &key,
-        Method::PUT,
-        &base,
-        Some(&json!({"status": "PENDINGAPPROVAL"})),
-    )
-    .await;
+    let (_, c) = survey_status(app, &key, &base, "PENDINGAPPROVAL").await;
     let (s, ap) = app
-        .post(
-            &format!("/admin/v1/survey-campaigns/{campaign}/approve"),
-            Some(&admin),
-            &json!({"revision": c["revision"]}),
-        )
+        .approve_survey(&admin, &campaign, &json!({"revision": c["revision"]}))
         .await;
     assert_eq!(s, StatusCode::OK, "{ap}");
     Market {

@@ -20,11 +20,6 @@ use crate::model::money::Micros;
 use crate::model::money::format_micros;
 use entity::funding;
 
-const AWAITING_REVIEW: FundingStatus = FundingStatus::AwaitingReview;
-const PENDING: FundingStatus = FundingStatus::Pending;
-const CREDITED: FundingStatus = FundingStatus::Credited;
-const DECLINED: FundingStatus = FundingStatus::Declined;
-
 /// A new funding row; the caller sets the method-specific reference.
 fn new_funding(
     id: &str,
@@ -112,7 +107,7 @@ pub async fn request_wire(
         &id,
         &adv,
         "WIRE",
-        AWAITING_REVIEW,
+        FundingStatus::AwaitingReview,
         req.amount.0,
         currency,
         now,
@@ -140,7 +135,10 @@ async fn credit<C: ConnectionTrait>(
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<bool, AppError> {
     let claimed = funding::Entity::update_many()
-        .col_expr(funding::Column::Status, Expr::value(CREDITED))
+        .col_expr(
+            funding::Column::Status,
+            Expr::value(FundingStatus::Credited),
+        )
         .col_expr(funding::Column::CreditedAt, Expr::value(Some(now)))
         .col_expr(funding::Column::UpdatedAt, Expr::value(now))
         .col_expr(
@@ -186,7 +184,14 @@ pub async fn approve_wire(
         .await?
         .ok_or_else(|| AppError::not_found("funding"))?;
     if FundingMethod::parse(&f.method) != Some(FundingMethod::Wire)
-        || !credit(&txn, &f, AWAITING_REVIEW, Some(&actor.account_id), now).await?
+        || !credit(
+            &txn,
+            &f,
+            FundingStatus::AwaitingReview,
+            Some(&actor.account_id),
+            now,
+        )
+        .await?
     {
         return Err(AppError::conflict(format!(
             "only AWAITING_REVIEW wire fundings are credited; this one is {}",
@@ -260,7 +265,7 @@ pub async fn open_order(
         &id,
         &adv,
         "PAYPROVIDER",
-        PENDING,
+        FundingStatus::Pending,
         req.amount.0,
         currency.clone(),
         now,
@@ -303,7 +308,7 @@ async fn discard_placeholder(ctx: &Ctx, funding_id: &str) -> Result<(), AppError
     funding::Entity::delete_many()
         .filter(funding::Column::Id.eq(funding_id.to_owned()))
         .filter(funding::Column::ProviderOrderId.is_null())
-        .filter(funding::Column::Status.eq(PENDING))
+        .filter(funding::Column::Status.eq(FundingStatus::Pending))
         .exec(&ctx.db)
         .await?;
     Ok(())
@@ -343,8 +348,8 @@ pub async fn capture(
         .await?
         .ok_or_else(|| AppError::not_found("order"))?;
     match f.status {
-        CREDITED => return Ok(view(ctx, &f)),
-        DECLINED => {
+        FundingStatus::Credited => return Ok(view(ctx, &f)),
+        FundingStatus::Declined => {
             return Err(
                 AppError::conflict("the payment was declined").with_code("payment_declined")
             );
@@ -357,10 +362,13 @@ pub async fn capture(
         OrderStatus::Completed => {}
         OrderStatus::Declined => {
             funding::Entity::update_many()
-                .col_expr(funding::Column::Status, Expr::value(DECLINED))
+                .col_expr(
+                    funding::Column::Status,
+                    Expr::value(FundingStatus::Declined),
+                )
                 .col_expr(funding::Column::UpdatedAt, Expr::value(now))
                 .filter(funding::Column::Id.eq(f.id.clone()))
-                .filter(funding::Column::Status.eq(PENDING))
+                .filter(funding::Column::Status.eq(FundingStatus::Pending))
                 .exec(&ctx.db)
                 .await?;
             return Err(
@@ -382,7 +390,7 @@ pub async fn capture(
         .with_code("payment_mismatch"));
     }
     let txn = db::begin(&ctx.db).await?;
-    if credit(&txn, &f, PENDING, None, now).await? {
+    if credit(&txn, &f, FundingStatus::Pending, None, now).await? {
         let detail = serde_json::json!({"amountMicros": f.amount_micros});
         actor
             .audit(&txn, now, "funding.capture", ("funding", &f.id), detail)
@@ -419,7 +427,8 @@ pub async fn review_queue(
     page: &Page,
 ) -> Result<FundingList, AppError> {
     actor.require_admin()?;
-    let q = funding::Entity::find().filter(funding::Column::Status.eq(AWAITING_REVIEW));
+    let q =
+        funding::Entity::find().filter(funding::Column::Status.eq(FundingStatus::AwaitingReview));
     let rows = page
         .select_oldest_first(q, funding::Column::Id)
         .all(&ctx.db)

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseTransaction, EntityTrait, IntoActiveModel, Set};
 
-use super::providers::{ProviderKind, kind_of};
+use super::providers::{TrackingKind, kind_of};
 use super::store::SUBJECT;
 use super::{live_config, locked_campaign, spent_for, tracking, view};
 use crate::domain::billing::ledger::{self, PostError};
@@ -194,10 +194,10 @@ pub async fn transition(
 /// Measurement-partner campaigns need a token and a live-test verification of the revision
 /// that is about to deliver.
 async fn check_mmp<C: ConnectionTrait>(db: &C, m: &offer_campaign::Model) -> Result<(), AppError> {
-    if kind_of(&m.tracking_provider) != ProviderKind::Mmp {
+    if kind_of(&m.tracking_provider) != TrackingKind::Mmp {
         return Ok(());
     }
-    if !tracking::has_active(db, &m.id, ProviderKind::Mmp).await? {
+    if !tracking::has_active(db, &m.id, TrackingKind::Mmp).await? {
         return Err(AppError::conflict(
             "a measurement-partner campaign needs its campaign token before approval",
         )
@@ -332,7 +332,7 @@ pub async fn verify_mmp(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    if kind_of(&m.tracking_provider) != ProviderKind::Mmp {
+    if kind_of(&m.tracking_provider) != TrackingKind::Mmp {
         return Err(AppError::conflict(
             "only measurement-partner campaigns are live-test verified",
         )
@@ -341,7 +341,7 @@ pub async fn verify_mmp(
     if matches!(m.status, CampaignStatus::Ended | CampaignStatus::Archived) {
         return Err(AppError::conflict("the campaign has ended").with_code("invalid_transition"));
     }
-    if !tracking::has_active(&txn, &m.id, ProviderKind::Mmp).await? {
+    if !tracking::has_active(&txn, &m.id, TrackingKind::Mmp).await? {
         return Err(
             AppError::conflict("the campaign has no campaign token to test with")
                 .with_code("mmp_credential_missing"),

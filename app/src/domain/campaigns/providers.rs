@@ -22,27 +22,15 @@ pub const MMP_PARTNERS: [(&str, &str); 6] = [
 /// Listed but not certified yet: visible, never selectable.
 const UNCERTIFIED_PARTNERS: [(&str, &str); 1] = [("TENJIN", "Tenjin")];
 
-/// How conversions of a campaign are authenticated, by provider kind (the
-/// `campaign_credentials.kind` column's type).
-pub use crate::model::campaign::tracking::TrackingKind as ProviderKind;
+pub use crate::model::campaign::tracking::{TrackingKind, kind_of};
 
 /// The `callbackAuthentication` of a provider kind.
-pub fn authentication(kind: ProviderKind) -> &'static str {
+pub fn authentication(kind: TrackingKind) -> &'static str {
     match kind {
-        ProviderKind::CustomS2s => "HMAC_SHA256",
-        ProviderKind::Mmp => "CAMPAIGN_TOKEN",
-        ProviderKind::Direct => "DIRECT_TOKEN",
-        ProviderKind::Managed => "MANAGED_TOKEN",
-    }
-}
-
-/// The kind of a normalised `trackingProvider` value.
-pub fn kind_of(tracking_provider: &str) -> ProviderKind {
-    match tracking_provider {
-        "CUSTOM_S2S" => ProviderKind::CustomS2s,
-        "DIRECT" => ProviderKind::Direct,
-        "MANAGED" => ProviderKind::Managed,
-        _ => ProviderKind::Mmp,
+        TrackingKind::CustomS2s => "HMAC_SHA256",
+        TrackingKind::Mmp => "CAMPAIGN_TOKEN",
+        TrackingKind::Direct => "DIRECT_TOKEN",
+        TrackingKind::Managed => "MANAGED_TOKEN",
     }
 }
 
@@ -52,19 +40,19 @@ pub fn mmp_code(tracking_provider: &str) -> Option<&str> {
 }
 
 fn item(
-    kind: ProviderKind,
+    kind: TrackingKind,
     code: &str,
     name: &str,
     enabled: bool,
     certified: bool,
 ) -> ProviderCapability {
     let (platforms, path, legacy) = match kind {
-        ProviderKind::CustomS2s => (
+        TrackingKind::CustomS2s => (
             Platform::ALL.to_vec(),
             "/performance-marketing/v2/postbacks/custom-s2s/{campaignId}".to_owned(),
             false,
         ),
-        ProviderKind::Mmp => (
+        TrackingKind::Mmp => (
             vec![Platform::Android, Platform::Ios],
             format!(
                 "/performance-marketing/v2/postbacks/mmp/{{campaignId}}/{}",
@@ -72,27 +60,27 @@ fn item(
             ),
             false,
         ),
-        ProviderKind::Direct => (
+        TrackingKind::Direct => (
             Platform::ALL.to_vec(),
             "/performance-marketing/v2/postbacks/direct".to_owned(),
             true,
         ),
-        ProviderKind::Managed => (
+        TrackingKind::Managed => (
             Platform::ALL.to_vec(),
             "/performance-marketing/v2/postbacks/managed".to_owned(),
             false,
         ),
     };
     let credential_fields = match kind {
-        ProviderKind::CustomS2s => vec!["keyId", "secret"],
-        ProviderKind::Mmp | ProviderKind::Direct | ProviderKind::Managed => vec!["token"],
+        TrackingKind::CustomS2s => vec!["keyId", "secret"],
+        TrackingKind::Mmp | TrackingKind::Direct | TrackingKind::Managed => vec!["token"],
     };
     ProviderCapability {
         code: code.to_owned(),
-        kind: kind,
+        kind,
         name: name.to_owned(),
         tracking_provider: match kind {
-            ProviderKind::Mmp => format!("MMP:{code}"),
+            TrackingKind::Mmp => format!("MMP:{code}"),
             _ => code.to_owned(),
         },
         enabled,
@@ -117,7 +105,7 @@ fn item(
 pub fn catalogue(ctx: &Ctx) -> ProviderCapabilities {
     let mmp = ctx.config.mmp_manual_enabled;
     let mut items = vec![item(
-        ProviderKind::CustomS2s,
+        TrackingKind::CustomS2s,
         "CUSTOM_S2S",
         "Custom server-to-server",
         true,
@@ -126,22 +114,22 @@ pub fn catalogue(ctx: &Ctx) -> ProviderCapabilities {
     items.extend(
         MMP_PARTNERS
             .iter()
-            .map(|(code, name)| item(ProviderKind::Mmp, code, name, mmp, true)),
+            .map(|(code, name)| item(TrackingKind::Mmp, code, name, mmp, true)),
     );
     items.extend(
         UNCERTIFIED_PARTNERS
             .iter()
-            .map(|(code, name)| item(ProviderKind::Mmp, code, name, mmp, false)),
+            .map(|(code, name)| item(TrackingKind::Mmp, code, name, mmp, false)),
     );
     items.push(item(
-        ProviderKind::Direct,
+        TrackingKind::Direct,
         "DIRECT",
         "Direct token (older)",
         true,
         true,
     ));
     items.push(item(
-        ProviderKind::Managed,
+        TrackingKind::Managed,
         "MANAGED",
         "Managed integration",
         true,

@@ -2,7 +2,7 @@
 
 use sea_orm::ConnectionTrait;
 
-use super::providers::{ProviderKind, check_selectable, kind_of};
+use super::providers::{TrackingKind, check_selectable, kind_of};
 use super::{config_of, live_config, owned_campaign, spent_for, tracking};
 use crate::domain::billing::ledger;
 use crate::domain::{Ctx, Principal};
@@ -63,8 +63,8 @@ pub async fn compute<C: ConnectionTrait>(
         }
     }
     match kind_of(&config.tracking_provider) {
-        ProviderKind::Mmp => {
-            if !tracking::has_active(db, &m.id, ProviderKind::Mmp).await? {
+        TrackingKind::Mmp => {
+            if !tracking::has_active(db, &m.id, TrackingKind::Mmp).await? {
                 reasons.push(reason(
                     "mmp_credential_missing",
                     ReadinessBlock::Launch,

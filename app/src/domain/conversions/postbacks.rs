@@ -9,7 +9,7 @@ use sea_orm::EntityTrait;
 
 use super::inbox;
 use super::reported::{Reported, ReportedStatus, Trust, parse_occurred_at};
-use crate::domain::campaigns::providers::{ProviderKind, kind_of};
+use crate::domain::campaigns::providers::{TrackingKind, kind_of};
 use crate::domain::campaigns::tracking::pixel::report_click;
 use crate::domain::campaigns::tracking::{MAX_SKEW_SECONDS, allowlisted, s2s_secret};
 use crate::domain::{Ctx, crypto};
@@ -85,7 +85,7 @@ pub async fn custom_s2s(
         .one(&ctx.db)
         .await?
         .filter(|m| {
-            kind_of(&m.tracking_provider) == ProviderKind::CustomS2s
+            kind_of(&m.tracking_provider) == TrackingKind::CustomS2s
                 && m.status != CampaignStatus::Draft
         })
         .ok_or_else(|| AppError::not_found("campaign"))?;

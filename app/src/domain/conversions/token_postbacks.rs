@@ -11,7 +11,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use super::inbox;
 use super::postbacks::validate;
 use super::provider_params::canonical_event;
-use crate::domain::campaigns::providers::{ProviderKind, kind_of, mmp_code};
+use crate::domain::campaigns::providers::{TrackingKind, kind_of, mmp_code};
 use crate::domain::campaigns::tracking::allowlisted;
 use crate::domain::{Ctx, crypto};
 use crate::error::AppError;
@@ -95,7 +95,7 @@ pub async fn mmp(
         .one(&ctx.db)
         .await?
         .filter(|m| {
-            kind_of(&m.tracking_provider) == ProviderKind::Mmp
+            kind_of(&m.tracking_provider) == TrackingKind::Mmp
                 && mmp_code(&m.tracking_provider) == Some(partner.code)
                 && m.status != CampaignStatus::Draft
         })
@@ -103,7 +103,7 @@ pub async fn mmp(
     let presented = crypto::sha256_hex(cb.token()?);
     let cred = campaign_credential::Entity::find()
         .filter(campaign_credential::Column::CampaignId.eq(m.id.clone()))
-        .filter(campaign_credential::Column::Kind.eq(ProviderKind::Mmp.as_str()))
+        .filter(campaign_credential::Column::Kind.eq(TrackingKind::Mmp.as_str()))
         .filter(campaign_credential::Column::Status.eq(ACTIVE))
         .one(&ctx.db)
         .await?;
@@ -120,11 +120,11 @@ pub async fn mmp(
 /// of `kind` names the campaign.
 pub async fn by_token(
     ctx: &Ctx,
-    kind: ProviderKind,
+    kind: TrackingKind,
     cb: TokenCallback,
     source: IpAddr,
 ) -> Result<CallbackReceipt, AppError> {
-    if !matches!(kind, ProviderKind::Direct | ProviderKind::Managed) {
+    if !matches!(kind, TrackingKind::Direct | TrackingKind::Managed) {
         return Err(AppError::not_found("route"));
     }
     // A SHA-256 of a 256-bit random token: looking it up by hash leaks nothing useful.

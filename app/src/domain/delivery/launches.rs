@@ -11,7 +11,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::LAUNCH_TTL;
 use super::impressions::key_used;
-use super::offers::find_for_session;
+use super::offers::{find_for_session, unavailable};
 use crate::domain::campaigns::caps::caps_reached;
 use crate::domain::campaigns::inventory::live_offer;
 use crate::domain::campaigns::tracking::pixel;
@@ -85,19 +85,9 @@ pub async fn launch(
     let exact = live_offer(&ctx.db, now, offer_id)
         .await?
         .pop()
-        .ok_or_else(|| {
-            AppError::new(
-                404,
-                "offer_unavailable",
-                "this offer is not available to this user now",
-            )
-        })?;
+        .ok_or_else(unavailable)?;
     if caps_reached(&ctx.db, now, &exact, Micros(0)).await? {
-        return Err(AppError::new(
-            404,
-            "offer_unavailable",
-            "this offer is not available to this user now",
-        ));
+        return Err(unavailable());
     }
     // Budget capacity: the reserve must cover every goal the user can still complete.
     let open_goals: i64 = exact

@@ -382,13 +382,7 @@ pub async fn find_for_session(
     .await?
     .into_iter()
     .find(|e| e.offer.campaign.id == offer_id)
-    .ok_or_else(|| {
-        AppError::new(
-            404,
-            "offer_unavailable",
-            "this offer is not available to this user now",
-        )
-    })?;
+    .ok_or_else(unavailable)?;
     Ok((p, slot, found))
 }
 
@@ -401,4 +395,13 @@ pub async fn get(
 ) -> Result<OfferItem, AppError> {
     let (_, slot, e) = find_for_session(ctx, s, slot_id, offer_id, false).await?;
     Ok(item(&e, &slot.currency))
+}
+
+/// 404 `offer_unavailable`: the offer is not (or no longer) eligible for this session's user.
+pub(super) fn unavailable() -> AppError {
+    AppError::new(
+        404,
+        "offer_unavailable",
+        "this offer is not available to this user now",
+    )
 }

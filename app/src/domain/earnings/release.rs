@@ -88,14 +88,7 @@ async fn release_group(
             return Ok(released);
         };
         after = Some(last.clone());
-        let mut by_campaign: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (id, campaign) in &due {
-            by_campaign
-                .entry(campaign.clone())
-                .or_default()
-                .push(id.clone());
-        }
-        for (campaign, ids) in by_campaign {
+        for (campaign, ids) in crate::domain::ids::grouped(&due) {
             // One campaign that fails (a row the ledger refuses, a lock that times out) is
             // logged and left for the next run; the others are still released (issue 52).
             match release_campaign(ctx, now, &campaign, ids).await {

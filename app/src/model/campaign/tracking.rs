@@ -2,6 +2,17 @@
 //! tracking setup page, the IP allowlist and the local Custom S2S test.
 
 pub use entity::values::{CredentialStatus, TrackingKind};
+
+/// How a campaign with this normalised `trackingProvider` value authenticates its
+/// conversions (`MMP:<code>` and any other partner value: a campaign token).
+pub fn kind_of(tracking_provider: &str) -> TrackingKind {
+    match tracking_provider {
+        "CUSTOM_S2S" => TrackingKind::CustomS2s,
+        "DIRECT" => TrackingKind::Direct,
+        "MANAGED" => TrackingKind::Managed,
+        _ => TrackingKind::Mmp,
+    }
+}
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};

@@ -12,6 +12,7 @@ use leptos_router::hooks::use_query_map;
 use super::RequireUser;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::components::fraud::{PlacementRates, Reasons};
+use crate::components::loaded::loaded;
 use crate::model::AccountView;
 use crate::model::fraud::{FraudSignal, HeldConversion, PlacementFraudStats};
 use crate::pages::publisher::action_error;
@@ -42,25 +43,20 @@ pub fn AdminFraudPage() -> impl IntoView {
                 <section class="card" id="fraud-placements">
                     <h1>"Fraud review"</h1>
                     <ErrorNotice error=action_error(delivery)/>
-                    <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                        {move || Suspend::new(async move {
-                            match summary.await {
-                                Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                                Ok(o) if o.placements.is_empty() => view! { <p class="muted">"No placement has held conversions or a paused delivery."</p> }.into_any(),
-                                Ok(o) => {
-                                    let by_signal = o.held_by_signal.clone();
-                                    view! {
-                                        <p class="signals" id="held-by-signal">
-                                            {by_signal.into_iter().map(|c| view! {
-                                                <a class="badge" href=format!("/admin/fraud?signal={}", c.signal.as_str()) rel="external">{format!("{} · {}", c.signal.label(), c.count)}</a>" "
-                                            }).collect_view()}
-                                        </p>
-                                        <PlacementRates overview=o actions=move |p: &PlacementFraudStats| view! { <DeliveryControl p=p.clone() delivery/> }/>
-                                    }.into_any()
-                                }
-                            }
-                        })}
-                    </Transition>
+                    {loaded(summary, crate::components::loaded::error_line, move |value| match value {
+                        o if o.placements.is_empty() => view! { <p class="muted">"No placement has held conversions or a paused delivery."</p> }.into_any(),
+                        o => {
+                            let by_signal = o.held_by_signal.clone();
+                            view! {
+                                <p class="signals" id="held-by-signal">
+                                    {by_signal.into_iter().map(|c| view! {
+                                        <a class="badge" href=format!("/admin/fraud?signal={}", c.signal.as_str()) rel="external">{format!("{} · {}", c.signal.label(), c.count)}</a>" "
+                                    }).collect_view()}
+                                </p>
+                                <PlacementRates overview=o actions=move |p: &PlacementFraudStats| view! { <DeliveryControl p=p.clone() delivery/> }/>
+                            }.into_any()
+                        }
+                    })}
                 </section>
                 <section class="card" id="held">
                     <h2>"Held conversions"</h2>
@@ -77,22 +73,17 @@ pub fn AdminFraudPage() -> impl IntoView {
                         </select>
                         <button type="submit" class="secondary">"Show"</button>
                     </Form>
-                    <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                        {move || Suspend::new(async move {
-                            match held.await {
-                                Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                                Ok(l) if l.items.is_empty() => view! { <p class="muted">"Nothing is held."</p> }.into_any(),
-                                Ok(l) => {
-                                    let older = l.next_cursor.clone().map(|c| format!(
-                                        "/admin/fraud?placement={}&signal={}&cursor={c}",
-                                        query_value(&placement.get_untracked()),
-                                        query_value(&signal.get_untracked())
-                                    ));
-                                    view! { <HeldTable items=l.items/><OlderLink href=older/> }.into_any()
-                                }
-                            }
-                        })}
-                    </Transition>
+                    {loaded(held, crate::components::loaded::error_line, move |value| match value {
+                        l if l.items.is_empty() => view! { <p class="muted">"Nothing is held."</p> }.into_any(),
+                        l => {
+                            let older = l.next_cursor.clone().map(|c| format!(
+                                "/admin/fraud?placement={}&signal={}&cursor={c}",
+                                query_value(&placement.get_untracked()),
+                                query_value(&signal.get_untracked())
+                            ));
+                            view! { <HeldTable items=l.items/><OlderLink href=older/> }.into_any()
+                        }
+                    })}
                 </section>
             }.into_any()
         }/>

@@ -17,6 +17,7 @@ use self::surveys::{SurveyQueue, SurveyReview};
 use super::RequireUser;
 use super::advertiser::{CampaignQueue, CampaignReview};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::fraud::FraudOverview;
@@ -191,42 +192,37 @@ fn FundingReview(fundings: FundingQueue) -> impl IntoView {
             <p class="muted">"Approve a transfer once it has arrived: the amount is credited to the advertiser's balance."</p>
             {credited}
             <ErrorNotice error/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match queue.await {
-                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No wire transfer is waiting."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <table class="funding-review">
-                                <thead><tr><th>"Advertiser"</th><th>"Amount"</th><th>"Reference"</th><th>"Announced"</th><th></th></tr></thead>
-                                <tbody>
-                                    {list.into_iter().map(|r| {
-                                        let f = r.funding;
-                                        view! {
-                                            <tr>
-                                                <td>
-                                                    <strong>{r.company_name}</strong>" "<span class="muted">{r.email}</span><br/>
-                                                    <code class="muted">{f.advertiser_id.clone()}</code>
-                                                </td>
-                                                <td class="num">{f.amount_micros.money(&f.currency)}</td>
-                                                <td><code>{f.external_reference.clone().unwrap_or_default()}</code></td>
-                                                <td>{f.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
-                                                <td>
-                                                    <ActionForm action=approve>
-                                                        <CsrfField/>
-                                                        <input type="hidden" name="funding_id" value=f.funding_id.clone()/>
-                                                        <Submit action=approve label="Approve"/>
-                                                    </ActionForm>
-                                                </td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+                list if list.is_empty() => view! { <p class="muted">"No wire transfer is waiting."</p> }.into_any(),
+                list => view! {
+                    <table class="funding-review">
+                        <thead><tr><th>"Advertiser"</th><th>"Amount"</th><th>"Reference"</th><th>"Announced"</th><th></th></tr></thead>
+                        <tbody>
+                            {list.into_iter().map(|r| {
+                                let f = r.funding;
+                                view! {
+                                    <tr>
+                                        <td>
+                                            <strong>{r.company_name}</strong>" "<span class="muted">{r.email}</span><br/>
+                                            <code class="muted">{f.advertiser_id.clone()}</code>
+                                        </td>
+                                        <td class="num">{f.amount_micros.money(&f.currency)}</td>
+                                        <td><code>{f.external_reference.clone().unwrap_or_default()}</code></td>
+                                        <td>{f.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
+                                        <td>
+                                            <ActionForm action=approve>
+                                                <CsrfField/>
+                                                <input type="hidden" name="funding_id" value=f.funding_id.clone()/>
+                                                <Submit action=approve label="Approve"/>
+                                            </ActionForm>
+                                        </td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
         </section>
     }
 }
@@ -256,22 +252,17 @@ fn PlacementReview(placements: PlacementQueues) -> impl IntoView {
         <section class="card" id="placement-review">
             <h1>"Placements awaiting review"</h1>
             <ErrorNotice error=review_error/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match pending.await {
-                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                        Ok(l) if l.items.is_empty() => view! { <p class="muted">"No placement is waiting for review."</p> }.into_any(),
-                        Ok(l) => view! {
-                            <table class="review">
-                                <thead><tr><th>"Placement"</th><th>"Identity"</th><th>"Callback"</th><th>"Decision"</th></tr></thead>
-                                <tbody>
-                                    {l.items.into_iter().map(|p| view! { <ReviewRow p review/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(pending, crate::components::loaded::error_line, move |value| match value {
+                l if l.items.is_empty() => view! { <p class="muted">"No placement is waiting for review."</p> }.into_any(),
+                l => view! {
+                    <table class="review">
+                        <thead><tr><th>"Placement"</th><th>"Identity"</th><th>"Callback"</th><th>"Decision"</th></tr></thead>
+                        <tbody>
+                            {l.items.into_iter().map(|p| view! { <ReviewRow p review/> }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
         </section>
         <section class="card" id="placement-release">
             <h1>"Verified, awaiting release"</h1>

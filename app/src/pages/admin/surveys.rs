@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyCampaignList};
 use crate::server_fns::admin::{ReviewSurveyCampaign, survey_review_queue};
@@ -43,22 +44,17 @@ pub fn SurveyReview(surveys: SurveyQueue) -> impl IntoView {
             </p>
             {done}
             <ErrorNotice error/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match queue.await {
-                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                        Ok(list) if list.campaigns.is_empty() => view! { <p class="muted">"No survey campaign is waiting for approval."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <table class="review survey-queue">
-                                <thead><tr><th>"Campaign"</th><th>"Market"</th><th>"Payment"</th><th>"Cost"</th><th>"Decision"</th></tr></thead>
-                                <tbody>
-                                    {list.campaigns.into_iter().map(|c| view! { <SurveyRow c decide/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+                list if list.campaigns.is_empty() => view! { <p class="muted">"No survey campaign is waiting for approval."</p> }.into_any(),
+                list => view! {
+                    <table class="review survey-queue">
+                        <thead><tr><th>"Campaign"</th><th>"Market"</th><th>"Payment"</th><th>"Cost"</th><th>"Decision"</th></tr></thead>
+                        <tbody>
+                            {list.campaigns.into_iter().map(|c| view! { <SurveyRow c decide/> }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
         </section>
     }
 }

@@ -4,8 +4,9 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use super::{BalanceCard, CaptureForm, LoadError, action_error, field_error, successes, when};
+use super::{BalanceCard, CaptureForm, action_error, field_error, load_error, successes, when};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::billing::{AccountType, BillingProfile, Funding, Invoice};
@@ -13,16 +14,6 @@ use crate::pages::RequireUser;
 use crate::server_fns::billing::{
     BillingSummary, CapturePayment, SaveBillingProfile, billing_overview,
 };
-
-/// Everything the page loads and does. Created in the page body, before [`RequireUser`]:
-/// its content can render more than once on the server, and a resource created in there
-/// would be created again and break hydration.
-#[derive(Clone, Copy)]
-struct BillingData {
-    save: ServerAction<SaveBillingProfile>,
-    capture: ServerAction<CapturePayment>,
-    summary: Resource<Result<BillingSummary, AppError>>,
-}
 
 #[component]
 pub fn BillingPage() -> impl IntoView {
@@ -35,41 +26,30 @@ pub fn BillingPage() -> impl IntoView {
         move || (cursor.get(), saved.get(), capture.version().get()),
         |(cursor, ..)| billing_overview(cursor),
     );
-    let data = BillingData {
-        save,
-        capture,
-        summary,
-    };
     view! {
         <Title text="Billing"/>
-        <RequireUser signed_in=move |_u: AccountView| view! { <BillingView data/> }/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <BillingView save capture summary/> }/>
     }
 }
 
+// The resource and actions are created in the page body, before `RequireUser`: its
+// content can render more than once on the server, and a resource created in there would
+// be created again and break hydration.
 #[component]
-fn BillingView(data: BillingData) -> impl IntoView {
-    let BillingData {
-        save,
-        capture,
-        summary,
-    } = data;
+fn BillingView(
+    save: ServerAction<SaveBillingProfile>,
+    capture: ServerAction<CapturePayment>,
+    summary: Resource<Result<BillingSummary, AppError>>,
+) -> impl IntoView {
     view! {
         <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match summary.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
-                    Ok(s) => view! {
-                        <BalanceCard balance=s.balance funding_link=true/>
-                        <AwaitingCapture pending=s.awaiting_capture capture/>
-                        <ProfileForm profile=s.profile save/>
-                        <Allocations allocations=s.allocations older=s.allocations_next.map(|c| format!("/advertiser/billing?cursor={c}#allocations"))/>
-                        <Invoices invoices=s.invoices/>
-                    }
-                    .into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(summary, load_error, move |s| view! {
+            <BalanceCard balance=s.balance funding_link=true/>
+            <AwaitingCapture pending=s.awaiting_capture capture/>
+            <ProfileForm profile=s.profile save/>
+            <Allocations allocations=s.allocations older=s.allocations_next.map(|c| format!("/advertiser/billing?cursor={c}#allocations"))/>
+            <Invoices invoices=s.invoices/>
+        }.into_any())}
     }
 }
 

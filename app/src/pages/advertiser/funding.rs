@@ -5,10 +5,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::{
-    BalanceCard, CaptureForm, FundingBadge, LoadError, action_error, field_error, method_label,
+    BalanceCard, CaptureForm, FundingBadge, action_error, field_error, load_error, method_label,
     successes, when,
 };
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::billing::{Funding, PayProviderConfig, ProviderCode, WireConfig};
@@ -16,15 +17,6 @@ use crate::pages::RequireUser;
 use crate::server_fns::billing::{
     CapturePayment, FundingSummary, OpenPaymentOrder, RequestWireFunding, funding_overview,
 };
-
-/// Everything the page loads and does, created in the page body (see the billing page).
-#[derive(Clone, Copy)]
-struct FundingData {
-    wire: ServerAction<RequestWireFunding>,
-    order: ServerAction<OpenPaymentOrder>,
-    capture: ServerAction<CapturePayment>,
-    summary: Resource<Result<FundingSummary, AppError>>,
-}
 
 #[component]
 pub fn FundingPage() -> impl IntoView {
@@ -52,57 +44,47 @@ pub fn FundingPage() -> impl IntoView {
             let _ = window().location().set_href(&o.approve_url);
         }
     });
-    let data = FundingData {
-        wire,
-        order,
-        capture,
-        summary,
-    };
     view! {
         <Title text="Add funds"/>
-        <RequireUser signed_in=move |_u: AccountView| view! { <FundingView data/> }/>
+        <RequireUser signed_in=move |_u: AccountView| view! { <FundingView wire order capture summary/> }/>
     }
 }
 
+// The resource and actions are created in the page body, before `RequireUser`: its
+// content can render more than once on the server, and a resource created in there would
+// be created again and break hydration.
 #[component]
-fn FundingView(data: FundingData) -> impl IntoView {
-    let FundingData {
-        wire,
-        order,
-        capture,
-        summary,
-    } = data;
+fn FundingView(
+    wire: ServerAction<RequestWireFunding>,
+    order: ServerAction<OpenPaymentOrder>,
+    capture: ServerAction<CapturePayment>,
+    summary: Resource<Result<FundingSummary, AppError>>,
+) -> impl IntoView {
     view! {
         <p class="crumbs"><a href="/advertiser/billing" rel="external">"← Billing"</a></p>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match summary.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
-                    Ok(s) => {
-                        // The development provider's checkout page can be reopened from the history.
-                        let dev_checkout = s.payprovider.provider == ProviderCode::Development;
-                        view! {
-                            <BalanceCard balance=s.balance/>
-                            {(!s.profile_complete).then(|| view! {
-                                <div class="notice warn" role="status">
-                                    "Complete the "<a href="/advertiser/billing" rel="external">"billing profile"</a>
-                                    " (legal name and country) before funding."
-                                </div>
-                            })}
-                            <div class="columns funding-methods">
-                                // Without a configured provider (production's default) only wire is offered.
-                                {(s.payprovider.provider != ProviderCode::Disabled).then(|| view! {
-                                    <ProviderForm config=s.payprovider key=s.order_key order/>
-                                })}
-                                <WireForm config=s.wire wire/>
-                            </div>
-                            <History fundings=s.fundings older=s.fundings_next.map(|c| format!("/advertiser/funding?cursor={c}")) capture checkout=dev_checkout/>
-                        }
-                        .into_any()
-                    }
-                }
-            })}
-        </Transition>
+        {loaded(summary, load_error, move |s| {
+            // The development provider's checkout page can be reopened from the history.
+            let dev_checkout = s.payprovider.provider == ProviderCode::Development;
+            view! {
+                <BalanceCard balance=s.balance/>
+                {(!s.profile_complete).then(|| view! {
+                    <div class="notice warn" role="status">
+                        "Complete the "<a href="/advertiser/billing" rel="external">"billing profile"</a>
+                        " (legal name and country) before funding."
+                    </div>
+                })}
+                <div class="columns funding-methods">
+                    // Without a configured provider (production's default) only wire is offered.
+                    {(s.payprovider.provider != ProviderCode::Disabled).then(|| view! {
+                        <ProviderForm config=s.payprovider key=s.order_key order/>
+                    })}
+                    <WireForm config=s.wire wire/>
+                </div>
+                <History fundings=s.fundings older=s.fundings_next.map(|c| format!("/advertiser/funding?cursor={c}")) capture checkout=dev_checkout/>
+            }
+            .into_any()
+        }
+        )}
     }
 }
 

@@ -19,6 +19,7 @@ pub use surveys::{SurveyDetailPage, SurveysPage};
 use leptos::prelude::*;
 
 use crate::components::form::{CsrfField, Submit};
+use crate::components::loaded::Refusal;
 use crate::error::AppError;
 use crate::model::billing::{Balance, Funding};
 use crate::server_fns::billing::CapturePayment;
@@ -66,19 +67,16 @@ fn field_error(error: Signal<Option<AppError>>, field: &'static str) -> impl Int
 }
 
 /// A refusal while loading the page's data (pending account, administrator, …).
-#[component]
-fn LoadError(error: AppError) -> impl IntoView {
-    let pending = error.code == "account_pending";
+fn load_error(error: AppError) -> AnyView {
     view! {
-        <section class="card">
-            <h1>"Billing is not available"</h1>
-            <p class="error">{error.message}</p>
-            {pending.then(|| view! {
-                <p class="muted">"Funding opens once an administrator has approved the account."</p>
-            })}
-            <p><a href="/advertiser" rel="external">"Back to the advertiser dashboard"</a></p>
-        </section>
+        <Refusal
+            error
+            title="This page is not available"
+            pending="It opens once an administrator has approved the account."
+            back=("/advertiser", "Back to the advertiser dashboard")
+        />
     }
+    .into_any()
 }
 
 /// The shared wallet: available, reserved and spent.

@@ -3,17 +3,16 @@
 //! and links, so it works without JavaScript.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{LoadError, action_error};
+use super::{action_error, load_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::callback_delivery::{
     DeliveryDetail, DeliveryHealth, DeliveryStatus, DeliverySummary,
 };
-use crate::pages::RequireUser;
+use crate::pages::MemberPage;
 use crate::server_fns::publisher::deliveries::{
     ReplayDelivery, ResumeReceiver, list_deliveries, paused_receivers, read_delivery,
 };
@@ -38,9 +37,7 @@ pub fn DeliveriesPage() -> impl IntoView {
     );
     let paused = Resource::new(|| (), |()| paused_receivers());
     view! {
-        <Title text="Reward callbacks"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Reward callbacks" back=("/publisher", "← Publisher")>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     paused.await.ok().filter(|p| !p.is_empty()).map(|list| view! {
@@ -66,31 +63,26 @@ pub fn DeliveriesPage() -> impl IntoView {
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
             </section>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match log.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(list) if list.items.is_empty() => view! {
-                            <section class="card" id="deliveries"><p class="muted">"No callback matches."</p></section>
-                        }.into_any(),
-                        Ok(list) => {
-                            let next = list.next_cursor.clone().map(|c| format!("/publisher/deliveries?status={}&cursor={c}", status.get_untracked()));
-                            view! {
-                                <section class="card" id="deliveries">
-                                    <table>
-                                        <thead><tr><th>"Status"</th><th>"Event"</th><th>"User"</th><th>"Transaction"</th><th>"Attempts"</th><th>"Created"</th><th>"Next attempt"</th></tr></thead>
-                                        <tbody>
-                                            {list.items.into_iter().map(|d| view! { <Row d/> }).collect_view()}
-                                        </tbody>
-                                    </table>
-                                    <crate::pages::OlderLink href=next/>
-                                </section>
-                            }.into_any()
-                        }
-                    }
-                })}
-            </Transition>
-        }/>
+            {loaded(log, load_error, move |value| match value {
+                list if list.items.is_empty() => view! {
+                    <section class="card" id="deliveries"><p class="muted">"No callback matches."</p></section>
+                }.into_any(),
+                list => {
+                    let next = list.next_cursor.clone().map(|c| format!("/publisher/deliveries?status={}&cursor={c}", status.get_untracked()));
+                    view! {
+                        <section class="card" id="deliveries">
+                            <table>
+                                <thead><tr><th>"Status"</th><th>"Event"</th><th>"User"</th><th>"Transaction"</th><th>"Attempts"</th><th>"Created"</th><th>"Next attempt"</th></tr></thead>
+                                <tbody>
+                                    {list.items.into_iter().map(|d| view! { <Row d/> }).collect_view()}
+                                </tbody>
+                            </table>
+                            <crate::pages::OlderLink href=next/>
+                        </section>
+                    }.into_any()
+                }
+            })}
+        </MemberPage>
     }
 }
 
@@ -120,19 +112,10 @@ pub fn DeliveryDetailPage() -> impl IntoView {
         |(id, _)| read_delivery(id),
     );
     view! {
-        <Title text="Reward callback"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher/deliveries" rel="external">"← Reward callbacks"</a></p>
+        <MemberPage title="Reward callback" back=("/publisher/deliveries", "← Reward callbacks")>
             <ErrorNotice error=action_error(replay)/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match detail.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(d) => view! { <Detail d replay/> }.into_any(),
-                    }
-                })}
-            </Transition>
-        }/>
+            {loaded(detail, load_error, move |d| view! { <Detail d replay/> }.into_any())}
+        </MemberPage>
     }
 }
 

@@ -4,14 +4,14 @@
 //! publisher can find the users behind them). Read only; plain links, no JavaScript needed.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use super::LoadError;
+use super::load_error;
 use crate::components::fraud::{PlacementRates, Reasons};
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::fraud::{HeldConversion, PlacementFraudStats};
-use crate::pages::{OlderLink, RequireUser, when};
+use crate::pages::MemberPage;
+use crate::pages::{OlderLink, when};
 use crate::server_fns::fraud::{fraud_summary, held_conversions};
 
 #[component]
@@ -21,37 +21,23 @@ pub fn PublisherFraudPage() -> impl IntoView {
     let overview = Resource::new(|| (), |()| fraud_summary());
     let held = Resource::new(move || cursor.get(), |c| held_conversions(None, None, c));
     view! {
-        <Title text="Fraud and holds"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Fraud and holds" back=("/publisher", "← Publisher")>
             <section class="card" id="fraud-rates">
                 <h1>"Fraud and holds"</h1>
                 <p class="muted">"A conversion whose click looks like fraud (far too fast, many users on one address or device, a hosting address, goals out of order) is held: no reward callback is sent and nothing is earned until the advertiser or an administrator decides it. A placement with too many held or reversed conversions is paused until an administrator resumes it."</p>
-                <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                    {move || Suspend::new(async move {
-                        match overview.await {
-                            Err(error) => view! { <LoadError error/> }.into_any(),
-                            Ok(o) => view! { <PlacementRates overview=o actions=|_: &PlacementFraudStats| ()/> }.into_any(),
-                        }
-                    })}
-                </Transition>
+                {loaded(overview, load_error, move |o| view! { <PlacementRates overview=o actions=|_: &PlacementFraudStats| ()/> }.into_any())}
             </section>
             <section class="card" id="held">
                 <h2>"Held conversions"</h2>
-                <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                    {move || Suspend::new(async move {
-                        match held.await {
-                            Err(error) => view! { <LoadError error/> }.into_any(),
-                            Ok(l) if l.items.is_empty() => view! { <p class="muted">"None of your conversions is held."</p> }.into_any(),
-                            Ok(l) => {
-                                let older = l.next_cursor.clone().map(|c| format!("/publisher/fraud?cursor={c}"));
-                                view! { <HeldRows items=l.items/><OlderLink href=older/> }.into_any()
-                            }
-                        }
-                    })}
-                </Transition>
+                {loaded(held, load_error, move |value| match value {
+                    l if l.items.is_empty() => view! { <p class="muted">"None of your conversions is held."</p> }.into_any(),
+                    l => {
+                        let older = l.next_cursor.clone().map(|c| format!("/publisher/fraud?cursor={c}"));
+                        view! { <HeldRows items=l.items/><OlderLink href=older/> }.into_any()
+                    }
+                })}
             </section>
-        }/>
+        </MemberPage>
     }
 }
 

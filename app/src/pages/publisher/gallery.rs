@@ -2,14 +2,13 @@
 //! delivery (platform, country, blacklists). A GET form, so it works without JavaScript.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::LoadError;
-use crate::model::AccountView;
+use super::load_error;
+use crate::components::loaded::loaded;
 use crate::model::publisher::ops::GalleryOffer;
-use crate::pages::RequireUser;
+use crate::pages::MemberPage;
 use crate::server_fns::publisher::gallery::offer_gallery_data;
 
 #[component]
@@ -22,9 +21,7 @@ pub fn OfferGalleryPage() -> impl IntoView {
         |(p, c, f)| offer_gallery_data(Some(p), Some(c), Some(f)),
     );
     view! {
-        <Title text="Offer gallery"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Offer gallery" back=("/publisher", "← Publisher")>
             <section class="card">
                 <h1>"Offer gallery"</h1>
                 <p class="muted">"Live offers your users can be shown now, after your blacklists. Payouts are the advertiser's gross amounts per conversion."</p>
@@ -40,25 +37,20 @@ pub fn OfferGalleryPage() -> impl IntoView {
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
             </section>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match gallery.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(g) if g.items.is_empty() => view! {
-                            <section class="card" id="gallery"><p class="muted">"No live offer matches these filters."</p></section>
-                        }.into_any(),
-                        Ok(g) => view! {
-                            <section class="card" id="gallery">
-                                <p class="muted">{format!("{} live {}", g.count, if g.count == 1 { "offer" } else { "offers" })}</p>
-                                <ul class="gallery">
-                                    {g.items.into_iter().map(|o| view! { <OfferCard offer=o/> }).collect_view()}
-                                </ul>
-                            </section>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
-        }/>
+            {loaded(gallery, load_error, move |value| match value {
+                g if g.items.is_empty() => view! {
+                    <section class="card" id="gallery"><p class="muted">"No live offer matches these filters."</p></section>
+                }.into_any(),
+                g => view! {
+                    <section class="card" id="gallery">
+                        <p class="muted">{format!("{} live {}", g.count, if g.count == 1 { "offer" } else { "offers" })}</p>
+                        <ul class="gallery">
+                            {g.items.into_iter().map(|o| view! { <OfferCard offer=o/> }).collect_view()}
+                        </ul>
+                    </section>
+                }.into_any(),
+            })}
+        </MemberPage>
     }
 }
 

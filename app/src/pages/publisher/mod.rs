@@ -27,6 +27,7 @@ pub use surveys::PublisherSurveysPage;
 
 use leptos::prelude::*;
 
+use crate::components::loaded::Refusal;
 use crate::error::AppError;
 use crate::model::OneTimeSecret;
 use crate::model::publisher::{CallbackTest, PlacementStatus, SlotState};
@@ -65,18 +66,6 @@ fn reason_text(code: &str) -> &'static str {
     }
 }
 
-/// A secret shown right after issuance, once.
-#[component]
-fn SecretBox(secret: OneTimeSecret) -> impl IntoView {
-    view! {
-        <div class="notice secret" role="status">
-            <strong>{secret.label}</strong>
-            <p>"Copy it now: it will not be shown again."</p>
-            <pre class="secret-value"><code>{secret.value}</code></pre>
-        </div>
-    }
-}
-
 /// The secrets of this page: from the actions when scripted, else the session flash.
 #[component]
 fn SecretBoxes(
@@ -87,7 +76,7 @@ fn SecretBoxes(
         let mut all = flashed.clone().into_iter().collect::<Vec<_>>();
         all.extend(scripted.get());
         all.into_iter()
-            .map(|secret| view! { <SecretBox secret/> })
+            .map(|secret| view! { <crate::components::form::OnceSecret secret/> })
             .collect_view()
     }
 }
@@ -148,13 +137,14 @@ where
 }
 
 /// A refusal while loading the page's data.
-#[component]
-fn LoadError(error: AppError) -> impl IntoView {
+fn load_error(error: AppError) -> AnyView {
     view! {
-        <section class="card">
-            <h1>"Could not load this page"</h1>
-            <p class="error">{error.message}</p>
-            <p><a href="/publisher/placements">"Back to the placements"</a></p>
-        </section>
+        <Refusal
+            error
+            title="Could not load this page"
+            pending="It opens once an administrator has approved the account."
+            back=("/publisher/placements", "Back to the placements")
+        />
     }
+    .into_any()
 }

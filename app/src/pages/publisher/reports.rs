@@ -2,17 +2,15 @@
 //! over a date range (a GET form), an earnings chart and a CSV download.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::LoadError;
+use super::load_error;
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::form::ErrorNotice;
-use crate::model::AccountView;
 use crate::model::delivery::OffersReport;
 use crate::model::money::Micros;
-use crate::pages::RequireUser;
+use crate::pages::MemberPage;
 use crate::server_fns::publisher::reports::offers_report_data;
 
 #[component]
@@ -25,13 +23,11 @@ pub fn OffersReportPage() -> impl IntoView {
         |(f, t, p)| offers_report_data(Some(f), Some(t), Some(p)),
     );
     view! {
-        <Title text="Offers report"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Offers report" back=("/publisher", "← Publisher")>
             <Transition fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match report.await {
-                        Err(error) if error.field_errors.is_empty() => view! { <LoadError error/> }.into_any(),
+                        Err(error) if error.field_errors.is_empty() => load_error(error),
                         Err(error) => {
                             let error = Signal::stored(Some(error));
                             view! {
@@ -46,7 +42,7 @@ pub fn OffersReportPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

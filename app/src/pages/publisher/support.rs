@@ -3,15 +3,14 @@
 //! sees. Plain forms, so it works without JavaScript.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{LoadError, action_error};
+use super::{action_error, load_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::publisher::ops::{SupportCase, SupportStatus};
-use crate::pages::RequireUser;
+use crate::pages::MemberPage;
 use crate::server_fns::publisher::support_cases::{UpdateSupportCase, support_inbox};
 
 const STATUSES: [SupportStatus; 4] = [
@@ -33,9 +32,7 @@ pub fn SupportInboxPage() -> impl IntoView {
         |(s, c, _)| support_inbox(Some(s), c),
     );
     view! {
-        <Title text="Support inbox"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Support inbox" back=("/publisher", "← Publisher")>
             <section class="card">
                 <h1>"Support inbox"</h1>
                 <p class="muted">"Cases your users opened from the offerwall. Your note is shown to the user in the SDK."</p>
@@ -46,29 +43,24 @@ pub fn SupportInboxPage() -> impl IntoView {
                 </Form>
                 <ErrorNotice error=action_error(update)/>
             </section>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match inbox.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(list) if list.items.is_empty() => view! {
-                            <section class="card" id="support-cases"><p class="muted">"No support case matches."</p></section>
-                        }.into_any(),
-                        Ok(list) => {
-                            let older = list.next_cursor.clone().map(|c| {
-                                format!("/publisher/support?status={}&cursor={c}", status.get_untracked())
-                            });
-                            view! {
-                                <section class="card" id="support-cases">
-                                    <p class="muted">{format!("{} cases on this page", list.count)}</p>
-                                    {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
-                                    <crate::pages::OlderLink href=older/>
-                                </section>
-                            }.into_any()
-                        }
-                    }
-                })}
-            </Transition>
-        }/>
+            {loaded(inbox, load_error, move |value| match value {
+                list if list.items.is_empty() => view! {
+                    <section class="card" id="support-cases"><p class="muted">"No support case matches."</p></section>
+                }.into_any(),
+                list => {
+                    let older = list.next_cursor.clone().map(|c| {
+                        format!("/publisher/support?status={}&cursor={c}", status.get_untracked())
+                    });
+                    view! {
+                        <section class="card" id="support-cases">
+                            <p class="muted">{format!("{} cases on this page", list.count)}</p>
+                            {list.items.into_iter().map(|c| view! { <CaseCard case=c update/> }).collect_view()}
+                            <crate::pages::OlderLink href=older/>
+                        </section>
+                    }.into_any()
+                }
+            })}
+        </MemberPage>
     }
 }
 

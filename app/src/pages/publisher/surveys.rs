@@ -3,34 +3,24 @@
 //! survey fetch.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
-use super::LoadError;
-use crate::model::AccountView;
+use super::load_error;
+use crate::components::loaded::loaded;
 use crate::model::survey::fetch::SurveyStats;
-use crate::pages::RequireUser;
+use crate::pages::MemberPage;
 use crate::server_fns::surveys::publisher_survey_stats;
 
 #[component]
 pub fn PublisherSurveysPage() -> impl IntoView {
     let stats = Resource::new(|| (), |_| publisher_survey_stats());
     view! {
-        <Title text="Surveys"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Surveys" back=("/publisher", "← Publisher")>
             <section class="card">
                 <h1>"Surveys"</h1>
                 <p class="muted">"Issue an app key on a placement's page, then call POST /getallsurveys-api from your server with X-Service-Api-Key and the user's profile. Send the user to each survey's SurveyUrl unchanged; completes are credited through your reward callback (goalId survey_complete). See docs/surveys.md."</p>
             </section>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match stats.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(s) => view! { <StatsTable s/> }.into_any(),
-                    }
-                })}
-            </Transition>
-        }/>
+            {loaded(stats, load_error, move |s| view! { <StatsTable s/> }.into_any())}
+        </MemberPage>
     }
 }
 

@@ -86,29 +86,10 @@ pub(crate) mod support {
     use crate::model::billing::Balance;
 
     pub use super::super::web::{reader, writer};
+    pub use crate::server_fns::fields::{text, usd, whole};
 
     /// Session slot of a local S2S test result left for a plain form post.
     pub const S2S_TEST: &str = "campaign_flash_test";
-
-    /// Trimmed text; empty means "not given".
-    pub fn text(v: Option<String>) -> Option<String> {
-        v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-    }
-
-    /// A whole number from a form field (empty: none; anything else is a field error).
-    pub fn whole(
-        errs: &mut crate::error::FieldErrors,
-        field: &str,
-        v: Option<String>,
-    ) -> Option<i64> {
-        let v = v.filter(|v| !v.trim().is_empty())?;
-        errs.check(
-            field,
-            v.trim()
-                .parse::<i64>()
-                .map_err(|_| "must be a whole number".to_owned()),
-        )
-    }
 
     /// A comma-separated list; an empty field is an empty list.
     pub fn list(v: Option<String>) -> Vec<String> {
@@ -117,15 +98,6 @@ pub(crate) mod support {
             .map(|e| e.trim().to_owned())
             .filter(|e| !e.is_empty())
             .collect()
-    }
-
-    /// A decimal USD amount in micros (`"12.50"`, `"$12.50"`).
-    pub fn usd(raw: &str) -> Result<i64, String> {
-        let raw = raw.trim().trim_start_matches('$').trim();
-        if raw.is_empty() {
-            return Err("is required".to_owned());
-        }
-        crate::model::money::parse_decimal(raw)
     }
 
     /// The caller's wallet, when the caller is an advertiser.

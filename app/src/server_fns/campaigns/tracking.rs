@@ -92,7 +92,7 @@ pub async fn issue_tracking_secret(
     csrf: String,
 ) -> Result<CredentialIssued, AppError> {
     crate::server_fns::web::run(async move {
-        use crate::domain::campaigns::providers::ProviderKind;
+        use crate::domain::campaigns::providers::TrackingKind;
         use crate::domain::campaigns::tracking;
         let (ctx, session, p) = support::writer(&csrf).await?;
         let id = campaign_id.trim();
@@ -100,10 +100,10 @@ pub async fn issue_tracking_secret(
         let issued = match (kind.trim(), rotate) {
             ("CUSTOM_S2S", false) => tracking::create_s2s(&ctx, &p, id).await?,
             ("CUSTOM_S2S", true) => tracking::rotate_s2s(&ctx, &p, id).await?,
-            ("MMP", false) => tracking::token(&ctx, &p, id, ProviderKind::Mmp).await?,
+            ("MMP", false) => tracking::token(&ctx, &p, id, TrackingKind::Mmp).await?,
             ("MMP", true) => tracking::rotate_mmp(&ctx, &p, id).await?,
-            ("DIRECT", false) => tracking::token(&ctx, &p, id, ProviderKind::Direct).await?,
-            ("MANAGED", false) => tracking::token(&ctx, &p, id, ProviderKind::Managed).await?,
+            ("DIRECT", false) => tracking::token(&ctx, &p, id, TrackingKind::Direct).await?,
+            ("MANAGED", false) => tracking::token(&ctx, &p, id, TrackingKind::Managed).await?,
             _ => {
                 return Err(AppError::field(
                     "kind",

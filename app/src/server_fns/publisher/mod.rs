@@ -56,46 +56,11 @@ pub fn usd_to_micros(raw: &str) -> Option<i64> {
 
 #[cfg(feature = "ssr")]
 pub(crate) mod support {
-    use crate::error::FieldErrors;
-
     pub use super::super::web::{reader, writer};
+    pub use crate::server_fns::fields::{choice, number, text};
 
     /// Session slot of a callback test result left for a plain form post.
     pub const CALLBACK_TEST: &str = "flash_callback_test";
-
-    /// Trimmed text; empty means "not given".
-    pub fn text(v: Option<String>) -> Option<String> {
-        v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-    }
-
-    /// An optional whole number from a form field.
-    pub fn number<T: std::str::FromStr>(
-        errs: &mut FieldErrors,
-        field: &str,
-        v: Option<String>,
-    ) -> Option<T> {
-        let raw = text(v)?.replace(['_', ' '], "");
-        let parsed = raw.parse::<T>();
-        errs.check(
-            field,
-            parsed.map_err(|_| "must be a whole number".to_owned()),
-        )
-    }
-
-    /// An optional enum value from a select.
-    pub fn choice<T>(
-        errs: &mut FieldErrors,
-        field: &str,
-        v: Option<String>,
-        parse: fn(&str) -> Option<T>,
-        expected: &str,
-    ) -> Option<T> {
-        let raw = text(v)?;
-        errs.check(
-            field,
-            parse(&raw).ok_or_else(|| format!("must be one of {expected}")),
-        )
-    }
 
     /// A comma-separated list; an empty field is an empty list.
     pub fn list(v: Option<String>) -> Option<Vec<String>> {

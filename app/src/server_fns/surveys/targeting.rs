@@ -7,6 +7,12 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
+#[cfg(feature = "ssr")]
+use crate::{
+    domain::surveys::{questions, quotas},
+    model::survey::targeting::{QuotaCloneInput, QuotaInput},
+    server_fns::web,
+};
 
 #[cfg(feature = "ssr")]
 fn respondents(text: &str) -> Result<i64, AppError> {
@@ -22,15 +28,14 @@ pub async fn add_quota(
     num_respondents: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        use crate::model::survey::targeting::QuotaInput;
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    web::write(&csrf, |ctx, p| async move {
         let input = QuotaInput {
             name: Some(name),
             num_respondents: Some(respondents(&num_respondents)?),
         };
-        crate::domain::surveys::quotas::create(&ctx, &p, &campaign_id, input).await?;
-        Ok(())
+        quotas::create(&ctx, &p, &campaign_id, input)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -45,10 +50,7 @@ pub async fn update_quota(
     num_respondents: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        use crate::domain::surveys::quotas;
-        use crate::model::survey::targeting::QuotaInput;
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    web::write(&csrf, |ctx, p| async move {
         let input = QuotaInput {
             name: Some(name),
             num_respondents: Some(respondents(&num_respondents)?),
@@ -64,14 +66,11 @@ pub async fn clone_quota(
     quota_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        use crate::model::survey::targeting::QuotaCloneInput;
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
+    web::write(&csrf, |ctx, p| async move {
         let input = QuotaCloneInput {
             quota_id: Some(quota_id),
         };
-        crate::domain::surveys::quotas::clone(&ctx, &p, &campaign_id, input).await?;
-        Ok(())
+        quotas::clone(&ctx, &p, &campaign_id, input).await.map(drop)
     })
     .await
 }
@@ -82,9 +81,10 @@ pub async fn delete_quota(
     quota_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::write(&csrf, |ctx, p| async move {
-        crate::domain::surveys::quotas::delete(&ctx, &p, &campaign_id, &quota_id).await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        quotas::delete(&ctx, &p, &campaign_id, &quota_id)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -97,17 +97,11 @@ pub async fn add_qualification(
     criteria: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::write(&csrf, |ctx, p| async move {
-        let input = crate::domain::surveys::quotas::criteria_from_text(&question_id, &criteria)?;
-        crate::domain::surveys::quotas::create_qualification(
-            &ctx,
-            &p,
-            &campaign_id,
-            &quota_id,
-            input,
-        )
-        .await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        let input = quotas::criteria_from_text(&question_id, &criteria)?;
+        quotas::create_qualification(&ctx, &p, &campaign_id, &quota_id, input)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -121,8 +115,8 @@ pub async fn update_qualification(
     criteria: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::write(&csrf, |ctx, p| async move {
-        crate::domain::surveys::quotas::update_qualification_text(
+    web::write(&csrf, |ctx, p| async move {
+        quotas::update_qualification_text(
             &ctx,
             &p,
             &campaign_id,
@@ -130,8 +124,8 @@ pub async fn update_qualification(
             &qualification_id,
             &criteria,
         )
-        .await?;
-        Ok(())
+        .await
+        .map(drop)
     })
     .await
 }
@@ -143,16 +137,10 @@ pub async fn delete_qualification(
     qualification_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::write(&csrf, |ctx, p| async move {
-        crate::domain::surveys::quotas::delete_qualification(
-            &ctx,
-            &p,
-            &campaign_id,
-            &quota_id,
-            &qualification_id,
-        )
-        .await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        quotas::delete_qualification(&ctx, &p, &campaign_id, &quota_id, &qualification_id)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -167,12 +155,11 @@ pub async fn add_question(
     options: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        use crate::domain::surveys::questions::{QuestionDraft, create_filled};
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let draft = QuestionDraft::from_lines(display_text, multi.is_some(), &options);
-        create_filled(&ctx, &p, &campaign_id, &draft).await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        let draft = questions::QuestionDraft::from_lines(display_text, multi.is_some(), &options);
+        questions::create_filled(&ctx, &p, &campaign_id, &draft)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -188,12 +175,11 @@ pub async fn update_question(
     options: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::run(async move {
-        use crate::domain::surveys::questions::{QuestionDraft, replace_filled};
-        let (ctx, _, p) = crate::server_fns::web::writer(&csrf).await?;
-        let draft = QuestionDraft::from_lines(display_text, multi.is_some(), &options);
-        replace_filled(&ctx, &p, &campaign_id, &question_id, &draft).await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        let draft = questions::QuestionDraft::from_lines(display_text, multi.is_some(), &options);
+        questions::replace_filled(&ctx, &p, &campaign_id, &question_id, &draft)
+            .await
+            .map(drop)
     })
     .await
 }
@@ -204,9 +190,10 @@ pub async fn delete_question(
     question_id: String,
     csrf: String,
 ) -> Result<(), AppError> {
-    crate::server_fns::web::write(&csrf, |ctx, p| async move {
-        crate::domain::surveys::questions::delete(&ctx, &p, &campaign_id, &question_id).await?;
-        Ok(())
+    web::write(&csrf, |ctx, p| async move {
+        questions::delete(&ctx, &p, &campaign_id, &question_id)
+            .await
+            .map(drop)
     })
     .await
 }

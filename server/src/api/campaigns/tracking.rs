@@ -1,7 +1,7 @@
 //! Tracking setup of a campaign: Custom S2S keys, measurement-partner, direct and managed
 //! tokens, the IP allowlist, the tracking summary and the web pixel.
 
-use app::domain::campaigns::providers::ProviderKind;
+use app::domain::campaigns::providers::TrackingKind;
 use app::domain::campaigns::{fraud_rules, tracking};
 use app::error::AppError;
 use app::model::campaign::*;
@@ -98,7 +98,7 @@ async fn mmp_credentials(
     AppPath(id): AppPath<String>,
     _b: EmptyObject,
 ) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
-    tracking::token(&s.ctx, &p, &id, ProviderKind::Mmp)
+    tracking::token(&s.ctx, &p, &id, TrackingKind::Mmp)
         .await
         .map(created)
 }
@@ -125,7 +125,7 @@ async fn direct_credentials(
     AppPath(id): AppPath<String>,
     _b: EmptyObject,
 ) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
-    tracking::token(&s.ctx, &p, &id, ProviderKind::Direct)
+    tracking::token(&s.ctx, &p, &id, TrackingKind::Direct)
         .await
         .map(created)
 }
@@ -139,7 +139,7 @@ async fn managed_credentials(
     AppPath(id): AppPath<String>,
     _b: EmptyObject,
 ) -> Result<(StatusCode, AppJson<CredentialIssued>), AppError> {
-    tracking::token(&s.ctx, &p, &id, ProviderKind::Managed)
+    tracking::token(&s.ctx, &p, &id, TrackingKind::Managed)
         .await
         .map(created)
 }

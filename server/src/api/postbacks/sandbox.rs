@@ -79,17 +79,7 @@ async fn sandbox_callback_post(
     };
     let scope = sandbox::scope_of(actor.as_ref())?;
     let key = IdempotencyKey::from_header(header(&req, "idempotency-key"))?;
-    let is_json = header(&req, "content-type")
-        .and_then(|v| v.split(';').next())
-        .map(|m| {
-            let m = m.trim().to_ascii_lowercase();
-            m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
-        })
-        .unwrap_or(false);
-    if !is_json {
-        return Err(AppError::invalid("Content-Type must be application/json")
-            .with_code("unsupported_media_type"));
-    }
+    crate::extract::require_json(req.headers())?;
     let body = parse_json::<serde_json::Value>(&read_body(req, &s).await?)?;
     let (receipt, created) = sandbox::record(&s.ctx, &scope, &key, body).await?;
     let status = if created {

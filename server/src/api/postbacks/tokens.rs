@@ -3,7 +3,7 @@
 
 use crate::extract::ClientIp;
 use app::domain::Policy;
-use app::domain::campaigns::providers::ProviderKind;
+use app::domain::campaigns::providers::TrackingKind;
 use app::domain::conversions::token_postbacks;
 use app::domain::rate_limit::client_bucket;
 use app::error::AppError;
@@ -27,7 +27,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
 async fn handle(
     s: AppState,
     ip: std::net::IpAddr,
-    kind: ProviderKind,
+    kind: TrackingKind,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
     s.ctx
@@ -55,7 +55,7 @@ async fn direct_postback_get(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    handle(s, ip, ProviderKind::Direct, input).await
+    handle(s, ip, TrackingKind::Direct, input).await
 }
 
 /// Report a conversion for an older DIRECT campaign, with the fields in a JSON or form body.
@@ -75,7 +75,7 @@ async fn direct_postback_post(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    handle(s, ip, ProviderKind::Direct, input).await
+    handle(s, ip, TrackingKind::Direct, input).await
 }
 
 /// Report a conversion for a MANAGED campaign, with the fields in the query string.
@@ -94,7 +94,7 @@ async fn managed_postback_get(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    handle(s, ip, ProviderKind::Managed, input).await
+    handle(s, ip, TrackingKind::Managed, input).await
 }
 
 /// Report a conversion for a MANAGED campaign, with the fields in a JSON or form body.
@@ -114,5 +114,5 @@ async fn managed_postback_post(
     Extension(ClientIp(ip)): Extension<ClientIp>,
     input: CallbackInput,
 ) -> Result<AppJson<CallbackReceipt>, AppError> {
-    handle(s, ip, ProviderKind::Managed, input).await
+    handle(s, ip, TrackingKind::Managed, input).await
 }

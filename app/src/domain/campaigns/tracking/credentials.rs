@@ -9,7 +9,7 @@ use sea_orm::{
 };
 
 use crate::domain::campaigns::locked_campaign;
-use crate::domain::campaigns::providers::{ProviderKind, kind_of, mmp_code};
+use crate::domain::campaigns::providers::{TrackingKind, kind_of, mmp_code};
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::{Ctx, Principal, crypto, db, ids::new_id};
 use crate::error::AppError;
@@ -20,7 +20,7 @@ use entity::{campaign_credential, offer_campaign};
 pub async fn has_active<C: ConnectionTrait>(
     db: &C,
     campaign: &str,
-    kind: ProviderKind,
+    kind: TrackingKind,
 ) -> Result<bool, AppError> {
     Ok(active(db, campaign, kind).await?.is_some())
 }
@@ -28,7 +28,7 @@ pub async fn has_active<C: ConnectionTrait>(
 pub(super) async fn active<C: ConnectionTrait>(
     db: &C,
     campaign: &str,
-    kind: ProviderKind,
+    kind: TrackingKind,
 ) -> Result<Option<campaign_credential::Model>, AppError> {
     Ok(campaign_credential::Entity::find()
         .filter(campaign_credential::Column::CampaignId.eq(campaign.to_owned()))
@@ -44,7 +44,7 @@ pub async fn s2s_secret(
     campaign: &str,
     key_id: &str,
 ) -> Result<Option<String>, AppError> {
-    match active(&ctx.db, campaign, ProviderKind::CustomS2s).await? {
+    match active(&ctx.db, campaign, TrackingKind::CustomS2s).await? {
         Some(c) if crypto::constant_time_eq(c.key_id.as_bytes(), key_id.as_bytes()) => {
             Ok(Some(open_secret(ctx, &c)?))
         }
@@ -56,20 +56,20 @@ pub async fn s2s_secret(
 pub fn postback_url(ctx: &Ctx, m: &offer_campaign::Model) -> String {
     let base = format!("{}/performance-marketing/v2/postbacks", ctx.config.base_url);
     match kind_of(&m.tracking_provider) {
-        ProviderKind::CustomS2s => format!("{base}/custom-s2s/{}", m.id),
-        ProviderKind::Mmp => format!(
+        TrackingKind::CustomS2s => format!("{base}/custom-s2s/{}", m.id),
+        TrackingKind::Mmp => format!(
             "{base}/mmp/{}/{}",
             m.id,
             mmp_code(&m.tracking_provider)
                 .unwrap_or_default()
                 .to_ascii_lowercase()
         ),
-        ProviderKind::Direct => format!("{base}/direct"),
-        ProviderKind::Managed => format!("{base}/managed"),
+        TrackingKind::Direct => format!("{base}/direct"),
+        TrackingKind::Managed => format!("{base}/managed"),
     }
 }
 
-pub(super) fn require_kind(m: &offer_campaign::Model, kind: ProviderKind) -> Result<(), AppError> {
+pub(super) fn require_kind(m: &offer_campaign::Model, kind: TrackingKind) -> Result<(), AppError> {
     if kind_of(&m.tracking_provider) == kind {
         Ok(())
     } else {
@@ -96,7 +96,7 @@ pub(super) fn require_open(m: &offer_campaign::Model) -> Result<(), AppError> {
 async fn retire<C: ConnectionTrait>(
     db: &C,
     campaign: &str,
-    kind: ProviderKind,
+    kind: TrackingKind,
     now: DateTime<Utc>,
 ) -> Result<u64, AppError> {
     Ok(campaign_credential::Entity::update_many()
@@ -121,20 +121,20 @@ async fn issue<C: ConnectionTrait>(
     ctx: &Ctx,
     db: &C,
     m: &offer_campaign::Model,
-    kind: ProviderKind,
+    kind: TrackingKind,
     now: DateTime<Utc>,
 ) -> Result<CredentialIssued, AppError> {
     let key_id = new_id(match kind {
-        ProviderKind::CustomS2s => "s2sk",
-        ProviderKind::Mmp => "mmpk",
-        ProviderKind::Direct => "drtk",
-        ProviderKind::Managed => "mgdk",
+        TrackingKind::CustomS2s => "s2sk",
+        TrackingKind::Mmp => "mmpk",
+        TrackingKind::Direct => "drtk",
+        TrackingKind::Managed => "mgdk",
     });
     let (secret, token) = match kind {
-        ProviderKind::CustomS2s => (Some(crypto::random_token("mkt_s2s")), None),
-        ProviderKind::Mmp => (None, Some(crypto::random_token("mkt_mmp"))),
-        ProviderKind::Direct => (None, Some(crypto::random_token("mkt_drt"))),
-        ProviderKind::Managed => (None, Some(crypto::random_token("mkt_mgd"))),
+        TrackingKind::CustomS2s => (Some(crypto::random_token("mkt_s2s")), None),
+        TrackingKind::Mmp => (None, Some(crypto::random_token("mkt_mmp"))),
+        TrackingKind::Direct => (None, Some(crypto::random_token("mkt_drt"))),
+        TrackingKind::Managed => (None, Some(crypto::random_token("mkt_mgd"))),
     };
     let row_id = new_id("ccr");
     campaign_credential::ActiveModel {
@@ -156,7 +156,7 @@ async fn issue<C: ConnectionTrait>(
     .map_err(db::race_on_unique)?;
     Ok(CredentialIssued {
         campaign_id: m.id.clone(),
-        kind: kind,
+        kind,
         key_id,
         status: CredentialStatus::Active,
         secret,
@@ -221,11 +221,11 @@ async fn s2s_key_once(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    require_kind(&m, ProviderKind::CustomS2s)?;
+    require_kind(&m, TrackingKind::CustomS2s)?;
     require_open(&m)?;
     let action = match which {
         S2sKey::First => {
-            if has_active(&txn, &m.id, ProviderKind::CustomS2s).await? {
+            if has_active(&txn, &m.id, TrackingKind::CustomS2s).await? {
                 return Err(AppError::conflict(
                     "the campaign already has a Custom S2S key; rotate it to get a new secret",
                 )
@@ -234,7 +234,7 @@ async fn s2s_key_once(
             "campaign.s2s_key_created"
         }
         S2sKey::Replacement => {
-            if retire(&txn, &m.id, ProviderKind::CustomS2s, now).await? == 0 {
+            if retire(&txn, &m.id, TrackingKind::CustomS2s, now).await? == 0 {
                 return Err(AppError::conflict(
                     "the campaign has no Custom S2S key yet; create one first",
                 )
@@ -243,7 +243,7 @@ async fn s2s_key_once(
             "campaign.s2s_key_rotated"
         }
     };
-    let issued = issue(ctx, &txn, &m, ProviderKind::CustomS2s, now).await?;
+    let issued = issue(ctx, &txn, &m, TrackingKind::CustomS2s, now).await?;
     audit_credential(&txn, now, actor, action, &issued).await?;
     txn.commit().await?;
     Ok(issued)
@@ -255,7 +255,7 @@ pub async fn token(
     ctx: &Ctx,
     actor: &Principal,
     id: &str,
-    kind: ProviderKind,
+    kind: TrackingKind,
 ) -> Result<CredentialIssued, AppError> {
     db::retry_on_race(|| token_once(ctx, actor, id, kind)).await
 }
@@ -264,7 +264,7 @@ async fn token_once(
     ctx: &Ctx,
     actor: &Principal,
     id: &str,
-    kind: ProviderKind,
+    kind: TrackingKind,
 ) -> Result<CredentialIssued, AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
@@ -299,7 +299,7 @@ pub async fn rotate_mmp(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let m = locked_campaign(&txn, actor, id).await?;
-    require_kind(&m, ProviderKind::Mmp)?;
+    require_kind(&m, TrackingKind::Mmp)?;
     let status = m.status;
     if !matches!(status, CampaignStatus::Draft | CampaignStatus::InReview) {
         return Err(AppError::conflict(format!(
@@ -308,8 +308,8 @@ pub async fn rotate_mmp(
         ))
         .with_code("rotation_not_allowed"));
     }
-    retire(&txn, &m.id, ProviderKind::Mmp, now).await?;
-    let issued = issue(ctx, &txn, &m, ProviderKind::Mmp, now).await?;
+    retire(&txn, &m.id, TrackingKind::Mmp, now).await?;
+    let issued = issue(ctx, &txn, &m, TrackingKind::Mmp, now).await?;
     let mut a = m.into_active_model();
     a.mmp_verified_revision = Set(None);
     a.mmp_verified_at = Set(None);

@@ -10,7 +10,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, Set,
 };
 
-use super::providers::{ProviderKind, kind_of};
+use super::providers::{TrackingKind, kind_of};
 use super::store::SUBJECT;
 use super::{config_of, locked_campaign, owned_campaign};
 use crate::domain::{Ctx, Principal, db};
@@ -63,7 +63,7 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
         tracking_provider: m.tracking_provider.clone(),
         callback_authentication: crate::domain::campaigns::providers::authentication(kind)
             .to_owned(),
-        trust_level: if kind == ProviderKind::CustomS2s {
+        trust_level: if kind == TrackingKind::CustomS2s {
             TrustLevel::Signed
         } else {
             TrustLevel::Token
@@ -75,7 +75,7 @@ pub async fn setup(ctx: &Ctx, actor: &Principal, id: &str) -> Result<TrackingSet
         },
         credentials,
         required_parameters: CONVERSION_FIELDS.iter().map(|s| (*s).to_owned()).collect(),
-        signing: (kind == ProviderKind::CustomS2s).then(|| SigningRecipe {
+        signing: (kind == TrackingKind::CustomS2s).then(|| SigningRecipe {
             algorithm: "HMAC-SHA256, lowercase hex, keyed with the secret's UTF-8 bytes".to_owned(),
             headers: vec![
                 "X-Service-Key-Id".to_owned(),

@@ -10,7 +10,7 @@ use sea_orm::{ActiveModelTrait, IntoActiveModel, Set};
 use serde::{Deserialize, Serialize};
 
 use super::credentials::require_open;
-use crate::domain::campaigns::providers::{ProviderKind, kind_of};
+use crate::domain::campaigns::providers::{TrackingKind, kind_of};
 use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{config_of, locked_campaign, owned_campaign};
 use crate::domain::{Ctx, Keys, Principal, db};
@@ -65,7 +65,7 @@ pub fn settings_of(m: &offer_campaign::Model) -> PixelSettings {
 /// signed Custom S2S.
 fn supported(m: &offer_campaign::Model, config: &CampaignConfig) -> bool {
     config.platforms.contains(&Platform::Web)
-        && kind_of(&m.tracking_provider) != ProviderKind::CustomS2s
+        && kind_of(&m.tracking_provider) != TrackingKind::CustomS2s
 }
 
 /// Whether the campaign takes pixel reports now (supported, turned on, with origins).

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::DateTime;
 
 use super::credentials::{active, open_secret, postback_url, require_kind};
-use crate::domain::campaigns::providers::ProviderKind;
+use crate::domain::campaigns::providers::TrackingKind;
 use crate::domain::campaigns::{config_of, owned_campaign};
 use crate::domain::{Ctx, Principal, crypto};
 use crate::error::AppError;
@@ -28,8 +28,8 @@ pub async fn test_s2s(
     req: S2sTestRequest,
 ) -> Result<S2sTestResult, AppError> {
     let m = owned_campaign(&ctx.db, actor, id).await?;
-    require_kind(&m, ProviderKind::CustomS2s)?;
-    let cred = active(&ctx.db, &m.id, ProviderKind::CustomS2s)
+    require_kind(&m, TrackingKind::CustomS2s)?;
+    let cred = active(&ctx.db, &m.id, TrackingKind::CustomS2s)
         .await?
         .ok_or_else(|| {
             AppError::conflict("create a Custom S2S key first").with_code("credential_missing")

@@ -2,8 +2,6 @@
 //! that nobody rejected) is screened again without the window and paid, unless its score
 //! holds it for a decision. Run by the fraud worker every minute and by `run_once`.
 
-use std::collections::BTreeMap;
-
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use super::Held;
@@ -31,14 +29,7 @@ pub async fn release_reviewed(ctx: &Ctx) -> Result<usize, AppError> {
         .into_tuple()
         .all(&ctx.db)
         .await?;
-    let mut by_campaign: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (id, campaign) in &due {
-        by_campaign
-            .entry(campaign.clone())
-            .or_default()
-            .push(id.clone());
-    }
-    for (campaign_id, ids) in by_campaign {
+    for (campaign_id, ids) in crate::domain::ids::grouped(&due) {
         let Some((mut held, rows)) = Held::open(ctx, &campaign_id, &ids).await? else {
             continue;
         };

@@ -122,7 +122,16 @@ pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<SurveyCampaignList, Ap
         survey::Entity::find().filter(survey::Column::AdvertiserId.eq(actor.account_id.clone()));
     let rows = page.select(q, survey::Column::Id).all(&ctx.db).await?;
     let (rows, next_cursor) = page.finish(rows, |m| &m.id);
-    let campaigns = views(ctx, &ctx.db, &rows).await?;
+    list_of(ctx, &rows, next_cursor).await
+}
+
+/// One page of campaigns as the list answer.
+pub(super) async fn list_of(
+    ctx: &Ctx,
+    rows: &[survey::Model],
+    next_cursor: Option<String>,
+) -> Result<SurveyCampaignList, AppError> {
+    let campaigns = views(ctx, &ctx.db, rows).await?;
     Ok(SurveyCampaignList {
         next_cursor,
         count: campaigns.len(),

@@ -6,7 +6,7 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 
 use super::input::Metadata;
-use super::{SUBJECT, locked, view_of, views};
+use super::{SUBJECT, list_of, locked, view_of};
 use crate::domain::changes::Change;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::{AppError, FieldErrors};
@@ -27,12 +27,7 @@ pub async fn pending(
         .all(&ctx.db)
         .await?;
     let (rows, next_cursor) = page.finish(rows, |m| &m.id);
-    let campaigns = views(ctx, &ctx.db, &rows).await?;
-    Ok(SurveyCampaignList {
-        next_cursor,
-        count: campaigns.len(),
-        campaigns,
-    })
+    list_of(ctx, &rows, next_cursor).await
 }
 
 /// Sends a PENDINGAPPROVAL campaign back to DRAFT with `reason` (3 to 500 characters); the

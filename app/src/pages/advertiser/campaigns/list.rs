@@ -4,7 +4,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::super::BalanceCard;
-use super::{CampaignBadge, CampaignLoadError, when};
+use super::{CampaignBadge, campaign_load_error, when};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::Campaign;
@@ -27,19 +28,11 @@ pub fn CampaignsPage() -> impl IntoView {
 fn CampaignsView(overview: Resource<Result<CampaignsOverview, AppError>>) -> impl IntoView {
     view! {
         <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match overview.await {
-                    Err(error) => view! { <CampaignLoadError error/> }.into_any(),
-                    Ok(o) => view! {
-                        {o.balance.map(|balance| view! { <BalanceCard balance funding_link=true/> })}
-                        <CampaignTable campaigns=o.campaigns.items
-                            older=o.campaigns.next_cursor.map(|c| format!("/advertiser/campaigns?cursor={c}"))/>
-                    }
-                    .into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(overview, campaign_load_error, move |o| view! {
+            {o.balance.map(|balance| view! { <BalanceCard balance funding_link=true/> })}
+            <CampaignTable campaigns=o.campaigns.items
+                older=o.campaigns.next_cursor.map(|c| format!("/advertiser/campaigns?cursor={c}"))/>
+        }.into_any())}
     }
 }
 

@@ -21,8 +21,8 @@ pub use tracking::CampaignTrackingPage;
 
 use leptos::prelude::*;
 
+use crate::components::loaded::Refusal;
 use crate::error::AppError;
-use crate::model::OneTimeSecret;
 use crate::model::campaign::CampaignStatus;
 
 /// Coloured lifecycle status of a campaign.
@@ -56,31 +56,16 @@ fn field_error_in(error: Signal<Option<AppError>>, field: String, entries: bool)
 }
 
 /// A refusal while loading a campaign page.
-#[component]
-fn CampaignLoadError(error: AppError) -> impl IntoView {
-    let pending = error.code == "account_pending";
+fn campaign_load_error(error: AppError) -> AnyView {
     view! {
-        <section class="card">
-            <h1>"Offer campaigns are not available"</h1>
-            <p class="error">{error.message}</p>
-            {pending.then(|| view! {
-                <p class="muted">"Campaigns open once an administrator has approved the account."</p>
-            })}
-            <p><a href="/advertiser/campaigns" rel="external">"Back to the campaigns"</a></p>
-        </section>
+        <Refusal
+            error
+            title="Offer campaigns are not available"
+            pending="Campaigns open once an administrator has approved the account."
+            back=("/advertiser/campaigns", "Back to the campaigns")
+        />
     }
-}
-
-/// A secret or token shown right after issuance, once.
-#[component]
-fn OnceSecret(secret: OneTimeSecret) -> impl IntoView {
-    view! {
-        <div class="notice secret" role="status">
-            <strong>{secret.label}</strong>
-            <p>"Copy it now: it will not be shown again."</p>
-            <pre class="secret-value"><code>{secret.value}</code></pre>
-        </div>
-    }
+    .into_any()
 }
 
 /// What the button of an advertiser move says.

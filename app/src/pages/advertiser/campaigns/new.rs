@@ -6,8 +6,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use super::super::action_error;
-use super::{CampaignLoadError, field_error_at};
+use super::{campaign_load_error, field_error_at};
 use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::{Goal, ProviderCapability};
@@ -50,14 +51,7 @@ fn NewCampaign(data: NewData) -> impl IntoView {
     let NewData { create, providers } = data;
     view! {
         <p class="crumbs"><a href="/advertiser/campaigns" rel="external">"← Campaigns"</a></p>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match providers.await {
-                    Err(error) => view! { <CampaignLoadError error/> }.into_any(),
-                    Ok(providers) => view! { <CreateForm providers create/> }.into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(providers, campaign_load_error, move |providers| view! { <CreateForm providers create/> }.into_any())}
     }
 }
 

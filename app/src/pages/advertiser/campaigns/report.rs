@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::{CampaignBadge, CampaignLoadError};
+use super::{CampaignBadge, campaign_load_error};
 use crate::components::bar_chart::{Bar, BarChart};
 use crate::components::form::ErrorNotice;
 use crate::error::AppError;
@@ -62,7 +62,7 @@ fn Report(data: ReportData) -> impl IntoView {
         <Transition fallback=|| view! { <p>"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match report.await {
-                    Err(error) if error.field_errors.is_empty() => view! { <CampaignLoadError error/> }.into_any(),
+                    Err(error) if error.field_errors.is_empty() => campaign_load_error(error),
                     Err(error) => {
                         let error = Signal::stored(Some(error));
                         view! {

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::CampaignBadge;
 use crate::components::form::{CsrfField, ErrorNotice};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::server_fns::campaigns::admin::{
     CampaignReviewItem, ReviewOfferCampaign, campaign_review_queue,
@@ -54,22 +55,17 @@ pub fn CampaignReview(campaigns: CampaignQueue) -> impl IntoView {
             </p>
             {done}
             <ErrorNotice error/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match queue.await {
-                        Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No campaign is waiting for review."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <table class="review campaign-queue">
-                                <thead><tr><th>"Campaign"</th><th>"Advertiser"</th><th>"Tracking"</th><th>"Budget"</th><th>"Decision"</th></tr></thead>
-                                <tbody>
-                                    {list.into_iter().map(|item| view! { <ReviewRow item decide/> }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+                list if list.is_empty() => view! { <p class="muted">"No campaign is waiting for review."</p> }.into_any(),
+                list => view! {
+                    <table class="review campaign-queue">
+                        <thead><tr><th>"Campaign"</th><th>"Advertiser"</th><th>"Tracking"</th><th>"Budget"</th><th>"Decision"</th></tr></thead>
+                        <tbody>
+                            {list.into_iter().map(|item| view! { <ReviewRow item decide/> }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
         </section>
     }
 }

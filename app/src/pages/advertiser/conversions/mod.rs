@@ -8,17 +8,17 @@ mod reconciliation;
 pub use reconciliation::ReconciliationPage;
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::{LoadError, action_error};
+use super::{action_error, load_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::components::fraud::Reasons;
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::campaign::conversions::{ConversionItem, Settlement};
 use crate::model::campaign::reconciliation::Reconciliation;
-use crate::pages::{OlderLink, RequireUser, query_value, when};
+use crate::pages::MemberPage;
+use crate::pages::{OlderLink, query_value, when};
 use crate::server_fns::campaigns::conversions::{
     CreateReconciliation, advertiser_conversions, recent_reconciliations,
 };
@@ -62,9 +62,7 @@ pub fn ConversionsPage() -> impl IntoView {
     let upload_error = Memo::new(move |_| query.read().get("upload_error"));
     let recent = Resource::new(|| (), |()| recent_reconciliations());
     view! {
-        <Title text="Conversions"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
+        <MemberPage title="Conversions" back=("/advertiser", "← Advertiser")>
             <section class="card" id="conversions">
                 <h1>"Conversions"</h1>
                 <p class="muted">"Every transaction of your offer and survey campaigns, newest first, as reported and as it settled. A conversion HELD for review (its fraud signals reached your campaign's hold score, or a web pixel's review window runs) is not paid until you approve it; reject what you do not recognise."</p>
@@ -75,34 +73,28 @@ pub fn ConversionsPage() -> impl IntoView {
                     <StatusSelect current=status all="Every settlement" choices=FILTERS.to_vec()/>
                     <button type="submit" class="secondary">"Filter"</button>
                 </Form>
-                <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                    {move || Suspend::new(async move {
-                        match list.await {
-                            Err(error) => view! { <LoadError error/> }.into_any(),
-                            Ok(l) => {
-                                let filters = format!(
-                                    "status={}&campaign={}&transaction={}",
-                                    query_value(&status.get_untracked()),
-                                    query_value(&campaign.get_untracked()),
-                                    query_value(&transaction.get_untracked()),
-                                );
-                                let older = l.next_cursor.clone().map(|c| format!("/advertiser/conversions?{filters}&cursor={c}"));
-                                view! { <ConversionTable items=l.items older decide/> }.into_any()
-                            }
-                        }
-                    })}
-                </Transition>
+                {loaded(list, load_error, move |l| {
+                    let filters = format!(
+                        "status={}&campaign={}&transaction={}",
+                        query_value(&status.get_untracked()),
+                        query_value(&campaign.get_untracked()),
+                        query_value(&transaction.get_untracked()),
+                    );
+                    let older = l.next_cursor.clone().map(|c| format!("/advertiser/conversions?{filters}&cursor={c}"));
+                    view! { <ConversionTable items=l.items older decide/> }.into_any()
+                }
+                )}
             </section>
             <ReconcileForm create upload_error/>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match recent.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(l) => view! { <RecentReconciliations items=l.items/> }.into_any(),
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

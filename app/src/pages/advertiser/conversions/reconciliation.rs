@@ -4,17 +4,18 @@
 //! result per line.
 
 use leptos::prelude::*;
-use leptos_meta::{Meta, Title};
+use leptos_meta::Meta;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::super::{LoadError, action_error};
+use super::super::{action_error, load_error};
 use super::USD;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::campaign::reconciliation::{
     LineState, LineTally, Reconciliation, ReconciliationLine, ReconciliationStatus,
 };
-use crate::pages::{OlderLink, RequireUser, when};
+use crate::pages::MemberPage;
+use crate::pages::{OlderLink, when};
 use crate::server_fns::campaigns::conversions::{
     ApplyReconciliation, reconciliation_line_page, reconciliation_view,
 };
@@ -37,22 +38,13 @@ pub fn ReconciliationPage() -> impl IntoView {
         |(id, s, c, _)| reconciliation_line_page(id, s, c),
     );
     view! {
-        <Title text="Reconciliation"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/advertiser/conversions" rel="external">"← Conversions"</a></p>
+        <MemberPage title="Reconciliation" back=("/advertiser/conversions", "← Conversions")>
             <ErrorNotice error=action_error(apply)/>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match r.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(r) => view! { <Summary r apply/> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(r, load_error, move |r| view! { <Summary r apply/> }.into_any())}
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match lines.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(l) => {
                             let base = format!("/advertiser/reconciliations/{}", id.get_untracked());
                             let filter = state.get_untracked().map(|s| format!("state={s}&")).unwrap_or_default();
@@ -62,7 +54,7 @@ pub fn ReconciliationPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

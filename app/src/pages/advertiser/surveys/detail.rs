@@ -7,10 +7,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::super::{LoadError, successes};
+use super::super::{load_error, successes};
 use super::form::EditSurveyForm;
 use super::targeting::{Editing, Questions, Quotas, TargetingActions};
 use crate::components::form::ErrorNotice;
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::campaign::SurveyStatus;
@@ -61,14 +62,7 @@ fn DetailView(
     view! {
         <p class="crumbs"><a href="/advertiser/surveys" rel="external">"← Survey campaigns"</a></p>
         <ErrorNotice error/>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match detail.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
-                    Ok(d) => view! { <Detail d actions/> }.into_any(),
-                }
-            })}
-        </Transition>
+        {loaded(detail, load_error, move |d| view! { <Detail d actions/> }.into_any())}
     }
 }
 

@@ -11,8 +11,9 @@ pub use detail::SurveyDetailPage;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use super::{LoadError, action_error, successes};
+use super::{action_error, load_error, successes};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyStatus};
@@ -83,21 +84,15 @@ fn SurveysView(data: SurveysData) -> impl IntoView {
     view! {
         <p class="crumbs"><a href="/advertiser" rel="external">"← Advertiser"</a></p>
         <ErrorNotice error/>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match overview.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
-                    Ok(o) => {
-                        let shown = fresh.get_untracked().or(o.issued.clone());
-                        view! {
-                            <KeyCard key=o.key.clone() shown issue/>
-                            <CampaignTable campaigns=o.campaigns next=o.next_cursor allocate submit/>
-                            <form::NewSurveyForm create markets/>
-                        }.into_any()
-                    }
-                }
-            })}
-        </Transition>
+        {loaded(overview, load_error, move |o| {
+            let shown = fresh.get_untracked().or(o.issued.clone());
+            view! {
+                <KeyCard key=o.key.clone() shown issue/>
+                <CampaignTable campaigns=o.campaigns next=o.next_cursor allocate submit/>
+                <form::NewSurveyForm create markets/>
+            }.into_any()
+        }
+        )}
     }
 }
 

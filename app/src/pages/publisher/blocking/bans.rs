@@ -2,16 +2,15 @@
 //! user or status, lift and reinstate them.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use super::super::{LoadError, action_error};
+use super::super::{action_error, load_error};
 use super::{list_card, placement_name, placement_options};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
-use crate::model::AccountView;
 use crate::model::publisher::ops::{BanStatus, UserBan};
-use crate::pages::{RequireUser, when};
+use crate::pages::MemberPage;
+use crate::pages::when;
 use crate::server_fns::publisher::blocking::{BanUser, UpdateBan, list_bans};
 use crate::server_fns::publisher::list_placements;
 
@@ -60,9 +59,7 @@ pub fn BansPage() -> impl IntoView {
         |(s, u, c, _, _)| list_bans(Some(s), Some(u), c),
     );
     view! {
-        <Title text="User bans"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="User bans" back=("/publisher", "← Publisher")>
             <section class="card" id="new-ban">
                 <h1>"User bans"</h1>
                 <p class="muted">"A banned user gets no offerwall session and cannot start offers on the placement while the ban is in force. Lifting keeps the record."</p>
@@ -103,7 +100,7 @@ pub fn BansPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let names = placements.await.ok();
                     match bans.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(list) => {
                             let next = list.next_cursor.clone().map(|c| format!(
                                 "/publisher/bans?status={}&user={}&cursor={c}",
@@ -118,7 +115,7 @@ pub fn BansPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

@@ -2,15 +2,14 @@
 //! domains never delivered on all of the publisher's placements or on one.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use super::super::{LoadError, action_error};
+use super::super::{action_error, load_error};
 use super::{list_card, placement_name, placement_options};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
-use crate::model::AccountView;
 use crate::model::publisher::ops::Blacklist;
-use crate::pages::{RequireUser, when};
+use crate::pages::MemberPage;
+use crate::pages::when;
 use crate::server_fns::publisher::blocking::{AddBlacklist, RemoveBlacklist, list_blacklist};
 use crate::server_fns::publisher::list_placements;
 
@@ -38,9 +37,7 @@ pub fn BlacklistPage() -> impl IntoView {
         |(c, _, _)| list_blacklist(c),
     );
     view! {
-        <Title text="Blacklist"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
+        <MemberPage title="Blacklist" back=("/publisher", "← Publisher")>
             <section class="card" id="new-blacklist">
                 <h1>"Blacklist"</h1>
                 <p class="muted">"Offers matching an entry are never shown on your offerwall or static feed: on every placement, or on the one you choose. Changes reach delivery within seconds."</p>
@@ -74,7 +71,7 @@ pub fn BlacklistPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let names = placements.await.ok();
                     match entries.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(list) => {
                             let next = list.next_cursor.clone().map(|c| format!("/publisher/blacklist?cursor={c}"));
                             let rows = list.items.into_iter().map(|e| {
@@ -88,7 +85,7 @@ pub fn BlacklistPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

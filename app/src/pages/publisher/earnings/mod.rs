@@ -6,15 +6,15 @@ mod payouts;
 mod statements;
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use super::LoadError;
+use super::load_error;
 use crate::components::bar_chart::{Bar, BarChart};
-use crate::model::AccountView;
+use crate::components::loaded::loaded;
 use crate::model::money::Micros;
 use crate::model::publisher::earnings::{EarningsBalance, EarningsDaily, EarningsMovement};
-use crate::pages::{OlderLink, RequireUser, when};
+use crate::pages::MemberPage;
+use crate::pages::{OlderLink, when};
 use crate::server_fns::earnings::{
     CancelPayout, RequestPayout, SavePayoutProfile, list_payouts, my_earnings, my_earnings_daily,
     my_earnings_movements, my_payout_profile, my_statement, my_statement_periods,
@@ -71,21 +71,12 @@ pub fn EarningsPage() -> impl IntoView {
         },
     );
     view! {
-        <Title text="Earnings"/>
-        <RequireUser signed_in=move |_u: AccountView| view! {
-            <p class="crumbs"><a href="/publisher" rel="external">"← Publisher"</a></p>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match balance.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
-                        Ok(b) => view! { <Balance b/> }.into_any(),
-                    }
-                })}
-            </Transition>
+        <MemberPage title="Earnings" back=("/publisher", "← Publisher")>
+            {loaded(balance, load_error, move |b| view! { <Balance b/> }.into_any())}
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match daily.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(d) => view! { <Daily d/> }.into_any(),
                     }
                 })}
@@ -96,7 +87,7 @@ pub fn EarningsPage() -> impl IntoView {
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match movements.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(list) => {
                             let older = list.next_cursor.clone().map(|c| format!("/publisher/earnings?cursor={c}#movements"));
                             view! { <Movements items=list.items older/> }.into_any()
@@ -104,7 +95,7 @@ pub fn EarningsPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-        }/>
+        </MemberPage>
     }
 }
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::super::{LoadError, action_error};
+use super::super::{action_error, load_error};
 use super::USD;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::error::AppError;
@@ -85,7 +85,7 @@ pub(super) fn PayoutTable(
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
                 match payouts.await {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Err(error) => load_error(error),
                     Ok(list) if list.items.is_empty() => view! {
                         <section class="card" id="payouts"><h2>"Payouts"</h2><p class="muted">"No payouts yet."</p></section>
                     }.into_any(),

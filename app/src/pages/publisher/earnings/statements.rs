@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::super::LoadError;
+use super::super::load_error;
 use super::USD;
 use crate::error::AppError;
 use crate::model::publisher::earnings::{EarningsStatement, StatementPeriods};
@@ -24,11 +24,11 @@ pub fn Statements(periods: Periods, shown: Shown) -> impl IntoView {
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     let months = match periods.await {
-                        Err(error) => return view! { <LoadError error/> }.into_any(),
+                        Err(error) => return load_error(error),
                         Ok(p) => p.periods,
                     };
                     match shown.await {
-                        Err(error) => view! { <LoadError error/> }.into_any(),
+                        Err(error) => load_error(error),
                         Ok(None) => view! { <p class="muted">"No statements yet: the first comes with your first earnings."</p> }.into_any(),
                         Ok(Some(st)) => view! { <Months months current=st.period.clone()/> <Figures st/> }.into_any(),
                     }

@@ -15,7 +15,7 @@ use self::callback::CallbackSection;
 use self::slots::SlotsSection;
 use self::user_identity::UserIdentitySection;
 use super::deliveries::DeliveryHealthCard;
-use super::{LoadError, ReleasedBadge, SecretBoxes, StatusBadge, action_error};
+use super::{ReleasedBadge, SecretBoxes, StatusBadge, action_error, load_error};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{Placement, PlacementStatus};
@@ -97,7 +97,7 @@ fn PlacementDetail(data: DetailData) -> impl IntoView {
                     </Show>
                 };
                 match placement.await {
-                    Err(error) => view! { {secrets} <LoadError error/> }.into_any(),
+                    Err(error) => view! { {secrets} {load_error(error)} }.into_any(),
                     Ok(p) => view! {
                         {secrets}
                         <Header p=p.clone() actions/>

@@ -10,7 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use self::panels::{LiveCurrency, PreviewPanel, SnippetsPanel, StateForm, StaticKeyForm};
 use self::wall::WallSection;
-use super::{LoadError, SecretBoxes, SlotStateBadge, action_error};
+use super::{SecretBoxes, SlotStateBadge, action_error, load_error};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::model::AccountView;
 use crate::model::publisher::{
@@ -115,7 +115,7 @@ fn SlotEditor(data: SlotData) -> impl IntoView {
                     slot.map(|s| (p, s)).ok_or_else(|| crate::error::AppError::not_found("ad slot"))
                 });
                 match found {
-                    Err(error) => view! { <LoadError error/> }.into_any(),
+                    Err(error) => load_error(error),
                     Ok((p, slot)) => {
                         let live = LiveCurrency::new(&slot.currency, usd.get_untracked());
                         view! {

@@ -9,6 +9,7 @@ use super::super::{action_error, successes};
 mod parts;
 
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::loaded::loaded;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::rules::advertiser_moves;
@@ -18,7 +19,7 @@ use crate::pages::advertiser::campaigns::offer_form::OfferForm;
 use crate::pages::advertiser::campaigns::targeting_form::TargetingForm;
 use crate::pages::advertiser::campaigns::translations_form::TranslationsForm;
 use crate::pages::advertiser::campaigns::{
-    CampaignBadge, CampaignLoadError, field_error_at, move_label,
+    CampaignBadge, campaign_load_error, field_error_at, move_label,
 };
 use crate::server_fns::campaigns::offer::EditCampaignOffer;
 use crate::server_fns::campaigns::targeting::EditCampaignTargeting;
@@ -96,31 +97,25 @@ fn CampaignDetail(data: DetailData) -> impl IntoView {
     view! {
         <p class="crumbs"><a href="/advertiser/campaigns" rel="external">"← Campaigns"</a></p>
         {moved}
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match overview.await {
-                    Err(error) => view! { <CampaignLoadError error/> }.into_any(),
-                    Ok(o) => {
-                        let c = o.campaign.clone();
-                        let r = o.readiness.clone();
-                        let (revisions, audit) = (o.revisions.clone(), o.audit.clone());
-                        view! {
-                            <Title text=c.config.name.clone()/>
-                            <Header o actions/>
-                            <ReadinessPanel r status=c.status/>
-                            <GoalsPanel c=c.clone()/>
-                            <EditForm c=c.clone() actions/>
-                            <OfferForm c=c.clone() action=actions.offer/>
-                            <TargetingForm c=c.clone() action=actions.targeting/>
-                            <TranslationsForm c action=actions.translation/>
-                            <RevisionsPanel items=revisions/>
-                            <AuditPanel items=audit/>
-                        }
-                        .into_any()
-                    }
-                }
-            })}
-        </Transition>
+        {loaded(overview, campaign_load_error, move |o| {
+            let c = o.campaign.clone();
+            let r = o.readiness.clone();
+            let (revisions, audit) = (o.revisions.clone(), o.audit.clone());
+            view! {
+                <Title text=c.config.name.clone()/>
+                <Header o actions/>
+                <ReadinessPanel r status=c.status/>
+                <GoalsPanel c=c.clone()/>
+                <EditForm c=c.clone() actions/>
+                <OfferForm c=c.clone() action=actions.offer/>
+                <TargetingForm c=c.clone() action=actions.targeting/>
+                <TranslationsForm c action=actions.translation/>
+                <RevisionsPanel items=revisions/>
+                <AuditPanel items=audit/>
+            }
+            .into_any()
+        }
+        )}
     }
 }
 

@@ -12,7 +12,8 @@ use leptos_router::hooks::use_params_map;
 
 use self::panels::{AllowlistPanel, CredentialsPanel, FraudRulesPanel, PixelPanel, SigningPanel};
 use super::super::successes;
-use super::{CampaignBadge, CampaignLoadError, OnceSecret};
+use super::{CampaignBadge, campaign_load_error};
+use crate::components::form::OnceSecret;
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::campaign::TrackingSetup;
@@ -83,7 +84,7 @@ fn Tracking(data: TrackingData) -> impl IntoView {
             {move || Suspend::new(async move {
                 let flashed = flash.await.ok().unwrap_or_default();
                 match overview.await {
-                    Err(error) => view! { <CampaignLoadError error/> }.into_any(),
+                    Err(error) => campaign_load_error(error),
                     Ok(o) => {
                         let secret = flashed.secret.clone();
                         let scripted = move || {

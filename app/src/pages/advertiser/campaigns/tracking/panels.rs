@@ -24,23 +24,13 @@ pub(in crate::pages::advertiser::campaigns) struct TrackingActions {
     pub rules: ServerAction<SaveFraudRules>,
 }
 
-/// The credential kind of a tracking provider.
-fn kind_of(provider: &str) -> TrackingKind {
-    match provider {
-        "CUSTOM_S2S" => TrackingKind::CustomS2s,
-        "DIRECT" => TrackingKind::Direct,
-        "MANAGED" => TrackingKind::Managed,
-        _ => TrackingKind::Mmp,
-    }
-}
-
 #[component]
 pub(in crate::pages::advertiser::campaigns) fn CredentialsPanel(
     setup: TrackingSetup,
     status: CampaignStatus,
     actions: TrackingActions,
 ) -> impl IntoView {
-    let kind = kind_of(&setup.tracking_provider);
+    let kind = crate::model::campaign::tracking::kind_of(&setup.tracking_provider);
     let active = setup
         .credentials
         .iter()
