@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startServer, launchBrowser, watchPage, api as apiAt, createUsers, approvedAdvertiser as approveAt, pageTools } from './harness.mjs';
+import { startServer, launchBrowser, watchPage, api as apiAt, createUsers, approvedAdvertiser as approveAt, pageTools, signIn as signInAt } from './harness.mjs';
 
 let server; let browser;
 const password = 'correct horse battery';
