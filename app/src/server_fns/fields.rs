@@ -23,16 +23,6 @@ pub fn number<T: std::str::FromStr>(
     )
 }
 
-/// An optional whole number, digits only.
-pub fn whole(errs: &mut FieldErrors, field: &str, v: Option<String>) -> Option<i64> {
-    let v = text(v)?;
-    errs.check(
-        field,
-        v.parse::<i64>()
-            .map_err(|_| "must be a whole number".to_owned()),
-    )
-}
-
 /// An optional choice from a select, read by `parse`.
 pub fn choice<T>(
     errs: &mut FieldErrors,

@@ -292,12 +292,10 @@ async fn detail(
     let mut fields = w.fields.clone();
     if item.availability.status != app::model::delivery::AvailabilityStatus::Completed {
         let key = hosted_wall::impression_key(ctx, &w.s, &offer_id);
-        match impressions::record(ctx, &w.s, &offer_id, slot, &key).await {
-            Ok((receipt, _)) => {
-                fields += &html::hidden(&[("impression_id", &receipt.impression_id)])
-            }
-            Err(e) => return Err(refusal(e, w.lang)),
-        }
+        let (receipt, _) = impressions::record(ctx, &w.s, &offer_id, slot, &key)
+            .await
+            .map_err(w.refuse())?;
+        fields += &html::hidden(&[("impression_id", &receipt.impression_id)]);
     }
     let texts = offer_texts::for_offers(ctx, std::iter::once(offer_id.as_str()), w.lang).await;
     let texts = texts.get(&offer_id);
@@ -354,24 +352,20 @@ async fn launch(
     let req = LaunchRequest {
         impression_id: Some(imp),
     };
-    Ok(
-        match launches::launch(&state.ctx, &w.s, &offer_id, req, &key, Some(ip)).await {
-            Ok((l, _)) => {
-                let mut r = StatusCode::SEE_OTHER.into_response();
-                let h = r.headers_mut();
-                if let Ok(v) = HeaderValue::from_str(&l.launch_url) {
-                    h.insert(header::LOCATION, v);
-                }
-                h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-                h.insert(
-                    header::REFERRER_POLICY,
-                    HeaderValue::from_static("no-referrer"),
-                );
-                r
-            }
-            Err(e) => refusal(e, w.lang),
-        },
-    )
+    let (l, _) = launches::launch(&state.ctx, &w.s, &offer_id, req, &key, Some(ip))
+        .await
+        .map_err(w.refuse())?;
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&l.launch_url) {
+        h.insert(header::LOCATION, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    Ok(r)
 }
 
 /// The user's reward progress on this placement.

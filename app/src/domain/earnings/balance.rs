@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use chrono::Duration;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
 use super::terms;
 use crate::domain::billing::{CURRENCY, ledger, ledger::TransactionKind};
@@ -50,14 +50,19 @@ pub async fn balance(ctx: &Ctx, actor: &Principal) -> Result<EarningsBalance, Ap
         .one(&ctx.db)
         .await?
         .and_then(|a| chrono::NaiveDate::parse_from_str(&a.reference_id, "%Y-%m-%d").ok());
+    // Summed by the database: a publisher paid weekly for years has hundreds of payouts.
     let paid_to_date: i64 = entity::payout::Entity::find()
         .filter(entity::payout::Column::PublisherId.eq(id.clone()))
         .filter(entity::payout::Column::Status.eq(PayoutStatus::Paid.as_str()))
-        .all(&ctx.db)
+        .select_only()
+        .column_as(
+            sea_orm::sea_query::Expr::cust("CAST(COALESCE(SUM(amount_micros), 0) AS BIGINT)"),
+            "total",
+        )
+        .into_tuple::<i64>()
+        .one(&ctx.db)
         .await?
-        .iter()
-        .map(|p| p.amount_micros)
-        .sum();
+        .unwrap_or(0);
     let (paid_micros, paid) = money(paid_to_date);
     Ok(EarningsBalance {
         publisher_id: id.clone(),

@@ -12,7 +12,7 @@ use leptos_router::hooks::use_query_map;
 use super::RequireUser;
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
 use crate::components::fraud::{PlacementRates, Reasons};
-use crate::components::loaded::loaded;
+use crate::components::loaded::{error_line, loaded};
 use crate::model::AccountView;
 use crate::model::fraud::{FraudSignal, HeldConversion, PlacementFraudStats};
 use crate::pages::publisher::action_error;
@@ -43,7 +43,7 @@ pub fn AdminFraudPage() -> impl IntoView {
                 <section class="card" id="fraud-placements">
                     <h1>"Fraud review"</h1>
                     <ErrorNotice error=action_error(delivery)/>
-                    {loaded(summary, crate::components::loaded::error_line, move |value| match value {
+                    {loaded(summary, error_line, move |value| match value {
                         o if o.placements.is_empty() => view! { <p class="muted">"No placement has held conversions or a paused delivery."</p> }.into_any(),
                         o => {
                             let by_signal = o.held_by_signal.clone();
@@ -73,7 +73,7 @@ pub fn AdminFraudPage() -> impl IntoView {
                         </select>
                         <button type="submit" class="secondary">"Show"</button>
                     </Form>
-                    {loaded(held, crate::components::loaded::error_line, move |value| match value {
+                    {loaded(held, error_line, move |value| match value {
                         l if l.items.is_empty() => view! { <p class="muted">"Nothing is held."</p> }.into_any(),
                         l => {
                             let older = l.next_cursor.clone().map(|c| format!(

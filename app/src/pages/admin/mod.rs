@@ -17,7 +17,7 @@ use self::surveys::{SurveyQueue, SurveyReview};
 use super::RequireUser;
 use super::advertiser::{CampaignQueue, CampaignReview};
 use crate::components::form::{CsrfField, ErrorNotice, Submit};
-use crate::components::loaded::loaded;
+use crate::components::loaded::{error_line, loaded};
 use crate::error::AppError;
 use crate::model::AccountView;
 use crate::model::fraud::FraudOverview;
@@ -192,7 +192,7 @@ fn FundingReview(fundings: FundingQueue) -> impl IntoView {
             <p class="muted">"Approve a transfer once it has arrived: the amount is credited to the advertiser's balance."</p>
             {credited}
             <ErrorNotice error/>
-            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+            {loaded(queue, error_line, move |value| match value {
                 list if list.is_empty() => view! { <p class="muted">"No wire transfer is waiting."</p> }.into_any(),
                 list => view! {
                     <table class="funding-review">
@@ -252,7 +252,7 @@ fn PlacementReview(placements: PlacementQueues) -> impl IntoView {
         <section class="card" id="placement-review">
             <h1>"Placements awaiting review"</h1>
             <ErrorNotice error=review_error/>
-            {loaded(pending, crate::components::loaded::error_line, move |value| match value {
+            {loaded(pending, error_line, move |value| match value {
                 l if l.items.is_empty() => view! { <p class="muted">"No placement is waiting for review."</p> }.into_any(),
                 l => view! {
                     <table class="review">

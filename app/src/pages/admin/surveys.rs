@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::components::form::{CsrfField, ErrorNotice};
-use crate::components::loaded::loaded;
+use crate::components::loaded::{error_line, loaded};
 use crate::error::AppError;
 use crate::model::survey::campaign::{PaymentStatus, SurveyCampaign, SurveyCampaignList};
 use crate::server_fns::admin::{ReviewSurveyCampaign, survey_review_queue};
@@ -44,7 +44,7 @@ pub fn SurveyReview(surveys: SurveyQueue) -> impl IntoView {
             </p>
             {done}
             <ErrorNotice error/>
-            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+            {loaded(queue, error_line, move |value| match value {
                 list if list.campaigns.is_empty() => view! { <p class="muted">"No survey campaign is waiting for approval."</p> }.into_any(),
                 list => view! {
                     <table class="review survey-queue">

@@ -7,7 +7,7 @@ use leptos_router::hooks::use_query_map;
 
 use super::{ReleasedBadge, StatusBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
-use crate::components::loaded::loaded;
+use crate::components::loaded::{error_line, loaded};
 use crate::model::AccountView;
 use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
 use crate::pages::RequireUser;
@@ -82,7 +82,7 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
                     choices=PlacementStatus::ALL.iter().map(|s| (s.as_str(), s.as_str())).collect()/>
                 <button type="submit" class="secondary">"Search"</button>
             </Form>
-            {loaded(list, crate::components::loaded::error_line, move |l| {
+            {loaded(list, error_line, move |l| {
                 let older = l.next_cursor.clone().map(|c| format!(
                     "{base}?q={}&status={}&cursor={c}",
                     crate::pages::query_value(&search.get_untracked()), status.get_untracked()

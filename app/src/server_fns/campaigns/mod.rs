@@ -86,7 +86,7 @@ pub(crate) mod support {
     use crate::model::billing::Balance;
 
     pub use super::super::web::{reader, writer};
-    pub use crate::server_fns::fields::{text, usd, whole};
+    pub use crate::server_fns::fields::{number, text, usd};
 
     /// Session slot of a local S2S test result left for a plain form post.
     pub const S2S_TEST: &str = "campaign_flash_test";

@@ -170,8 +170,12 @@ pub async fn save_web_pixel(
         let req = WebPixelSettingsInput {
             enabled: Some(enabled.is_some()),
             allowed_origins: Some(support::list(origins)),
-            min_seconds_after_click: support::whole(&mut errs, "minSecondsAfterClick", min_seconds),
-            review_hours: support::whole(&mut errs, "reviewHours", review_hours),
+            min_seconds_after_click: support::number::<i64>(
+                &mut errs,
+                "minSecondsAfterClick",
+                min_seconds,
+            ),
+            review_hours: support::number::<i64>(&mut errs, "reviewHours", review_hours),
         };
         errs.finish()?;
         crate::domain::campaigns::tracking::pixel::set(&ctx, &p, campaign_id.trim(), req).await
@@ -189,8 +193,8 @@ pub async fn save_fraud_rules(
 ) -> Result<crate::model::fraud::FraudRules, AppError> {
     crate::server_fns::web::write(&csrf, |ctx, p| async move {
         let mut errs = crate::error::FieldErrors::new();
-        let hold_score = support::whole(&mut errs, "holdScore", hold_score);
-        let min_seconds = support::whole(&mut errs, "minSecondsToConvert", min_seconds);
+        let hold_score = support::number::<i64>(&mut errs, "holdScore", hold_score);
+        let min_seconds = support::number::<i64>(&mut errs, "minSecondsToConvert", min_seconds);
         errs.finish()?;
         let req = crate::model::fraud::FraudRulesInput {
             hold_score: hold_score.map(|s| i32::try_from(s).unwrap_or(i32::MAX)),

@@ -22,7 +22,7 @@ pub use legs::*;
 pub use post::{Posting, post, post_many};
 pub use reconcile::{Reconciliation, reconcile};
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use crate::error::AppError;
 use crate::model::billing::Balance;
@@ -86,20 +86,29 @@ impl From<sea_orm::DbErr> for PostError {
     }
 }
 
-/// The sum of an owner's accounts per kind (kinds it never posted to are absent).
+/// The sum of an owner's accounts per kind (kinds it never posted to are absent), summed by
+/// the database: an advertiser holds a reserved and a spent account per campaign, so loading
+/// the rows would make every balance read (wallet cards, approvals) grow with its campaigns.
 pub async fn balances_by_kind<C: ConnectionTrait>(
     db: &C,
     owner: &str,
 ) -> Result<std::collections::HashMap<Kind, i64>, AppError> {
     let rows = ledger_account::Entity::find()
         .filter(ledger_account::Column::OwnerAccountId.eq(owner.to_owned()))
+        .select_only()
+        .column(ledger_account::Column::Kind)
+        .column_as(
+            sea_orm::sea_query::Expr::cust("CAST(SUM(balance_micros) AS BIGINT)"),
+            "total",
+        )
+        .group_by(ledger_account::Column::Kind)
+        .into_tuple::<(Kind, Option<i64>)>()
         .all(db)
         .await?;
-    let mut sums = std::collections::HashMap::new();
-    for a in rows {
-        *sums.entry(a.kind).or_insert(0i64) += a.balance_micros;
-    }
-    Ok(sums)
+    Ok(rows
+        .into_iter()
+        .map(|(kind, total)| (kind, total.unwrap_or(0)))
+        .collect())
 }
 
 /// The advertiser's balance: available, reserved (all campaigns) and spent.

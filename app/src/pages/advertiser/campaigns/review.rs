@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::CampaignBadge;
 use crate::components::form::{CsrfField, ErrorNotice};
-use crate::components::loaded::loaded;
+use crate::components::loaded::{error_line, loaded};
 use crate::error::AppError;
 use crate::server_fns::campaigns::admin::{
     CampaignReviewItem, ReviewOfferCampaign, campaign_review_queue,
@@ -55,7 +55,7 @@ pub fn CampaignReview(campaigns: CampaignQueue) -> impl IntoView {
             </p>
             {done}
             <ErrorNotice error/>
-            {loaded(queue, crate::components::loaded::error_line, move |value| match value {
+            {loaded(queue, error_line, move |value| match value {
                 list if list.is_empty() => view! { <p class="muted">"No campaign is waiting for review."</p> }.into_any(),
                 list => view! {
                     <table class="review campaign-queue">
