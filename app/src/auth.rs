@@ -15,6 +15,9 @@ use crate::model::{AccountStatus, Visitor};
 
 /// Session key of the signed-in account id.
 const ACCOUNT_KEY: &str = "account_id";
+/// The account's session generation when the session was signed in: a session of an
+/// earlier generation than its account's is signed out.
+const GENERATION_KEY: &str = "session_generation";
 /// Session key of the synchronizer CSRF token.
 const CSRF_KEY: &str = "csrf";
 
@@ -80,10 +83,21 @@ pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>
     else {
         return Ok(None);
     };
-    match accounts::get(ctx, &id).await {
-        Ok(a) if a.status != AccountStatus::Disabled => Ok(Some(accounts::principal(&a))),
-        _ => Ok(None),
+    let a = match accounts::get(ctx, &id).await {
+        Ok(a) if a.status != AccountStatus::Disabled => a,
+        _ => return Ok(None),
+    };
+    // Read with the account on every request, so a reset or "sign out everywhere" signs
+    // out the sessions of every process at once.
+    let generation = session
+        .get::<i32>(GENERATION_KEY)
+        .await
+        .map_err(session_err)?
+        .unwrap_or(0);
+    if generation != a.session_generation {
+        return Ok(None);
     }
+    Ok(Some(accounts::principal(&a)))
 }
 
 /// The signed-in account or `401`.
@@ -93,11 +107,16 @@ pub async fn require_principal(ctx: &Ctx, session: &Session) -> Result<Principal
         .ok_or_else(|| AppError::unauthorized("sign in first"))
 }
 
-/// Binds the session to an account, with a fresh session id (no fixation).
-pub async fn sign_in(session: &Session, account_id: &str) -> Result<(), AppError> {
+/// Binds the session to an account of session generation `generation`, with a fresh session
+/// id (no fixation).
+pub async fn sign_in(session: &Session, account_id: &str, generation: i32) -> Result<(), AppError> {
     session.cycle_id().await.map_err(session_err)?;
     session
         .insert(ACCOUNT_KEY, account_id.to_owned())
+        .await
+        .map_err(session_err)?;
+    session
+        .insert(GENERATION_KEY, generation)
         .await
         .map_err(session_err)?;
     // A new CSRF token for the signed-in session.

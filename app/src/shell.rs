@@ -39,6 +39,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=pages::Home/>
                     <Route path=path!("/sign-in") view=pages::SignInPage/>
                     <Route path=path!("/register") view=pages::RegisterPage/>
+                    <Route path=path!("/forgot-password") view=pages::ForgotPasswordPage/>
+                    <Route path=path!("/account") view=pages::AccountPage/>
+                    <Route path=path!("/reset-password") view=pages::ResetPasswordPage/>
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
                     <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/support") view=pages::SupportInboxPage/>
@@ -67,6 +70,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/admin") view=pages::AdminHome/>
                     <Route path=path!("/admin/payouts") view=pages::AdminPayoutsPage/>
                     <Route path=path!("/admin/fraud") view=pages::AdminFraudPage/>
+                    <Route path=path!("/admin/mail") view=pages::AdminMailPage/>
                     <Route path=path!("/publisher/fraud") view=pages::PublisherFraudPage/>
                 </Routes>
             </Layout>

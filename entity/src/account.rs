@@ -21,6 +21,9 @@ pub struct Model {
     pub updated_at: DateTimeUtc,
     pub approved_at: Option<DateTimeUtc>,
     pub approved_by: Option<String>,
+    /// Browser sessions signed in under an earlier generation are signed out (a password
+    /// reset, a password change or "sign out everywhere" moves it on).
+    pub session_generation: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

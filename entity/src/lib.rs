@@ -61,9 +61,13 @@ pub mod ledger_entry;
 #[cfg(feature = "db")]
 pub mod ledger_transaction;
 #[cfg(feature = "db")]
+pub mod mail_outbox;
+#[cfg(feature = "db")]
 pub mod offer_campaign;
 #[cfg(feature = "db")]
 pub mod offer_campaign_revision;
+#[cfg(feature = "db")]
+pub mod password_reset;
 #[cfg(feature = "db")]
 pub mod payout;
 #[cfg(feature = "db")]

@@ -39,6 +39,8 @@ mod m0034_publisher_reserve;
 mod m0035_user_identity_rotation;
 mod m0036_payout_run_jobs;
 mod m0037_drop_duplicate_index;
+mod m0038_mail_outbox;
+mod m0039_password_resets;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -84,6 +86,8 @@ impl MigratorTrait for Migrator {
             Box::new(m0035_user_identity_rotation::Migration),
             Box::new(m0036_payout_run_jobs::Migration),
             Box::new(m0037_drop_duplicate_index::Migration),
+            Box::new(m0038_mail_outbox::Migration),
+            Box::new(m0039_password_resets::Migration),
         ]
     }
 }

@@ -125,13 +125,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
             println!(
-                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details",
+                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details, {} mail letters",
                 ctx.keys.key_version(),
                 done.callback_keys,
                 done.campaign_credentials,
                 done.survey_api_credentials,
                 done.user_identity_secrets,
-                done.payment_details
+                done.payment_details,
+                done.mail_letters
             );
         }
         Command::EarningsBackfill => {

@@ -91,6 +91,18 @@ pub struct Settings {
     #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub callback_allow_private: bool,
 
+    /// Where mail goes: `smtps://user:password@host:465` (TLS),
+    /// `smtp://user:password@host:587?tls=required` (STARTTLS), `smtp://localhost:25` (a relay
+    /// on this machine) or `off` (kept in the outbox, not sent). Unset in development: the
+    /// development mailbox (`.eml` files under the data folder, shown on the administrators'
+    /// Mail page). Production refuses to start without it.
+    #[arg(long, env = "APP_MAIL_URL", value_parser = crate::mail::setting::parse_mail_url, hide_env_values = true, global = true)]
+    pub mail_url: Option<crate::mail::setting::MailUrl>,
+
+    /// The sender of every mail: `Name <address>`.
+    #[arg(long, env = "APP_MAIL_FROM", default_value = DEVELOPMENT_MAIL_FROM, value_parser = check_mail_from, global = true)]
+    pub mail_from: String,
+
     /// Keep the simulated payment provider on when a development server listens on a
     /// non-loopback address (off by default: anyone reaching it could fund a wallet).
     #[arg(long, env = "APP_ALLOW_REMOTE_DEVELOPMENT", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
@@ -237,6 +249,13 @@ pub struct Settings {
     pub log_format: String,
 }
 
+/// The sender in development; production needs an address of its own.
+const DEVELOPMENT_MAIL_FROM: &str = "Marketplace <no-reply@localhost>";
+
+fn check_mail_from(raw: &str) -> Result<String, String> {
+    crate::mail::setting::parse_mailbox(raw).map(|_| raw.trim().to_owned())
+}
+
 fn parse_environment(s: &str) -> Result<Environment, String> {
     match s {
         "development" => Ok(Environment::Development),
@@ -326,6 +345,19 @@ impl Settings {
         }
         if self.callback_allow_private {
             out.push("APP_CALLBACK_ALLOW_PRIVATE is a development switch: turn it off".to_owned());
+        }
+        match &self.mail_url {
+            None => out.push(
+                "APP_MAIL_URL is required: the mail server's smtps:// or smtp://…?tls=required URL, or `off`"
+                    .to_owned(),
+            ),
+            Some(url) if url.unencrypted_remote() => out.push(
+                "APP_MAIL_URL sends in the clear to another machine: use smtps:// or add ?tls=required"
+                    .to_owned(),
+            ),
+            Some(crate::mail::setting::MailUrl::Smtp(_)) if self.mail_from == DEVELOPMENT_MAIL_FROM => out
+                .push("APP_MAIL_FROM must be the service's own sender address".to_owned()),
+            Some(_) => {}
         }
         out
     }

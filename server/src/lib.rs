@@ -12,6 +12,7 @@ pub mod extract;
 pub mod hosted_wall;
 pub mod idempotent_answers;
 pub mod layers;
+pub mod mail;
 pub mod metrics;
 pub mod middleware;
 pub mod outer_layer;

@@ -251,6 +251,8 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             reconciliation_window: chrono::Duration::days(i64::from(
                 settings.reconciliation_window_days,
             )),
+            // Command-line tools send nothing; `Application::build` names the transport.
+            mail: app::domain::mail::MailSetup::default(),
         }),
         limits,
         inventory: Arc::default(),
@@ -288,8 +290,16 @@ impl Application {
             .with_context(|| format!("binding {}", settings.bind))?;
         let callbacks = Arc::new(crate::callback_sender::Sender::from_settings(&settings)?);
         ctx.transport = callbacks.clone();
+        let mailer = Arc::new(crate::mail::Mailer::new(
+            settings.mail_url.as_ref(),
+            &settings.mail_from,
+            &settings.data_dir,
+        )?);
+        let mut config = (*ctx.config).clone();
+        config.mail = mailer.setup();
+        ctx.config = Arc::new(config);
         let bundle_version = crate::web::bundle_version(&settings.site_root);
-        let state = AppState::new(ctx, settings, callbacks, bundle_version);
+        let state = AppState::new(ctx, settings, callbacks, mailer, bundle_version);
         let router = crate::routes::router(state.clone());
         Ok(Self {
             listener,

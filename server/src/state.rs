@@ -26,6 +26,8 @@ pub struct Shared {
     pub bundle_version: Option<String>,
     /// The HTTP client of the reward-callback worker.
     pub callbacks: Arc<crate::callback_sender::Sender>,
+    /// Where the mail worker sends the outbox's letters.
+    pub mailer: Arc<crate::mail::Mailer>,
     /// Set once start-up has built what the hot paths read (`startup::warm_up`); until
     /// then `/readyz` answers 503, so a load balancer sends no user to a cold process.
     pub warm: std::sync::atomic::AtomicBool,
@@ -46,6 +48,7 @@ impl AppState {
         ctx: Ctx,
         settings: Settings,
         callbacks: Arc<crate::callback_sender::Sender>,
+        mailer: Arc<crate::mail::Mailer>,
         bundle_version: Option<String>,
     ) -> Self {
         let pkg_dir = match &bundle_version {
@@ -64,6 +67,7 @@ impl AppState {
             leptos_options,
             bundle_version,
             callbacks,
+            mailer,
             warm: std::sync::atomic::AtomicBool::new(false),
         }))
     }

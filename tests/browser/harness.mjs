@@ -119,7 +119,8 @@ export async function startServer({ seed = [], anyAddress = false } = {}) {
     db.drop();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { base, cli, stop, db: DB, dbPath: db.dbPath, sql: db.sql };
+  // dataDir: the development mailbox is `${dataDir}/mailbox/*.eml` (no APP_MAIL_URL here).
+  return { base, cli, stop, db: DB, dbPath: db.dbPath, sql: db.sql, dataDir: join(dir, 'data') };
 }
 
 export async function launchBrowser() {

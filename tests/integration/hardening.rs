@@ -215,6 +215,8 @@ async fn production_cookies_are_secure_and_the_demo_is_refused() {
                 "production",
                 "--base-url",
                 "https://market.example",
+                "--mail-url",
+                "off",
             ],
         )
         .await;
@@ -292,6 +294,43 @@ async fn production_refuses_development_settings() {
             )
         };
         let key = "5e".repeat(32);
+        let ready = [
+            ("APP_SECRET_KEY", key.as_str()),
+            ("APP_BASE_URL", "https://market.example"),
+            ("APP_MAIL_URL", "off"),
+        ];
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut env = ready.to_vec();
+            env.retain(|(k, _)| extra.iter().all(|(e, _)| e != k));
+            env.extend_from_slice(extra);
+            env
+        };
+        let mail_cases: [(Vec<(&str, &str)>, &str); 3] = [
+            (
+                vec![
+                    ("APP_SECRET_KEY", &key),
+                    ("APP_BASE_URL", "https://market.example"),
+                ],
+                "APP_MAIL_URL is required",
+            ),
+            (
+                with(&[("APP_MAIL_URL", "smtp://mail.market.example:25")]),
+                "sends in the clear",
+            ),
+            (
+                with(&[("APP_MAIL_URL", "smtps://user:pass@mail.market.example:465")]),
+                "APP_MAIL_FROM must be",
+            ),
+        ];
+        for (env, reason) in mail_cases {
+            let (ok, stderr) = run(&env);
+            assert!(!ok, "{env:?} started");
+            assert!(stderr.contains(reason), "{env:?}: {stderr}");
+            assert!(
+                !stderr.contains("user:pass"),
+                "the mail password is never printed: {stderr}"
+            );
+        }
         let cases: [(Vec<(&str, &str)>, &str); 5] = [
             (
                 vec![("APP_SECRET_KEY", &key)],
@@ -330,11 +369,17 @@ async fn production_refuses_development_settings() {
             assert!(!ok, "{env:?} started");
             assert!(stderr.contains(reason), "{env:?}: {stderr}");
         }
-        let (ok, stderr) = run(&[
-            ("APP_SECRET_KEY", &key),
-            ("APP_BASE_URL", "https://market.example"),
-        ]);
+        let (ok, stderr) = run(&ready);
         assert!(ok, "{stderr}");
+        // Past the production checks (the operator it creates exists from the run above).
+        let (_, stderr) = run(&with(&[
+            (
+                "APP_MAIL_URL",
+                "smtp://user:pass@mail.market.example:587?tls=required",
+            ),
+            ("APP_MAIL_FROM", "Market <no-reply@market.example>"),
+        ]));
+        assert!(stderr.contains("already exists"), "{stderr}");
     })
     .await
 }

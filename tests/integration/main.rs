@@ -3,6 +3,7 @@
 
 mod access;
 mod access_dashboard;
+mod account_security;
 mod announcements;
 mod auth;
 mod billing;
@@ -30,6 +31,7 @@ mod idempotent_answers;
 mod inventory;
 mod ledger_check;
 mod ledger_random;
+mod mail;
 mod migrations;
 mod money_races;
 mod money_rules;
@@ -50,6 +52,7 @@ mod readiness;
 mod reconciliation;
 mod reconciliation_workers;
 mod records;
+mod recovery;
 mod reference_calls;
 mod reference_pages;
 mod render;

@@ -190,6 +190,26 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     .insert(&ctx.db)
     .await
     .expect("identity secrets under the old key");
+    // A letter of the mail outbox (its text may carry a reset link), sealed under the old key.
+    let letter = app::domain::mail::outbox::enqueue(
+        ctx,
+        &ctx.db,
+        app.clock_now(),
+        None,
+        "ops@pixelquest.example",
+        app::domain::mail::letters::advertiser_approved("https://m.example", "Pixel Quest"),
+    )
+    .await
+    .expect("letter");
+    let letter_binding = app::domain::mail::outbox::seal_binding(&letter);
+    entity::mail_outbox::ActiveModel {
+        id: Set(letter.clone()),
+        body_sealed: Set(old.seal(&letter_binding, "Hello").expect("seal")),
+        ..Default::default()
+    }
+    .update(&ctx.db)
+    .await
+    .expect("letter under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));
     let done = app::domain::reseal::reseal_all(&rotated)
@@ -197,6 +217,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         .expect("reseal");
     assert_eq!(done.callback_keys, 1);
     assert_eq!(done.payment_details, 1);
+    assert_eq!(done.mail_letters, 1);
     assert_eq!(
         done.user_identity_secrets, 2,
         "the secret and the rotated-out one"
@@ -206,6 +227,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         .expect("reseal");
     assert_eq!(again.callback_keys, 0, "nothing left under the old key");
     assert_eq!(again.payment_details, 0);
+    assert_eq!(again.mail_letters, 0);
     assert_eq!(again.user_identity_secrets, 0);
     let stored = entity::callback_key::Entity::find_by_id(key.id.clone())
         .one(&ctx.db)

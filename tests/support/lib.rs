@@ -9,6 +9,7 @@ mod pg_template;
 pub mod process;
 pub mod proxy;
 pub mod receiver;
+pub mod smtp;
 
 pub use databases::{EmptyDatabase, empty_database};
 pub use pg_template::url_of as postgres_url_of;
@@ -457,7 +458,11 @@ impl TestApp {
             .send()
             .await
             .expect("sign in");
-        assert!(res.status().is_redirection(), "{}", res.status());
+        let status = res.status();
+        if !status.is_redirection() {
+            let body = res.text().await.unwrap_or_default();
+            panic!("sign-in answered {status}: {body:.2000}");
+        }
         csrf_of(&page("/").await)
     }
 

@@ -62,7 +62,7 @@ fn Nav(user: Option<AccountView>, csrf: String) -> impl IntoView {
             view! {
                 <nav class="nav">
                     {links.into_iter().map(|(href, label)| view! { <A href=href>{label}</A> }).collect_view()}
-                    <span class="who" title=u.role.as_str()>{u.email.clone()}</span>
+                    <a class="who" href="/account" title=u.role.as_str()>{u.email.clone()}</a>
                     <ActionForm action=sign_out attr:class="inline">
                         <input type="hidden" name="csrf" value=csrf.clone()/>
                         <button type="submit" class="link">"Sign out"</button>

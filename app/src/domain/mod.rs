@@ -10,7 +10,7 @@
 //! re-exports of this file are everyone's. `scripts/structure.py` reads this list and
 //! `.ci/run` fails on an import against it.
 //!
-//! - foundations: `clock`, `ids`, `sql`, `db`, `crypto`, `password`, `paging`, `report_range`, `rate_limit`, `audit`, `principal`, `hot_cache`, `changes`, `idempotency`
+//! - foundations: `clock`, `ids`, `sql`, `db`, `crypto`, `password`, `paging`, `report_range`, `rate_limit`, `audit`, `principal`, `mail`, `hot_cache`, `changes`, `idempotency`
 //! - parties: `accounts`, `tokens`, `survey_api_keys`
 //! - money: `billing`
 //! - what is sold, and where: `campaigns`, `publisher`
@@ -35,6 +35,7 @@ pub mod fraud;
 pub mod hot_cache;
 pub mod idempotency;
 pub mod ids;
+pub mod mail;
 pub mod overview;
 pub mod paging;
 pub mod password;
@@ -93,6 +94,8 @@ pub struct DomainConfig {
     /// How long after a conversion its advertiser may reverse it by reconciliation or a
     /// survey reversal (`APP_RECONCILIATION_WINDOW_DAYS`, 30 days by default).
     pub reconciliation_window: chrono::Duration,
+    /// Where mail goes (`APP_MAIL_URL`; the transport itself is the server's).
+    pub mail: mail::MailSetup,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

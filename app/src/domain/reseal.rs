@@ -9,11 +9,11 @@ use crate::domain::Ctx;
 use crate::domain::callback_delivery::setup as callbacks;
 use crate::domain::campaigns::tracking;
 use crate::domain::publisher::user_identity;
-use crate::domain::{payouts, survey_api_keys};
+use crate::domain::{mail, payouts, survey_api_keys};
 use crate::error::AppError;
 use entity::{
-    callback_key, campaign_credential, payout, payout_profile, placement_user_identity,
-    survey_api_credential,
+    callback_key, campaign_credential, mail_outbox, payout, payout_profile,
+    placement_user_identity, survey_api_credential,
 };
 
 /// How many secrets were moved to the current key, per table.
@@ -25,6 +25,8 @@ pub struct Resealed {
     pub user_identity_secrets: u64,
     /// Payout profiles' and payouts' payment details.
     pub payment_details: u64,
+    /// The texts of the mail outbox's letters.
+    pub mail_letters: u64,
 }
 
 /// Re-seals every stored secret not yet under the current key.
@@ -113,6 +115,15 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         let mut a = r.into_active_model();
         a.details_sealed = Set(sealed);
         out.payment_details += guarded(ctx, a, payout::Column::DetailsSealed, old).await?;
+    }
+    for r in mail_outbox::Entity::find().all(&ctx.db).await? {
+        let old = r.body_sealed.clone();
+        let Some(sealed) = resealed(ctx, &mail::outbox::seal_binding(&r.id), &old)? else {
+            continue;
+        };
+        let mut a = r.into_active_model();
+        a.body_sealed = Set(sealed);
+        out.mail_letters += guarded(ctx, a, mail_outbox::Column::BodySealed, old).await?;
     }
     Ok(out)
 }

@@ -101,3 +101,40 @@ pub struct TokenResponse {
     pub expires_at: DateTime<Utc>,
     pub account: TokenAccount,
 }
+
+/// `POST /auth/v1/password-resets`: ask for a link to choose a new password.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordResetRequest {
+    pub email: String,
+}
+
+/// `202` answer of a reset request: the same whether or not an account uses the address.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordResetAccepted {
+    pub message: String,
+}
+
+/// What every reset request is told.
+pub const PASSWORD_RESET_SENT: &str = "If an account uses this address, a link to choose a new password is on its way. It works once, for 30 minutes.";
+
+/// `POST /auth/v1/password-resets/confirm`: the token of the link and the new password.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct NewPasswordRequest {
+    pub token: String,
+    pub new_password: String,
+}
+
+/// `POST /auth/v1/password`: the current password and the new one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordChangeRequest {
+    pub current_password: String,
+    pub new_password: String,
+}

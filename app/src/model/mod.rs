@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod delivery;
 pub mod fraud;
 pub mod language;
+pub mod mail;
 pub mod money;
 pub mod overview;
 pub mod postbacks;

@@ -4,17 +4,23 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use leptos_router::hooks::use_query_map;
+
 use crate::components::form::{CsrfField, ErrorNotice};
-use crate::server_fns::auth::{Register, SignIn};
+use crate::model::account::PASSWORD_RESET_SENT;
+use crate::server_fns::auth::{Register, RequestPasswordReset, ResetPassword, SignIn};
 
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let action = ServerAction::<SignIn>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let query = use_query_map();
+    let reset = move || query.read().get("reset").is_some();
     view! {
         <Title text="Sign in"/>
         <section class="card narrow">
             <h1>"Sign in"</h1>
+            {move || reset().then(|| view! { <p class="notice ok" role="status" id="password-changed">"Your password was changed. Sign in with the new one."</p> })}
             <ErrorNotice error/>
             <ActionForm action>
                 <CsrfField/>
@@ -22,7 +28,55 @@ pub fn SignInPage() -> impl IntoView {
                 <label>"Password"<input type="password" name="password" autocomplete="current-password" required/></label>
                 <button type="submit">"Sign in"</button>
             </ActionForm>
-            <p class="muted">"No account yet? "<a href="/register">"Create one"</a></p>
+            <p class="muted"><a href="/forgot-password">"Forgot your password?"</a>" · No account yet? "<a href="/register">"Create one"</a></p>
+        </section>
+    }
+}
+
+/// `/forgot-password`: asks for a reset link. The page says the same whatever the address.
+#[component]
+pub fn ForgotPasswordPage() -> impl IntoView {
+    let action = ServerAction::<RequestPasswordReset>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let query = use_query_map();
+    let sent = move || query.read().get("sent").is_some();
+    view! {
+        <Title text="Forgot your password"/>
+        <section class="card narrow">
+            <h1>"Choose a new password"</h1>
+            {move || sent().then(|| view! { <p class="notice ok" role="status" id="reset-sent">{PASSWORD_RESET_SENT}</p> })}
+            <ErrorNotice error/>
+            <ActionForm action>
+                <CsrfField/>
+                <label>"E-mail of your account"<input type="email" name="email" autocomplete="username" required/></label>
+                <button type="submit">"Send me a link"</button>
+            </ActionForm>
+            <p class="muted"><a href="/sign-in">"Back to sign-in"</a></p>
+        </section>
+    }
+}
+
+/// `/reset-password?token=…`: the page a reset letter links to.
+#[component]
+pub fn ResetPasswordPage() -> impl IntoView {
+    let action = ServerAction::<ResetPassword>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let query = use_query_map();
+    let token = move || query.read().get("token").unwrap_or_default();
+    view! {
+        <Title text="New password"/>
+        <section class="card narrow">
+            <h1>"Choose a new password"</h1>
+            <ErrorNotice error/>
+            <ActionForm action>
+                <CsrfField/>
+                <input type="hidden" name="token" value=token/>
+                <label>"New password (at least 10 characters)"
+                    <input type="password" name="new_password" autocomplete="new-password" minlength="10" required/>
+                </label>
+                <button type="submit">"Set the new password"</button>
+            </ActionForm>
+            <p class="muted">"Every browser and API token signed in to the account is signed out."</p>
         </section>
     }
 }

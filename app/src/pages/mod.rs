@@ -1,5 +1,6 @@
 //! One module per page.
 
+mod account;
 mod admin;
 mod advertiser;
 mod auth;
@@ -7,13 +8,14 @@ mod dashboards;
 mod home;
 mod publisher;
 
-pub use admin::{AdminFraudPage, AdminHome, AdminPayoutsPage};
+pub use account::AccountPage;
+pub use admin::{AdminFraudPage, AdminHome, AdminMailPage, AdminPayoutsPage};
 pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as AdvertiserFundingPage};
 pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
 };
 pub use advertiser::{ConversionsPage, ReconciliationPage, SurveyDetailPage, SurveysPage};
-pub use auth::{RegisterPage, SignInPage};
+pub use auth::{ForgotPasswordPage, RegisterPage, ResetPasswordPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{

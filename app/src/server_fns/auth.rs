@@ -31,7 +31,7 @@ pub async fn sign_in(email: String, password: String, csrf: String) -> Result<()
         web::check_csrf(&session, &csrf).await?;
         let client = web::client_ip().await;
         let acc = accounts::authenticate(&ctx, &email, &password, &client).await?;
-        web::sign_in(&session, &acc.id).await?;
+        web::sign_in(&session, &acc.id, acc.session_generation).await?;
         leptos_axum::redirect(accounts::principal(&acc).role.home_path());
         Ok(())
     })
@@ -65,7 +65,8 @@ pub async fn register(
             },
         )
         .await?;
-        web::sign_in(&session, &view.account_id).await?;
+        // A new account's sessions are of its first generation.
+        web::sign_in(&session, &view.account_id, 0).await?;
         leptos_axum::redirect(view.role.home_path());
         Ok(())
     })
@@ -78,6 +79,84 @@ pub async fn sign_out(csrf: String) -> Result<(), AppError> {
         use super::web;
         let session = web::session().await?;
         web::check_csrf(&session, &csrf).await?;
+        web::sign_out(&session).await?;
+        leptos_axum::redirect("/sign-in");
+        Ok(())
+    })
+    .await
+}
+
+/// Asks for a reset link (the page then says the same whatever the address).
+#[server(prefix = "/fn", endpoint = "request_password_reset")]
+pub async fn request_password_reset(email: String, csrf: String) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        let ctx = web::ctx()?;
+        let session = web::session().await?;
+        web::check_csrf(&session, &csrf).await?;
+        let client = web::client_ip().await;
+        crate::domain::accounts::recovery::request(&ctx, &email, &client).await?;
+        leptos_axum::redirect("/forgot-password?sent=1");
+        Ok(())
+    })
+    .await
+}
+
+/// Chooses a new password with a reset link's token, then goes to the sign-in page.
+#[server(prefix = "/fn", endpoint = "reset_password")]
+pub async fn reset_password(
+    token: String,
+    new_password: String,
+    csrf: String,
+) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        use crate::domain::Policy;
+        let ctx = web::ctx()?;
+        let session = web::session().await?;
+        web::check_csrf(&session, &csrf).await?;
+        ctx.limits
+            .check(Policy::PasswordResetAddress, &web::client_ip().await)?;
+        crate::domain::accounts::recovery::reset(&ctx, &token, &new_password).await?;
+        leptos_axum::redirect("/sign-in?reset=1");
+        Ok(())
+    })
+    .await
+}
+
+/// Changes the password after the current one; this browser stays signed in (its session
+/// takes the new generation), every other one and every bearer token is signed out.
+#[server(prefix = "/fn", endpoint = "change_password")]
+pub async fn change_password(
+    current_password: String,
+    new_password: String,
+    csrf: String,
+) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        let (ctx, session, p) = web::writer(&csrf).await?;
+        let generation = crate::domain::accounts::security::change_password(
+            &ctx,
+            &p,
+            &current_password,
+            &new_password,
+            None,
+        )
+        .await?;
+        web::sign_in(&session, &p.account_id, generation).await?;
+        leptos_axum::redirect("/account?changed=1");
+        Ok(())
+    })
+    .await
+}
+
+/// Signs out every browser (this one too) and revokes every bearer token of the account.
+#[server(prefix = "/fn", endpoint = "sign_out_everywhere")]
+pub async fn sign_out_everywhere(csrf: String) -> Result<(), AppError> {
+    super::web::run(async move {
+        use super::web;
+        let (ctx, session, p) = web::writer(&csrf).await?;
+        crate::domain::accounts::security::sign_out_everywhere(&ctx, &p, None).await?;
         web::sign_out(&session).await?;
         leptos_axum::redirect("/sign-in");
         Ok(())

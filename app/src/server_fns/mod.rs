@@ -8,6 +8,7 @@ pub mod campaigns;
 pub mod earnings;
 mod error;
 pub mod fraud;
+pub mod mail;
 pub mod overview;
 pub mod publisher;
 pub mod surveys;

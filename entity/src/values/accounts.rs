@@ -24,3 +24,25 @@ crate::wire_enum!(
     /// Lifecycle of an account. Advertisers start PENDING until an administrator approves them.
     AccountStatus { Active = "ACTIVE", Pending = "PENDING", Disabled = "DISABLED" }
 );
+
+crate::wire_enum!(
+    /// Where a mail of the outbox stands (`mail_outbox.status`): PENDING until the mail
+    /// server took it (SENT), FAILED when it refused it for good or the attempts ran out.
+    MailStatus { Pending = "PENDING", Sent = "SENT", Failed = "FAILED" }
+);
+
+crate::wire_enum!(
+    /// What a mail tells its reader (`mail_outbox.topic`).
+    MailTopic {
+        /// An administrator approved the advertiser's account.
+        AdvertiserApproved = "advertiser.approved",
+        /// A funding reached the advertiser's wallet (a wire credited, a card order captured).
+        FundingCredited = "funding.credited",
+        /// The payment provider declined a funding order.
+        FundingDeclined = "funding.declined",
+        /// A link to choose a new password (asked for on the sign-in page).
+        PasswordReset = "account.password_reset",
+        /// The account's password was changed (told so that an owner who did not do it acts).
+        PasswordChanged = "account.password_changed"
+    }
+);

@@ -1,9 +1,14 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2).
 
 use crate::extract::ClientIp;
+use app::domain::accounts::{recovery, security};
 use app::domain::rate_limit::client_bucket;
 use app::domain::{Policy, accounts, tokens};
 use app::error::AppError;
+use app::model::account::{
+    NewPasswordRequest, PASSWORD_RESET_SENT, PasswordChangeRequest, PasswordResetAccepted,
+    PasswordResetRequest,
+};
 use app::model::{AccountView, RegisterRequest, RegisterResponse, TokenRequest, TokenResponse};
 use axum::Extension;
 use axum::extract::State;
@@ -19,6 +24,85 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_token))
         .routes(routes!(delete_current_token))
         .routes(routes!(me))
+        .routes(routes!(request_password_reset))
+        .routes(routes!(confirm_password_reset))
+        .routes(routes!(change_password))
+        .routes(routes!(sign_out_everywhere))
+}
+
+/// Change the password after entering the current one (401 `invalid_credentials`). Every
+/// other bearer token of the account is revoked and every browser session signed out; the
+/// token of this request stays valid. The owner is told by mail.
+#[utoipa::path(post, path = "/password", tag = "auth", security(("dashboardBearer" = [])), request_body = PasswordChangeRequest,
+    responses((status = 204, description = "The password was changed"), (status = 400, body = super::ErrorBody), (status = 401, body = super::ErrorBody), (status = 429, body = super::ErrorBody)))]
+async fn change_password(
+    State(state): State<AppState>,
+    parts: http::request::Parts,
+    Authenticated(p): Authenticated,
+    AppJson(req): AppJson<PasswordChangeRequest>,
+) -> Result<StatusCode, AppError> {
+    let keep = bearer(&parts);
+    security::change_password(
+        &state.ctx,
+        &p,
+        &req.current_password,
+        &req.new_password,
+        keep,
+    )
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Sign out everywhere: every other bearer token of the account is revoked and every browser
+/// session signed out, in every process at once; the token of this request stays valid.
+#[utoipa::path(post, path = "/sign-out-everywhere", tag = "auth", security(("dashboardBearer" = [])),
+    responses((status = 204, description = "Signed out everywhere else"), (status = 401, body = super::ErrorBody)))]
+async fn sign_out_everywhere(
+    State(state): State<AppState>,
+    parts: http::request::Parts,
+    Authenticated(p): Authenticated,
+) -> Result<StatusCode, AppError> {
+    security::sign_out_everywhere(&state.ctx, &p, bearer(&parts)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ask for a link to choose a new password. The answer is the same whether or not an account
+/// uses the address; a known account gets a letter whose link works once, for 30 minutes
+/// (a newer link makes older ones useless). Limited per address asked for (3, then one
+/// every 10 minutes) and per caller (20, then one every 30 s).
+#[utoipa::path(post, path = "/password-resets", tag = "auth", request_body = PasswordResetRequest,
+    responses((status = 202, body = PasswordResetAccepted), (status = 400, body = super::ErrorBody), (status = 429, body = super::ErrorBody)))]
+async fn request_password_reset(
+    State(state): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    AppJson(req): AppJson<PasswordResetRequest>,
+) -> Result<(StatusCode, AppJson<PasswordResetAccepted>), AppError> {
+    recovery::request(&state.ctx, &req.email, &client_bucket(ip)).await?;
+    let message = PASSWORD_RESET_SENT.to_owned();
+    Ok((
+        StatusCode::ACCEPTED,
+        AppJson(PasswordResetAccepted { message }),
+    ))
+}
+
+/// Choose a new password with the token of a reset link (400 `reset_link_invalid` when it is
+/// unknown, used or expired). Every bearer token of the account is revoked and every browser
+/// session signed out; the owner is told by mail.
+#[utoipa::path(post, path = "/password-resets/confirm", tag = "auth", request_body = NewPasswordRequest,
+    responses((status = 204, description = "The password was changed"), (status = 400, body = super::ErrorBody), (status = 429, body = super::ErrorBody)))]
+async fn confirm_password_reset(
+    State(state): State<AppState>,
+    Extension(ClientIp(ip)): Extension<ClientIp>,
+    AppJson(req): AppJson<NewPasswordRequest>,
+) -> Result<StatusCode, AppError> {
+    // Guessing tokens is hopeless (256 bits), but each guess costs an Argon2 hash: limited
+    // like registrations.
+    state
+        .ctx
+        .limits
+        .check(Policy::PasswordResetAddress, &client_bucket(ip))?;
+    recovery::reset(&state.ctx, &req.token, &req.new_password).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Register a publisher (ACTIVE) or an advertiser (PENDING until approved).

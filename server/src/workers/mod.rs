@@ -1,11 +1,12 @@
 //! Background work that runs beside the HTTP server: settlement of queued conversion
 //! reports, reward-callback delivery, the release of publisher earnings past their hold,
-//! bulk reconciliations, monthly payout runs, fraud review (pixel review windows, placement pauses) and
+//! bulk reconciliations, monthly payout runs, fraud review (pixel review windows, placement pauses), mail and
 //! housekeeping. Each worker exposes `run_once` so
 //! tests drain it without sleeping, and each loop is supervised: a panic is logged and the
 //! loop restarted.
 
 pub mod callbacks;
+pub mod mail;
 pub mod settler;
 pub mod sweep;
 
@@ -43,6 +44,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
     let reconciler = state.clone();
     let screener = state.clone();
     let payer = state.clone();
+    let mailer = state.clone();
     let deliverer = state;
     vec![
         supervise("sweep", move || {
@@ -61,6 +63,7 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
             callbacks::dispatcher::run(deliverer.clone())
         }),
         supervise("settler", move || settler::run(settler.clone())),
+        supervise("mail", move || mail::run(mailer.clone())),
         supervise("earnings", move || {
             let state = releaser.clone();
             async move {
@@ -182,6 +185,7 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
         .await?
         .is_some()
     {}
+    mail::run_once(state).await?;
     sweep::run_once(state).await
 }
 

@@ -1,5 +1,6 @@
 //! Housekeeping: expired browser sessions, closed surveys' grace holds past their period
-//! idle rate-limit keys and stored idempotent answers past their 24 hours.
+//! idle rate-limit keys, stored idempotent answers past their 24 hours and mail past its
+//! 30 days.
 
 use crate::session_store::DbSessionStore;
 use crate::state::AppState;
@@ -18,6 +19,10 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
     let forgotten = app::domain::idempotency::stored::sweep(&state.ctx).await?;
     if forgotten > 0 {
         tracing::info!(forgotten, "stored idempotent answers past 24 hours deleted");
+    }
+    let old_mail = app::domain::mail::outbox::sweep(&state.ctx).await?;
+    if old_mail > 0 {
+        tracing::info!(old_mail, "mail older than 30 days deleted");
     }
     state.ctx.limits.sweep();
     Ok(())

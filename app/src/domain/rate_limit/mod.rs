@@ -85,6 +85,12 @@ pub enum Policy {
     /// Answers to the survey entry's verification question: 5 at once, then one a minute,
     /// per respondent (so the few possible answers cannot simply be tried in turn).
     SurveyVerify,
+    /// Password-reset requests for one e-mail address, whoever asks: 3 at once, then one
+    /// every 10 minutes (nobody can fill a mailbox with reset letters). Counted for every
+    /// address, known or not, so the answer tells nothing.
+    PasswordReset,
+    /// Password-reset requests of one source address: 20 at once, then one every 30 s.
+    PasswordResetAddress,
 }
 
 /// How long an account's sign-ins stay slowed after its failed sign-in budget is spent.
@@ -108,7 +114,7 @@ pub fn client_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
-const POLICIES: [Policy; 13] = [
+const POLICIES: [Policy; 15] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -122,6 +128,8 @@ const POLICIES: [Policy; 13] = [
     Policy::CallbackReplay,
     Policy::AccountSignInFailure,
     Policy::SurveyVerify,
+    Policy::PasswordReset,
+    Policy::PasswordResetAddress,
 ];
 
 impl Policy {
@@ -145,6 +153,10 @@ impl Policy {
             Policy::CallbackReplay => Quota::with_period(Duration::from_secs(6))
                 .map_or_else(|| Quota::per_minute(n(10)), |q| q.allow_burst(n(10))),
             Policy::SurveyVerify => Quota::per_minute(n(1)).allow_burst(n(5)),
+            Policy::PasswordReset => Quota::with_period(Duration::from_secs(600))
+                .map_or_else(|| Quota::per_hour(n(6)), |q| q.allow_burst(n(3))),
+            Policy::PasswordResetAddress => Quota::with_period(Duration::from_secs(30))
+                .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(20))),
         }
     }
 
@@ -164,6 +176,8 @@ impl Policy {
             Policy::CallbackReplay => "callback-replay",
             Policy::AccountSignInFailure => "account-sign-in-failure",
             Policy::SurveyVerify => "survey-verify",
+            Policy::PasswordReset => "password-reset",
+            Policy::PasswordResetAddress => "password-reset-address",
         }
     }
 
@@ -194,7 +208,9 @@ impl Policy {
             | Policy::Register
             | Policy::CallbackReplay
             | Policy::AccountSignInFailure
-            | Policy::SurveyVerify => Limiter::Exact(Exact::new(
+            | Policy::SurveyVerify
+            | Policy::PasswordReset
+            | Policy::PasswordResetAddress => Limiter::Exact(Exact::new(
                 self.quota(),
                 DefaultKeyedStateStore::default(),
                 clock.clone(),

@@ -3,11 +3,13 @@
 //! review queue and the verified placements awaiting release.
 
 mod fraud;
+mod mail;
 mod payouts;
 mod revenue;
 mod surveys;
 
 pub use fraud::AdminFraudPage;
+pub use mail::AdminMailPage;
 pub use payouts::AdminPayoutsPage;
 
 use leptos::prelude::*;
@@ -82,7 +84,7 @@ pub fn AdminHome() -> impl IntoView {
             if u.role.is_admin() {
                 let AdminData { approve, queue, fundings, campaigns, surveys, placements, fraud } = data;
                 view! {
-                    <p class="areas"><a class="button secondary" href="/admin/payouts" rel="external">"Publisher payouts"</a>" "<a class="button secondary" href="/admin/fraud" rel="external">"Fraud review"</a></p>
+                    <p class="areas"><a class="button secondary" href="/admin/payouts" rel="external">"Publisher payouts"</a>" "<a class="button secondary" href="/admin/fraud" rel="external">"Fraud review"</a>" "<a class="button secondary" href="/admin/mail" rel="external">"Mail"</a></p>
                     <FraudAttention fraud/>
                     <AdvertiserQueue approve queue/>
                     <FundingReview fundings/>

@@ -3,6 +3,7 @@
 pub mod campaigns;
 pub mod earning_terms;
 pub mod fraud;
+pub mod mail;
 pub mod payouts;
 
 use app::domain::accounts;
@@ -35,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(funding_queue))
         .merge(earning_terms::router())
         .merge(fraud::router())
+        .merge(mail::router())
         .merge(payouts::router())
 }
 

@@ -1,6 +1,6 @@
 //! The guides of `docs/` as reference pages (compiled in, so the page and the repository
 //! never disagree): reporting conversions, fraud protection, receiving callbacks, the survey API, the web SDK,
-//! and versions with the changelog. Markdown is rendered with pulldown-cmark; raw HTML in a
+//! accounts (mail and recovery), and versions with the changelog. Markdown is rendered with pulldown-cmark; raw HTML in a
 //! guide is shown as text.
 
 use std::collections::HashMap;
@@ -10,7 +10,7 @@ use pulldown_cmark::{Event, Options, Parser, html};
 use super::layout::page;
 
 /// (route name, title, markdown).
-const GUIDES: [(&str, &str, &str); 6] = [
+const GUIDES: [(&str, &str, &str); 7] = [
     (
         "postbacks",
         "Reporting conversions",
@@ -35,6 +35,11 @@ const GUIDES: [(&str, &str, &str); 6] = [
         "web-sdk",
         "Hosted offerwall and web SDK",
         include_str!("../../../../docs/web-sdk.md"),
+    ),
+    (
+        "accounts",
+        "Accounts: mail and recovery",
+        include_str!("../../../../docs/accounts.md"),
     ),
     (
         "versioning",

@@ -1,9 +1,14 @@
-//! Accounts: registration, operator creation, sign-in checks and advertiser approval.
+//! Accounts: registration, operator creation, sign-in checks and advertiser approval;
+//! recovery (password reset by e-mail) in [`recovery`], changing the password and signing
+//! out everywhere in [`security`].
+
+pub mod recovery;
+pub mod security;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use crate::domain::paging::Page;
-use crate::domain::{Ctx, Principal, audit, db, ids::new_id, password};
+use crate::domain::{Ctx, Principal, audit, db, ids::new_id, mail, password};
 use crate::error::{AppError, FieldErrors};
 use crate::model::account::AccountList;
 use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, validate};
@@ -89,6 +94,7 @@ async fn insert(
         updated_at: Set(now),
         approved_at: Set(approved.then_some(now)),
         approved_by: Set(approved.then(|| approved_by.unwrap_or_default().to_owned())),
+        session_generation: Set(0),
     }
     .insert(&txn)
     .await
@@ -218,6 +224,8 @@ pub async fn approve_advertiser(
             detail,
         )
         .await?;
+    let letter = mail::letters::advertiser_approved(&ctx.config.base_url, &updated.company_name);
+    mail::outbox::enqueue(ctx, &txn, now, Some(account_id), &updated.email, letter).await?;
     txn.commit().await?;
     Ok(view(&updated))
 }
