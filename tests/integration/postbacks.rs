@@ -806,6 +806,8 @@ async fn sandbox_refusals(app: TestApp) {
             "production",
             "--base-url",
             "https://ads.example",
+            "--mail-url",
+            "off",
         ],
     )
     .await;

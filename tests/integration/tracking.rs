@@ -544,6 +544,8 @@ async fn production_takes_no_uploads(app: &TestApp) {
             "production",
             "--base-url",
             "https://ads.example",
+            "--mail-url",
+            "off",
         ],
     )
     .await;

@@ -418,6 +418,12 @@ mod tests {
                 chrono::Duration::minutes(3),
             ),
             (Policy::SurveyVerify, 5, chrono::Duration::minutes(1)),
+            (Policy::PasswordReset, 3, chrono::Duration::minutes(10)),
+            (
+                Policy::PasswordResetAddress,
+                20,
+                chrono::Duration::seconds(30),
+            ),
         ];
         assert_eq!(table.len(), POLICIES.len(), "every policy is in the table");
         for (policy, allowance, refill) in table {
