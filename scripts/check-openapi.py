@@ -62,6 +62,7 @@ BOUNDED = {
     "/sdk/v2/ad-slots/{adSlotId}/offers": "pages as the specification says: page {nextCursor, limit}",
     "/api/v1/campaigns/getcampaigns": "the 500 newest and next_cursor for searchcampaigns (a signed GET takes no query)",
     "/admin/v1/payouts/runs": "one run per month: the 24 newest months",
+    "/auth/v1/api-keys": "an account holds at most 25 active keys (409 too_many_keys); revoked ones are listed for 30 days, 200 rows at most",
     "/admin/v1/mail": "the operators' console: the newest 100 letters (by status) and the counts of all; letters are kept 30 days",
 }
 

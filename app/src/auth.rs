@@ -13,11 +13,12 @@ use crate::domain::{Ctx, Principal, accounts, crypto};
 use crate::error::AppError;
 use crate::model::{AccountStatus, Visitor};
 
-/// Session key of the signed-in account id.
-const ACCOUNT_KEY: &str = "account_id";
-/// The account's session generation when the session was signed in: a session of an
-/// earlier generation than its account's is signed out.
-const GENERATION_KEY: &str = "session_generation";
+/// Session keys of the signed-in account id and of its session generation when the session
+/// was signed in (a session of an earlier generation than its account's is signed out), and
+/// of what the owner's list of sessions shows.
+use crate::domain::accounts::sessions::{
+    ACCOUNT_KEY, ADDRESS_KEY, DEVICE_KEY, GENERATION_KEY, SIGNED_IN_AT_KEY,
+};
 /// Session key of the synchronizer CSRF token.
 const CSRF_KEY: &str = "csrf";
 
@@ -124,6 +125,25 @@ pub async fn sign_in(session: &Session, account_id: &str, generation: i32) -> Re
         .insert(CSRF_KEY, crypto::random_token("csrf"))
         .await
         .map_err(session_err)?;
+    Ok(())
+}
+
+/// Notes when, from which browser (its User-Agent, cut to 160 characters) and from which
+/// address the session was signed in, for the owner's list of sessions.
+pub async fn describe(
+    session: &Session,
+    now: chrono::DateTime<chrono::Utc>,
+    device: &str,
+    address: &str,
+) -> Result<(), AppError> {
+    let device: String = device.chars().take(160).collect();
+    for (key, value) in [
+        (SIGNED_IN_AT_KEY, now.to_rfc3339()),
+        (DEVICE_KEY, device),
+        (ADDRESS_KEY, address.to_owned()),
+    ] {
+        session.insert(key, value).await.map_err(session_err)?;
+    }
     Ok(())
 }
 

@@ -5,7 +5,6 @@
 //! The tables need the `db` feature (on by default); [`values`] (statuses, kinds and the
 //! other closed sets of text values, with [`wire_enum!`]) compiles without it, for the
 //! browser build.
-
 pub mod values;
 
 /// What the exported macros name from this crate's dependencies, so a crate that expands
@@ -26,6 +25,8 @@ pub mod ad_slot;
 pub mod ad_slot_revision;
 #[cfg(feature = "db")]
 pub mod allocation;
+#[cfg(feature = "db")]
+pub mod api_key;
 #[cfg(feature = "db")]
 pub mod api_token;
 #[cfg(feature = "db")]
@@ -89,6 +90,8 @@ pub mod reconciliation_batch;
 #[cfg(feature = "db")]
 pub mod reconciliation_line;
 #[cfg(feature = "db")]
+pub mod recovery_code;
+#[cfg(feature = "db")]
 pub mod sandbox_callback;
 #[cfg(feature = "db")]
 pub mod sdk_impression;
@@ -96,6 +99,8 @@ pub mod sdk_impression;
 pub mod sdk_launch;
 #[cfg(feature = "db")]
 pub mod sdk_session;
+#[cfg(feature = "db")]
+pub mod second_factor;
 #[cfg(feature = "db")]
 pub mod static_key;
 #[cfg(feature = "db")]

@@ -9,6 +9,8 @@ pub struct Model {
     /// JSON of the session record.
     pub data: String,
     pub expires_at: DateTimeUtc,
+    /// The signed-in account (from the record's `account_id`), null while signed out.
+    pub account_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -41,6 +41,9 @@ mod m0036_payout_run_jobs;
 mod m0037_drop_duplicate_index;
 mod m0038_mail_outbox;
 mod m0039_password_resets;
+mod m0040_api_keys;
+mod m0041_second_factors;
+mod m0042_session_accounts;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -88,6 +91,9 @@ impl MigratorTrait for Migrator {
             Box::new(m0037_drop_duplicate_index::Migration),
             Box::new(m0038_mail_outbox::Migration),
             Box::new(m0039_password_resets::Migration),
+            Box::new(m0040_api_keys::Migration),
+            Box::new(m0041_second_factors::Migration),
+            Box::new(m0042_session_accounts::Migration),
         ]
     }
 }

@@ -125,14 +125,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
             println!(
-                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details, {} mail letters",
+                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details, {} mail letters, {} second-factor secrets",
                 ctx.keys.key_version(),
                 done.callback_keys,
                 done.campaign_credentials,
                 done.survey_api_credentials,
                 done.user_identity_secrets,
                 done.payment_details,
-                done.mail_letters
+                done.mail_letters,
+                done.second_factors
             );
         }
         Command::EarningsBackfill => {

@@ -87,6 +87,11 @@ pub struct Settings {
     #[arg(long, env = "APP_CALLBACK_CA_FILE", global = true)]
     pub callback_ca_file: Option<PathBuf>,
 
+    /// Whether administrators must have a second factor before they act as administrators
+    /// (`true` or `false`). Unset: required in production, optional elsewhere.
+    #[arg(long, env = "APP_ADMIN_SECOND_FACTOR", value_parser = BoolishValueParser::new(), global = true)]
+    pub admin_second_factor: Option<bool>,
+
     /// Allow callback receivers on loopback and private addresses (never in production).
     #[arg(long, env = "APP_CALLBACK_ALLOW_PRIVATE", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
     pub callback_allow_private: bool,

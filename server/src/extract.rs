@@ -1,6 +1,8 @@
 //! Our own extractors, so a malformed request is always our 400 with the error body of
 //! CONTRACT.md section 6 and never axum's plain-text rejection.
 
+use app::domain::accounts::api_keys::KeyUse;
+use app::domain::accounts::second_factor;
 use app::domain::{Principal, tokens};
 use app::error::AppError;
 use axum::body::Bytes;
@@ -200,7 +202,8 @@ pub fn bearer(parts: &Parts) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// An authenticated dashboard account (bearer token). Role checks happen in the domain.
+/// An authenticated dashboard account (a bearer token, or an API key granted this route's
+/// area: `route_facts::key_use`). Role checks happen in the domain.
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Principal);
 
@@ -208,9 +211,47 @@ impl FromRequestParts<AppState> for Authenticated {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let token = bearer(parts)
-            .ok_or_else(|| AppError::unauthorized("a dashboard bearer token is required"))?;
-        tokens::resolve(&state.ctx, token).await.map(Authenticated)
+        authorize(parts, state).await.map(Authenticated)
+    }
+}
+
+/// The account behind the request's bearer token or API key, with what the matched route
+/// asks of a key (a route that matched nothing accepts no key).
+pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Principal, AppError> {
+    let token = bearer(parts)
+        .ok_or_else(|| AppError::unauthorized("a dashboard bearer token is required"))?;
+    let route = parts.extensions.get::<axum::extract::MatchedPath>();
+    let need = route.map_or(KeyUse::Closed, |r| {
+        crate::route_facts::key_use(&parts.method, r.as_str())
+    });
+    let p = tokens::authorize(&state.ctx, token, need).await?;
+    // An administrator without the second factor the service requires can still turn it on.
+    if !route.is_some_and(|r| r.as_str().starts_with("/auth/v1/")) {
+        second_factor::admin_may_act(&state.ctx, &p).await?;
+    }
+    Ok(p)
+}
+
+/// The `X-Second-Factor` header: a code of the account's authenticator app (or a recovery
+/// code), asked again before a payout profile change, a payout request or a new API key
+/// when the account has a second factor (403 `step_up_required` without it).
+#[derive(Debug, Clone, Default)]
+pub struct SecondFactor(pub Option<String>);
+
+/// The header's name and its documentation, for the operations that ask for it.
+pub const SECOND_FACTOR_HEADER: &str = "X-Second-Factor";
+
+impl<S: Send + Sync> FromRequestParts<S> for SecondFactor {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, AppError> {
+        Ok(SecondFactor(
+            parts
+                .headers
+                .get(SECOND_FACTOR_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.trim().chars().take(40).collect()),
+        ))
     }
 }
 

@@ -10,10 +10,10 @@
 //! are outside it. The signed survey API takes the key after its signature is checked
 //! ([`begin_signed`] from its extractor, [`signed_answers`] around its routes).
 
+use app::domain::crypto;
 use app::domain::idempotency::IdempotencyKey;
 use app::domain::idempotency::stored::{self, Begun, StoredAnswer};
 use app::domain::rate_limit::{carry, recording};
-use app::domain::{crypto, tokens};
 use app::error::AppError;
 use axum::body::{Body, to_bytes};
 use axum::extract::{MatchedPath, OriginalUri, Request, State};
@@ -46,11 +46,9 @@ pub async fn stored_answers(State(state): State<AppState>, req: Request, next: N
         Err(e) => return e.into_response(),
     };
     let (parts, body) = req.into_parts();
-    // Without a valid token the handler answers 401 as it would without the key.
-    let Some(token) = crate::extract::bearer(&parts).map(str::to_owned) else {
-        return next.run(Request::from_parts(parts, body)).await;
-    };
-    let account = match tokens::resolve(&state.ctx, &token).await {
+    // Without a valid token (or an API key granted this route) the handler answers 401 or
+    // 403 as it would without the key: a stored answer is never replayed to such a caller.
+    let account = match crate::extract::authorize(&parts, &state).await {
         Ok(p) => p.account_id,
         Err(_) => return next.run(Request::from_parts(parts, body)).await,
     };

@@ -69,10 +69,7 @@ pub async fn admins_only(
     next: Next,
 ) -> Response {
     let (parts, body) = req.into_parts();
-    let Some(token) = crate::extract::bearer(&parts).map(str::to_owned) else {
-        return AppError::unauthorized("a dashboard bearer token is required").into_response();
-    };
-    match app::domain::tokens::resolve(&state.ctx, &token).await {
+    match crate::extract::authorize(&parts, &state).await {
         Ok(p) => match p.require_admin() {
             Ok(()) => next.run(Request::from_parts(parts, body)).await,
             Err(e) => e.into_response(),

@@ -8,6 +8,8 @@
 //! path it was called with, so `/x/evidence` named by a parameter cannot change a route's
 //! class.
 
+use app::domain::accounts::api_keys::KeyUse;
+use app::model::api_key::KeyArea;
 use http::Method;
 
 /// What a route carries, which sets its body limit and deadline.
@@ -125,6 +127,59 @@ pub fn key_rule(method: &Method, template: &str) -> KeyRule {
     }
 }
 
+/// The area of the dashboard API each route belongs to, for API keys' grants: the first
+/// template prefix that matches wins, so the narrower prefixes come first. A dashboard route
+/// under none of them accepts no key (deny by default); `/auth/v1/me` accepts any key.
+const KEY_AREAS: [(&str, KeyArea); 19] = [
+    (
+        "/publisher/v2/placements/{placementId}/callback",
+        KeyArea::Callbacks,
+    ),
+    (
+        "/publisher/v2/placements/{placementId}/user-identity",
+        KeyArea::Callbacks,
+    ),
+    ("/publisher/v2/callback-deliveries", KeyArea::Callbacks),
+    ("/publisher/v2/placements", KeyArea::Placements),
+    ("/publisher/v2/offer-gallery", KeyArea::Placements),
+    ("/publisher/v2/blacklists", KeyArea::Placements),
+    ("/publisher/v2/user-bans", KeyArea::Placements),
+    ("/publisher/v2/earnings", KeyArea::Earnings),
+    ("/publisher/v2/payouts", KeyArea::Earnings),
+    ("/publisher/v2/reports", KeyArea::Reports),
+    ("/publisher/v2/fraud", KeyArea::Reports),
+    ("/publisher/v2/support-cases", KeyArea::Support),
+    (
+        "/performance-marketing/v2/campaigns/{campaignId}/tracking",
+        KeyArea::Tracking,
+    ),
+    ("/performance-marketing/v2/survey-api", KeyArea::Tracking),
+    ("/performance-marketing/v2/sandbox", KeyArea::Tracking),
+    (
+        "/performance-marketing/v2/conversions",
+        KeyArea::Conversions,
+    ),
+    ("/performance-marketing/v2/billing", KeyArea::Billing),
+    // Campaigns, clones, capabilities, creatives: what is left of the advertiser surface.
+    ("/performance-marketing/v2/", KeyArea::Campaigns),
+    ("/admin/v1/", KeyArea::Admin),
+];
+
+/// What this route asks of an API key (GET and HEAD read; everything else writes).
+pub fn key_use(method: &Method, template: &str) -> KeyUse {
+    if template == "/auth/v1/me" {
+        return KeyUse::Any;
+    }
+    let write = !matches!(*method, Method::GET | Method::HEAD);
+    KEY_AREAS
+        .iter()
+        .find(|(prefix, _)| template.starts_with(prefix))
+        .map_or(KeyUse::Closed, |(_, area)| KeyUse::Area {
+            area: *area,
+            write,
+        })
+}
+
 const SDK_LIMITS: &str = "`rate_limited`: more than 120 reads or 60 writes a minute on this session (`sdk-read`, `sdk-write`)";
 
 /// Operations limited by an extractor or a helper they share, whose own annotations list no
@@ -179,6 +234,38 @@ mod tests {
             carries(&Method::GET, "/publisher/v2/placements"),
             Carries::Ordinary
         );
+    }
+
+    #[test]
+    fn api_keys_are_asked_for_the_route_area() {
+        let area = |area, write| KeyUse::Area { area, write };
+        let callback = "/publisher/v2/placements/{placementId}/callback/rotate";
+        assert_eq!(
+            key_use(&Method::POST, callback),
+            area(KeyArea::Callbacks, true)
+        );
+        let placement = "/publisher/v2/placements/{placementId}";
+        assert_eq!(
+            key_use(&Method::GET, placement),
+            area(KeyArea::Placements, false)
+        );
+        assert_eq!(
+            key_use(&Method::PATCH, placement),
+            area(KeyArea::Placements, true)
+        );
+        let tracking = "/performance-marketing/v2/campaigns/{campaignId}/tracking";
+        assert_eq!(
+            key_use(&Method::GET, tracking),
+            area(KeyArea::Tracking, false)
+        );
+        let report = "/performance-marketing/v2/campaigns/{campaignId}/report";
+        assert_eq!(
+            key_use(&Method::GET, report),
+            area(KeyArea::Campaigns, false)
+        );
+        assert_eq!(key_use(&Method::GET, "/auth/v1/me"), KeyUse::Any);
+        assert_eq!(key_use(&Method::POST, "/auth/v1/api-keys"), KeyUse::Closed);
+        assert_eq!(key_use(&Method::POST, "/auth/v1/password"), KeyUse::Closed);
     }
 
     #[test]

@@ -79,6 +79,15 @@ fn decode(id: &Id, data: &str) -> session_store::Result<Record> {
     })
 }
 
+/// The signed-in account a record names.
+fn account_of(record: &Record) -> Option<String> {
+    record
+        .data
+        .get(app::domain::accounts::sessions::ACCOUNT_KEY)
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+}
+
 fn expiry(record: &Record) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp(record.expiry_date.unix_timestamp(), 0).unwrap_or_default()
 }
@@ -93,6 +102,7 @@ impl SessionStore for DbSessionStore {
                 id: Set(row_id(&record.id)),
                 data: Set(data),
                 expires_at: Set(expiry(record)),
+                account_id: Set(account_of(record)),
             };
             match web_session::Entity::insert(row).exec(&self.db).await {
                 Ok(_) => return Ok(()),
@@ -115,11 +125,16 @@ impl SessionStore for DbSessionStore {
             id: Set(row_id(&record.id)),
             data: Set(data),
             expires_at: Set(expiry(record)),
+            account_id: Set(account_of(record)),
         };
         web_session::Entity::insert(row)
             .on_conflict(
                 OnConflict::column(web_session::Column::Id)
-                    .update_columns([web_session::Column::Data, web_session::Column::ExpiresAt])
+                    .update_columns([
+                        web_session::Column::Data,
+                        web_session::Column::ExpiresAt,
+                        web_session::Column::AccountId,
+                    ])
                     .to_owned(),
             )
             .exec(&self.db)

@@ -253,6 +253,9 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             )),
             // Command-line tools send nothing; `Application::build` names the transport.
             mail: app::domain::mail::MailSetup::default(),
+            admins_need_second_factor: settings
+                .admin_second_factor
+                .unwrap_or(settings.environment == Environment::Production),
         }),
         limits,
         inventory: Arc::default(),

@@ -84,6 +84,7 @@ async fn sweep_deletes_expired_sessions(app: TestApp) {
         id: Set("old".into()),
         data: Set("{}".into()),
         expires_at: Set(tests::start_time() - chrono::Duration::days(1)),
+        account_id: Set(None),
     }
     .insert(&app.state.ctx.db)
     .await

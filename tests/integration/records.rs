@@ -210,6 +210,19 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     .update(&ctx.db)
     .await
     .expect("letter under the old key");
+    // A second factor's secret and an enrolment's, sealed under the old key.
+    let factor = app::domain::accounts::second_factor::seal_binding(&p.user.account_id);
+    entity::second_factor::ActiveModel {
+        account_id: Set(p.user.account_id.clone()),
+        secret_sealed: Set(Some(old.seal(&factor, "JBSWY3DPEHPK3PXP").expect("seal"))),
+        pending_sealed: Set(Some(old.seal(&factor, "KRSXG5CTMVRXEZLU").expect("seal"))),
+        enabled_at: Set(Some(app.clock_now())),
+        last_step: Set(None),
+        updated_at: Set(app.clock_now()),
+    }
+    .insert(&ctx.db)
+    .await
+    .expect("second factor under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));
     let done = app::domain::reseal::reseal_all(&rotated)
@@ -218,6 +231,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     assert_eq!(done.callback_keys, 1);
     assert_eq!(done.payment_details, 1);
     assert_eq!(done.mail_letters, 1);
+    assert_eq!(done.second_factors, 2, "the secret and the enrolment's");
     assert_eq!(
         done.user_identity_secrets, 2,
         "the secret and the rotated-out one"
@@ -228,6 +242,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     assert_eq!(again.callback_keys, 0, "nothing left under the old key");
     assert_eq!(again.payment_details, 0);
     assert_eq!(again.mail_letters, 0);
+    assert_eq!(again.second_factors, 0);
     assert_eq!(again.user_identity_secrets, 0);
     let stored = entity::callback_key::Entity::find_by_id(key.id.clone())
         .one(&ctx.db)
@@ -250,6 +265,14 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         open(ident.previous_secret_sealed).as_deref(),
         Some("identity-before")
     );
+    let f = entity::second_factor::Entity::find_by_id(p.user.account_id.clone())
+        .one(&ctx.db)
+        .await
+        .expect("read")
+        .expect("factor");
+    let open = |v: Option<String>| only_new.open(&factor, &v.expect("sealed")).ok();
+    assert_eq!(open(f.secret_sealed).as_deref(), Some("JBSWY3DPEHPK3PXP"));
+    assert_eq!(open(f.pending_sealed).as_deref(), Some("KRSXG5CTMVRXEZLU"));
 }
 
 async fn a_failed_provider_order_frees_its_idempotency_key(app: TestApp) {

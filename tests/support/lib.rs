@@ -314,9 +314,14 @@ macro_rules! each_backend {
 }
 
 impl TestApp {
-    /// A signed-in administrator's bearer token.
+    /// A signed-in administrator's bearer token (with a second factor turned on when the
+    /// service requires one of administrators, as in production).
     pub async fn admin_token(&self) -> String {
-        self.signed_in(Role::Admin).await.1
+        let token = self.signed_in(Role::Admin).await.1;
+        if self.state.ctx.config.admins_need_second_factor {
+            self.enrol_second_factor(&token).await;
+        }
+        token
     }
 
     /// Creates a WEBSITE placement for the publisher and returns its JSON.
@@ -485,4 +490,44 @@ pub fn csrf_of(html: &str) -> String {
         .and_then(|r| r.split('"').next())
         .expect("csrf field in page")
         .to_owned()
+}
+
+/// The six-digit TOTP code of a base32 `secret` at `at` (what an authenticator app shows).
+pub fn totp_code(secret: &str, at: DateTime<Utc>) -> String {
+    let secret = totp_rs::Secret::try_from_base32(secret).expect("base32 secret");
+    let t = totp_rs::Builder::new()
+        .with_secret(secret)
+        .build()
+        .expect("totp");
+    t.generate(u64::try_from(at.timestamp()).expect("after 1970"))
+        .to_string()
+}
+
+impl TestApp {
+    /// Turns on a second factor for the account of `token`: returns its secret and recovery
+    /// codes. The clock moves on one step, so the confirming code is not the next one.
+    pub async fn enrol_second_factor(&self, token: &str) -> (String, Vec<String>) {
+        let (s, e) = self
+            .post("/auth/v1/second-factor/enrolment", Some(token), &json!({}))
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{e}");
+        let secret = e["secret"].as_str().expect("secret").to_owned();
+        let code = totp_code(&secret, self.clock_now());
+        let (s, c) = self
+            .post(
+                "/auth/v1/second-factor/confirm",
+                Some(token),
+                &json!({"code": code}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{c}");
+        let codes = c["recoveryCodes"]
+            .as_array()
+            .expect("codes")
+            .iter()
+            .map(|v| v.as_str().expect("code").to_owned())
+            .collect();
+        self.clock.advance(chrono::Duration::seconds(30));
+        (secret, codes)
+    }
 }

@@ -100,3 +100,16 @@ pub fn OnceSecret(secret: OneTimeSecret) -> impl IntoView {
         </div>
     }
 }
+
+/// The code of the account's second factor, asked again before an action that moves money
+/// or grants access (a payout profile change, a payout request, an API key). Left empty by
+/// accounts without one.
+#[component]
+pub fn SecondFactorField() -> impl IntoView {
+    view! {
+        <label class="second-factor">"Authentication code "
+            <span class="muted">"(if you turned on a second factor)"</span>
+            <input type="text" name="otp" autocomplete="one-time-code" inputmode="numeric" maxlength="20"/>
+        </label>
+    }
+}

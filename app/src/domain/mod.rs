@@ -96,6 +96,9 @@ pub struct DomainConfig {
     pub reconciliation_window: chrono::Duration,
     /// Where mail goes (`APP_MAIL_URL`; the transport itself is the server's).
     pub mail: mail::MailSetup,
+    /// Administrators act as administrators only once they have a second factor
+    /// (`APP_ADMIN_SECOND_FACTOR`; required in production unless set).
+    pub admins_need_second_factor: bool,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

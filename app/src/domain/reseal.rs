@@ -9,11 +9,11 @@ use crate::domain::Ctx;
 use crate::domain::callback_delivery::setup as callbacks;
 use crate::domain::campaigns::tracking;
 use crate::domain::publisher::user_identity;
-use crate::domain::{mail, payouts, survey_api_keys};
+use crate::domain::{accounts, mail, payouts, survey_api_keys};
 use crate::error::AppError;
 use entity::{
     callback_key, campaign_credential, mail_outbox, payout, payout_profile,
-    placement_user_identity, survey_api_credential,
+    placement_user_identity, second_factor, survey_api_credential,
 };
 
 /// How many secrets were moved to the current key, per table.
@@ -27,6 +27,8 @@ pub struct Resealed {
     pub payment_details: u64,
     /// The texts of the mail outbox's letters.
     pub mail_letters: u64,
+    /// Second-factor (TOTP) secrets, confirmed and being enrolled.
+    pub second_factors: u64,
 }
 
 /// Re-seals every stored secret not yet under the current key.
@@ -124,6 +126,27 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         let mut a = r.into_active_model();
         a.body_sealed = Set(sealed);
         out.mail_letters += guarded(ctx, a, mail_outbox::Column::BodySealed, old).await?;
+    }
+    for r in second_factor::Entity::find().all(&ctx.db).await? {
+        let binding = accounts::second_factor::seal_binding(&r.account_id);
+        for (old, column) in [
+            (r.secret_sealed.clone(), second_factor::Column::SecretSealed),
+            (
+                r.pending_sealed.clone(),
+                second_factor::Column::PendingSealed,
+            ),
+        ] {
+            let Some(old) = old else { continue };
+            let Some(sealed) = resealed(ctx, &binding, &old)? else {
+                continue;
+            };
+            let mut a = r.clone().into_active_model();
+            match column {
+                second_factor::Column::SecretSealed => a.secret_sealed = Set(Some(sealed)),
+                _ => a.pending_sealed = Set(Some(sealed)),
+            }
+            out.second_factors += guarded(ctx, a, column, old).await?;
+        }
     }
     Ok(out)
 }

@@ -2,6 +2,7 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
+use crate::domain::accounts::api_keys::{self, KeyUse};
 use crate::domain::{Ctx, Principal, accounts, crypto, ids::new_id};
 use crate::error::AppError;
 use crate::model::{AccountStatus, TokenAccount, TokenResponse};
@@ -10,15 +11,17 @@ use entity::api_token;
 /// Prefix of dashboard bearer tokens, so a leaked one is recognisable (secret scanning).
 pub const TOKEN_PREFIX: &str = "mkt_dash";
 
-/// Signs in with e-mail and password and issues a new bearer token; `client` is the caller's
-/// rate-limit bucket.
+/// Signs in with e-mail and password (and the second factor's code, `otp`, when the account
+/// has one) and issues a new bearer token; `client` is the caller's rate-limit bucket.
 pub async fn issue(
     ctx: &Ctx,
     email: &str,
     password: &str,
+    otp: Option<&str>,
     client: &str,
 ) -> Result<TokenResponse, AppError> {
     let acc = accounts::authenticate(ctx, email, password, client).await?;
+    accounts::second_factor::at_sign_in(ctx, &acc, otp).await?;
     let now = ctx.now();
     let token = crypto::random_token(TOKEN_PREFIX);
     let expires_at = now + ctx.config.dashboard_token_ttl;
@@ -46,8 +49,18 @@ pub async fn issue(
     })
 }
 
-/// The account behind a bearer token, or `401` when it is unknown, expired or revoked.
+/// The account behind a bearer token, or `401` when it is unknown, expired or revoked. An
+/// API key is refused (`403 insufficient_scope`): use [`authorize`] where keys are accepted.
 pub async fn resolve(ctx: &Ctx, token: &str) -> Result<Principal, AppError> {
+    authorize(ctx, token, KeyUse::Closed).await
+}
+
+/// The account behind a dashboard token or an API key (`mkt_key_…`) whose grants allow
+/// `need`; both are looked up on every request, so a revocation holds at once everywhere.
+pub async fn authorize(ctx: &Ctx, token: &str, need: KeyUse) -> Result<Principal, AppError> {
+    if token.starts_with(api_keys::KEY_PREFIX) {
+        return api_keys::resolve(ctx, token, need).await;
+    }
     let unauthorized = || AppError::unauthorized("missing, expired or revoked bearer token");
     if !token.starts_with(TOKEN_PREFIX) {
         return Err(unauthorized());

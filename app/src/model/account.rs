@@ -76,6 +76,11 @@ pub struct RegisterResponse {
 pub struct TokenRequest {
     pub email: String,
     pub password: String,
+    /// The second factor: the six-digit code of the authenticator app, or a recovery code.
+    /// Required when the account has turned a second factor on (401
+    /// `second_factor_required` without it, `invalid_second_factor` when wrong or used).
+    #[serde(default)]
+    pub otp: Option<String>,
 }
 
 /// The account summary inside a token response.

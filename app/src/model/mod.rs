@@ -5,6 +5,7 @@
 // codes alike) and imported crate-wide in `lib.rs`.
 
 pub mod account;
+pub mod api_key;
 pub mod billing;
 pub mod callback_delivery;
 pub mod campaign;
@@ -17,6 +18,8 @@ pub mod overview;
 pub mod postbacks;
 pub mod publisher;
 pub mod report;
+pub mod second_factor;
+pub mod signed_in;
 pub mod survey;
 pub mod user_identity;
 pub mod validate;

@@ -26,6 +26,9 @@ pub fn SignInPage() -> impl IntoView {
                 <CsrfField/>
                 <label>"E-mail"<input type="email" name="email" autocomplete="username" required/></label>
                 <label>"Password"<input type="password" name="password" autocomplete="current-password" required/></label>
+                <label>"Authentication code "<span class="muted">"(only if you turned on a second factor: six digits from your app, or a recovery code)"</span>
+                    <input type="text" name="otp" autocomplete="one-time-code" inputmode="numeric" maxlength="20"/>
+                </label>
                 <button type="submit">"Sign in"</button>
             </ActionForm>
             <p class="muted"><a href="/forgot-password">"Forgot your password?"</a>" · No account yet? "<a href="/register">"Create one"</a></p>

@@ -21,8 +21,15 @@ pub async fn session_info() -> Result<Visitor, AppError> {
     .await
 }
 
+/// Signs in with e-mail, password and, for an account with a second factor, its code
+/// (`otp`: the authenticator app's six digits or a recovery code).
 #[server(prefix = "/fn", endpoint = "sign_in")]
-pub async fn sign_in(email: String, password: String, csrf: String) -> Result<(), AppError> {
+pub async fn sign_in(
+    email: String,
+    password: String,
+    otp: Option<String>,
+    csrf: String,
+) -> Result<(), AppError> {
     super::web::run(async move {
         use super::web;
         use crate::domain::accounts;
@@ -31,7 +38,8 @@ pub async fn sign_in(email: String, password: String, csrf: String) -> Result<()
         web::check_csrf(&session, &csrf).await?;
         let client = web::client_ip().await;
         let acc = accounts::authenticate(&ctx, &email, &password, &client).await?;
-        web::sign_in(&session, &acc.id, acc.session_generation).await?;
+        accounts::second_factor::at_sign_in(&ctx, &acc, otp.as_deref()).await?;
+        web::sign_in(&ctx, &session, &acc.id, acc.session_generation).await?;
         leptos_axum::redirect(accounts::principal(&acc).role.home_path());
         Ok(())
     })
@@ -66,7 +74,7 @@ pub async fn register(
         )
         .await?;
         // A new account's sessions are of its first generation.
-        web::sign_in(&session, &view.account_id, 0).await?;
+        web::sign_in(&ctx, &session, &view.account_id, 0).await?;
         leptos_axum::redirect(view.role.home_path());
         Ok(())
     })
@@ -134,7 +142,7 @@ pub async fn change_password(
 ) -> Result<(), AppError> {
     super::web::run(async move {
         use super::web;
-        let (ctx, session, p) = web::writer(&csrf).await?;
+        let (ctx, session, p) = web::own_writer(&csrf).await?;
         let generation = crate::domain::accounts::security::change_password(
             &ctx,
             &p,
@@ -143,7 +151,7 @@ pub async fn change_password(
             None,
         )
         .await?;
-        web::sign_in(&session, &p.account_id, generation).await?;
+        web::sign_in(&ctx, &session, &p.account_id, generation).await?;
         leptos_axum::redirect("/account?changed=1");
         Ok(())
     })
@@ -155,11 +163,40 @@ pub async fn change_password(
 pub async fn sign_out_everywhere(csrf: String) -> Result<(), AppError> {
     super::web::run(async move {
         use super::web;
-        let (ctx, session, p) = web::writer(&csrf).await?;
+        let (ctx, session, p) = web::own_writer(&csrf).await?;
         crate::domain::accounts::security::sign_out_everywhere(&ctx, &p, None).await?;
         web::sign_out(&session).await?;
         leptos_axum::redirect("/sign-in");
         Ok(())
+    })
+    .await
+}
+
+/// The account's signed-in browsers and tokens, this browser marked.
+#[server(prefix = "/fn", endpoint = "signed_in_list")]
+pub async fn signed_in_list() -> Result<crate::model::signed_in::SignedInList, AppError> {
+    super::web::run(async move {
+        use crate::domain::accounts::sessions::{self, Current};
+        let (ctx, p) = super::web::own_reader().await?;
+        let session = super::web::session().await?;
+        let row = session
+            .id()
+            .map(|id| crate::domain::crypto::sha256_hex(&id.to_string()));
+        let current = Current {
+            browser: row.as_deref(),
+            token: None,
+        };
+        sessions::list(&ctx, &p, current).await
+    })
+    .await
+}
+
+/// Signs out one browser or revokes one token of the account.
+#[server(prefix = "/fn", endpoint = "sign_out_session")]
+pub async fn sign_out_session(session_id: String, csrf: String) -> Result<(), AppError> {
+    super::web::run(async move {
+        let (ctx, _, p) = super::web::own_writer(&csrf).await?;
+        crate::domain::accounts::sessions::sign_out(&ctx, &p, &session_id).await
     })
     .await
 }

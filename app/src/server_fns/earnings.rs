@@ -63,6 +63,7 @@ pub async fn save_payout_profile(
     country: String,
     method: String,
     details: String,
+    otp: Option<String>,
     csrf: String,
 ) -> Result<PayoutProfile, AppError> {
     crate::server_fns::web::write(&csrf, |ctx, p| async move {
@@ -72,7 +73,7 @@ pub async fn save_payout_profile(
             method: Some(method),
             details: Some(details),
         };
-        crate::domain::payouts::profile::put(&ctx, &p, input).await
+        crate::domain::payouts::profile::put(&ctx, &p, input, otp.as_deref()).await
     })
     .await
 }
@@ -80,7 +81,11 @@ pub async fn save_payout_profile(
 /// Requests a payout of `amount` USD (empty: the whole available balance). A second press
 /// is refused by the one-open-payout rule (`payout_open`).
 #[server(prefix = "/fn", endpoint = "request_payout")]
-pub async fn request_payout(amount: Option<String>, csrf: String) -> Result<Payout, AppError> {
+pub async fn request_payout(
+    amount: Option<String>,
+    otp: Option<String>,
+    csrf: String,
+) -> Result<Payout, AppError> {
     super::web::run(async move {
         use crate::domain::idempotency::IdempotencyKey;
         use crate::model::money::Micros;
@@ -95,7 +100,7 @@ pub async fn request_payout(amount: Option<String>, csrf: String) -> Result<Payo
         let input = PayoutRequestInput {
             amount_micros: amount,
         };
-        crate::domain::payouts::requests::request(&ctx, &p, key, input)
+        crate::domain::payouts::requests::request(&ctx, &p, key, input, otp.as_deref())
             .await
             .map(|(payout, _)| payout)
     })

@@ -2,6 +2,7 @@
 //! call `domain`. No SQL and no rules live here.
 
 pub mod admin;
+pub mod api_keys;
 pub mod auth;
 pub mod billing;
 pub mod campaigns;
@@ -11,6 +12,7 @@ pub mod fraud;
 pub mod mail;
 pub mod overview;
 pub mod publisher;
+pub mod second_factor;
 pub mod surveys;
 pub mod user_identity;
 

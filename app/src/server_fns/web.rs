@@ -6,7 +6,27 @@ use tower_sessions::Session;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 
-pub(crate) use crate::auth::{ClientIp, check_csrf, require_principal, sign_in, sign_out};
+pub(crate) use crate::auth::{ClientIp, check_csrf, require_principal, sign_out};
+
+/// Signs the session in (a fresh id, the account's generation) and notes the browser and
+/// address it signed in from, for the owner's list of sessions.
+pub async fn sign_in(
+    ctx: &Ctx,
+    session: &Session,
+    account_id: &str,
+    generation: i32,
+) -> Result<(), AppError> {
+    crate::auth::sign_in(session, account_id, generation).await?;
+    let device = leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|p| {
+            p.headers
+                .get(http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    crate::auth::describe(session, ctx.now(), &device, &client_ip().await).await
+}
 
 pub fn ctx() -> Result<Ctx, AppError> {
     leptos::prelude::use_context::<Ctx>().ok_or_else(|| {
@@ -85,16 +105,33 @@ where
     .await
 }
 
-/// The signed-in caller of a read.
+/// The signed-in caller of a read (an administrator without a required second factor is
+/// refused: `second_factor::admin_may_act`).
 pub async fn reader() -> Result<(Ctx, Principal), AppError> {
+    let (ctx, p) = own_reader().await?;
+    crate::domain::accounts::second_factor::admin_may_act(&ctx, &p).await?;
+    Ok((ctx, p))
+}
+
+/// The signed-in caller of a form post, after the CSRF check (and the administrators' rule
+/// of [`reader`]).
+pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
+    let (ctx, session, p) = own_writer(csrf).await?;
+    crate::domain::accounts::second_factor::admin_may_act(&ctx, &p).await?;
+    Ok((ctx, session, p))
+}
+
+/// The signed-in caller of a read about its own account (`/account`), open to an
+/// administrator who still has to turn on a second factor.
+pub async fn own_reader() -> Result<(Ctx, Principal), AppError> {
     let ctx = ctx()?;
     let session = session().await?;
     let p = require_principal(&ctx, &session).await?;
     Ok((ctx, p))
 }
 
-/// The signed-in caller of a form post, after the CSRF check.
-pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
+/// The form-post form of [`own_reader`], after the CSRF check.
+pub async fn own_writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
     let ctx = ctx()?;
     let session = session().await?;
     check_csrf(&session, csrf).await?;

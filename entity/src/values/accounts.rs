@@ -43,6 +43,10 @@ crate::wire_enum!(
         /// A link to choose a new password (asked for on the sign-in page).
         PasswordReset = "account.password_reset",
         /// The account's password was changed (told so that an owner who did not do it acts).
-        PasswordChanged = "account.password_changed"
+        PasswordChanged = "account.password_changed",
+        /// An API key was created (told so that an owner who did not do it revokes it).
+        ApiKeyCreated = "account.api_key_created",
+        /// A second factor was turned on or off.
+        SecondFactorChanged = "account.second_factor_changed"
     }
 );

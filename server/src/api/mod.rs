@@ -85,6 +85,23 @@ impl Modify for SecuritySchemes {
             ),
         );
         c.add_security_scheme(
+            "dashboardApiKey",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("mkt_key")
+                    .description(Some(
+                        "API key from POST /auth/v1/api-keys (`mkt_key_…`), sent as \
+                         `Authorization: Bearer <key>`. Each operation that accepts a key \
+                         names the grant it needs (`area:read` for GET, `area:write` for the \
+                         rest; `write` includes `read`); without it the answer is 403 \
+                         `insufficient_scope`. Account, token and key management accept no \
+                         key (docs/accounts.md).",
+                    ))
+                    .build(),
+            ),
+        );
+        c.add_security_scheme(
             "sdkSession",
             SecurityScheme::Http(
                 HttpBuilder::new()

@@ -1,9 +1,13 @@
 //! Accounts: registration, operator creation, sign-in checks and advertiser approval;
 //! recovery (password reset by e-mail) in [`recovery`], changing the password and signing
-//! out everywhere in [`security`].
+//! out everywhere in [`security`], API keys for the dashboard API in [`api_keys`], the second
+//! factor (TOTP and recovery codes) in [`second_factor`].
 
+pub mod api_keys;
 pub mod recovery;
+pub mod second_factor;
 pub mod security;
+pub mod sessions;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
@@ -273,4 +277,22 @@ pub fn view(a: &account::Model) -> AccountView {
         company_name: a.company_name.clone(),
         created_at: a.created_at,
     }
+}
+
+/// Records that the signed-in owner did `action` to `subject` and tells them by `letter`, both
+/// inside `txn` with the change itself: a security change nobody is told of could be an
+/// attacker's (a new key, a factor turned off).
+pub(crate) async fn audit_and_tell<C: sea_orm::ConnectionTrait>(
+    ctx: &Ctx,
+    txn: &C,
+    actor: &Principal,
+    action: &str,
+    subject: (&str, &str),
+    detail: serde_json::Value,
+    letter: mail::outbox::Letter,
+) -> Result<(), AppError> {
+    let now = ctx.now();
+    actor.audit(txn, now, action, subject, detail).await?;
+    mail::outbox::enqueue(ctx, txn, now, Some(&actor.account_id), &actor.email, letter).await?;
+    Ok(())
 }

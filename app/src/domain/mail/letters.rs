@@ -71,3 +71,40 @@ pub fn password_changed(base_url: &str) -> Letter {
         ),
     }
 }
+
+/// To the owner of an account for which an API key was created: its name and prefix (never
+/// the key), and where to revoke it.
+pub fn api_key_created(base_url: &str, name: &str, prefix: &str) -> Letter {
+    Letter {
+        topic: MailTopic::ApiKeyCreated,
+        subject: "A new API key was created for your account".to_owned(),
+        body: format!(
+            "An API key named \"{name}\" ({prefix}…) was created for your account. If this \
+             was not you or a colleague, revoke it and change your password:\n\n\
+             {base_url}/account#api-keys\n"
+        ),
+    }
+}
+
+/// To the owner of an account whose second factor was turned on or off.
+pub fn second_factor_changed(base_url: &str, on: bool) -> Letter {
+    let (subject, body) = if on {
+        (
+            "A second factor now protects your account",
+            "A second factor was turned on for your account: signing in, changing payout \
+             details, requesting payouts and creating API keys now ask for a code from your \
+             authenticator app. Keep your recovery codes somewhere safe.",
+        )
+    } else {
+        (
+            "The second factor of your account was turned off",
+            "The second factor of your account was turned off: signing in needs only the \
+             password again. If this was not you, change your password and turn it back on.",
+        )
+    };
+    Letter {
+        topic: MailTopic::SecondFactorChanged,
+        subject: subject.to_owned(),
+        body: format!("{body}\n\n{base_url}/account#second-factor\n"),
+    }
+}

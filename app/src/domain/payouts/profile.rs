@@ -89,13 +89,16 @@ fn hint(method: PayoutMethod, details: &str) -> String {
     }
 }
 
-/// `PUT /publisher/v2/payouts/profile`: every field is required.
+/// `PUT /publisher/v2/payouts/profile`: every field is required. An account with a second
+/// factor confirms with a code (`second_factor`) first.
 pub async fn put(
     ctx: &Ctx,
     actor: &Principal,
     input: PayoutProfileInput,
+    second_factor: Option<&str>,
 ) -> Result<PayoutProfile, AppError> {
     actor.require_publisher()?;
+    crate::domain::accounts::second_factor::step_up(ctx, actor, second_factor).await?;
     let mut errs = FieldErrors::new();
     let text = |v: &Option<String>| v.as_deref().map(str::trim).unwrap_or_default().to_owned();
     let name = text(&input.legal_name);

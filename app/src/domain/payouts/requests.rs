@@ -170,13 +170,16 @@ async fn prior<C: ConnectionTrait>(
 
 /// `POST /publisher/v2/payouts` (`Idempotency-Key` required): answers the payout and whether
 /// it is new. A retry with the same key answers the first payout; with another amount, 409.
+/// An account with a second factor confirms with a code (`second_factor`) first.
 pub async fn request(
     ctx: &Ctx,
     actor: &Principal,
     key: IdempotencyKey,
     input: PayoutRequestInput,
+    second_factor: Option<&str>,
 ) -> Result<(Payout, bool), AppError> {
     actor.require_publisher()?;
+    crate::domain::accounts::second_factor::step_up(ctx, actor, second_factor).await?;
     let publisher = actor.account_id.clone();
     let origin = Origin {
         requested_by: &publisher,

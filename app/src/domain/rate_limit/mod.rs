@@ -91,6 +91,9 @@ pub enum Policy {
     PasswordReset,
     /// Password-reset requests of one source address: 20 at once, then one every 30 s.
     PasswordResetAddress,
+    /// Wrong second-factor codes for one account (sign-in and step-up): 5, then one every
+    /// 30 s, so six digits cannot be guessed (only failures count, as for addresses).
+    SecondFactor,
 }
 
 /// How long an account's sign-ins stay slowed after its failed sign-in budget is spent.
@@ -114,7 +117,7 @@ pub fn client_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
-const POLICIES: [Policy; 15] = [
+const POLICIES: [Policy; 16] = [
     Policy::SdkRead,
     Policy::SdkWrite,
     Policy::SessionCreate,
@@ -130,6 +133,7 @@ const POLICIES: [Policy; 15] = [
     Policy::SurveyVerify,
     Policy::PasswordReset,
     Policy::PasswordResetAddress,
+    Policy::SecondFactor,
 ];
 
 impl Policy {
@@ -157,6 +161,8 @@ impl Policy {
                 .map_or_else(|| Quota::per_hour(n(6)), |q| q.allow_burst(n(3))),
             Policy::PasswordResetAddress => Quota::with_period(Duration::from_secs(30))
                 .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(20))),
+            Policy::SecondFactor => Quota::with_period(Duration::from_secs(30))
+                .map_or_else(|| Quota::per_minute(n(2)), |q| q.allow_burst(n(5))),
         }
     }
 
@@ -178,6 +184,7 @@ impl Policy {
             Policy::SurveyVerify => "survey-verify",
             Policy::PasswordReset => "password-reset",
             Policy::PasswordResetAddress => "password-reset-address",
+            Policy::SecondFactor => "second-factor",
         }
     }
 
@@ -210,7 +217,8 @@ impl Policy {
             | Policy::AccountSignInFailure
             | Policy::SurveyVerify
             | Policy::PasswordReset
-            | Policy::PasswordResetAddress => Limiter::Exact(Exact::new(
+            | Policy::PasswordResetAddress
+            | Policy::SecondFactor => Limiter::Exact(Exact::new(
                 self.quota(),
                 DefaultKeyedStateStore::default(),
                 clock.clone(),

@@ -13,6 +13,11 @@ fn address_key(client: &str) -> String {
     format!("address {client}")
 }
 
+/// The key of an account's second-factor codes in the lock table.
+fn second_factor_key(account: &str) -> String {
+    format!("second-factor {account}")
+}
+
 impl RateLimits {
     /// Whether `key` (an account) is slowed now.
     pub fn is_slowed(&self, key: &str) -> bool {
@@ -33,7 +38,29 @@ impl RateLimits {
 
     /// `429` with the seconds to wait when `client`'s failed sign-ins spent its budget.
     pub fn sign_in_address_allowed(&self, client: &str) -> Result<(), AppError> {
-        match self.locked_until(&address_key(client)) {
+        self.failures_allowed(&address_key(client))
+    }
+
+    /// Counts one failed sign-in from `client` (its `RateLimit` header shows what is left);
+    /// when the budget is spent the address is refused until its next attempt is allowed.
+    pub fn sign_in_address_failed(&self, client: &str) {
+        self.failed(Policy::SignInAddress, client, address_key(client));
+    }
+
+    /// `429` while `account`'s wrong second-factor codes spent their budget
+    /// (`Policy::SecondFactor`): six digits cannot be guessed, and a person who types the
+    /// right code is never slowed by earlier successes.
+    pub fn second_factor_allowed(&self, account: &str) -> Result<(), AppError> {
+        self.failures_allowed(&second_factor_key(account))
+    }
+
+    /// Counts one wrong second-factor code of `account`.
+    pub fn second_factor_failed(&self, account: &str) {
+        self.failed(Policy::SecondFactor, account, second_factor_key(account));
+    }
+
+    fn failures_allowed(&self, lock_key: &str) -> Result<(), AppError> {
+        match self.locked_until(lock_key) {
             Some(until) => {
                 let secs = (until - self.clock.0.now()).num_seconds().max(0);
                 Err(AppError::rate_limited(u64::try_from(secs).unwrap_or(0) + 1))
@@ -42,18 +69,12 @@ impl RateLimits {
         }
     }
 
-    /// Counts one failed sign-in from `client` (its `RateLimit` header shows what is left);
-    /// when the budget is spent the address is refused until its next attempt is allowed.
-    pub fn sign_in_address_failed(&self, client: &str) {
-        let wait = match self.count(Policy::SignInAddress, client) {
+    fn failed(&self, policy: Policy, key: &str, lock_key: String) {
+        let wait = match self.count(policy, key) {
             // The last of the budget: the next attempt waits for the next refill.
             Ok(left) if left.remaining == 0 => {
                 allowance::record(left);
-                Policy::SignInAddress
-                    .quota()
-                    .replenish_interval()
-                    .as_secs()
-                    .max(1)
+                policy.quota().replenish_interval().as_secs().max(1)
             }
             Ok(left) => return allowance::record(left),
             Err((left, retry_after)) => {
@@ -62,7 +83,7 @@ impl RateLimits {
             }
         };
         let wait = chrono::Duration::seconds(i64::try_from(wait).unwrap_or(60));
-        self.lock(address_key(client), self.clock.0.now() + wait);
+        self.lock(lock_key, self.clock.0.now() + wait);
     }
 
     fn locked_until(&self, key: &str) -> Option<chrono::DateTime<chrono::Utc>> {

@@ -35,7 +35,7 @@ where
 
 /// Counts an action's successful answers. A resource keyed on it reloads after a success
 /// but not after a refusal, so a refused form keeps what the user typed.
-fn successes<S>(action: ServerAction<S>) -> Memo<usize>
+pub(in crate::pages) fn successes<S>(action: ServerAction<S>) -> Memo<usize>
 where
     S: leptos::server_fn::ServerFn<Error = AppError> + Clone + Send + Sync + 'static,
     S::Output: Clone + Send + Sync + 'static,

@@ -133,7 +133,9 @@ fn generic(status: u16, k: &Kind) -> Vec<&'static str> {
     match status {
         400 if k.json_body => vec!["invalid_input", "malformed_json"],
         401 => vec![k.no_credentials],
-        403 if k.dashboard => vec!["forbidden"],
+        // Any dashboard operation refuses an API key without the grant (or any key, where
+        // keys are not accepted).
+        403 if k.dashboard => vec!["forbidden", "insufficient_scope"],
         404 if k.path_id => vec!["not_found"],
         413 | 415 | 429 | 503 => general(status).into_iter().collect(),
         _ => Vec::new(),

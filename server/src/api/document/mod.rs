@@ -71,6 +71,7 @@ pub fn finish(openapi: &mut OpenApi) {
     let mut taken: HashMap<String, usize> = HashMap::new();
     for (path, method, op) in operations(openapi) {
         shared_limit(&path, method, op);
+        api_key_security(&path, method, op);
         idempotency_header(&path, method, op);
         // Adds the answers the tests received that no annotation names (and the 503), so it
         // comes before the examples and the limit headers go on every answer.
@@ -105,6 +106,41 @@ pub fn finish(openapi: &mut OpenApi) {
             unique = format!("{unique}_{n}");
         }
         op.operation_id = Some(unique);
+    }
+}
+
+/// Where a dashboard token is accepted and the route is open to API keys
+/// (`route_facts::key_use`), an API key is the alternative, named with the grant it needs.
+fn api_key_security(path: &str, method: &str, op: &mut Operation) {
+    use app::domain::accounts::api_keys::KeyUse;
+    let Some(security) = op.security.as_mut() else {
+        return;
+    };
+    let bearer = security.iter().any(|s| {
+        serde_json::to_value(s).is_ok_and(|v| {
+            v.as_object()
+                .is_some_and(|o| o.contains_key("dashboardBearer"))
+        })
+    });
+    let Ok(m) = method.to_ascii_uppercase().parse::<http::Method>() else {
+        return;
+    };
+    let grant = match crate::route_facts::key_use(&m, path) {
+        KeyUse::Closed => return,
+        KeyUse::Any => Vec::new(),
+        KeyUse::Area { area, write } => {
+            vec![format!(
+                "{}:{}",
+                area.as_str(),
+                if write { "write" } else { "read" }
+            )]
+        }
+    };
+    if bearer {
+        security.push(utoipa::openapi::security::SecurityRequirement::new(
+            "dashboardApiKey",
+            grant,
+        ));
     }
 }
 

@@ -1,6 +1,7 @@
 //! The callback sandbox: `POST /sandbox/callbacks` (development only; 404 in production).
 
 use crate::extract::ClientIp;
+use app::domain::accounts::api_keys::KeyUse;
 use app::domain::conversions::sandbox;
 use app::domain::idempotency::IdempotencyKey;
 use app::domain::rate_limit::client_bucket;
@@ -74,7 +75,14 @@ async fn sandbox_callback_post(
                 .ok_or_else(|| {
                     AppError::unauthorized("the Authorization header must be `Bearer <token>`")
                 })?;
-            Some(tokens::resolve(&s.ctx, token).await?)
+            // An API key needs `tracking:write` (`route_facts::key_use`).
+            let need = req
+                .extensions()
+                .get::<axum::extract::MatchedPath>()
+                .map_or(KeyUse::Closed, |r| {
+                    crate::route_facts::key_use(req.method(), r.as_str())
+                });
+            Some(tokens::authorize(&s.ctx, token, need).await?)
         }
     };
     let scope = sandbox::scope_of(actor.as_ref())?;

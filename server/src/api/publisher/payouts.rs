@@ -13,7 +13,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
 use crate::api::sdk::IdempotencyKey;
-use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, SecondFactor};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -38,14 +38,17 @@ async fn get_profile(
 /// Set the payout profile. `details` is an IBAN (checked by its checksum) for BANK_TRANSFER
 /// or the payment-service account for PAYMENT_SERVICE; it is stored sealed and shown only as
 /// a hint. A payout keeps the details it was requested with.
-#[utoipa::path(put, path = "/payouts/profile", tag = "publisher", security(("dashboardBearer" = [])), request_body = PayoutProfileInput,
+#[utoipa::path(put, path = "/payouts/profile", tag = "publisher", security(("dashboardBearer" = [])), request_body = PayoutProfileInput, params(("X-Second-Factor" = Option<String>, Header, description = "A current code of the account's second factor (six digits, or a recovery code); required when the account has one (403 `step_up_required` without it)")),
     responses((status = 200, body = PayoutProfile), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn put_profile(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
+    SecondFactor(code): SecondFactor,
     AppJson(input): AppJson<PayoutProfileInput>,
 ) -> Result<AppJson<PayoutProfile>, AppError> {
-    profile::put(&s.ctx, &p, input).await.map(AppJson)
+    profile::put(&s.ctx, &p, input, code.as_deref())
+        .await
+        .map(AppJson)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -76,15 +79,16 @@ async fn list(
 /// open payout at a time). 201 for a new payout; a retry with the same Idempotency-Key
 /// answers 200 with the first one.
 #[utoipa::path(post, path = "/payouts", tag = "publisher", security(("dashboardBearer" = [])), request_body = PayoutRequestInput,
-    params(("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result")),
+    params(("Idempotency-Key" = String, Header, description = "8 to 120 letters, digits, `:`, `_` or `-`; a retry with the same key answers the first result"), ("X-Second-Factor" = Option<String>, Header, description = "A current code of the account's second factor (six digits, or a recovery code); required when the account has one (403 `step_up_required` without it)")),
     responses((status = 201, body = Payout), (status = 200, body = Payout, description = "a retry with the same Idempotency-Key"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
 async fn request(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
     IdempotencyKey(key): IdempotencyKey,
+    SecondFactor(code): SecondFactor,
     AppJson(input): AppJson<PayoutRequestInput>,
 ) -> Result<(StatusCode, AppJson<Payout>), AppError> {
-    let (payout, new) = requests::request(&s.ctx, &p, key, input).await?;
+    let (payout, new) = requests::request(&s.ctx, &p, key, input, code.as_deref()).await?;
     let status = if new {
         StatusCode::CREATED
     } else {

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::super::{action_error, load_error};
 use super::USD;
-use crate::components::form::{CsrfField, ErrorNotice, Submit};
+use crate::components::form::{CsrfField, ErrorNotice, SecondFactorField, Submit};
 use crate::error::AppError;
 use crate::model::publisher::payouts::{
     Payout, PayoutList, PayoutMethod, PayoutProfile, PayoutStatus,
@@ -56,6 +56,7 @@ pub(super) fn PayoutForms(
                             <label class="span-2">"IBAN or payment-service account (stored encrypted, shown only as a hint)"
                                 <input name="details" required maxlength="200" autocomplete="off"/>
                             </label>
+                            <SecondFactorField/>
                             <Submit action=actions.save label="Save profile"/>
                         </ActionForm>
                     }
@@ -70,6 +71,7 @@ pub(super) fn PayoutForms(
                 <label>"Amount in USD (empty: everything available)"
                     <input name="amount" inputmode="decimal" placeholder="50.00"/>
                 </label>
+                <SecondFactorField/>
                 <Submit action=actions.request label="Request payout"/>
             </ActionForm>
         </section>

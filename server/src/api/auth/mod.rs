@@ -1,4 +1,9 @@
-//! Accounts and dashboard bearer tokens (CONTRACT.md section 2).
+//! Accounts and dashboard bearer tokens (CONTRACT.md section 2); API keys in [`keys`], the
+//! second factor in [`second_factor`], where the account is signed in in [`sessions`].
+
+mod keys;
+mod second_factor;
+mod sessions;
 
 use crate::extract::ClientIp;
 use app::domain::accounts::{recovery, security};
@@ -28,6 +33,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(confirm_password_reset))
         .routes(routes!(change_password))
         .routes(routes!(sign_out_everywhere))
+        .merge(keys::router())
+        .merge(second_factor::router())
+        .merge(sessions::router())
 }
 
 /// Change the password after entering the current one (401 `invalid_credentials`). Every
@@ -128,7 +136,10 @@ async fn create_account(
     ))
 }
 
-/// Exchange e-mail and password for a dashboard bearer token (valid 12 hours).
+/// Exchange e-mail and password for a dashboard bearer token (valid 12 hours). An account
+/// with a second factor also sends `otp`, its authenticator app's code or a recovery code
+/// (401 `second_factor_required` without it, `invalid_second_factor` when wrong or used; 429
+/// after five wrong codes).
 #[utoipa::path(post, path = "/tokens", tag = "auth", request_body = TokenRequest,
     responses((status = 201, body = TokenResponse), (status = 401, body = super::ErrorBody), (status = 429, body = super::ErrorBody)))]
 async fn create_token(
@@ -138,7 +149,14 @@ async fn create_token(
 ) -> Result<(StatusCode, AppJson<TokenResponse>), AppError> {
     // The sign-in limits (per address, per address and e-mail, per account) are in
     // `accounts::authenticate`, shared with the dashboard form.
-    let t = tokens::issue(&state.ctx, &req.email, &req.password, &client_bucket(ip)).await?;
+    let t = tokens::issue(
+        &state.ctx,
+        &req.email,
+        &req.password,
+        req.otp.as_deref(),
+        &client_bucket(ip),
+    )
+    .await?;
     Ok((StatusCode::CREATED, AppJson(t)))
 }
 

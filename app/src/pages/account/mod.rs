@@ -1,6 +1,11 @@
 //! `/account`: the signed-in person's own security (issue 54, part 2): changing the password
 //! after entering the current one, and signing out everywhere. Plain forms that work without
-//! JavaScript.
+//! JavaScript. API keys for the dashboard API in [`api_keys`], the second factor in
+//! [`second_factor`], the browsers and tokens signed in in [`sessions`].
+
+mod api_keys;
+mod second_factor;
+mod sessions;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -17,6 +22,9 @@ pub fn AccountPage() -> impl IntoView {
     let everywhere = ServerAction::<SignOutEverywhere>::new();
     let change_error = Signal::derive(move || change.value().get().and_then(Result::err));
     let everywhere_error = Signal::derive(move || everywhere.value().get().and_then(Result::err));
+    let keys = api_keys::KeysData::new();
+    let factor = second_factor::FactorData::new();
+    let signed_in = sessions::SessionsData::new();
     let query = use_query_map();
     let changed = move || query.read().get("changed").is_some();
     view! {
@@ -37,9 +45,12 @@ pub fn AccountPage() -> impl IntoView {
                     <button type="submit">"Change the password"</button>
                 </ActionForm>
             </section>
+            <second_factor::SecondFactorCard data=factor/>
+            <api_keys::ApiKeysCard data=keys/>
+            <sessions::SessionsCard data=signed_in/>
             <section class="card narrow" id="everywhere">
                 <h2>"Sign out everywhere"</h2>
-                <p class="muted">"Signs out every browser, this one too, and revokes every API token of the account, in every process at once. Use it when a device is lost or a password may have leaked."</p>
+                <p class="muted">"Signs out every browser, this one too, and revokes every dashboard token of the account, in every process at once. API keys keep working: revoke them above. Use it when a device is lost or a password may have leaked."</p>
                 <ErrorNotice error=everywhere_error/>
                 <ActionForm action=everywhere>
                     <CsrfField/>
