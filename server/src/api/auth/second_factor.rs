@@ -81,9 +81,9 @@ async fn disable(
 }
 
 /// Ten new recovery codes after a current code (403 `step_up_required` without a valid
-/// one); the earlier codes stop working.
+/// one); the earlier codes stop working. 409 `no_second_factor` for an account without one.
 #[utoipa::path(post, path = "/second-factor/recovery-codes", tag = "auth", security(("dashboardBearer" = [])), request_body = SecondFactorCode,
-    responses((status = 200, body = RecoveryCodes), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 429, body = ErrorBody)))]
+    responses((status = 200, body = RecoveryCodes), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
 async fn renew_recovery_codes(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
