@@ -66,7 +66,7 @@ SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts)$")
 RESETS = re.compile(r"^/auth/v1/password-resets(/confirm)?$")
 # Routes that check the account's current password: they share one limit per account (the
 # sign-in limit, 30 at once, then one every 2 s).
-PASSWORD_CHECKS = re.compile(r"^/auth/v1/(password|second-factor/disable)$")
+PASSWORD_CHECKS = re.compile(r"^/auth/v1/(password|second-factor/(disable|enrolment))$")
 
 RUN = os.environ.get("FUZZ_RUN", "integrations")
 STATS = os.environ.get("FUZZ_STATS")

@@ -101,8 +101,18 @@ pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>
     Ok(Some(accounts::principal(&a)))
 }
 
-/// The signed-in account or `401`.
+/// The signed-in account or `401`; an administrator without the second factor the service
+/// requires is refused (`second_factor::admin_may_act`). Every dashboard action starts here.
 pub async fn require_principal(ctx: &Ctx, session: &Session) -> Result<Principal, AppError> {
+    let p = require_own_principal(ctx, session).await?;
+    accounts::second_factor::admin_may_act(ctx, &p).await?;
+    Ok(p)
+}
+
+/// The signed-in account or `401`, for what concerns the account itself (`/account`: its
+/// password, second factor and sessions), open to an administrator who still has to turn on
+/// a second factor.
+pub async fn require_own_principal(ctx: &Ctx, session: &Session) -> Result<Principal, AppError> {
     principal(ctx, session)
         .await?
         .ok_or_else(|| AppError::unauthorized("sign in first"))

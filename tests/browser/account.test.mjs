@@ -225,8 +225,9 @@ function totp(secret) {
 // recovery code works.
 async function secondFactorThroughThePages(page, email, landing, hydrated) {
   await page.goto(`${server.base}/account#second-factor`);
-  const start = page.locator('#second-factor form').first();
+  const start = page.locator('form#start-second-factor');
   await start.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
+  await start.locator('input[name=current_password]').fill(password);
   await start.locator('button[type=submit]').click();
   const secret = (await page.locator('#second-factor-secret').textContent()).trim();
   assert.match(secret, /^[A-Z2-7]{32}$/);

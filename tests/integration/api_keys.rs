@@ -170,6 +170,11 @@ async fn a_key_works_within_its_grants_only(app: TestApp) {
         .filter(|m| m.topic == MailTopic::ApiKeyCreated && m.to_address == user.email)
         .collect();
     assert_eq!(letters.len(), 1);
+    let text = app::domain::mail::outbox::text_of(&app.state.ctx, letters[0]).expect("text");
+    assert!(
+        text.contains(&key[..12]) && !text.contains(&key),
+        "the prefix, never the key: {text}"
+    );
 }
 
 async fn keys_are_named_limited_and_expire(app: TestApp) {

@@ -38,9 +38,25 @@ async fn enrolment_sign_in_and_recovery_codes(app: TestApp) {
         (StatusCode::OK, Some(false))
     );
 
-    // An enrolment shows a secret, its link and QR code; a wrong code does not turn it on.
+    // An enrolment asks for the password (a stolen token cannot lock the owner out), then
+    // shows a secret, its link and QR code; a wrong code does not turn it on.
+    let (s, err) = app
+        .post(
+            "/auth/v1/second-factor/enrolment",
+            Some(&token),
+            &json!({"currentPassword": "not the password"}),
+        )
+        .await;
+    assert_eq!(
+        (s, error_code(&err)),
+        (StatusCode::UNAUTHORIZED, "invalid_credentials")
+    );
     let (s, e) = app
-        .post("/auth/v1/second-factor/enrolment", Some(&token), &json!({}))
+        .post(
+            "/auth/v1/second-factor/enrolment",
+            Some(&token),
+            &json!({"currentPassword": user.password}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{e}");
     let secret = e["secret"].as_str().expect("secret").to_owned();
@@ -238,33 +254,84 @@ async fn money_and_keys_ask_for_a_code_again(app: TestApp) {
         .await;
         assert!(s.is_success(), "{path}: {s} {ok}");
     }
-    // A payout request asks too (refused for the code before the balance is looked at).
-    let req = app
-        .client
-        .post(app.url("/publisher/v2/payouts"))
-        .bearer_auth(&token)
-        .header("Idempotency-Key", "payout-step-up-1")
-        .json(&json!({}));
-    let res = req.send().await.expect("sent");
-    let (s, err) = (res.status(), res.json::<Value>().await.expect("json"));
+    // A payout request asks too: refused for the code before the balance is looked at, and
+    // with a current code it reaches the balance rule (nothing earned yet: 409).
+    let payout = |code: Option<String>| {
+        let mut req = app
+            .client
+            .post(app.url("/publisher/v2/payouts"))
+            .bearer_auth(&token)
+            .header(
+                "Idempotency-Key",
+                format!("payout-step-up-{}", code.is_some()),
+            )
+            .json(&json!({}));
+        if let Some(c) = code {
+            req = req.header("X-Second-Factor", c);
+        }
+        async move {
+            let res = req.send().await.expect("sent");
+            (res.status(), res.json::<Value>().await.expect("json"))
+        }
+    };
+    let (s, err) = payout(None).await;
     assert_eq!(
         (s, error_code(&err)),
         (StatusCode::FORBIDDEN, "step_up_required")
     );
+    app.clock.advance(chrono::Duration::seconds(30));
+    let (s, err) = payout(Some(totp_code(&secret, app.clock_now()))).await;
+    assert_eq!(s, StatusCode::CONFLICT, "past the step-up: {err}");
 }
 
 async fn administrators_act_only_with_a_second_factor(backend: Backend) {
     let app = TestApp::spawn_with(backend, &["--admin-second-factor", "true"]).await;
-    let (_, admin) = app.signed_in(Role::Admin).await;
+    let (admin_user, admin) = app.signed_in(Role::Admin).await;
     let (s, err) = app.get("/admin/v1/advertisers/pending", Some(&admin)).await;
     assert_eq!(
         (s, error_code(&err)),
         (StatusCode::FORBIDDEN, "admin_second_factor_required")
     );
     // Acting on a publisher's behalf is closed too; the account's own routes stay open.
-    let (s, _) = app.get("/publisher/v2/placements", Some(&admin)).await;
-    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, err) = app.get("/publisher/v2/placements", Some(&admin)).await;
+    assert_eq!(
+        (s, error_code(&err)),
+        (StatusCode::FORBIDDEN, "admin_second_factor_required")
+    );
     assert_eq!(app.get("/auth/v1/me", Some(&admin)).await.0, StatusCode::OK);
+    // The dashboard too: its server functions refuse, the account's own cards answer.
+    let browser = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let csrf = app.browser_sign_in(&browser, &admin_user).await;
+    let call = |endpoint: &str, form: Vec<(&'static str, String)>| {
+        let req = browser
+            .post(app.url(&format!("/fn/{endpoint}")))
+            .header("referer", app.url("/admin"))
+            .form(&form);
+        async move {
+            let res = req.send().await.expect("fn");
+            (res.status(), res.text().await.unwrap_or_default())
+        }
+    };
+    for (endpoint, form) in [
+        ("pending_advertisers", vec![]),
+        (
+            "approve_advertiser",
+            vec![("account_id", "acc_x".to_owned()), ("csrf", csrf.clone())],
+        ),
+    ] {
+        let (s, body) = call(endpoint, form).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{endpoint}: {body}");
+        assert!(
+            body.contains("admin_second_factor_required"),
+            "{endpoint}: {body}"
+        );
+    }
+    let (s, body) = call("second_factor_summary", vec![]).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
     let (secret, _) = app.enrol_second_factor(&admin).await;
     assert_eq!(
         app.get("/admin/v1/advertisers/pending", Some(&admin))

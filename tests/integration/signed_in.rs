@@ -73,6 +73,26 @@ async fn each_browser_and_token_is_listed_and_signed_out_on_its_own(app: TestApp
         1
     );
 
+    // The dashboard marks the browser that asks, and shows the address it signed in from.
+    let seen: Value = phone
+        .post(app.url("/fn/signed_in_list"))
+        .header("referer", app.url("/account"))
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    let current: Vec<&Value> = seen["browsers"]
+        .as_array()
+        .expect("browsers")
+        .iter()
+        .filter(|b| b["current"] == json!(true))
+        .collect();
+    assert_eq!(current.len(), 1, "{seen}");
+    assert_eq!(current[0]["device"], "Phone Browser/1.0");
+    assert_eq!(current[0]["address"], "127.0.0.1");
+
     // Signing out the phone leaves the laptop signed in.
     let phone_id = browsers
         .iter()

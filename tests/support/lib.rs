@@ -507,8 +507,13 @@ impl TestApp {
     /// Turns on a second factor for the account of `token`: returns its secret and recovery
     /// codes. The clock moves on one step, so the confirming code is not the next one.
     pub async fn enrol_second_factor(&self, token: &str) -> (String, Vec<String>) {
+        // Every account of the tests has this password (`create_user`).
         let (s, e) = self
-            .post("/auth/v1/second-factor/enrolment", Some(token), &json!({}))
+            .post(
+                "/auth/v1/second-factor/enrolment",
+                Some(token),
+                &json!({"currentPassword": "correct horse battery"}),
+            )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{e}");
         let secret = e["secret"].as_str().expect("secret").to_owned();

@@ -50,3 +50,11 @@ pub struct SecondFactorDisable {
 pub struct RecoveryCodes {
     pub recovery_codes: Vec<String>,
 }
+
+/// `POST /auth/v1/second-factor/enrolment`: the account's current password.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SecondFactorStart {
+    pub current_password: String,
+}

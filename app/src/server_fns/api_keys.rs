@@ -1,5 +1,6 @@
 //! The `/account` page's API keys: list, create (the key shown once, in a flash for a plain
-//! form post) and revoke. The rules are in `domain::accounts::api_keys`.
+//! form post) and revoke. The rules are in `domain::accounts::api_keys`. The account's own
+//! (`web::own_*`): open to an administrator who still has to turn on a second factor.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ const KEY_SCOPE: &str = "api-keys";
 pub async fn api_keys_card() -> Result<KeysSummary, AppError> {
     super::web::run(async move {
         use crate::domain::accounts::api_keys;
-        let (ctx, p) = super::web::reader().await?;
+        let (ctx, p) = super::web::own_reader().await?;
         let session = super::web::session().await?;
         let keys = api_keys::list(&ctx, &p).await?.items;
         let issued = super::flash::take_secret(&ctx, &session, KEY_SCOPE).await?;
@@ -62,7 +63,7 @@ pub async fn create_api_key(
     super::web::run(async move {
         use crate::domain::accounts::api_keys;
         use crate::model::api_key::ApiKeyCreate;
-        let (ctx, session, p) = super::web::writer(&csrf).await?;
+        let (ctx, session, p) = super::web::own_writer(&csrf).await?;
         let chosen = [
             (KeyArea::Placements, placements),
             (KeyArea::Callbacks, callbacks),
@@ -107,7 +108,8 @@ pub async fn create_api_key(
 
 #[server(prefix = "/fn", endpoint = "revoke_api_key")]
 pub async fn revoke_api_key(key_id: String, csrf: String) -> Result<(), AppError> {
-    super::web::write(&csrf, |ctx, p| async move {
+    super::web::run(async move {
+        let (ctx, _, p) = super::web::own_writer(&csrf).await?;
         crate::domain::accounts::api_keys::revoke(&ctx, &p, &key_id).await
     })
     .await

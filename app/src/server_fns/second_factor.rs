@@ -41,10 +41,10 @@ pub async fn second_factor_summary() -> Result<FactorSummary, AppError> {
 }
 
 #[server(prefix = "/fn", endpoint = "start_second_factor")]
-pub async fn start_second_factor(csrf: String) -> Result<(), AppError> {
+pub async fn start_second_factor(current_password: String, csrf: String) -> Result<(), AppError> {
     super::web::run(async move {
         let (ctx, _, p) = super::web::own_writer(&csrf).await?;
-        crate::domain::accounts::second_factor::begin(&ctx, &p).await?;
+        crate::domain::accounts::second_factor::begin(&ctx, &p, &current_password).await?;
         Ok(())
     })
     .await

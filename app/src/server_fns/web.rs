@@ -106,18 +106,20 @@ where
 }
 
 /// The signed-in caller of a read (an administrator without a required second factor is
-/// refused: `second_factor::admin_may_act`).
+/// refused: `auth::require_principal`).
 pub async fn reader() -> Result<(Ctx, Principal), AppError> {
-    let (ctx, p) = own_reader().await?;
-    crate::domain::accounts::second_factor::admin_may_act(&ctx, &p).await?;
+    let ctx = ctx()?;
+    let session = session().await?;
+    let p = require_principal(&ctx, &session).await?;
     Ok((ctx, p))
 }
 
-/// The signed-in caller of a form post, after the CSRF check (and the administrators' rule
-/// of [`reader`]).
+/// The signed-in caller of a form post, after the CSRF check.
 pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
-    let (ctx, session, p) = own_writer(csrf).await?;
-    crate::domain::accounts::second_factor::admin_may_act(&ctx, &p).await?;
+    let ctx = ctx()?;
+    let session = session().await?;
+    check_csrf(&session, csrf).await?;
+    let p = require_principal(&ctx, &session).await?;
     Ok((ctx, session, p))
 }
 
@@ -126,7 +128,7 @@ pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
 pub async fn own_reader() -> Result<(Ctx, Principal), AppError> {
     let ctx = ctx()?;
     let session = session().await?;
-    let p = require_principal(&ctx, &session).await?;
+    let p = crate::auth::require_own_principal(&ctx, &session).await?;
     Ok((ctx, p))
 }
 
@@ -135,7 +137,7 @@ pub async fn own_writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppErro
     let ctx = ctx()?;
     let session = session().await?;
     check_csrf(&session, csrf).await?;
-    let p = require_principal(&ctx, &session).await?;
+    let p = crate::auth::require_own_principal(&ctx, &session).await?;
     Ok((ctx, session, p))
 }
 

@@ -31,6 +31,8 @@ pub const MAX_EXPIRY_DAYS: u32 = 730;
 const LAST_USED_STEP: Duration = Duration::seconds(60);
 /// Revoked keys stay in the list this long, so a person sees what was revoked.
 const REVOKED_SHOWN_DAYS: i64 = 30;
+/// Revoked keys listed at most.
+const REVOKED_LISTED: u64 = 100;
 
 /// What a route asks of an API key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +150,12 @@ pub async fn create(
     super::second_factor::step_up(ctx, actor, second_factor).await?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
+    // The account's row is locked for the count, so two creations at 24 keys cannot both
+    // pass on PostgreSQL (SQLite's immediate transactions already take turns).
+    entity::account::Entity::find_by_id(actor.account_id.clone())
+        .lock_exclusive()
+        .one(&txn)
+        .await?;
     let active = api_key::Entity::find()
         .filter(api_key::Column::AccountId.eq(actor.account_id.clone()))
         .filter(api_key::Column::RevokedAt.is_null())
@@ -188,22 +196,27 @@ pub async fn create(
     })
 }
 
-/// The account's keys, newest first: active ones and those revoked in the last 30 days.
+/// The account's keys: every active one (25 at most), newest first, then the 100 most
+/// recently revoked of the last 30 days. Revoked keys never push an active one out of the
+/// list, so every key that works can be found and revoked.
 pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<ApiKeyList, AppError> {
     let since = ctx.now() - Duration::days(REVOKED_SHOWN_DAYS);
-    let rows = api_key::Entity::find()
-        .filter(api_key::Column::AccountId.eq(actor.account_id.clone()))
-        .filter(
-            api_key::Column::RevokedAt
-                .is_null()
-                .or(api_key::Column::RevokedAt.gt(since)),
-        )
+    let mine =
+        || api_key::Entity::find().filter(api_key::Column::AccountId.eq(actor.account_id.clone()));
+    let mut rows = mine()
+        .filter(api_key::Column::RevokedAt.is_null())
         .order_by_desc(api_key::Column::CreatedAt)
         .order_by_desc(api_key::Column::Id)
-        // Bounded: 25 active keys and what a month of revoking can add.
-        .limit(200)
         .all(&ctx.db)
         .await?;
+    rows.extend(
+        mine()
+            .filter(api_key::Column::RevokedAt.gt(since))
+            .order_by_desc(api_key::Column::RevokedAt)
+            .limit(REVOKED_LISTED)
+            .all(&ctx.db)
+            .await?,
+    );
     Ok(ApiKeyList {
         count: rows.len(),
         items: rows.iter().map(view).collect(),
@@ -218,14 +231,18 @@ pub async fn revoke(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
         .await?
         .filter(|k| k.account_id == actor.account_id)
         .ok_or_else(|| AppError::not_found("API key"))?;
-    if row.revoked_at.is_some() {
-        return Ok(());
-    }
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let mut am: api_key::ActiveModel = row.clone().into();
-    am.revoked_at = Set(Some(now));
-    am.update(&txn).await?;
+    // Guarded: of two revocations at once one writes (and is audited), the other is a no-op.
+    let done = api_key::Entity::update_many()
+        .col_expr(api_key::Column::RevokedAt, Expr::value(Some(now)))
+        .filter(api_key::Column::Id.eq(row.id.clone()))
+        .filter(api_key::Column::RevokedAt.is_null())
+        .exec(&txn)
+        .await?;
+    if done.rows_affected == 0 {
+        return Ok(());
+    }
     actor
         .audit(
             &txn,

@@ -105,6 +105,13 @@ pub(super) async fn next_generation<C: ConnectionTrait>(
         .filter(account::Column::Id.eq(account_id.to_owned()))
         .exec(db)
         .await?;
+    // The account's stored browser sessions go too: the generation already signs them out
+    // (also those stored before sessions named their account), and deleting them keeps the
+    // list of sessions to the live ones.
+    entity::web_session::Entity::delete_many()
+        .filter(entity::web_session::Column::AccountId.eq(account_id.to_owned()))
+        .exec(db)
+        .await?;
     account::Entity::find_by_id(account_id.to_owned())
         .select_only()
         .column(account::Column::SessionGeneration)

@@ -7,7 +7,7 @@
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use crate::domain::{Ctx, Principal, crypto};
+use crate::domain::{Ctx, Principal, crypto, db};
 use crate::error::AppError;
 use crate::model::signed_in::{BrowserSession, SignedInList, TokenSession};
 use entity::{api_token, web_session};
@@ -46,6 +46,10 @@ pub async fn list(
     let rows = web_session::Entity::find()
         .filter(web_session::Column::AccountId.eq(actor.account_id.clone()))
         .filter(web_session::Column::ExpiresAt.gt(now))
+        // The most recently active first (a session's expiry moves with its use); sessions
+        // of an earlier generation are deleted when the generation moves on
+        // (`security::next_generation`), so they do not take the places of live ones.
+        .order_by_desc(web_session::Column::ExpiresAt)
         .limit(LISTED)
         .all(&ctx.db)
         .await?;
@@ -111,11 +115,13 @@ fn browser(
 /// (`tok_…`); anything else, or another account's, is `404`. Audited.
 pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppError> {
     let now = ctx.now();
+    // The sign-out and its audit entry commit together.
+    let txn = db::begin(&ctx.db).await?;
     let done = if let Some(row) = id.strip_prefix(BROWSER_PREFIX) {
         web_session::Entity::delete_many()
             .filter(web_session::Column::Id.eq(row.to_owned()))
             .filter(web_session::Column::AccountId.eq(actor.account_id.clone()))
-            .exec(&ctx.db)
+            .exec(&txn)
             .await?
             .rows_affected
     } else if id.starts_with("tok_") {
@@ -127,7 +133,7 @@ pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppE
             .filter(api_token::Column::Id.eq(id.to_owned()))
             .filter(api_token::Column::AccountId.eq(actor.account_id.clone()))
             .filter(api_token::Column::RevokedAt.is_null())
-            .exec(&ctx.db)
+            .exec(&txn)
             .await?
             .rows_affected
     } else {
@@ -136,13 +142,20 @@ pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppE
     if done == 0 {
         return Err(AppError::not_found("session"));
     }
+    let kind = if id.starts_with(BROWSER_PREFIX) {
+        "browser"
+    } else {
+        "token"
+    };
     actor
         .audit(
-            &ctx.db,
+            &txn,
             now,
             "account.session_sign_out",
             ("account", &actor.account_id),
-            serde_json::json!({"kind": if id.starts_with(BROWSER_PREFIX) { "browser" } else { "token" }}),
+            serde_json::json!({ "kind": kind }),
         )
-        .await
+        .await?;
+    txn.commit().await?;
+    Ok(())
 }

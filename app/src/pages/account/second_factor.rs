@@ -118,8 +118,9 @@ fn Off(
     let Some(e) = pending else {
         return view! {
             <p id="second-factor-state" data-state="off">"Off. With a second factor, signing in, changing payout details, requesting payouts and creating API keys also ask for a code from an authenticator app on your phone."</p>
-            <ActionForm action=start>
+            <ActionForm action=start attr:id="start-second-factor">
                 <CsrfField/>
+                <label>"Current password"<input type="password" name="current_password" autocomplete="current-password" required/></label>
                 <Submit action=start label="Turn on a second factor"/>
             </ActionForm>
         }

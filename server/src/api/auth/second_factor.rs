@@ -6,14 +6,15 @@
 use app::domain::accounts::second_factor;
 use app::error::AppError;
 use app::model::second_factor::{
-    RecoveryCodes, SecondFactorCode, SecondFactorDisable, SecondFactorEnrolment, SecondFactorState,
+    RecoveryCodes, SecondFactorCode, SecondFactorDisable, SecondFactorEnrolment, SecondFactorStart,
+    SecondFactorState,
 };
 use axum::extract::State;
 use axum::http::StatusCode;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, Authenticated, EmptyObject};
+use crate::extract::{AppJson, Authenticated};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -36,18 +37,18 @@ async fn get_state(
     second_factor::state(&s.ctx, &p).await.map(AppJson)
 }
 
-/// Start an enrolment: a new TOTP secret (RFC 6238: SHA-1, six digits, 30 seconds), as
-/// base32, an `otpauth://` link and its QR code (SVG). It becomes the account's factor once a
-/// code from it is confirmed; starting again replaces it. 409 `second_factor_enabled` while
-/// a factor is on.
-#[utoipa::path(post, path = "/second-factor/enrolment", tag = "auth", security(("dashboardBearer" = [])),
-    responses((status = 201, body = SecondFactorEnrolment), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
+/// Start an enrolment, after the current password (401 `invalid_credentials`): a new TOTP
+/// secret (RFC 6238: SHA-1, six digits, 30 seconds), as base32, an `otpauth://` link and its
+/// QR code (SVG). It becomes the account's factor once a code from it is confirmed; starting
+/// again replaces it. 409 `second_factor_enabled` while a factor is on.
+#[utoipa::path(post, path = "/second-factor/enrolment", tag = "auth", security(("dashboardBearer" = [])), request_body = SecondFactorStart,
+    responses((status = 201, body = SecondFactorEnrolment), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody), (status = 429, body = ErrorBody)))]
 async fn begin(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
-    _: EmptyObject,
+    AppJson(req): AppJson<SecondFactorStart>,
 ) -> Result<(StatusCode, AppJson<SecondFactorEnrolment>), AppError> {
-    let e = second_factor::begin(&s.ctx, &p).await?;
+    let e = second_factor::begin(&s.ctx, &p, &req.current_password).await?;
     Ok((StatusCode::CREATED, AppJson(e)))
 }
 

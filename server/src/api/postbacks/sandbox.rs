@@ -82,7 +82,9 @@ async fn sandbox_callback_post(
                 .map_or(KeyUse::Closed, |r| {
                     crate::route_facts::key_use(req.method(), r.as_str())
                 });
-            Some(tokens::authorize(&s.ctx, token, need).await?)
+            let p = tokens::authorize(&s.ctx, token, need).await?;
+            app::domain::accounts::second_factor::admin_may_act(&s.ctx, &p).await?;
+            Some(p)
         }
     };
     let scope = sandbox::scope_of(actor.as_ref())?;

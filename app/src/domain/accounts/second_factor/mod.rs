@@ -15,7 +15,9 @@ use sea_orm::{
 };
 use totp_rs::{Builder, Secret, Totp};
 
-use crate::domain::{Ctx, Policy, Principal, crypto, db, ids::new_id, mail, password};
+mod codes;
+
+use crate::domain::{Ctx, Policy, Principal, crypto, db, mail, password};
 use crate::error::AppError;
 use crate::model::second_factor::{SecondFactorEnrolment as Enrolment, SecondFactorState};
 use entity::{account, recovery_code, second_factor};
@@ -118,9 +120,16 @@ pub async fn state(ctx: &Ctx, actor: &Principal) -> Result<SecondFactorState, Ap
     })
 }
 
-/// Starts (or restarts) an enrolment: a new secret, shown until confirmed. Refused (409
+/// Starts (or restarts) an enrolment after the password (401 `invalid_credentials`): a new
+/// secret, shown until confirmed. The password is asked so that a stolen session or token
+/// cannot put a factor of its own on the account and lock its owner out. Refused (409
 /// `second_factor_enabled`) while a factor is on: turn it off first.
-pub async fn begin(ctx: &Ctx, actor: &Principal) -> Result<Enrolment, AppError> {
+pub async fn begin(
+    ctx: &Ctx,
+    actor: &Principal,
+    password_plain: &str,
+) -> Result<Enrolment, AppError> {
+    check_password(ctx, actor, password_plain).await?;
     let now = ctx.now();
     let existing = row(&ctx.db, &actor.account_id).await?;
     if existing.as_ref().is_some_and(|r| r.enabled_at.is_some()) {
@@ -193,7 +202,7 @@ pub async fn confirm(ctx: &Ctx, actor: &Principal, code: &str) -> Result<Vec<Str
             AppError::conflict("the enrolment changed; start again").with_code("no_enrolment")
         );
     }
-    let codes = replace_recovery_codes(&txn, &actor.account_id, now).await?;
+    let codes = codes::replace(&txn, &actor.account_id, now).await?;
     let letter = mail::letters::second_factor_changed(&ctx.config.base_url, true);
     let subject = ("account", actor.account_id.as_str());
     super::audit_and_tell(
@@ -224,14 +233,8 @@ pub async fn disable(
             AppError::forbidden("administrators must keep a second factor").with_code("forbidden"),
         );
     }
-    let acc = super::get(ctx, &actor.account_id).await?;
-    ctx.limits
-        .check(Policy::SignIn, &format!("change|{}", actor.account_id))?;
-    if !password::verify(password_plain.to_owned(), Some(acc.password_hash.clone())).await? {
-        return Err(AppError::unauthorized("the current password is incorrect")
-            .with_code("invalid_credentials"));
-    }
-    if !verify(ctx, &acc.id, &acc.email, code).await? {
+    check_password(ctx, actor, password_plain).await?;
+    if !verify(ctx, &actor.account_id, &actor.email, code).await? {
         return Err(wrong_code());
     }
     let txn = db::begin(&ctx.db).await?;
@@ -258,6 +261,24 @@ pub async fn disable(
     Ok(())
 }
 
+/// The account's current password, or 401 `invalid_credentials` (tries counted like
+/// sign-ins, per account).
+async fn check_password(
+    ctx: &Ctx,
+    actor: &Principal,
+    password_plain: &str,
+) -> Result<(), AppError> {
+    let acc = super::get(ctx, &actor.account_id).await?;
+    ctx.limits
+        .check(Policy::SignIn, &format!("change|{}", actor.account_id))?;
+    if password::verify(password_plain.to_owned(), Some(acc.password_hash)).await? {
+        Ok(())
+    } else {
+        Err(AppError::unauthorized("the current password is incorrect")
+            .with_code("invalid_credentials"))
+    }
+}
+
 /// New recovery codes (the old ones stop working), after a code.
 pub async fn renew_recovery_codes(
     ctx: &Ctx,
@@ -272,7 +293,7 @@ pub async fn renew_recovery_codes(
     step_up(ctx, actor, Some(code)).await?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let codes = replace_recovery_codes(&txn, &actor.account_id, now).await?;
+    let codes = codes::replace(&txn, &actor.account_id, now).await?;
     actor
         .audit(
             &txn,
@@ -371,25 +392,7 @@ async fn code_matches(
             .await?;
         return Ok(taken.rows_affected == 1);
     }
-    let used = recovery_code::Entity::update_many()
-        .col_expr(recovery_code::Column::UsedAt, Expr::value(Some(ctx.now())))
-        .filter(recovery_code::Column::AccountId.eq(account_id.to_owned()))
-        .filter(recovery_code::Column::CodeHash.eq(recovery_hash(code)))
-        .filter(recovery_code::Column::UsedAt.is_null())
-        .exec(&ctx.db)
-        .await?;
-    if used.rows_affected == 1 {
-        crate::domain::audit::record(
-            &ctx.db,
-            ctx.now(),
-            Some(account_id),
-            "second_factor.recovery_code_used",
-            ("account", account_id),
-            serde_json::json!({}),
-        )
-        .await?;
-    }
-    Ok(used.rows_affected == 1)
+    codes::use_up(ctx, account_id, code).await
 }
 
 /// The time step a code matches under the sealed secret (this step or one either side).
@@ -415,60 +418,9 @@ fn wrong_code() -> AppError {
     )
 }
 
-/// A recovery code's stored form: SHA-256 of its letters and digits, lower case (the dash
-/// and spaces a person types are ignored).
-fn recovery_hash(code: &str) -> String {
-    let plain: String = code
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    crypto::sha256_hex(&plain)
-}
-
-/// Replaces the account's recovery codes with ten new ones (`xxxxx-xxxxx`, base32 letters
-/// and digits without look-alikes), returned only here.
-async fn replace_recovery_codes<C: ConnectionTrait>(
-    db: &C,
-    account_id: &str,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<String>, AppError> {
-    const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
-    recovery_code::Entity::delete_many()
-        .filter(recovery_code::Column::AccountId.eq(account_id.to_owned()))
-        .exec(db)
-        .await?;
-    let mut codes = Vec::with_capacity(RECOVERY_CODES);
-    for _ in 0..RECOVERY_CODES {
-        let bytes = crypto::random_bytes::<10>();
-        let chars: String = bytes
-            .iter()
-            .map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()]))
-            .collect();
-        let code = format!("{}-{}", &chars[..5], &chars[5..]);
-        recovery_code::ActiveModel {
-            id: Set(new_id("rc")),
-            account_id: Set(account_id.to_owned()),
-            code_hash: Set(recovery_hash(&code)),
-            created_at: Set(now),
-            used_at: Set(None),
-        }
-        .insert(db)
-        .await?;
-        codes.push(code);
-    }
-    Ok(codes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn recovery_codes_ignore_dashes_spaces_and_case() {
-        assert_eq!(recovery_hash("abcde-fghjk"), recovery_hash(" ABCDE fghjk "));
-        assert_ne!(recovery_hash("abcde-fghjk"), recovery_hash("abcde-fghjm"));
-    }
 
     #[test]
     fn the_rfc_6238_vector_passes_at_its_time_and_one_step_either_side_only() {
