@@ -64,9 +64,6 @@ INTEGRATION_PATHS = "|".join(p.pattern for _, p in SURFACES)
 OTHER_POSTBACKS = re.compile(r"^/performance-marketing/v2/(postbacks|pixels)/")
 SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts)$")
 RESETS = re.compile(r"^/auth/v1/password-resets(/confirm)?$")
-# Routes that check the account's current password: they share one limit per account (the
-# sign-in limit, 30 at once, then one every 2 s).
-PASSWORD_CHECKS = re.compile(r"^/auth/v1/(password|second-factor/(disable|enrolment))$")
 
 RUN = os.environ.get("FUZZ_RUN", "integrations")
 STATS = os.environ.get("FUZZ_STATS")
@@ -209,8 +206,6 @@ def before_call(context, case, kwargs):
         pace(("custom-s2s", address), 120)  # all postback routes share one limit per address
     elif SIGN_IN.match(path):
         pace(("sign-in", address), 15)  # 30 at once, then one every 2 s, per address
-    elif PASSWORD_CHECKS.match(path):
-        pace(("password-check",), 20)  # one account per run: its limit, not the address's
     elif RESETS.match(path):
         # Both routes share one limit per address: 20 at once, then one every 30 s. The
         # other limit counts per e-mail asked for (3, then one every 10 minutes): each case

@@ -432,6 +432,7 @@ mod tests {
                 20,
                 chrono::Duration::seconds(30),
             ),
+            (Policy::SecondFactor, 5, chrono::Duration::seconds(30)),
         ];
         assert_eq!(table.len(), POLICIES.len(), "every policy is in the table");
         for (policy, allowance, refill) in table {
