@@ -62,7 +62,7 @@ SURFACES = [
 # passes it to --include-path-regex and --exclude-path-regex).
 INTEGRATION_PATHS = "|".join(p.pattern for _, p in SURFACES)
 OTHER_POSTBACKS = re.compile(r"^/performance-marketing/v2/(postbacks|pixels)/")
-SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts)$")
+SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts|invitations/accept)$")
 RESETS = re.compile(r"^/auth/v1/password-resets(/confirm)?$")
 
 RUN = os.environ.get("FUZZ_RUN", "integrations")

@@ -57,7 +57,7 @@ pub struct PreloadedVisitor(pub Result<Visitor, AppError>);
 pub async fn visitor(ctx: &Ctx, session: &Session) -> Result<Visitor, AppError> {
     let csrf = csrf_token(session).await?;
     let user = match principal(ctx, session).await? {
-        Some(p) => Some(accounts::view(&accounts::get(ctx, &p.account_id).await?)),
+        Some(p) => Some(accounts::me(ctx, &p).await?),
         None => None,
     };
     Ok(Visitor { user, csrf })
@@ -98,7 +98,9 @@ pub async fn principal(ctx: &Ctx, session: &Session) -> Result<Option<Principal>
     if generation != a.session_generation {
         return Ok(None);
     }
-    Ok(Some(accounts::principal(&a)))
+    // A member of a disabled organisation is signed out like the organisation itself.
+    let p = accounts::principal_of(ctx, &a).await?;
+    Ok((p.status != AccountStatus::Disabled).then_some(p))
 }
 
 /// The signed-in account or `401`; an administrator without the second factor the service

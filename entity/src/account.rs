@@ -1,5 +1,5 @@
 //! A dashboard account: publisher, advertiser or administrator.
-use crate::values::{AccountStatus, Role};
+use crate::values::{AccountStatus, Role, TeamRole};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -24,6 +24,11 @@ pub struct Model {
     /// Browser sessions signed in under an earlier generation are signed out (a password
     /// reset, a password change or "sign out everywhere" moves it on).
     pub session_generation: i32,
+    /// The organisation this person is a member of; null for the row that registered, which
+    /// is the organisation itself (its role, status and company name count for every member).
+    pub organisation_id: Option<String>,
+    /// What this person may do in the organisation.
+    pub team_role: TeamRole,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -56,6 +56,8 @@ pub mod funding;
 #[cfg(feature = "db")]
 pub mod idempotent_request;
 #[cfg(feature = "db")]
+pub mod invitation;
+#[cfg(feature = "db")]
 pub mod ledger_account;
 #[cfg(feature = "db")]
 pub mod ledger_entry;

@@ -44,6 +44,7 @@ mod m0039_password_resets;
 mod m0040_api_keys;
 mod m0041_second_factors;
 mod m0042_session_accounts;
+mod m0043_teams;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -94,6 +95,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0040_api_keys::Migration),
             Box::new(m0041_second_factors::Migration),
             Box::new(m0042_session_accounts::Migration),
+            Box::new(m0043_teams::Migration),
         ]
     }
 }

@@ -76,12 +76,7 @@ async fn account(
         ),
     };
     Ok((
-        Principal {
-            account_id: view.account_id,
-            email: view.email,
-            role: view.role,
-            status: view.status,
-        },
+        Principal::organisation(view.account_id, view.email, view.role, view.status),
         created,
     ))
 }

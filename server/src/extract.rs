@@ -2,7 +2,7 @@
 //! CONTRACT.md section 6 and never axum's plain-text rejection.
 
 use app::domain::accounts::api_keys::KeyUse;
-use app::domain::accounts::second_factor;
+use app::domain::accounts::{second_factor, teams};
 use app::domain::{Principal, tokens};
 use app::error::AppError;
 use axum::body::Bytes;
@@ -225,6 +225,12 @@ pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Principal, App
         crate::route_facts::key_use(&parts.method, r.as_str())
     });
     let p = tokens::authorize(&state.ctx, token, need).await?;
+    // Deny by default for team roles: a route outside the areas and outside the person's own
+    // `/auth/v1/` routes (which check their own rules) is for owners and admins.
+    let own = route.is_some_and(|r| r.as_str().starts_with("/auth/v1/"));
+    if need == KeyUse::Closed && !own && !p.team_role.manages_team() {
+        return Err(teams::refusal(&p, "use this route"));
+    }
     // An administrator without the second factor the service requires can still turn it on.
     if !route.is_some_and(|r| r.as_str().starts_with("/auth/v1/")) {
         second_factor::admin_may_act(&state.ctx, &p).await?;

@@ -122,17 +122,7 @@ async fn every_route_asks_a_key_for_the_grant_its_document_names(app: TestApp) {
         } else {
             continue;
         };
-        let path: String = template
-            .split('/')
-            .map(|seg| {
-                if seg.starts_with('{') {
-                    "zz_missing"
-                } else {
-                    seg
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("/");
+        let path = tests::path_with_missing_ids(template);
         for (method, op) in ops.as_object().into_iter().flatten() {
             let bearer = op["security"]
                 .as_array()

@@ -261,12 +261,12 @@ async fn administrator_credits_a_wire_exactly_once(app: TestApp) {
     assert_eq!(inv["items"][0]["lines"][0]["reference"], id);
     // Next month the statement is issued.
     app.clock.advance(chrono::Duration::days(31));
-    let principal = app::domain::Principal {
-        account_id: adv.clone(),
-        email: String::new(),
-        role: Role::Advertiser,
-        status: app::model::AccountStatus::Active,
-    };
+    let principal = app::domain::Principal::organisation(
+        adv.clone(),
+        String::new(),
+        Role::Advertiser,
+        app::model::AccountStatus::Active,
+    );
     let later = app::domain::billing::invoices::list(&app.state.ctx, &principal, None)
         .await
         .expect("invoices");

@@ -76,6 +76,8 @@ mod survey_signatures;
 mod survey_targeting;
 mod surveys;
 mod targeting;
+mod team_roles;
+mod teams;
 mod tracking;
 mod used_up_caps;
 mod user_identity;

@@ -280,12 +280,12 @@ async fn a_failed_provider_order_frees_its_idempotency_key(app: TestApp) {
     // machines) the order is refused, and the key stays free instead of answering "still
     // being created" forever; a working provider then takes the same key.
     let (user, _) = app.funded_advertiser(0).await;
-    let principal = app::domain::Principal {
-        account_id: user.account_id.clone(),
-        email: user.email.clone(),
-        role: app::model::Role::Advertiser,
-        status: app::model::AccountStatus::Active,
-    };
+    let principal = app::domain::Principal::organisation(
+        user.account_id.clone(),
+        user.email.clone(),
+        app::model::Role::Advertiser,
+        app::model::AccountStatus::Active,
+    );
     let request = || {
         serde_json::from_value::<app::model::billing::PayOrderRequest>(
             json!({"amount": 150 * USD, "currency": "USD", "idempotencyKey": "order:fail:0001"}),

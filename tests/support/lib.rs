@@ -10,6 +10,7 @@ pub mod process;
 pub mod proxy;
 pub mod receiver;
 pub mod smtp;
+mod teams;
 
 pub use databases::{EmptyDatabase, empty_database};
 pub use pg_template::url_of as postgres_url_of;
@@ -535,4 +536,20 @@ impl TestApp {
         self.clock.advance(chrono::Duration::seconds(30));
         (secret, codes)
     }
+}
+
+/// A route template of the OpenAPI document with each `{param}` an id that exists nowhere
+/// (`zz_missing`), for tests that call every operation.
+pub fn path_with_missing_ids(template: &str) -> String {
+    template
+        .split('/')
+        .map(|seg| {
+            if seg.starts_with('{') {
+                "zz_missing"
+            } else {
+                seg
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }

@@ -35,7 +35,7 @@ pub async fn issue(
     }
     .insert(&ctx.db)
     .await?;
-    let p = accounts::principal(&acc);
+    let p = accounts::principal_of(ctx, &acc).await?;
     Ok(TokenResponse {
         token,
         token_type: "Bearer".to_owned(),
@@ -57,10 +57,22 @@ pub async fn resolve(ctx: &Ctx, token: &str) -> Result<Principal, AppError> {
 
 /// The account behind a dashboard token or an API key (`mkt_key_…`) whose grants allow
 /// `need`; both are looked up on every request, so a revocation holds at once everywhere.
+/// A member's team role is asked too (`teams::allows`): a key works only as far as the
+/// role of the person who made it still reaches.
 pub async fn authorize(ctx: &Ctx, token: &str, need: KeyUse) -> Result<Principal, AppError> {
-    if token.starts_with(api_keys::KEY_PREFIX) {
-        return api_keys::resolve(ctx, token, need).await;
+    let p = if token.starts_with(api_keys::KEY_PREFIX) {
+        api_keys::resolve(ctx, token, need).await?
+    } else {
+        bearer(ctx, token).await?
+    };
+    if let KeyUse::Area { area, write: true } = need {
+        accounts::teams::require_write(&p, area)?;
     }
+    Ok(p)
+}
+
+/// The person behind a dashboard bearer token.
+async fn bearer(ctx: &Ctx, token: &str) -> Result<Principal, AppError> {
     let unauthorized = || AppError::unauthorized("missing, expired or revoked bearer token");
     if !token.starts_with(TOKEN_PREFIX) {
         return Err(unauthorized());
@@ -81,7 +93,9 @@ pub async fn authorize(ctx: &Ctx, token: &str, need: KeyUse) -> Result<Principal
     let acc = accounts::get(ctx, &row.account_id)
         .await
         .map_err(|_| unauthorized())?;
-    let p = accounts::principal(&acc);
+    let p = accounts::principal_of(ctx, &acc)
+        .await
+        .map_err(|_| unauthorized())?;
     if p.status == AccountStatus::Disabled {
         return Err(AppError::forbidden("this account is disabled"));
     }

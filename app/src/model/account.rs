@@ -1,7 +1,7 @@
 //! Accounts, roles and the sign-in wire types of CONTRACT.md section 2.
 
 use chrono::{DateTime, Utc};
-pub use entity::values::{AccountStatus, Role};
+pub use entity::values::{AccountStatus, Role, TeamRole};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
@@ -35,6 +35,14 @@ pub struct AccountView {
     pub status: AccountStatus,
     pub company_name: String,
     pub created_at: DateTime<Utc>,
+    /// What the signed-in person may do in the organisation (OWNER for the person who
+    /// registered it, and in administrators' lists).
+    #[serde(default = "owner")]
+    pub team_role: TeamRole,
+}
+
+fn owner() -> TeamRole {
+    TeamRole::Owner
 }
 
 /// A page of accounts: `{items, count, nextCursor}` (`count` is the page's length).

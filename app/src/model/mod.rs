@@ -21,6 +21,7 @@ pub mod report;
 pub mod second_factor;
 pub mod signed_in;
 pub mod survey;
+pub mod team;
 pub mod user_identity;
 pub mod validate;
 pub mod wall_design;

@@ -110,3 +110,41 @@ pub fn RegisterPage() -> impl IntoView {
         </section>
     }
 }
+
+/// `/invitation?token=…`: what the link offers (organisation, address, role) and a form to
+/// choose the new member's password; accepting signs them in.
+#[component]
+pub fn InvitationPage() -> impl IntoView {
+    use crate::components::loaded::loaded;
+    use crate::server_fns::team::{AcceptInvitation, invitation_details};
+    let action = ServerAction::<AcceptInvitation>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let query = use_query_map();
+    let token = move || query.read().get("token").unwrap_or_default();
+    let offer = Resource::new(token, invitation_details);
+    let refused = |e: crate::error::AppError| {
+        view! {
+            <p class="notice error" role="alert" id="invitation-invalid">{e.to_string()}</p>
+        }
+        .into_any()
+    };
+    view! {
+        <Title text="Join a team"/>
+        <section class="card narrow">
+            <h1>"Join a team"</h1>
+            {loaded(offer, refused, move |o| view! {
+                <p id="invitation-offer">{o.company_name.clone()}" invites "<strong>{o.email.clone()}</strong>" with the role "<strong>{o.role.as_str()}</strong>"."</p>
+                <ErrorNotice error/>
+                <ActionForm action>
+                    <CsrfField/>
+                    <input type="hidden" name="token" value=token/>
+                    <label>"Choose your password (at least 10 characters)"
+                        <input type="password" name="password" autocomplete="new-password" minlength="10" required/>
+                    </label>
+                    <button type="submit">"Join"</button>
+                </ActionForm>
+                <p class="muted">"You sign in with "{o.email.clone()}" and this password; the link works once, until "{o.expires_at.format("%Y-%m-%d %H:%M UTC").to_string()}"."</p>
+            }.into_any())}
+        </section>
+    }
+}

@@ -15,7 +15,7 @@ pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
 };
 pub use advertiser::{ConversionsPage, ReconciliationPage, SurveyDetailPage, SurveysPage};
-pub use auth::{ForgotPasswordPage, RegisterPage, ResetPasswordPage, SignInPage};
+pub use auth::{ForgotPasswordPage, InvitationPage, RegisterPage, ResetPasswordPage, SignInPage};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{

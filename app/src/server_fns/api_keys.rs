@@ -13,7 +13,8 @@ use crate::model::api_key::{ApiKeyView, KeyArea};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KeysSummary {
     pub keys: Vec<ApiKeyView>,
-    /// The areas the account's role may grant, for the form.
+    /// The areas the account's role may grant, for the form (none: the person's team role
+    /// keeps no keys, and the form is not shown).
     pub areas: Vec<KeyArea>,
     /// A key just created by a plain form post, to copy now.
     pub issued: Option<OneTimeSecret>,
@@ -33,7 +34,12 @@ pub async fn api_keys_card() -> Result<KeysSummary, AppError> {
         let issued = super::flash::take_secret(&ctx, &session, KEY_SCOPE).await?;
         Ok(KeysSummary {
             keys,
-            areas: KeyArea::of_role(p.role).to_vec(),
+            // A role that keeps no keys gets no form (the list still shows its old keys).
+            areas: if crate::model::team::role_keeps_keys(p.team_role) {
+                KeyArea::of_role(p.role).to_vec()
+            } else {
+                Vec::new()
+            },
             issued,
         })
     })

@@ -58,11 +58,7 @@ pub async fn register(
         use super::web;
         use crate::domain::{Policy, accounts};
         use crate::model::RegisterRequest;
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        web::check_csrf(&session, &csrf).await?;
-        ctx.limits
-            .check(Policy::Register, &web::client_ip().await)?;
+        let (ctx, session) = web::visitor_form(&csrf, Policy::Register).await?;
         let view = accounts::register(
             &ctx,
             RegisterRequest {
@@ -118,13 +114,8 @@ pub async fn reset_password(
     csrf: String,
 ) -> Result<(), AppError> {
     super::web::run(async move {
-        use super::web;
         use crate::domain::Policy;
-        let ctx = web::ctx()?;
-        let session = web::session().await?;
-        web::check_csrf(&session, &csrf).await?;
-        ctx.limits
-            .check(Policy::PasswordResetAddress, &web::client_ip().await)?;
+        let (ctx, _) = super::web::visitor_form(&csrf, Policy::PasswordResetAddress).await?;
         crate::domain::accounts::recovery::reset(&ctx, &token, &new_password).await?;
         leptos_axum::redirect("/sign-in?reset=1");
         Ok(())
@@ -151,7 +142,7 @@ pub async fn change_password(
             None,
         )
         .await?;
-        web::sign_in(&ctx, &session, &p.account_id, generation).await?;
+        web::sign_in(&ctx, &session, &p.person_id, generation).await?;
         leptos_axum::redirect("/account?changed=1");
         Ok(())
     })

@@ -12,8 +12,10 @@ pub mod fraud;
 pub mod mail;
 pub mod overview;
 pub mod publisher;
+pub mod roles;
 pub mod second_factor;
 pub mod surveys;
+pub mod team;
 pub mod user_identity;
 
 #[cfg(feature = "ssr")]

@@ -105,6 +105,19 @@ where
     .await
 }
 
+/// A form post by a visitor who need not be signed in (registering, a reset link, an
+/// invitation): the CSRF check, then the caller's address against `policy`'s limit.
+pub async fn visitor_form(
+    csrf: &str,
+    policy: crate::domain::Policy,
+) -> Result<(Ctx, Session), AppError> {
+    let ctx = ctx()?;
+    let session = session().await?;
+    check_csrf(&session, csrf).await?;
+    ctx.limits.check(policy, &client_ip().await)?;
+    Ok((ctx, session))
+}
+
 /// The signed-in caller of a read (an administrator without a required second factor is
 /// refused: `auth::require_principal`).
 pub async fn reader() -> Result<(Ctx, Principal), AppError> {
@@ -114,12 +127,14 @@ pub async fn reader() -> Result<(Ctx, Principal), AppError> {
     Ok((ctx, p))
 }
 
-/// The signed-in caller of a form post, after the CSRF check.
+/// The signed-in caller of a form post, after the CSRF check and the team role's
+/// (`roles::check`: deny by default).
 pub async fn writer(csrf: &str) -> Result<(Ctx, Session, Principal), AppError> {
     let ctx = ctx()?;
     let session = session().await?;
     check_csrf(&session, csrf).await?;
     let p = require_principal(&ctx, &session).await?;
+    super::roles::check(&p)?;
     Ok((ctx, session, p))
 }
 

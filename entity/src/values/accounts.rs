@@ -21,6 +21,30 @@ impl Role {
 }
 
 crate::wire_enum!(
+    /// What a person may do in their organisation (`accounts.team_role`, issue 54, part 3).
+    /// Everyone reads everything; writes go by area (`docs/accounts.md`, "Team roles").
+    TeamRole {
+        /// Everything, the team included; an organisation keeps at least one.
+        Owner = "OWNER",
+        /// Everything but making or unmaking an owner.
+        Admin = "ADMIN",
+        /// Money: billing, funding, invoices, earnings, payouts and the payout profile.
+        Finance = "FINANCE",
+        /// Integration: placements and their keys, callbacks, tracking, conversions, API keys.
+        Developer = "DEVELOPER",
+        /// Reads only.
+        Viewer = "VIEWER"
+    }
+);
+
+impl TeamRole {
+    /// Whether this role manages the team (invites, changes roles, removes members).
+    pub fn manages_team(self) -> bool {
+        matches!(self, TeamRole::Owner | TeamRole::Admin)
+    }
+}
+
+crate::wire_enum!(
     /// Lifecycle of an account. Advertisers start PENDING until an administrator approves them.
     AccountStatus { Active = "ACTIVE", Pending = "PENDING", Disabled = "DISABLED" }
 );
@@ -47,6 +71,10 @@ crate::wire_enum!(
         /// An API key was created (told so that an owner who did not do it revokes it).
         ApiKeyCreated = "account.api_key_created",
         /// A second factor was turned on or off.
-        SecondFactorChanged = "account.second_factor_changed"
+        SecondFactorChanged = "account.second_factor_changed",
+        /// An invitation to join an organisation's team (sent to the invited address).
+        TeamInvitation = "account.team_invitation",
+        /// A member's team role changed, or the member left or was removed.
+        TeamChanged = "account.team_changed"
     }
 );

@@ -75,12 +75,12 @@ async fn principal(ctx: &Ctx, email: &str) -> anyhow::Result<Principal> {
         .await?
         .ok_or_else(|| anyhow::anyhow!("{email} is missing; run `server demo` first"))?;
     let v = accounts::view(&a);
-    Ok(Principal {
-        account_id: v.account_id,
-        email: v.email,
-        role: v.role,
-        status: v.status,
-    })
+    Ok(Principal::organisation(
+        v.account_id,
+        v.email,
+        v.role,
+        v.status,
+    ))
 }
 
 /// Loads the data set and writes the fixtures.

@@ -105,6 +105,14 @@ impl Scopes {
         }
     }
 
+    /// The areas granted `write`.
+    pub fn written(&self) -> impl Iterator<Item = KeyArea> + '_ {
+        self.0
+            .iter()
+            .filter(|(_, x)| *x == KeyAccess::Write)
+            .map(|(a, _)| *a)
+    }
+
     /// `area:access` strings, as the API shows them.
     pub fn names(&self) -> Vec<String> {
         self.0
@@ -128,6 +136,7 @@ pub async fn create(
     req: &ApiKeyCreate,
     second_factor: Option<&str>,
 ) -> Result<ApiKeyIssued, AppError> {
+    super::teams::require_key_keeper(actor)?;
     let mut errs = FieldErrors::new();
     let name = errs.check("name", validate::display_name(&req.name, 80));
     let scopes = errs.check(
@@ -147,17 +156,28 @@ pub async fn create(
     let (Some(name), Some(scopes)) = (name, scopes) else {
         return Err(AppError::invalid("invalid API key"));
     };
+    // A key never reaches further than its maker's role (and is asked that role again on
+    // every use, so a lowered role lowers the key too).
+    if let Some(area) = scopes
+        .written()
+        .find(|a| !crate::model::team::role_writes(actor.team_role, *a))
+    {
+        return Err(super::teams::refusal(
+            actor,
+            &format!("grant \"{}:write\"", area.as_str()),
+        ));
+    }
     super::second_factor::step_up(ctx, actor, second_factor).await?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     // The account's row is locked for the count, so two creations at 24 keys cannot both
     // pass on PostgreSQL (SQLite's immediate transactions already take turns).
-    entity::account::Entity::find_by_id(actor.account_id.clone())
+    entity::account::Entity::find_by_id(actor.person_id.clone())
         .lock_exclusive()
         .one(&txn)
         .await?;
     let active = api_key::Entity::find()
-        .filter(api_key::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(api_key::Column::AccountId.eq(actor.person_id.clone()))
         .filter(api_key::Column::RevokedAt.is_null())
         .count(&txn)
         .await?;
@@ -170,7 +190,7 @@ pub async fn create(
     let key = crypto::random_token(KEY_PREFIX);
     let row = api_key::ActiveModel {
         id: Set(new_id("key")),
-        account_id: Set(actor.account_id.clone()),
+        account_id: Set(actor.person_id.clone()),
         name: Set(name),
         key_prefix: Set(key.chars().take(KEY_PREFIX.len() + 5).collect()),
         key_hash: Set(crypto::sha256_hex(&key)),
@@ -202,7 +222,7 @@ pub async fn create(
 pub async fn list(ctx: &Ctx, actor: &Principal) -> Result<ApiKeyList, AppError> {
     let since = ctx.now() - Duration::days(REVOKED_SHOWN_DAYS);
     let mine =
-        || api_key::Entity::find().filter(api_key::Column::AccountId.eq(actor.account_id.clone()));
+        || api_key::Entity::find().filter(api_key::Column::AccountId.eq(actor.person_id.clone()));
     let mut rows = mine()
         .filter(api_key::Column::RevokedAt.is_null())
         .order_by_desc(api_key::Column::CreatedAt)
@@ -229,7 +249,7 @@ pub async fn revoke(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppErr
     let row = api_key::Entity::find_by_id(id.to_owned())
         .one(&ctx.db)
         .await?
-        .filter(|k| k.account_id == actor.account_id)
+        .filter(|k| k.account_id == actor.person_id)
         .ok_or_else(|| AppError::not_found("API key"))?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
@@ -279,7 +299,9 @@ pub async fn resolve(ctx: &Ctx, key: &str, need: KeyUse) -> Result<Principal, Ap
     let acc = super::get(ctx, &row.account_id)
         .await
         .map_err(|_| unauthorized())?;
-    let p = super::principal(&acc);
+    let p = super::principal_of(ctx, &acc)
+        .await
+        .map_err(|_| unauthorized())?;
     if p.status == AccountStatus::Disabled {
         return Err(AppError::forbidden("this account is disabled"));
     }

@@ -1,13 +1,15 @@
 //! Accounts: registration, operator creation, sign-in checks and advertiser approval;
 //! recovery (password reset by e-mail) in [`recovery`], changing the password and signing
 //! out everywhere in [`security`], API keys for the dashboard API in [`api_keys`], the second
-//! factor (TOTP and recovery codes) in [`second_factor`].
+//! factor (TOTP and recovery codes) in [`second_factor`], members and their roles in
+//! [`teams`].
 
 pub mod api_keys;
 pub mod recovery;
 pub mod second_factor;
 pub mod security;
 pub mod sessions;
+pub mod teams;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
@@ -15,7 +17,7 @@ use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id, mail, password};
 use crate::error::{AppError, FieldErrors};
 use crate::model::account::AccountList;
-use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, validate};
+use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, TeamRole, validate};
 use entity::account;
 
 /// Self-service registration: publishers start ACTIVE, advertisers PENDING.
@@ -99,6 +101,8 @@ async fn insert(
         approved_at: Set(approved.then_some(now)),
         approved_by: Set(approved.then(|| approved_by.unwrap_or_default().to_owned())),
         session_generation: Set(0),
+        organisation_id: Set(None),
+        team_role: Set(TeamRole::Owner),
     }
     .insert(&txn)
     .await
@@ -256,26 +260,63 @@ pub async fn pending_advertisers(
     })
 }
 
-/// The principal for a stored account (status and role are read fresh on every request).
+/// The principal for an organisation's own row (the person who registered it, acting for it);
+/// for any person's row use [`principal_of`].
 pub fn principal(a: &account::Model) -> Principal {
     Principal {
         account_id: a.id.clone(),
         email: a.email.clone(),
         role: a.role,
         status: a.status,
+        person_id: a.id.clone(),
+        team_role: a.team_role,
     }
+}
+
+/// The principal for a person's row, read fresh on every request: a member acts for its
+/// organisation, whose role and status count (a disabled organisation disables its members).
+pub async fn principal_of(ctx: &Ctx, person: &account::Model) -> Result<Principal, AppError> {
+    let Some(org_id) = &person.organisation_id else {
+        return Ok(principal(person));
+    };
+    let org = get(ctx, org_id).await?;
+    let status = if person.status == AccountStatus::Disabled {
+        AccountStatus::Disabled
+    } else {
+        org.status
+    };
+    Ok(Principal {
+        account_id: org.id,
+        email: person.email.clone(),
+        role: org.role,
+        status,
+        person_id: person.id.clone(),
+        team_role: person.team_role,
+    })
+}
+
+/// The signed-in person's view of their account (`/auth/v1/me`): the organisation, with the
+/// person's own e-mail and team role.
+pub async fn me(ctx: &Ctx, p: &Principal) -> Result<AccountView, AppError> {
+    let org = get(ctx, &p.account_id).await?;
+    Ok(AccountView {
+        email: p.email.clone(),
+        team_role: p.team_role,
+        status: p.status,
+        ..view(&org)
+    })
 }
 
 /// The view of an account.
 pub fn view(a: &account::Model) -> AccountView {
-    let p = principal(a);
     AccountView {
         account_id: a.id.clone(),
         email: a.email.clone(),
-        role: p.role,
-        status: p.status,
+        role: a.role,
+        status: a.status,
         company_name: a.company_name.clone(),
         created_at: a.created_at,
+        team_role: a.team_role,
     }
 }
 
@@ -293,6 +334,6 @@ pub(crate) async fn audit_and_tell<C: sea_orm::ConnectionTrait>(
 ) -> Result<(), AppError> {
     let now = ctx.now();
     actor.audit(txn, now, action, subject, detail).await?;
-    mail::outbox::enqueue(ctx, txn, now, Some(&actor.account_id), &actor.email, letter).await?;
+    mail::outbox::enqueue(ctx, txn, now, Some(&actor.person_id), &actor.email, letter).await?;
     Ok(())
 }

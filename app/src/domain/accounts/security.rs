@@ -36,8 +36,8 @@ pub async fn change_password(
         return Err(AppError::invalid("invalid password"));
     };
     ctx.limits
-        .check(Policy::SignIn, &format!("change|{}", actor.account_id))?;
-    let acc = super::get(ctx, &actor.account_id).await?;
+        .check(Policy::SignIn, &format!("change|{}", actor.person_id))?;
+    let acc = super::get(ctx, &actor.person_id).await?;
     if !password::verify(current.to_owned(), Some(acc.password_hash.clone())).await? {
         return Err(AppError::unauthorized("the current password is incorrect")
             .with_code("invalid_credentials"));
@@ -74,14 +74,14 @@ pub async fn sign_out_everywhere(
 ) -> Result<(), AppError> {
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    next_generation(&txn, &actor.account_id, now).await?;
-    revoke_tokens(&txn, &actor.account_id, now, keep_token).await?;
+    next_generation(&txn, &actor.person_id, now).await?;
+    revoke_tokens(&txn, &actor.person_id, now, keep_token).await?;
     actor
         .audit(
             &txn,
             now,
             "account.sign_out_everywhere",
-            ("account", &actor.account_id),
+            ("account", &actor.person_id),
             serde_json::json!({}),
         )
         .await?;
@@ -136,5 +136,39 @@ pub(super) async fn revoke_tokens<C: ConnectionTrait>(
         q = q.filter(api_token::Column::TokenHash.ne(crypto::sha256_hex(token)));
     }
     q.exec(db).await?;
+    Ok(())
+}
+
+/// Deletes everything a person signs in with (tokens, API keys, browser sessions, the second
+/// factor, recovery codes, reset links), in the caller's transaction, before their row goes
+/// (a member removed from a team). Each is read on every request, so this holds at once in
+/// every process.
+pub(super) async fn forget_person<C: ConnectionTrait>(
+    db: &C,
+    person_id: &str,
+) -> Result<(), AppError> {
+    use entity::{api_key, password_reset, recovery_code, second_factor, web_session};
+    let id = || person_id.to_owned();
+    api_token::Entity::delete_many()
+        .filter(api_token::Column::AccountId.eq(id()))
+        .exec(db)
+        .await?;
+    api_key::Entity::delete_many()
+        .filter(api_key::Column::AccountId.eq(id()))
+        .exec(db)
+        .await?;
+    web_session::Entity::delete_many()
+        .filter(web_session::Column::AccountId.eq(id()))
+        .exec(db)
+        .await?;
+    recovery_code::Entity::delete_many()
+        .filter(recovery_code::Column::AccountId.eq(id()))
+        .exec(db)
+        .await?;
+    second_factor::Entity::delete_by_id(id()).exec(db).await?;
+    password_reset::Entity::delete_many()
+        .filter(password_reset::Column::AccountId.eq(id()))
+        .exec(db)
+        .await?;
     Ok(())
 }

@@ -42,9 +42,9 @@ pub async fn list(
     current: Current<'_>,
 ) -> Result<SignedInList, AppError> {
     let now = ctx.now();
-    let generation = super::get(ctx, &actor.account_id).await?.session_generation;
+    let generation = super::get(ctx, &actor.person_id).await?.session_generation;
     let rows = web_session::Entity::find()
-        .filter(web_session::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(web_session::Column::AccountId.eq(actor.person_id.clone()))
         .filter(web_session::Column::ExpiresAt.gt(now))
         // The most recently active first (a session's expiry moves with its use); sessions
         // of an earlier generation are deleted when the generation moves on
@@ -60,7 +60,7 @@ pub async fn list(
     browsers.sort_by(|a, b| b.signed_in_at.cmp(&a.signed_in_at));
     let token_hash = current.token.map(crypto::sha256_hex);
     let tokens = api_token::Entity::find()
-        .filter(api_token::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(api_token::Column::AccountId.eq(actor.person_id.clone()))
         .filter(api_token::Column::RevokedAt.is_null())
         .filter(api_token::Column::ExpiresAt.gt(now))
         .order_by_desc(api_token::Column::CreatedAt)
@@ -120,7 +120,7 @@ pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppE
     let done = if let Some(row) = id.strip_prefix(BROWSER_PREFIX) {
         web_session::Entity::delete_many()
             .filter(web_session::Column::Id.eq(row.to_owned()))
-            .filter(web_session::Column::AccountId.eq(actor.account_id.clone()))
+            .filter(web_session::Column::AccountId.eq(actor.person_id.clone()))
             .exec(&txn)
             .await?
             .rows_affected
@@ -131,7 +131,7 @@ pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppE
                 sea_orm::sea_query::Expr::value(Some(now)),
             )
             .filter(api_token::Column::Id.eq(id.to_owned()))
-            .filter(api_token::Column::AccountId.eq(actor.account_id.clone()))
+            .filter(api_token::Column::AccountId.eq(actor.person_id.clone()))
             .filter(api_token::Column::RevokedAt.is_null())
             .exec(&txn)
             .await?
@@ -152,7 +152,7 @@ pub async fn sign_out(ctx: &Ctx, actor: &Principal, id: &str) -> Result<(), AppE
             &txn,
             now,
             "account.session_sign_out",
-            ("account", &actor.account_id),
+            ("account", &actor.person_id),
             serde_json::json!({ "kind": kind }),
         )
         .await?;

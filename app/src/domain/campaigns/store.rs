@@ -65,7 +65,7 @@ async fn insert_revision<C: ConnectionTrait>(
         campaign_id: Set(campaign.to_owned()),
         revision: Set(revision),
         config: Set(json(config)),
-        created_by: Set(Some(actor.account_id.clone())),
+        created_by: Set(Some(actor.person_id.clone())),
         created_at: Set(now),
     }
     .insert(db)

@@ -108,3 +108,51 @@ pub fn second_factor_changed(base_url: &str, on: bool) -> Letter {
         body: format!("{body}\n\n{base_url}/account#second-factor\n"),
     }
 }
+
+/// To an address invited to a team: who invited, to which organisation, with which role, and
+/// the link that works once.
+pub fn team_invitation(
+    base_url: &str,
+    token: &str,
+    company: &str,
+    inviter: &str,
+    role: crate::model::TeamRole,
+    days: i64,
+) -> Letter {
+    Letter {
+        topic: MailTopic::TeamInvitation,
+        subject: format!("{company} invites you to its team"),
+        body: format!(
+            "{inviter} invites you to join {company} on the marketplace, with the role {role}. \
+             Choose your password to accept; the link works once, for {days} days:\n\n\
+             {base_url}/invitation?token={token}\n\n\
+             If you do not know {inviter}, ignore this letter.\n",
+            role = role.as_str()
+        ),
+    }
+}
+
+/// To a member whose role changed (`Some`), or who left or was removed (`None`).
+pub fn team_changed(base_url: &str, role: Option<crate::model::TeamRole>) -> Letter {
+    let (subject, body) = match role {
+        Some(r) => (
+            format!("Your team role is now {}", r.as_str()),
+            format!(
+                "Your role in your organisation's team is now {}. What you may change follows \
+                 it from your next page:\n\n{base_url}/account\n",
+                r.as_str()
+            ),
+        ),
+        None => (
+            "You are no longer a member of your team".to_owned(),
+            "You left your organisation's team or were removed from it: you cannot sign in to \
+             it any more, and your sessions, tokens and API keys stopped working.\n"
+                .to_owned(),
+        ),
+    };
+    Letter {
+        topic: MailTopic::TeamChanged,
+        subject,
+        body,
+    }
+}

@@ -101,7 +101,7 @@ pub async fn start(
             let r = payout_run::ActiveModel {
                 id: Set(new_id("prn")),
                 period: Set(period.clone()),
-                created_by: Set(actor.account_id.clone()),
+                created_by: Set(actor.person_id.clone()),
                 created_at: Set(now),
                 created_count: Set(0),
                 skipped_count: Set(0),

@@ -6,19 +6,49 @@ mod sdk;
 pub use sdk::SdkActor;
 
 use crate::error::AppError;
-use crate::model::{AccountStatus, Role};
+use crate::model::{AccountStatus, Role, TeamRole};
 
 /// An authenticated dashboard account, as resolved from a bearer token or a browser session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
+    /// The organisation whose data this is (its registering row in `accounts`).
     pub account_id: String,
+    /// The person's e-mail (where what concerns them is sent).
     pub email: String,
+    /// The organisation's role and status.
     pub role: Role,
     pub status: AccountStatus,
+    /// The person signed in: their own row in `accounts` (the organisation's own id for the
+    /// person who registered it). Credentials, sessions and the second factor are theirs.
+    pub person_id: String,
+    /// What the person may do in the organisation.
+    pub team_role: TeamRole,
 }
 
 impl Principal {
-    /// Records in the audit log that this account did `action` to `subject`
+    /// The person who registered the organisation, acting for it (an owner).
+    pub fn organisation(
+        account_id: String,
+        email: String,
+        role: Role,
+        status: AccountStatus,
+    ) -> Self {
+        Principal {
+            person_id: account_id.clone(),
+            account_id,
+            email,
+            role,
+            status,
+            team_role: TeamRole::Owner,
+        }
+    }
+
+    /// Whether the person is a member rather than the one who registered the organisation.
+    pub fn is_member(&self) -> bool {
+        self.person_id != self.account_id
+    }
+
+    /// Records in the audit log that this person (not just the organisation) did `action` to `subject`
     /// (`(type, id)`), inside the caller's transaction so the entry commits with the change.
     pub async fn audit<C: sea_orm::ConnectionTrait>(
         &self,
@@ -28,7 +58,7 @@ impl Principal {
         subject: (&str, &str),
         detail: serde_json::Value,
     ) -> Result<(), AppError> {
-        super::audit::record(db, now, Some(&self.account_id), action, subject, detail).await
+        super::audit::record(db, now, Some(&self.person_id), action, subject, detail).await
     }
 
     /// ADMIN or SUPERADMIN.

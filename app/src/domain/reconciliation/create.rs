@@ -87,7 +87,7 @@ pub async fn create(
         reason: Set(reason.clone()),
         status: Set(ReconciliationStatus::Previewed),
         line_count: Set(i32::try_from(lines.len()).unwrap_or(i32::MAX)),
-        created_by: Set(actor.account_id.clone()),
+        created_by: Set(actor.person_id.clone()),
         created_at: Set(now),
         queued_at: Set(None),
         finished_at: Set(None),

@@ -102,7 +102,7 @@ pub async fn allocate(
         survey_campaign_id: Set(m.id.clone()),
         amount_micros: Set(amount),
         ledger_transaction_id: Set(tx),
-        created_by: Set(actor.account_id.clone()),
+        created_by: Set(actor.person_id.clone()),
         created_at: Set(now),
     }
     .insert(&txn)

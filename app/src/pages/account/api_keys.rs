@@ -54,7 +54,7 @@ pub fn ApiKeysCard(data: KeysData) -> impl IntoView {
                 view! {
                     {shown.map(|s| view! { <Shown secret=s/> })}
                     <KeyTable keys=c.keys revoke/>
-                    <NewKeyForm areas=c.areas create/>
+                    {(!c.areas.is_empty()).then(|| view! { <NewKeyForm areas=c.areas.clone() create/> })}
                 }.into_any()
             })}
         </section>

@@ -1,11 +1,13 @@
 //! `/account`: the signed-in person's own security (issue 54, part 2): changing the password
 //! after entering the current one, and signing out everywhere. Plain forms that work without
 //! JavaScript. API keys for the dashboard API in [`api_keys`], the second factor in
-//! [`second_factor`], the browsers and tokens signed in in [`sessions`].
+//! [`second_factor`], the browsers and tokens signed in in [`sessions`], the organisation's
+//! team in [`team`].
 
 mod api_keys;
 mod second_factor;
 mod sessions;
+mod team;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -25,6 +27,7 @@ pub fn AccountPage() -> impl IntoView {
     let keys = api_keys::KeysData::new();
     let factor = second_factor::FactorData::new();
     let signed_in = sessions::SessionsData::new();
+    let team = team::TeamData::new();
     let query = use_query_map();
     let changed = move || query.read().get("changed").is_some();
     view! {
@@ -32,7 +35,7 @@ pub fn AccountPage() -> impl IntoView {
         <RequireUser signed_in=move |u: AccountView| view! {
             <section class="card narrow" id="password">
                 <h1>"Your account"</h1>
-                <p>{u.email.clone()}" · "{u.role.as_str()}</p>
+                <p>{u.email.clone()}" · "{u.role.as_str()}" · "{u.company_name.clone()}" · team role "<span id="team-role">{u.team_role.as_str()}</span></p>
                 {move || changed().then(|| view! { <p class="notice ok" role="status" id="password-changed">"Your password was changed. Every other browser and token was signed out."</p> })}
                 <h2>"Change the password"</h2>
                 <ErrorNotice error=change_error/>
@@ -48,6 +51,7 @@ pub fn AccountPage() -> impl IntoView {
             <second_factor::SecondFactorCard data=factor/>
             <api_keys::ApiKeysCard data=keys/>
             <sessions::SessionsCard data=signed_in/>
+            <team::TeamCard data=team/>
             <section class="card narrow" id="everywhere">
                 <h2>"Sign out everywhere"</h2>
                 <p class="muted">"Signs out every browser, this one too, and revokes every dashboard token of the account, in every process at once. API keys keep working: revoke them above. Use it when a device is lost or a password may have leaked."</p>

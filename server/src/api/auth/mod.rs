@@ -1,7 +1,9 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2); API keys in [`keys`], the
-//! second factor in [`second_factor`], where the account is signed in in [`sessions`].
+//! second factor in [`second_factor`], where the account is signed in in [`sessions`], the
+//! team in [`members`].
 
 mod keys;
+mod members;
 mod second_factor;
 mod sessions;
 
@@ -34,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(change_password))
         .routes(routes!(sign_out_everywhere))
         .merge(keys::router())
+        .merge(members::router())
         .merge(second_factor::router())
         .merge(sessions::router())
 }
@@ -181,7 +184,5 @@ async fn me(
     State(state): State<AppState>,
     Authenticated(p): Authenticated,
 ) -> Result<AppJson<AccountView>, AppError> {
-    Ok(AppJson(accounts::view(
-        &accounts::get(&state.ctx, &p.account_id).await?,
-    )))
+    Ok(AppJson(accounts::me(&state.ctx, &p).await?))
 }

@@ -113,7 +113,7 @@ pub fn finish(openapi: &mut OpenApi) {
 /// (`route_facts::key_use`), an API key is the alternative, named with the grant it needs.
 fn api_key_security(path: &str, method: &str, op: &mut Operation) {
     use app::domain::accounts::api_keys::KeyUse;
-    let Some(security) = op.security.as_mut() else {
+    let Some(security) = op.security.as_ref() else {
         return;
     };
     let bearer = security.iter().any(|s| {
@@ -125,7 +125,11 @@ fn api_key_security(path: &str, method: &str, op: &mut Operation) {
     let Ok(m) = method.to_ascii_uppercase().parse::<http::Method>() else {
         return;
     };
-    let grant = match crate::route_facts::key_use(&m, path) {
+    let need = crate::route_facts::key_use(&m, path);
+    if bearer {
+        team_roles(path, need, op);
+    }
+    let grant = match need {
         KeyUse::Closed => return,
         KeyUse::Any => Vec::new(),
         KeyUse::Area { area, write } => {
@@ -136,11 +140,39 @@ fn api_key_security(path: &str, method: &str, op: &mut Operation) {
             )]
         }
     };
-    if bearer {
+    if let (true, Some(security)) = (bearer, op.security.as_mut()) {
         security.push(utoipa::openapi::security::SecurityRequirement::new(
             "dashboardApiKey",
             grant,
         ));
+    }
+}
+
+/// Names the team roles that may call a dashboard operation (`x-team-roles`, the role table
+/// of docs/accounts.md): every role reads; a write needs a role that writes its area; a
+/// route outside the areas is for owners and admins. The person's own `/auth/v1/` routes
+/// state their rules in their descriptions instead.
+fn team_roles(path: &str, need: app::domain::accounts::api_keys::KeyUse, op: &mut Operation) {
+    use app::domain::accounts::api_keys::KeyUse;
+    use app::model::TeamRole;
+    if path.starts_with("/auth/v1/") || path.starts_with("/admin/v1/") {
+        return;
+    }
+    let roles: Vec<&str> = TeamRole::ALL
+        .iter()
+        .filter(|r| match need {
+            KeyUse::Area { write: false, .. } | KeyUse::Any => true,
+            KeyUse::Area { area, write: true } => app::model::team::role_writes(**r, area),
+            KeyUse::Closed => r.manages_team(),
+        })
+        .map(|r| r.as_str())
+        .collect();
+    let ext = utoipa::openapi::extensions::ExtensionsBuilder::new()
+        .add("x-team-roles", serde_json::json!(roles))
+        .build();
+    match op.extensions.as_mut() {
+        Some(e) => e.merge(ext),
+        None => op.extensions = Some(ext),
     }
 }
 

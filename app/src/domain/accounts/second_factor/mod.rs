@@ -85,7 +85,7 @@ pub async fn admin_may_act(ctx: &Ctx, p: &Principal) -> Result<(), AppError> {
     if !p.role.is_admin() || !ctx.config.admins_need_second_factor {
         return Ok(());
     }
-    if is_enabled(&ctx.db, &p.account_id).await? {
+    if is_enabled(&ctx.db, &p.person_id).await? {
         return Ok(());
     }
     Err(AppError::forbidden(
@@ -103,13 +103,13 @@ pub async fn is_enabled<C: ConnectionTrait>(db: &C, account_id: &str) -> Result<
 
 /// The account's second factor as its owner sees it.
 pub async fn state(ctx: &Ctx, actor: &Principal) -> Result<SecondFactorState, AppError> {
-    let r = row(&ctx.db, &actor.account_id).await?;
+    let r = row(&ctx.db, &actor.person_id).await?;
     let pending = match r.as_ref().and_then(|r| r.pending_sealed.as_deref()) {
-        Some(sealed) => Some(enrolment(ctx, &actor.account_id, &actor.email, sealed)?),
+        Some(sealed) => Some(enrolment(ctx, &actor.person_id, &actor.email, sealed)?),
         None => None,
     };
     let left = recovery_code::Entity::find()
-        .filter(recovery_code::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(recovery_code::Column::AccountId.eq(actor.person_id.clone()))
         .filter(recovery_code::Column::UsedAt.is_null())
         .count(&ctx.db)
         .await?;
@@ -131,7 +131,7 @@ pub async fn begin(
 ) -> Result<Enrolment, AppError> {
     check_password(ctx, actor, password_plain).await?;
     let now = ctx.now();
-    let existing = row(&ctx.db, &actor.account_id).await?;
+    let existing = row(&ctx.db, &actor.person_id).await?;
     if existing.as_ref().is_some_and(|r| r.enabled_at.is_some()) {
         return Err(
             AppError::conflict("a second factor is already on; turn it off first")
@@ -142,7 +142,7 @@ pub async fn begin(
     let secret = Secret::from(crypto::random_bytes::<20>());
     let sealed = ctx
         .keys
-        .seal(&seal_binding(&actor.account_id), &secret.to_base32())?;
+        .seal(&seal_binding(&actor.person_id), &secret.to_base32())?;
     match existing {
         Some(r) => {
             let mut am: second_factor::ActiveModel = r.into();
@@ -152,7 +152,7 @@ pub async fn begin(
         }
         None => {
             second_factor::ActiveModel {
-                account_id: Set(actor.account_id.clone()),
+                account_id: Set(actor.person_id.clone()),
                 secret_sealed: Set(None),
                 pending_sealed: Set(Some(sealed.clone())),
                 enabled_at: Set(None),
@@ -164,7 +164,7 @@ pub async fn begin(
             .map_err(db::race_on_unique)?;
         }
     }
-    enrolment(ctx, &actor.account_id, &actor.email, &sealed)
+    enrolment(ctx, &actor.person_id, &actor.email, &sealed)
 }
 
 /// Confirms an enrolment with a code from the new secret: the factor is on, and the ten
@@ -173,12 +173,12 @@ pub async fn begin(
 /// Not limited: guessing here gains nothing, since whoever may confirm may also start an
 /// enrolment and read its secret.
 pub async fn confirm(ctx: &Ctx, actor: &Principal, code: &str) -> Result<Vec<String>, AppError> {
-    let r = row(&ctx.db, &actor.account_id).await?;
+    let r = row(&ctx.db, &actor.person_id).await?;
     let Some(sealed) = r.as_ref().and_then(|r| r.pending_sealed.clone()) else {
         return Err(AppError::conflict("start an enrolment first").with_code("no_enrolment"));
     };
     let now = ctx.now();
-    let step = matching_step(ctx, &actor.account_id, &actor.email, &sealed, code)?
+    let step = matching_step(ctx, &actor.person_id, &actor.email, &sealed, code)?
         .ok_or_else(wrong_code)?;
     let txn = db::begin(&ctx.db).await?;
     let done = second_factor::Entity::update_many()
@@ -193,7 +193,7 @@ pub async fn confirm(ctx: &Ctx, actor: &Principal, code: &str) -> Result<Vec<Str
         .col_expr(second_factor::Column::EnabledAt, Expr::value(Some(now)))
         .col_expr(second_factor::Column::LastStep, Expr::value(Some(step)))
         .col_expr(second_factor::Column::UpdatedAt, Expr::value(now))
-        .filter(second_factor::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(second_factor::Column::AccountId.eq(actor.person_id.clone()))
         .filter(second_factor::Column::PendingSealed.eq(sealed))
         .exec(&txn)
         .await?;
@@ -202,9 +202,9 @@ pub async fn confirm(ctx: &Ctx, actor: &Principal, code: &str) -> Result<Vec<Str
             AppError::conflict("the enrolment changed; start again").with_code("no_enrolment")
         );
     }
-    let codes = codes::replace(&txn, &actor.account_id, now).await?;
+    let codes = codes::replace(&txn, &actor.person_id, now).await?;
     let letter = mail::letters::second_factor_changed(&ctx.config.base_url, true);
-    let subject = ("account", actor.account_id.as_str());
+    let subject = ("account", actor.person_id.as_str());
     super::audit_and_tell(
         ctx,
         &txn,
@@ -234,19 +234,19 @@ pub async fn disable(
         );
     }
     check_password(ctx, actor, password_plain).await?;
-    if !verify(ctx, &actor.account_id, &actor.email, code).await? {
+    if !verify(ctx, &actor.person_id, &actor.email, code).await? {
         return Err(wrong_code());
     }
     let txn = db::begin(&ctx.db).await?;
-    second_factor::Entity::delete_by_id(actor.account_id.clone())
+    second_factor::Entity::delete_by_id(actor.person_id.clone())
         .exec(&txn)
         .await?;
     recovery_code::Entity::delete_many()
-        .filter(recovery_code::Column::AccountId.eq(actor.account_id.clone()))
+        .filter(recovery_code::Column::AccountId.eq(actor.person_id.clone()))
         .exec(&txn)
         .await?;
     let letter = mail::letters::second_factor_changed(&ctx.config.base_url, false);
-    let subject = ("account", actor.account_id.as_str());
+    let subject = ("account", actor.person_id.as_str());
     super::audit_and_tell(
         ctx,
         &txn,
@@ -268,9 +268,9 @@ async fn check_password(
     actor: &Principal,
     password_plain: &str,
 ) -> Result<(), AppError> {
-    let acc = super::get(ctx, &actor.account_id).await?;
+    let acc = super::get(ctx, &actor.person_id).await?;
     ctx.limits
-        .check(Policy::SignIn, &format!("change|{}", actor.account_id))?;
+        .check(Policy::SignIn, &format!("change|{}", actor.person_id))?;
     if password::verify(password_plain.to_owned(), Some(acc.password_hash)).await? {
         Ok(())
     } else {
@@ -285,7 +285,7 @@ pub async fn renew_recovery_codes(
     actor: &Principal,
     code: &str,
 ) -> Result<Vec<String>, AppError> {
-    if !is_enabled(&ctx.db, &actor.account_id).await? {
+    if !is_enabled(&ctx.db, &actor.person_id).await? {
         return Err(
             AppError::conflict("the account has no second factor").with_code("no_second_factor")
         );
@@ -293,13 +293,13 @@ pub async fn renew_recovery_codes(
     step_up(ctx, actor, Some(code)).await?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
-    let codes = codes::replace(&txn, &actor.account_id, now).await?;
+    let codes = codes::replace(&txn, &actor.person_id, now).await?;
     actor
         .audit(
             &txn,
             now,
             "second_factor.recovery_codes",
-            ("account", &actor.account_id),
+            ("account", &actor.person_id),
             serde_json::json!({}),
         )
         .await?;
@@ -336,11 +336,11 @@ pub async fn at_sign_in(
 /// Asks an account with a factor for a code again before an action that moves money or
 /// grants access: 403 `step_up_required` without a valid one. Accounts without pass.
 pub async fn step_up(ctx: &Ctx, actor: &Principal, code: Option<&str>) -> Result<(), AppError> {
-    if !is_enabled(&ctx.db, &actor.account_id).await? {
+    if !is_enabled(&ctx.db, &actor.person_id).await? {
         return Ok(());
     }
     let ok = match code.map(str::trim).filter(|c| !c.is_empty()) {
-        Some(code) => verify(ctx, &actor.account_id, &actor.email, code).await?,
+        Some(code) => verify(ctx, &actor.person_id, &actor.email, code).await?,
         None => false,
     };
     if ok {

@@ -195,7 +195,7 @@ pub async fn approve_wire(
             &txn,
             &f,
             FundingStatus::AwaitingReview,
-            Some(&actor.account_id),
+            Some(&actor.person_id),
             now,
         )
         .await?

@@ -116,7 +116,7 @@ pub async fn decide(
             conversion::Entity::update_many()
                 .col_expr(
                     conversion::Column::DecidedBy,
-                    Expr::value(Some(actor.account_id.clone())),
+                    Expr::value(Some(actor.person_id.clone())),
                 )
                 .col_expr(conversion::Column::DecidedAt, Expr::value(Some(now)))
                 .col_expr(conversion::Column::DecisionNote, Expr::value(note.clone()))

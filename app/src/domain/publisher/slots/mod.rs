@@ -127,7 +127,7 @@ pub async fn create(
     }
     .insert(&txn)
     .await?;
-    revision(&txn, &id, 1, &cfg, &actor.account_id, now).await?;
+    revision(&txn, &id, 1, &cfg, &actor.person_id, now).await?;
     let detail = json!({"type": kind.as_str()});
     actor
         .audit(&txn, now, "ad_slot.create", ("ad_slot", &id), detail)
@@ -200,7 +200,7 @@ pub async fn patch(
     am.configuration_version = Set(version);
     am.updated_at = Set(now);
     let row = am.update(&txn).await?;
-    revision(&txn, slot_id, version, &cfg, &actor.account_id, now).await?;
+    revision(&txn, slot_id, version, &cfg, &actor.person_id, now).await?;
     let detail = json!({"version": version});
     actor
         .audit(&txn, now, "ad_slot.update", ("ad_slot", slot_id), detail)
