@@ -38,7 +38,7 @@ test('the page hydrates and a publisher signs in and out through the form', asyn
   const encoding = headers['content-encoding'];
   assert.ok(['br', 'gzip'].includes(encoding), `wasm content-encoding: ${encoding}`);
   const sizes = await bundle.request().sizes();
-  assert.ok(sizes.responseBodySize > 100_000 && sizes.responseBodySize < 1_415_000,
+  assert.ok(sizes.responseBodySize > 100_000 && sizes.responseBodySize < 1_440_000,
     `wasm transferred ${sizes.responseBodySize} bytes`);
   await page.fill('input[name=email]', 'pub@example.com');
   await page.fill('input[name=password]', password);
