@@ -85,7 +85,10 @@ PHASES=examples,coverage,fuzzing,stateful
 #   within the per-account password limit (10, then one every 30 s): the fuzzer never knows
 #   the password, so nearly every case would spend that limit and the run would end in 429s
 #   or in pacing longer than its time limit. tests/integration/second_factor.rs covers both.
-EXCLUDES=(--exclude-path /auth/v1/tokens/current --exclude-path /auth/v1/second-factor/enrolment --exclude-path /auth/v1/second-factor/disable)
+# - POST /auth/v1/email checks the password the same way (tests/integration/email.rs), and
+#   POST /auth/v1/email/verification sends a letter within a per-address limit of three, then
+#   one every ten minutes: the run would end in 429s. tests/integration/email.rs covers both.
+EXCLUDES=(--exclude-path /auth/v1/tokens/current --exclude-path /auth/v1/second-factor/enrolment --exclude-path /auth/v1/second-factor/disable --exclude-path /auth/v1/email --exclude-path /auth/v1/email/verification)
 
 overall=0
 summary_lines=()

@@ -63,7 +63,7 @@ SURFACES = [
 INTEGRATION_PATHS = "|".join(p.pattern for _, p in SURFACES)
 OTHER_POSTBACKS = re.compile(r"^/performance-marketing/v2/(postbacks|pixels)/")
 SIGN_IN = re.compile(r"^/auth/v1/(tokens|accounts|invitations/accept)$")
-RESETS = re.compile(r"^/auth/v1/password-resets(/confirm)?$")
+RESETS = re.compile(r"^/auth/v1/(password-resets(/confirm)?|email/confirm)$")
 
 RUN = os.environ.get("FUZZ_RUN", "integrations")
 STATS = os.environ.get("FUZZ_STATS")
@@ -207,7 +207,7 @@ def before_call(context, case, kwargs):
     elif SIGN_IN.match(path):
         pace(("sign-in", address), 15)  # 30 at once, then one every 2 s, per address
     elif RESETS.match(path):
-        # Both routes share one limit per address: 20 at once, then one every 30 s. The
+        # These routes share one limit per address: 20 at once, then one every 30 s. The
         # other limit counts per e-mail asked for (3, then one every 10 minutes): each case
         # asks for an address of its own, valid or not as generated.
         pace(("password-reset", address), 2)

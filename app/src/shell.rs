@@ -43,6 +43,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/account") view=pages::AccountPage/>
                     <Route path=path!("/reset-password") view=pages::ResetPasswordPage/>
                     <Route path=path!("/invitation") view=pages::InvitationPage/>
+                    <Route path=path!("/confirm-email") view=pages::ConfirmEmailPage/>
                     <Route path=path!("/publisher") view=pages::PublisherHome/>
                     <Route path=path!("/publisher/offers") view=pages::OfferGalleryPage/>
                     <Route path=path!("/publisher/support") view=pages::SupportInboxPage/>

@@ -29,6 +29,8 @@ pub struct Model {
     pub organisation_id: Option<String>,
     /// What this person may do in the organisation.
     pub team_role: TeamRole,
+    /// When the address was shown to work (a mailed link was used); null until then.
+    pub email_verified_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -52,6 +52,8 @@ pub mod conversion;
 #[cfg(feature = "db")]
 pub mod creative;
 #[cfg(feature = "db")]
+pub mod email_link;
+#[cfg(feature = "db")]
 pub mod funding;
 #[cfg(feature = "db")]
 pub mod idempotent_request;

@@ -45,6 +45,7 @@ mod m0040_api_keys;
 mod m0041_second_factors;
 mod m0042_session_accounts;
 mod m0043_teams;
+mod m0044_email_links;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -96,6 +97,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0041_second_factors::Migration),
             Box::new(m0042_session_accounts::Migration),
             Box::new(m0043_teams::Migration),
+            Box::new(m0044_email_links::Migration),
         ]
     }
 }

@@ -12,7 +12,7 @@ use sea_orm_migration::schema::{
 migration!("m0043_teams");
 
 const TABLE: &str = "invitations";
-const UNIQUE: (&str, &str) = ("idx_invitations_hash", "invitations (token_hash)");
+const UNIQUE: SqlIndex = ("idx_invitations_hash", "invitations (token_hash)");
 const INDEXES: [crate::PlainIndex; 2] = [
     (
         "idx_accounts_organisation",
@@ -51,17 +51,13 @@ async fn up(m: &SchemaManager<'_>) -> Result<(), DbErr> {
             .to_owned(),
     )
     .await?;
-    m.get_connection()
-        .execute_unprepared(&format!("CREATE UNIQUE INDEX {} ON {}", UNIQUE.0, UNIQUE.1))
-        .await?;
+    create_unique_sql_indexes(m, &[UNIQUE]).await?;
     crate::create_indexes(m, &INDEXES).await
 }
 
 async fn down(m: &SchemaManager<'_>) -> Result<(), DbErr> {
     crate::drop_indexes(m, &INDEXES).await?;
-    m.get_connection()
-        .execute_unprepared(&format!("DROP INDEX {}", UNIQUE.0))
-        .await?;
+    drop_sql_indexes(m, &[UNIQUE]).await?;
     drop_tables(m, &[TABLE]).await?;
     drop_column(m, "accounts", "team_role").await?;
     drop_column(m, "accounts", "organisation_id").await

@@ -19,6 +19,7 @@ mod delivery;
 mod document;
 mod earnings;
 mod earnings_release;
+mod email;
 mod errors;
 mod evidence;
 mod fraud;

@@ -1,4 +1,5 @@
-//! Teams in tests: inviting a member with a role and signing them in (issue 54, part 3).
+//! Teams in tests: inviting a member with a role and signing them in (issue 54, part 3);
+//! the tokens of mailed links.
 
 use reqwest::StatusCode;
 use serde_json::json;
@@ -8,16 +9,21 @@ use crate::{TestApp, TestUser};
 impl TestApp {
     /// The token of the newest invitation letter to `email` (read from the outbox).
     pub async fn invitation_token(&self, email: &str) -> String {
+        self.mailed_token(email, "account.team_invitation").await
+    }
+
+    /// The token in the link of the newest letter of `topic` to `email` (read from the outbox).
+    pub async fn mailed_token(&self, email: &str, topic: &str) -> String {
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
         let letter = entity::mail_outbox::Entity::find()
             .filter(entity::mail_outbox::Column::ToAddress.eq(email.to_ascii_lowercase()))
-            .filter(entity::mail_outbox::Column::Topic.eq("account.team_invitation"))
+            .filter(entity::mail_outbox::Column::Topic.eq(topic))
             .order_by_desc(entity::mail_outbox::Column::CreatedAt)
             .order_by_desc(entity::mail_outbox::Column::Id)
             .one(&self.state.ctx.db)
             .await
             .expect("outbox")
-            .expect("an invitation letter");
+            .unwrap_or_else(|| panic!("a letter {topic} to {email}"));
         let text = app::domain::mail::outbox::text_of(&self.state.ctx, &letter).expect("open");
         let start = text.find("token=").expect("a link") + 6;
         text[start..]

@@ -1,7 +1,7 @@
 //! Accounts, roles and the sign-in wire types of CONTRACT.md section 2.
 
 use chrono::{DateTime, Utc};
-pub use entity::values::{AccountStatus, Role, TeamRole};
+pub use entity::values::{AccountStatus, EmailLinkPurpose, Role, TeamRole};
 use serde::{Deserialize, Serialize};
 
 wire_enum!(
@@ -39,10 +39,45 @@ pub struct AccountView {
     /// registered it, and in administrators' lists).
     #[serde(default = "owner")]
     pub team_role: TeamRole,
+    /// Whether the signed-in person's address was shown to work (a mailed link was used).
+    #[serde(default = "verified")]
+    pub email_verified: bool,
 }
 
 fn owner() -> TeamRole {
     TeamRole::Owner
+}
+
+fn verified() -> bool {
+    true
+}
+
+/// `POST /auth/v1/email`: change the sign-in e-mail (a link goes to the new address).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EmailChangeRequest {
+    pub new_email: String,
+    /// The person's current password.
+    pub current_password: String,
+}
+
+/// `POST /auth/v1/email/confirm`: the token of a mailed e-mail link.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EmailLinkConfirm {
+    /// The `token` of the link (`mkt_email_…`).
+    pub token: String,
+}
+
+/// What a used e-mail link confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EmailLinkConfirmed {
+    /// VERIFY (the address works) or CHANGE (the sign-in e-mail is now the link's address).
+    pub purpose: EmailLinkPurpose,
 }
 
 /// A page of accounts: `{items, count, nextCursor}` (`count` is the page's length).

@@ -16,11 +16,13 @@ pub fn SignInPage() -> impl IntoView {
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     let query = use_query_map();
     let reset = move || query.read().get("reset").is_some();
+    let email = move || query.read().get("email");
     view! {
         <Title text="Sign in"/>
         <section class="card narrow">
             <h1>"Sign in"</h1>
             {move || reset().then(|| view! { <p class="notice ok" role="status" id="password-changed">"Your password was changed. Sign in with the new one."</p> })}
+            {move || email().map(|e| view! { <p class="notice ok" role="status" id="email-confirmed">{email_notice(&e)}</p> })}
             <ErrorNotice error/>
             <ActionForm action>
                 <CsrfField/>
@@ -145,6 +147,38 @@ pub fn InvitationPage() -> impl IntoView {
                 </ActionForm>
                 <p class="muted">"You sign in with "{o.email.clone()}" and this password; the link works once, until "{o.expires_at.format("%Y-%m-%d %H:%M UTC").to_string()}"."</p>
             }.into_any())}
+        </section>
+    }
+}
+
+/// What a used e-mail link did, for the page it returns to.
+pub fn email_notice(what: &str) -> &'static str {
+    if what == "changed" {
+        "Your sign-in e-mail is changed: sign in with the new address."
+    } else {
+        "Your e-mail address is confirmed."
+    }
+}
+
+/// `/confirm-email?token=…`: the page an e-mail link opens. A button uses the link (opening
+/// a page must not: mail scanners open links on their own).
+#[component]
+pub fn ConfirmEmailPage() -> impl IntoView {
+    use crate::server_fns::email::ConfirmEmail;
+    let action = ServerAction::<ConfirmEmail>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let query = use_query_map();
+    let token = move || query.read().get("token").unwrap_or_default();
+    view! {
+        <Title text="Confirm your e-mail"/>
+        <section class="card narrow">
+            <h1>"Confirm your e-mail address"</h1>
+            <ErrorNotice error/>
+            <ActionForm action>
+                <CsrfField/>
+                <input type="hidden" name="token" value=token/>
+                <button type="submit">"Confirm"</button>
+            </ActionForm>
         </section>
     }
 }

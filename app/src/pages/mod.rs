@@ -15,7 +15,10 @@ pub use advertiser::{
     CampaignDetailPage, CampaignReportPage, CampaignTrackingPage, CampaignsPage, NewCampaignPage,
 };
 pub use advertiser::{ConversionsPage, ReconciliationPage, SurveyDetailPage, SurveysPage};
-pub use auth::{ForgotPasswordPage, InvitationPage, RegisterPage, ResetPasswordPage, SignInPage};
+pub use auth::{
+    ConfirmEmailPage, ForgotPasswordPage, InvitationPage, RegisterPage, ResetPasswordPage,
+    SignInPage, email_notice,
+};
 pub use dashboards::{AdvertiserHome, PublisherHome};
 pub use home::{Home, NotFound};
 pub use publisher::{

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod billing;
 pub mod campaigns;
 pub mod earnings;
+pub mod email;
 mod error;
 pub mod fraud;
 pub mod mail;

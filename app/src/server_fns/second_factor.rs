@@ -33,7 +33,7 @@ pub async fn second_factor_summary() -> Result<FactorSummary, AppError> {
         let codes = super::flash::take_secret(&ctx, &session, CODES_SCOPE).await?;
         Ok(FactorSummary {
             state,
-            required: p.role.is_admin() && ctx.config.admins_need_second_factor,
+            required: second_factor::required_of(&ctx, &p),
             codes,
         })
     })
@@ -81,15 +81,7 @@ pub async fn disable_second_factor(
 ) -> Result<(), AppError> {
     super::web::run(async move {
         let (ctx, _, p) = super::web::own_writer(&csrf).await?;
-        let required = ctx.config.admins_need_second_factor;
-        crate::domain::accounts::second_factor::disable(
-            &ctx,
-            &p,
-            &current_password,
-            &code,
-            required,
-        )
-        .await
+        crate::domain::accounts::second_factor::disable(&ctx, &p, &current_password, &code).await
     })
     .await
 }

@@ -45,6 +45,16 @@ impl TeamRole {
 }
 
 crate::wire_enum!(
+    /// What a mailed e-mail link confirms (`email_links.purpose`).
+    EmailLinkPurpose {
+        /// That the account's address works.
+        Verify = "VERIFY",
+        /// A change of the sign-in e-mail to the link's address.
+        Change = "CHANGE"
+    }
+);
+
+crate::wire_enum!(
     /// Lifecycle of an account. Advertisers start PENDING until an administrator approves them.
     AccountStatus { Active = "ACTIVE", Pending = "PENDING", Disabled = "DISABLED" }
 );
@@ -75,6 +85,12 @@ crate::wire_enum!(
         /// An invitation to join an organisation's team (sent to the invited address).
         TeamInvitation = "account.team_invitation",
         /// A member's team role changed, or the member left or was removed.
-        TeamChanged = "account.team_changed"
+        TeamChanged = "account.team_changed",
+        /// A link to confirm that the address works (sent at registration, or asked again).
+        EmailVerification = "account.email_verification",
+        /// A link to the new address, to confirm a change of the sign-in e-mail.
+        EmailChangeRequested = "account.email_change_requested",
+        /// To the old address: the sign-in e-mail was changed (or a change was asked).
+        EmailChanged = "account.email_changed"
     }
 );

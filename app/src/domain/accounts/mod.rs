@@ -1,10 +1,12 @@
-//! Accounts: registration, operator creation, sign-in checks and advertiser approval;
+//! Accounts: registration, operator creation, sign-in checks and advertiser approval; the
+//! sign-in address (verifying and changing it) in [`email`];
 //! recovery (password reset by e-mail) in [`recovery`], changing the password and signing
 //! out everywhere in [`security`], API keys for the dashboard API in [`api_keys`], the second
 //! factor (TOTP and recovery codes) in [`second_factor`], members and their roles in
 //! [`teams`].
 
 pub mod api_keys;
+pub mod email;
 pub mod recovery;
 pub mod second_factor;
 pub mod security;
@@ -103,10 +105,15 @@ async fn insert(
         session_generation: Set(0),
         organisation_id: Set(None),
         team_role: Set(TeamRole::Owner),
+        // An operator vouches for the address it types; a registration proves it by mail.
+        email_verified_at: Set(approved_by.map(|_| now)),
     }
     .insert(&txn)
     .await
     .map_err(|e| db::conflict_on_unique(e, "an account with this e-mail already exists"))?;
+    if model.email_verified_at.is_none() {
+        email::send_verification(ctx, &txn, &model.id, &model.email).await?;
+    }
     audit::record(
         &txn,
         now,
@@ -296,12 +303,18 @@ pub async fn principal_of(ctx: &Ctx, person: &account::Model) -> Result<Principa
 }
 
 /// The signed-in person's view of their account (`/auth/v1/me`): the organisation, with the
-/// person's own e-mail and team role.
+/// person's own e-mail, its verification and team role.
 pub async fn me(ctx: &Ctx, p: &Principal) -> Result<AccountView, AppError> {
-    let org = get(ctx, &p.account_id).await?;
+    let person = get(ctx, &p.person_id).await?;
+    let org = if p.is_member() {
+        get(ctx, &p.account_id).await?
+    } else {
+        person.clone()
+    };
     Ok(AccountView {
-        email: p.email.clone(),
-        team_role: p.team_role,
+        email: person.email.clone(),
+        team_role: person.team_role,
+        email_verified: person.email_verified_at.is_some(),
         status: p.status,
         ..view(&org)
     })
@@ -317,6 +330,7 @@ pub fn view(a: &account::Model) -> AccountView {
         company_name: a.company_name.clone(),
         created_at: a.created_at,
         team_role: a.team_role,
+        email_verified: a.email_verified_at.is_some(),
     }
 }
 

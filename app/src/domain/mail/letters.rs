@@ -156,3 +156,57 @@ pub fn team_changed(base_url: &str, role: Option<crate::model::TeamRole>) -> Let
         body,
     }
 }
+
+/// To a new account's address: the link that shows it works.
+pub fn email_verification(base_url: &str, token: &str, days: i64) -> Letter {
+    Letter {
+        topic: MailTopic::EmailVerification,
+        subject: "Confirm your e-mail address".to_owned(),
+        body: format!(
+            "Please confirm that this address is yours; the link works once, for {days} days:\n\n\
+             {base_url}/confirm-email?token={token}\n\n\
+             If you did not create an account, ignore this letter.\n"
+        ),
+    }
+}
+
+/// To the new address of a change of sign-in e-mail: the link that makes the change.
+pub fn email_change_requested(base_url: &str, token: &str, hours: i64) -> Letter {
+    Letter {
+        topic: MailTopic::EmailChangeRequested,
+        subject: "Confirm your new e-mail address".to_owned(),
+        body: format!(
+            "Someone (we hope you) asked to sign in with this address from now on. Confirm it \
+             with this link, which works once, for {hours} hours:\n\n\
+             {base_url}/confirm-email?token={token}\n\n\
+             Until then nothing changes. If you did not ask, ignore this letter.\n"
+        ),
+    }
+}
+
+/// To the old address of a change of sign-in e-mail: asked (`done` false) or made.
+pub fn email_changed(base_url: &str, new_email: &str, done: bool) -> Letter {
+    let (subject, what) = if done {
+        (
+            "Your sign-in e-mail was changed",
+            format!(
+                "Your account now signs in with {new_email}; this address gets no more mail about it."
+            ),
+        )
+    } else {
+        (
+            "A change of your sign-in e-mail was asked for",
+            format!(
+                "Someone signed in to your account asked to sign in with {new_email} from now on. It changes only once that address confirms."
+            ),
+        )
+    };
+    Letter {
+        topic: MailTopic::EmailChanged,
+        subject: subject.to_owned(),
+        body: format!(
+            "{what} If this was not you, choose a new password at once and tell us:\n\n\
+             {base_url}/forgot-password\n"
+        ),
+    }
+}

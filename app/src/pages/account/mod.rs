@@ -5,6 +5,7 @@
 //! team in [`team`].
 
 mod api_keys;
+mod email;
 mod second_factor;
 mod sessions;
 mod team;
@@ -28,6 +29,7 @@ pub fn AccountPage() -> impl IntoView {
     let factor = second_factor::FactorData::new();
     let signed_in = sessions::SessionsData::new();
     let team = team::TeamData::new();
+    let email = email::EmailData::new();
     let query = use_query_map();
     let changed = move || query.read().get("changed").is_some();
     view! {
@@ -48,6 +50,7 @@ pub fn AccountPage() -> impl IntoView {
                     <button type="submit">"Change the password"</button>
                 </ActionForm>
             </section>
+            <email::EmailCard data=email user=u.clone()/>
             <second_factor::SecondFactorCard data=factor/>
             <api_keys::ApiKeysCard data=keys/>
             <sessions::SessionsCard data=signed_in/>

@@ -1,7 +1,8 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2); API keys in [`keys`], the
 //! second factor in [`second_factor`], where the account is signed in in [`sessions`], the
-//! team in [`members`].
+//! team in [`members`], the sign-in address in [`email`].
 
+mod email;
 mod keys;
 mod members;
 mod second_factor;
@@ -35,6 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(confirm_password_reset))
         .routes(routes!(change_password))
         .routes(routes!(sign_out_everywhere))
+        .merge(email::router())
         .merge(keys::router())
         .merge(members::router())
         .merge(second_factor::router())

@@ -76,8 +76,7 @@ async fn disable(
     Authenticated(p): Authenticated,
     AppJson(req): AppJson<SecondFactorDisable>,
 ) -> Result<StatusCode, AppError> {
-    let required = s.ctx.config.admins_need_second_factor;
-    second_factor::disable(&s.ctx, &p, &req.current_password, &req.code, required).await?;
+    second_factor::disable(&s.ctx, &p, &req.current_password, &req.code).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -77,15 +77,19 @@ async fn row<C: ConnectionTrait>(
         .await?)
 }
 
+/// Whether the service requires `p` to keep a second factor (administrators, where
+/// `APP_ADMIN_SECOND_FACTOR` is on): the one rule behind [`admin_may_act`], [`disable`] and
+/// the account card's "required".
+pub fn required_of(ctx: &Ctx, p: &Principal) -> bool {
+    p.role.is_admin() && ctx.config.admins_need_second_factor
+}
+
 /// Refuses an administrator who has no second factor while the service requires one of
 /// administrators (`APP_ADMIN_SECOND_FACTOR`): 403 `admin_second_factor_required`. Checked
 /// wherever an administrator acts; the account's own pages and `/auth/v1` stay open so the
 /// factor can be turned on.
 pub async fn admin_may_act(ctx: &Ctx, p: &Principal) -> Result<(), AppError> {
-    if !p.role.is_admin() || !ctx.config.admins_need_second_factor {
-        return Ok(());
-    }
-    if is_enabled(&ctx.db, &p.person_id).await? {
+    if !required_of(ctx, p) || is_enabled(&ctx.db, &p.person_id).await? {
         return Ok(());
     }
     Err(AppError::forbidden(
@@ -220,15 +224,14 @@ pub async fn confirm(ctx: &Ctx, actor: &Principal, code: &str) -> Result<Vec<Str
 }
 
 /// Turns the factor off after the password and a code (or a recovery code). Administrators
-/// cannot while the service requires it of them (`required_for_admins`).
+/// cannot while the service requires it of them ([`required_of`]).
 pub async fn disable(
     ctx: &Ctx,
     actor: &Principal,
     password_plain: &str,
     code: &str,
-    required_for_admins: bool,
 ) -> Result<(), AppError> {
-    if required_for_admins && actor.role.is_admin() {
+    if required_of(ctx, actor) {
         return Err(
             AppError::forbidden("administrators must keep a second factor").with_code("forbidden"),
         );

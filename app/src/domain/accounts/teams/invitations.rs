@@ -67,6 +67,15 @@ pub async fn invite(
     let Some(email) = email else {
         return Err(AppError::invalid("invalid e-mail"));
     };
+    // Invitations are mail the service sends for the inviter: a throwaway registration whose
+    // address nobody confirmed may not send any.
+    let inviter = crate::domain::accounts::get(ctx, &actor.person_id).await?;
+    if inviter.email_verified_at.is_none() {
+        return Err(AppError::forbidden(
+            "confirm your e-mail address first (the link we mailed you, or send it again on your account page)",
+        )
+        .with_code("email_unverified"));
+    }
     crate::domain::accounts::second_factor::step_up(ctx, actor, second_factor).await?;
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
@@ -249,6 +258,8 @@ pub async fn accept(ctx: &Ctx, req: &InvitationAccept) -> Result<account::Model,
         session_generation: Set(0),
         organisation_id: Set(Some(org.id.clone())),
         team_role: Set(row.team_role),
+        // The link came to this address.
+        email_verified_at: Set(Some(now)),
     }
     .insert(&txn)
     .await
