@@ -57,7 +57,7 @@ pub async fn resolve(ctx: &Ctx, token: &str) -> Result<Principal, AppError> {
 
 /// The account behind a dashboard token or an API key (`mkt_key_…`) whose grants allow
 /// `need`; both are looked up on every request, so a revocation holds at once everywhere.
-/// A member's team role is asked too (`teams::allows`): a key works only as far as the
+/// A member's team role is asked too (`teams::require_write`): a key works only as far as the
 /// role of the person who made it still reaches.
 pub async fn authorize(ctx: &Ctx, token: &str, need: KeyUse) -> Result<Principal, AppError> {
     let p = if token.starts_with(api_keys::KEY_PREFIX) {

@@ -146,8 +146,12 @@ pub async fn request_change(
     Ok(())
 }
 
-/// 409 `email_taken` when an account uses `email`.
-async fn taken<C: ConnectionTrait>(db: &C, email: &str) -> Result<(), AppError> {
+/// 409 `email_taken` when an account uses `email` (an address belongs to one person; also
+/// asked before an invitation).
+pub(in crate::domain::accounts) async fn taken<C: ConnectionTrait>(
+    db: &C,
+    email: &str,
+) -> Result<(), AppError> {
     let found = account::Entity::find()
         .filter(account::Column::Email.eq(email.to_owned()))
         .one(db)

@@ -80,16 +80,7 @@ pub async fn invite(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     lock_organisation(&txn, &actor.account_id).await?;
-    let taken = account::Entity::find()
-        .filter(account::Column::Email.eq(email.clone()))
-        .one(&txn)
-        .await?;
-    if taken.is_some() {
-        return Err(AppError::conflict(
-            "an account already uses this e-mail; a person belongs to one organisation",
-        )
-        .with_code("email_taken"));
-    }
+    crate::domain::accounts::email::taken(&txn, &email).await?;
     invitation::Entity::update_many()
         .col_expr(invitation::Column::RevokedAt, Expr::value(Some(now)))
         .filter(invitation::Column::AccountId.eq(actor.account_id.clone()))
