@@ -28,6 +28,12 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   rm -rf "$work"
 fi
 
+if ! command -v marketplace-wasm-split >/dev/null 2>&1; then
+  # Cuts the browser bundle at its lazy routes (the library cargo-leptos uses for that).
+  log "building tools/wasm-split from crates.io source (about a minute)"
+  cargo install --path tools/wasm-split --locked --root "${CARGO_HOME:-$HOME/.cargo}"
+fi
+
 if command -v npm >/dev/null && [ ! -x tools/node_modules/.bin/wasm-opt ]; then
   log "installing binaryen's wasm-opt from npm (tools/) for the browser bundle"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
