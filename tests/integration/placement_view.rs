@@ -67,3 +67,60 @@ async fn the_view_says_what_the_checks_do(app: TestApp) {
         assert_eq!(s, StatusCode::CREATED, "{consent}: {b}");
     }
 }
+
+both_backends!(the_home_page_shows_ten_placements_as_rows);
+
+/// The publisher home lists the ten most recent placements and links to the placements
+/// page for the rest; the lists carry only what they show (issue 56: 50 full placements
+/// made the home 123 KB, half of it the data serialised for hydration).
+async fn the_home_page_shows_ten_placements_as_rows(app: TestApp) {
+    let user = app.create_user(Role::Publisher).await;
+    let t = app.token(&user).await;
+    for i in 0..12 {
+        let body = json!({"type": "WEBSITE", "name": format!("Row site {i:02}"), "platformIdentity": format!("row{i}.example")});
+        let (s, p) = app.post("/publisher/v2/placements", Some(&t), &body).await;
+        assert_eq!(s, StatusCode::CREATED, "{p}");
+    }
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    app.browser_sign_in(&client, &user).await;
+    let page = |path: &'static str| {
+        let (client, url) = (client.clone(), app.url(path));
+        async move {
+            let res = client.get(url).send().await.expect("page");
+            assert_eq!(res.status(), StatusCode::OK, "{path}");
+            res.text().await.unwrap_or_default()
+        }
+    };
+    let rows = |html: &str| {
+        html.matches("<td><a href=\"/publisher/placements/plc_")
+            .count()
+    };
+
+    let home = page("/publisher").await;
+    assert_eq!(rows(&home), 10, "the home shows the ten most recent");
+    assert!(
+        home.contains("Row site 11") && !home.contains("Row site 01"),
+        "most recent first"
+    );
+    assert!(
+        home.contains("href=\"/publisher/placements?q=&amp;status=\""),
+        "a link to the rest"
+    );
+    assert!(home.contains("All placements →"));
+    // The rows serialised for hydration hold the shown fields only.
+    for hidden in [
+        "privacySettings",
+        "consentValuesAccepted",
+        "minimumSdkVersion",
+    ] {
+        assert!(!home.contains(hidden), "{hidden} is not sent with the list");
+    }
+
+    let all = page("/publisher/placements").await;
+    assert_eq!(rows(&all), 12, "the placements page shows them all");
+    assert!(!all.contains("All placements →"));
+}

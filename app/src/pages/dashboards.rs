@@ -16,7 +16,8 @@ use crate::server_fns::overview::{advertiser_overview, publisher_overview};
 #[component]
 pub fn PublisherHome() -> impl IntoView {
     // Created in the page body: RequireUser may render its children more than once.
-    let data = PlacementsData::new();
+    // The ten most recent placements: the placements page has the rest.
+    let data = PlacementsData::recent(10);
     let overview = Resource::new(|| (), |()| publisher_overview());
     view! {
         <Title text="Publisher"/>

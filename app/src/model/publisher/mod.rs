@@ -3,6 +3,7 @@
 pub mod earnings;
 pub mod ops;
 pub mod payouts;
+pub mod rows;
 pub mod rules;
 
 use crate::model::money::Micros;

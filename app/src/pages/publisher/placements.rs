@@ -9,7 +9,8 @@ use super::{ReleasedBadge, StatusBadge, action_error};
 use crate::components::form::{CsrfField, ErrorNotice, StatusSelect, Submit};
 use crate::components::loaded::{error_line, loaded};
 use crate::model::AccountView;
-use crate::model::publisher::{PlacementList, PlacementStatus, PlacementType};
+use crate::model::publisher::rows::PlacementRows;
+use crate::model::publisher::{PlacementStatus, PlacementType};
 use crate::pages::RequireUser;
 use crate::server_fns::publisher::{AddPlacement, list_placements};
 
@@ -30,11 +31,24 @@ pub struct PlacementsData {
     search: Memo<String>,
     status: Memo<String>,
     create: ServerAction<AddPlacement>,
-    list: Resource<Result<PlacementList, crate::error::AppError>>,
+    list: Resource<Result<PlacementRows, crate::error::AppError>>,
+    /// The home page's summary: this many rows and a link to the placements page, instead
+    /// of the placements page's 50 and "Older →".
+    recent: Option<u64>,
 }
 
 impl PlacementsData {
+    /// The placements page: 50 rows a page.
     pub fn new() -> Self {
+        Self::with(None)
+    }
+
+    /// The home page's summary: the `rows` most recent that match.
+    pub fn recent(rows: u64) -> Self {
+        Self::with(Some(rows))
+    }
+
+    fn with(recent: Option<u64>) -> Self {
         let query = use_query_map();
         let search = Memo::new(move |_| query.read().get("q").unwrap_or_default());
         let status = Memo::new(move |_| query.read().get("status").unwrap_or_default());
@@ -49,13 +63,14 @@ impl PlacementsData {
                     create.version().get(),
                 )
             },
-            |(q, s, c, _)| list_placements(Some(q), Some(s), c, None),
+            move |(q, s, c, _)| list_placements(Some(q), Some(s), c, recent),
         );
         PlacementsData {
             search,
             status,
             create,
             list,
+            recent,
         }
     }
 }
@@ -68,6 +83,7 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
         status,
         create,
         list,
+        recent,
     } = data;
     view! {
         <section class="card">
@@ -83,11 +99,15 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
                 <button type="submit" class="secondary">"Search"</button>
             </Form>
             {loaded(list, error_line, move |l| {
-                let older = l.next_cursor.clone().map(|c| format!(
-                    "{base}?q={}&status={}&cursor={c}",
+                let filter = format!(
+                    "q={}&status={}",
                     crate::pages::query_value(&search.get_untracked()), status.get_untracked()
-                ));
-                view! { <PlacementTable list=l older/> }.into_any()
+                );
+                let more = l.next_cursor.clone().map(|c| match recent {
+                    Some(_) => ("All placements →", format!("/publisher/placements?{filter}")),
+                    None => ("Older →", format!("{base}?{filter}&cursor={c}")),
+                });
+                view! { <PlacementTable list=l more/> }.into_any()
             }
             )}
         </section>
@@ -96,10 +116,11 @@ pub fn PlacementsPanel(data: PlacementsData, base: &'static str) -> impl IntoVie
 }
 
 #[component]
-fn PlacementTable(list: PlacementList, older: Option<String>) -> impl IntoView {
+fn PlacementTable(list: PlacementRows, more: Option<(&'static str, String)>) -> impl IntoView {
     if list.items.is_empty() {
         return view! { <p class="muted">"No placements match. Create one below."</p> }.into_any();
     }
+    let rows = list.items.len();
     view! {
         <table class="placements">
             <thead>
@@ -120,8 +141,8 @@ fn PlacementTable(list: PlacementList, older: Option<String>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-        <p class="muted">{list.count}" placement(s) on this page"</p>
-        <crate::pages::OlderLink href=older/>
+        <p class="muted">{rows}" placement(s) on this page"</p>
+        {more.map(|(label, href)| view! { <p><a class="button secondary" href=href rel="external">{label}</a></p> })}
     }
     .into_any()
 }

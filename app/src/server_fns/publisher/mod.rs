@@ -21,6 +21,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::model::publisher::rows::PlacementRows;
 use crate::model::publisher::*;
 
 pub use crate::model::OneTimeSecret;
@@ -75,13 +76,15 @@ pub(crate) mod support {
 
 // ---- placements -------------------------------------------------------------------------
 
+/// The publisher's placements as list rows (only what the lists show: they are serialised
+/// into the page for hydration).
 #[server(prefix = "/fn", endpoint = "publisher_placements")]
 pub async fn list_placements(
     search: Option<String>,
     status: Option<String>,
     cursor: Option<String>,
     limit: Option<u64>,
-) -> Result<PlacementList, AppError> {
+) -> Result<PlacementRows, AppError> {
     crate::server_fns::web::read(|ctx, p| async move {
         let page =
             crate::domain::paging::Page::parse(limit.or(Some(50)), cursor.as_deref(), "plc")?;
@@ -93,6 +96,7 @@ pub async fn list_placements(
             &page,
         )
         .await
+        .map(PlacementRows::from)
     })
     .await
 }

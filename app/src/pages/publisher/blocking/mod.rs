@@ -10,10 +10,10 @@ pub use blacklist::BlacklistPage;
 
 use leptos::prelude::*;
 
-use crate::model::publisher::PlacementList;
+use crate::model::publisher::rows::PlacementRows;
 
 /// The name of a placement for a list row, or its id when the list does not hold it.
-fn placement_name(placements: &Option<PlacementList>, id: &str) -> String {
+fn placement_name(placements: &Option<PlacementRows>, id: &str) -> String {
     placements
         .as_ref()
         .and_then(|l| l.items.iter().find(|p| p.placement_id == id))
@@ -22,7 +22,7 @@ fn placement_name(placements: &Option<PlacementList>, id: &str) -> String {
 }
 
 /// `<option>`s of the publisher's placements, the first one `first` (value "").
-fn placement_options(placements: &Option<PlacementList>, first: Option<&'static str>) -> AnyView {
+fn placement_options(placements: &Option<PlacementRows>, first: Option<&'static str>) -> AnyView {
     let items = placements
         .as_ref()
         .map(|l| l.items.clone())
