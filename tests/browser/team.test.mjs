@@ -49,6 +49,9 @@ async function teamThroughThePages(hydrated, owner, landing, invited, role, newR
   const problems = hydrated ? watchPage(page) : [];
   await signInAs(page, owner, password, landing, hydrated);
   await page.goto(`${server.base}/account#team`);
+  // Nothing waits for an answer yet: a line says so (no empty table).
+  await page.locator('#no-invitations').waitFor();
+  assert.equal(await page.locator('table.invitations').count(), 0);
   const invite = formWith(page, 'Send the invitation');
   await invite.locator('input[name=csrf]:not([value=""])').waitFor({ state: 'attached' });
   await invite.locator('input[name=email]').fill(invited);

@@ -84,11 +84,7 @@ fn id_for<'a>(o: &'a Owned, endpoint: &str, arg: &str) -> Option<&'a str> {
 
 /// A browser of its own signed in as `user`, with its CSRF token.
 async fn browser(app: &TestApp, user: &TestUser) -> (reqwest::Client, String) {
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let client = tests::browser();
     let csrf = app.browser_sign_in(&client, user).await;
     (client, csrf)
 }

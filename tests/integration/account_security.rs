@@ -7,7 +7,7 @@ use app::model::mail::MailTopic;
 use reqwest::StatusCode;
 use sea_orm::EntityTrait;
 use serde_json::json;
-use tests::{Backend, TestApp, each_backend, error_code};
+use tests::{Backend, TestApp, browser, each_backend, error_code};
 
 each_backend!(
     changing_the_password_keeps_this_token_and_signs_out_the_rest,
@@ -28,14 +28,6 @@ async fn browser_signed_in(app: &TestApp, client: &reqwest::Client, email: &str)
         .await
         .unwrap_or_default()
         .contains(email)
-}
-
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
 }
 
 async fn changing_the_password_keeps_this_token_and_signs_out_the_rest(backend: Backend) {

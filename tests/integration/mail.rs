@@ -227,11 +227,7 @@ async fn the_development_mailbox_keeps_every_letter(backend: Backend) {
         "the letter itself: {page}"
     );
     let publisher = app.create_user(Role::Publisher).await;
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let client = tests::browser();
     app.browser_sign_in(&client, &publisher).await;
     let res = client
         .post(app.url("/fn/mail_outbox"))

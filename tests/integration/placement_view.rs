@@ -81,11 +81,7 @@ async fn the_home_page_shows_ten_placements_as_rows(app: TestApp) {
         let (s, p) = app.post("/publisher/v2/placements", Some(&t), &body).await;
         assert_eq!(s, StatusCode::CREATED, "{p}");
     }
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let client = tests::browser();
     app.browser_sign_in(&client, &user).await;
     let page = |path: &'static str| {
         let (client, url) = (client.clone(), app.url(path));

@@ -54,11 +54,7 @@ async fn a_reset_letter_arrives_and_its_link_works_once(backend: Backend) {
     let app = &app_with_mail(backend, &smtp).await;
     let user = app.create_user(Role::Publisher).await;
     let bearer = app.token(&user).await;
-    let browser = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let browser = tests::browser();
     app.browser_sign_in(&browser, &user).await;
     let signed_in = |client: reqwest::Client| {
         let (url, home) = (app.url("/fn/session_info"), app.url("/"));

@@ -300,11 +300,7 @@ async fn administrators_act_only_with_a_second_factor(backend: Backend) {
     );
     assert_eq!(app.get("/auth/v1/me", Some(&admin)).await.0, StatusCode::OK);
     // The dashboard too: its server functions refuse, the account's own cards answer.
-    let browser = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let browser = tests::browser();
     let csrf = app.browser_sign_in(&browser, &admin_user).await;
     let call = |endpoint: &str, form: Vec<(&'static str, String)>| {
         let req = browser

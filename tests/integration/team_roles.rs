@@ -111,11 +111,7 @@ async fn a_viewer_is_refused_every_dashboard_write(backend: tests::Backend) {
     let app = TestApp::spawn(backend).await;
     let (_, owner) = app.signed_in(Role::Publisher).await;
     let (viewer, _) = app.member(&owner, "VIEWER").await;
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let client = tests::browser();
     let csrf = app.browser_sign_in(&client, &viewer).await;
     let (mut writes, mut reads, mut wrong) = (0, 0, Vec::new());
     for (endpoint, args, write) in server_fns() {

@@ -16,6 +16,7 @@ both_backends!(
     a_members_key_follows_the_members_role,
     owners_stay_and_removed_members_are_signed_out,
     the_audit_trail_names_the_person,
+    an_address_that_registered_meanwhile_is_taken,
 );
 
 const INVITE: &str = "/auth/v1/members/invitations";
@@ -371,4 +372,48 @@ async fn the_audit_trail_names_the_person(app: TestApp) {
         .get(&format!("/publisher/v2/placements/{id}"), Some(&owner))
         .await;
     assert_eq!(s, StatusCode::OK);
+}
+
+/// An invited address that registered an account of its own before the invitation was
+/// answered: the answer names the reason (409 `email_taken`), no second account is made,
+/// and the invitation stays open for the owner to revoke.
+async fn an_address_that_registered_meanwhile_is_taken(app: TestApp) {
+    let (_, token) = app.signed_in(Role::Publisher).await;
+    let email = "meanwhile@example.com";
+    let (s, inv) = app
+        .post(
+            INVITE,
+            Some(&token),
+            &json!({"email": email, "role": "VIEWER"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{inv}");
+    let link = app.invitation_token(email).await;
+    let (s, own) = app
+        .post(
+            "/auth/v1/accounts",
+            None,
+            &json!({"email": email, "password": "long enough pw", "role": "ADVERTISER", "companyName": "Own Co"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{own}");
+    let body = json!({"token": link, "password": "a member's own passphrase"});
+    let (s, err) = app.post(ACCEPT, None, &body).await;
+    assert_eq!(
+        (s, error_code(&err)),
+        (StatusCode::CONFLICT, "email_taken"),
+        "{err}"
+    );
+    let accounts = entity::account::Entity::find()
+        .filter(entity::account::Column::Email.eq(email))
+        .all(&app.state.ctx.db)
+        .await
+        .expect("accounts");
+    assert_eq!(accounts.len(), 1, "no second account");
+    let (_, team) = app.get("/auth/v1/members", Some(&token)).await;
+    let open: Vec<_> = team["invitations"].as_array().cloned().unwrap_or_default();
+    assert!(
+        open.iter().any(|i| i["email"] == email),
+        "still open: {team}"
+    );
 }

@@ -483,6 +483,16 @@ impl TestApp {
     }
 }
 
+/// A browser of a test's own: keeps its cookies and does not follow redirects (a test reads
+/// where the dashboard sends it). Sign it in with [`TestApp::browser_sign_in`].
+pub fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
 /// The CSRF token of a rendered dashboard page.
 pub fn csrf_of(html: &str) -> String {
     let marker = "name=\"csrf\" value=\"";

@@ -98,6 +98,7 @@ pub fn TeamCard(data: TeamData) -> impl IntoView {
             let owner = c.role == TeamRole::Owner;
             let registered = c.list.members.iter().any(|m| m.you && m.registered);
             let members = c.list.members.into_iter().map(|m| member_row(m, manage, owner, update, remove)).collect_view();
+            let open = !c.list.invitations.is_empty();
             let invitations = c.list.invitations.into_iter().map(|i| invitation_row(i, manage, owner, revoke)).collect_view();
             view! {
                 <section class="card" id="team">
@@ -109,10 +110,16 @@ pub fn TeamCard(data: TeamData) -> impl IntoView {
                         <tbody>{members}</tbody>
                     </table>
                     <h3>"Open invitations"</h3>
-                    <table class="invitations">
-                        <thead><tr><th>"Invited"</th><th>"Role"</th><th>"By"</th><th>"Expires"</th><th></th></tr></thead>
-                        <tbody>{invitations}</tbody>
-                    </table>
+                    {if open {
+                        view! {
+                            <table class="invitations">
+                                <thead><tr><th>"Invited"</th><th>"Role"</th><th>"By"</th><th>"Expires"</th><th></th></tr></thead>
+                                <tbody>{invitations}</tbody>
+                            </table>
+                        }.into_any()
+                    } else {
+                        view! { <p class="muted" id="no-invitations">"No invitation is waiting for an answer."</p> }.into_any()
+                    }}
                     {manage.then(|| view! {
                         <h3>"Invite a person"</h3>
                         <ActionForm action=invite>

@@ -234,6 +234,9 @@ pub async fn accept(ctx: &Ctx, req: &InvitationAccept) -> Result<account::Model,
     if claimed.rows_affected != 1 {
         return Err(invalid_link());
     }
+    // The address registered on its own since the invitation (the claim rolls back with
+    // this answer, so the invitation stays open for the owner to revoke).
+    crate::domain::accounts::email::taken(&txn, &row.email).await?;
     let id = new_id("acc");
     let person = account::ActiveModel {
         id: Set(id.clone()),
