@@ -6,12 +6,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${PROFILE:-wasm-release}
 out=target/site/pkg
+split=marketplace-wasm-split   # tools/wasm-split, installed by setup.sh
+if ! command -v "$split" >/dev/null; then
+  echo "build-frontend: $split is missing; run scripts/setup.sh" >&2
+  exit 1
+fi
 # --emit-relocs keeps the relocations wasm-split needs to cut the module at its lazy routes.
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Clink-args=--emit-relocs ${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-}" \
+# (cargo ignores the target's variable when RUSTFLAGS is set, so the flag goes there then.)
+relocs="-Clink-args=--emit-relocs"
+if [ -n "${RUSTFLAGS:-}" ] || [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
+  echo "build-frontend: unset RUSTFLAGS/CARGO_ENCODED_RUSTFLAGS (use CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS)" >&2
+  exit 1
+fi
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$relocs ${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:-}" \
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile "$profile"
 dir=$profile; [ "$profile" = dev ] && dir=debug
 mkdir -p "$out"
-split=marketplace-wasm-split   # tools/wasm-split, installed by setup.sh
 # What cargo built, and with which tools: when neither changed since the last bundle, the
 # bundle is already what wasm-split, wasm-bindgen, wasm-opt and the compression would make
 # again (they take minutes), so it is kept.

@@ -28,10 +28,15 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   rm -rf "$work"
 fi
 
-if ! command -v marketplace-wasm-split >/dev/null 2>&1; then
-  # Cuts the browser bundle at its lazy routes (the library cargo-leptos uses for that).
+# Cuts the browser bundle at its lazy routes (the library cargo-leptos uses for that); built
+# again when its sources change (the stamp beside the binary names them).
+split_stamp="${CARGO_HOME:-$HOME/.cargo}/bin/.marketplace-wasm-split.stamp"
+split_src=$(cat tools/wasm-split/Cargo.toml tools/wasm-split/Cargo.lock tools/wasm-split/src/*.rs | sha256sum | cut -c1-64)
+if ! command -v marketplace-wasm-split >/dev/null 2>&1 || [ "$(cat "$split_stamp" 2>/dev/null)" != "$split_src" ]; then
   log "building tools/wasm-split from crates.io source (about a minute)"
-  cargo install --path tools/wasm-split --locked --root "${CARGO_HOME:-$HOME/.cargo}"
+  cargo install --path tools/wasm-split --locked --force --root "${CARGO_HOME:-$HOME/.cargo}" \
+    --target-dir "${CARGO_TARGET_DIR:-target}/wasm-split-tool"
+  echo "$split_src" > "$split_stamp"
 fi
 
 if command -v npm >/dev/null && [ ! -x tools/node_modules/.bin/wasm-opt ]; then

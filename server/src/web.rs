@@ -208,6 +208,42 @@ fn is_version(v: &str) -> bool {
     v.len() == 16 && v.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// What `/pkg<path>` answers.
+#[derive(Debug, PartialEq)]
+enum BundleFile {
+    /// The file at this path of the site's `pkg/` folder; `true` for the current bundle's
+    /// (cached for good).
+    Serve(String, bool),
+    /// Another bundle's main module: the current one's, by a redirect.
+    Moved(String),
+    /// Another bundle's page chunk.
+    Gone,
+}
+
+/// `/<hash>/<file>`: any hash-shaped first segment names a bundle. A page from before a
+/// deploy asks for the old main module: it is sent to the current one (a redirect, so that
+/// the module's relative imports, the chunk loader and the chunks, name the current bundle
+/// too and the page loads one consistent build). A page chunk of another bundle (`split_*`,
+/// `chunk_*` and their loader, fetched when a dashboard's page is first shown) answers 404:
+/// a tab that loaded the old main module before the deploy must not link the new build's
+/// chunk into it (the chunk names do not change between builds); it needs a reload.
+fn locate(path: &str, current: Option<&str>) -> BundleFile {
+    match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
+        Some((v, rest)) if is_version(v) => match current {
+            Some(now) if now == v => BundleFile::Serve(format!("/{rest}"), true),
+            _ if ["split_", "chunk_", "__wasm_split"]
+                .iter()
+                .any(|p| rest.starts_with(p)) =>
+            {
+                BundleFile::Gone
+            }
+            Some(now) => BundleFile::Moved(format!("/pkg/{now}/{rest}")),
+            None => BundleFile::Serve(format!("/{rest}"), false),
+        },
+        _ => BundleFile::Serve(path.to_owned(), false),
+    }
+}
+
 /// Cache lifetime of a bundle file named by its content hash.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
@@ -220,14 +256,19 @@ async fn bundle_file(State(state): State<AppState>, mut req: Request<Body>) -> R
         .strip_prefix("/pkg")
         .unwrap_or_default()
         .to_owned();
-    // `/<hash>/<file>`: any hash-shaped first segment names a bundle; only the current
-    // one may be cached for good (a page from before a deploy still gets today's files).
-    let (file, current) = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
-        Some((v, rest)) if is_version(v) => (
-            format!("/{rest}"),
-            state.bundle_version.as_deref() == Some(v),
-        ),
-        _ => (path, false),
+    let (file, current) = match locate(&path, state.bundle_version.as_deref()) {
+        BundleFile::Serve(file, current) => (file, current),
+        BundleFile::Moved(to) => {
+            return (
+                http::StatusCode::TEMPORARY_REDIRECT,
+                [
+                    (http::header::LOCATION, to),
+                    (http::header::CACHE_CONTROL, "no-cache".to_owned()),
+                ],
+            )
+                .into_response();
+        }
+        BundleFile::Gone => return app::error::AppError::not_found("file").into_response(),
     };
     match file.parse() {
         Ok(uri) => *req.uri_mut() = uri,
@@ -258,4 +299,49 @@ async fn css() -> impl IntoResponse {
         ],
         APP_CSS,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BundleFile, locate};
+
+    const NOW: &str = "0123456789abcdef";
+    const OLD: &str = "fedcba9876543210";
+
+    fn serve(file: &str, current: bool) -> BundleFile {
+        BundleFile::Serve(file.to_owned(), current)
+    }
+
+    #[test]
+    fn the_current_bundle_is_served_for_good() {
+        let main = locate(&format!("/{NOW}/frontend_bg.wasm"), Some(NOW));
+        assert_eq!(main, serve("/frontend_bg.wasm", true));
+        let chunk = locate(&format!("/{NOW}/split_publisher_area_1.wasm"), Some(NOW));
+        assert_eq!(chunk, serve("/split_publisher_area_1.wasm", true));
+    }
+
+    #[test]
+    fn an_older_bundle_is_sent_to_todays_main_module_and_never_gets_todays_chunks() {
+        for main in ["frontend.js", "frontend_bg.wasm"] {
+            let to = format!("/pkg/{NOW}/{main}");
+            assert_eq!(
+                locate(&format!("/{OLD}/{main}"), Some(NOW)),
+                BundleFile::Moved(to)
+            );
+        }
+        for chunk in [
+            "split_account_area_1.wasm",
+            "chunk_7.wasm",
+            "__wasm_split.______.js",
+        ] {
+            let old = locate(&format!("/{OLD}/{chunk}"), Some(NOW));
+            assert_eq!(old, BundleFile::Gone, "{chunk}");
+        }
+        // Plain names (a bundle built without a version file) are served as they are.
+        assert_eq!(locate("/chunk_7.wasm", None), serve("/chunk_7.wasm", false));
+        assert_eq!(
+            locate(&format!("/{OLD}/frontend.js"), None),
+            serve("/frontend.js", false)
+        );
+    }
 }

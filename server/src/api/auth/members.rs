@@ -101,7 +101,9 @@ async fn remove_member(
 
 /// Accept an invitation with the token of its link, choosing the new member's password
 /// (400 `invitation_invalid` when the link is unknown, used, revoked or expired; a refused
-/// password leaves it usable). Then sign in at `/auth/v1/tokens` like anyone else.
+/// password leaves it usable; 409 `email_taken` when the address has registered an account
+/// of its own meanwhile, and the invitation stays open). Then sign in at `/auth/v1/tokens`
+/// like anyone else.
 #[utoipa::path(post, path = "/invitations/accept", tag = "auth", request_body = InvitationAccept,
     responses((status = 201, body = AccountView), (status = 400, body = crate::api::ErrorBody), (status = 409, body = crate::api::ErrorBody), (status = 429, body = crate::api::ErrorBody)))]
 async fn accept_invitation(

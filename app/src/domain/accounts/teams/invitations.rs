@@ -257,7 +257,14 @@ pub async fn accept(ctx: &Ctx, req: &InvitationAccept) -> Result<account::Model,
     }
     .insert(&txn)
     .await
-    .map_err(|e| db::conflict_on_unique(e, "an account already uses this e-mail"))?;
+    .map_err(|e| {
+        // A registration of the address at the same moment: the index decides; same answer.
+        if db::is_unique_violation(&e) {
+            AppError::conflict("an account already uses this e-mail").with_code("email_taken")
+        } else {
+            e.into()
+        }
+    })?;
     let detail = serde_json::json!({"email": person.email, "role": row.team_role.as_str(), "invitation": row.id});
     audit::record(
         &txn,
