@@ -64,6 +64,8 @@ BOUNDED = {
     "/admin/v1/payouts/runs": "one run per month: the 24 newest months",
     "/auth/v1/api-keys": "an account holds at most 25 active keys (409 too_many_keys); revoked ones are listed for 30 days, 200 rows at most",
     "/admin/v1/mail": "the operators' console: the newest 100 letters (by status) and the counts of all; letters are kept 30 days",
+    "/auth/v1/webhooks": "an organisation keeps at most 10 account webhooks (409 too_many_webhooks)",
+    "/auth/v1/webhooks/{webhookId}/deliveries": "one endpoint's newest 100 deliveries",
 }
 
 

@@ -31,6 +31,11 @@ pub struct Model {
     pub team_role: TeamRole,
     /// When the address was shown to work (a mailed link was used); null until then.
     pub email_verified_at: Option<DateTimeUtc>,
+    /// Notices created up to this time count as seen by this person (none: nothing seen).
+    pub notices_seen_at: Option<DateTimeUtc>,
+    /// An advertiser organisation is told when a campaign's remaining budget falls below this
+    /// share of its budget, once per crossing (0: never).
+    pub budget_alert_percent: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

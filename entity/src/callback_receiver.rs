@@ -12,6 +12,8 @@ pub struct Model {
     /// Set when delivery was paused; no attempt is made while it is set.
     pub paused_at: Option<DateTimeUtc>,
     pub updated_at: DateTimeUtc,
+    /// When the owner was told that this receiver fails (once per failing streak).
+    pub told_failing_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -20,6 +20,8 @@ pub mod __private {
 #[cfg(feature = "db")]
 pub mod account;
 #[cfg(feature = "db")]
+pub mod account_webhook;
+#[cfg(feature = "db")]
 pub mod ad_slot;
 #[cfg(feature = "db")]
 pub mod ad_slot_revision;
@@ -67,6 +69,10 @@ pub mod ledger_entry;
 pub mod ledger_transaction;
 #[cfg(feature = "db")]
 pub mod mail_outbox;
+#[cfg(feature = "db")]
+pub mod notice;
+#[cfg(feature = "db")]
+pub mod notice_preference;
 #[cfg(feature = "db")]
 pub mod offer_campaign;
 #[cfg(feature = "db")]

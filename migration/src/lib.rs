@@ -46,6 +46,7 @@ mod m0041_second_factors;
 mod m0042_session_accounts;
 mod m0043_teams;
 mod m0044_email_links;
+mod m0045_notices;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -98,6 +99,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0042_session_accounts::Migration),
             Box::new(m0043_teams::Migration),
             Box::new(m0044_email_links::Migration),
+            Box::new(m0045_notices::Migration),
         ]
     }
 }

@@ -125,7 +125,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{} ({})", e.message, e.code))?;
             println!(
-                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details, {} mail letters, {} second-factor secrets",
+                "resealed under key {}: {} callback keys, {} campaign credentials, {} survey API credentials, {} user identity secrets, {} payment details, {} mail letters, {} second-factor secrets, {} webhook secrets",
                 ctx.keys.key_version(),
                 done.callback_keys,
                 done.campaign_credentials,
@@ -133,7 +133,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 done.user_identity_secrets,
                 done.payment_details,
                 done.mail_letters,
-                done.second_factors
+                done.second_factors,
+                done.webhook_secrets
             );
         }
         Command::EarningsBackfill => {

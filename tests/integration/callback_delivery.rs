@@ -359,6 +359,17 @@ async fn a_receiver_failing_for_a_day_is_paused_until_resumed(backend: Backend) 
     );
     let sent = rx.received().len();
     assert_eq!(sent, 5, "no attempt after the pause");
+    // The publisher was told once that it fails (an hour into the streak), once that it paused.
+    let (_, told) = w.app.get("/auth/v1/notifications", Some(&token)).await;
+    let told: Vec<&str> = told["items"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .filter_map(|n| n["topic"].as_str())
+        .collect();
+    let times = |t: &str| told.iter().filter(|x| **x == t).count();
+    assert_eq!(times("callbacks.receiver_failing"), 1, "{told:?}");
+    assert_eq!(times("callbacks.receiver_paused"), 1, "{told:?}");
     // While paused nothing is attempted, however long it waits.
     let (_, clk2) = click(&w.app, &w.p, "user-2", &w.campaign).await;
     w.report(&clk2, "order-2", "approved").await;

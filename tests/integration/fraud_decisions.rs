@@ -60,6 +60,15 @@ async fn held_world(app: TestApp, n: usize) -> (World, Vec<String>) {
         ids.push(c.id);
     }
     assert_eq!(w.app.balance(&w.adv).await.2, 0, "nothing paid while held");
+    // The advertiser is told once for the burst, not once per held conversion.
+    let (_, told) = w.app.get("/auth/v1/notifications", Some(&w.adv)).await;
+    let held = told["items"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .filter(|t| t["topic"] == "conversions.held")
+        .count();
+    assert_eq!(held, usize::from(n > 0), "{told}");
     (w, ids)
 }
 

@@ -38,6 +38,7 @@ mod mail;
 mod migrations;
 mod money_races;
 mod money_rules;
+mod notices;
 mod offer_flow;
 mod operations;
 mod outage;

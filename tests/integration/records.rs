@@ -197,7 +197,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
         app.clock_now(),
         None,
         "ops@pixelquest.example",
-        app::domain::mail::letters::advertiser_approved("https://m.example", "Pixel Quest"),
+        app::domain::mail::letters::password_changed("https://m.example"),
     )
     .await
     .expect("letter");
@@ -223,6 +223,36 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     .insert(&ctx.db)
     .await
     .expect("second factor under the old key");
+    // The letters the set-up wrote (the placement's review was told) are under the running
+    // key, which the rotation below does not know: only the one above stays.
+    use sea_orm::{ColumnTrait, QueryFilter};
+    entity::mail_outbox::Entity::delete_many()
+        .filter(entity::mail_outbox::Column::Id.ne(letter.clone()))
+        .exec(&ctx.db)
+        .await
+        .expect("other letters");
+    // An account webhook's signing secret, under the old key.
+    let (s, hook) = app
+        .post(
+            "/auth/v1/webhooks",
+            Some(&p.token),
+            &json!({"url": "https://hooks.pixelquest.example/market"}),
+        )
+        .await;
+    assert_eq!(s, reqwest::StatusCode::CREATED, "{hook}");
+    let hook_id = hook["webhook"]["webhookId"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let hook_binding = app::domain::callback_delivery::account_webhooks::seal_binding(&hook_id);
+    entity::account_webhook::ActiveModel {
+        id: Set(hook_id.clone()),
+        secret_sealed: Set(old.seal(&hook_binding, "mkt_whk_old").expect("seal")),
+        ..Default::default()
+    }
+    .update(&ctx.db)
+    .await
+    .expect("webhook under the old key");
     let mut rotated = ctx.clone();
     rotated.keys = std::sync::Arc::new(Keys::with_previous(&new_master, &[old_master]));
     let done = app::domain::reseal::reseal_all(&rotated)
@@ -232,6 +262,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     assert_eq!(done.payment_details, 1);
     assert_eq!(done.mail_letters, 1);
     assert_eq!(done.second_factors, 2, "the secret and the enrolment's");
+    assert_eq!(done.webhook_secrets, 1);
     assert_eq!(
         done.user_identity_secrets, 2,
         "the secret and the rotated-out one"
@@ -243,6 +274,7 @@ async fn stored_secrets_are_bound_to_their_row_and_reseal_after_rotation(app: Te
     assert_eq!(again.payment_details, 0);
     assert_eq!(again.mail_letters, 0);
     assert_eq!(again.second_factors, 0);
+    assert_eq!(again.webhook_secrets, 0);
     assert_eq!(again.user_identity_secrets, 0);
     let stored = entity::callback_key::Entity::find_by_id(key.id.clone())
         .one(&ctx.db)

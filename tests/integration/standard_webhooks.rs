@@ -3,53 +3,14 @@
 //! `whsec_` secret the configuration answered, and during a rotation with the next key's
 //! secret too; a changed body or another secret is refused.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use tests::builders::callbacks::{app_for, click, world};
 use tests::builders::{USD, campaign_body};
-use tests::receiver::{Received, Receiver};
+use tests::receiver::{Receiver, standard_verifies as verifies};
 use tests::{Backend, each_backend};
 
 each_backend!(a_delivered_callback_verifies_with_the_standard_library);
-
-/// Whether the `standardwebhooks` package accepts `body` with the request's headers.
-fn verifies(secret: &str, r: &Received, body: &str) -> bool {
-    const SCRIPT: &str = "import json, sys\n\
-        from standardwebhooks import Webhook\n\
-        d = json.load(sys.stdin)\n\
-        try:\n    Webhook(d['secret']).verify(d['body'], d['headers'])\n    print('verified')\n\
-        except Exception as e:\n    print('refused:', e)\n";
-    let headers: Value = ["webhook-id", "webhook-timestamp", "webhook-signature"]
-        .iter()
-        .map(|h| (h.to_string(), Value::from(r.header(h))))
-        .collect::<serde_json::Map<_, _>>()
-        .into();
-    let input = json!({"secret": secret, "body": body, "headers": headers});
-    let mut child = Command::new("python3")
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.to_string().as_bytes())
-        .expect("written");
-    let out = child.wait_with_output().expect("ran");
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && !said.is_empty(),
-        "the standardwebhooks package is needed (scripts/setup.sh --test installs it): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    said.trim() == "verified"
-}
 
 async fn a_delivered_callback_verifies_with_the_standard_library(backend: Backend) {
     let rx = Receiver::start().await;

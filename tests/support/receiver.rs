@@ -298,3 +298,40 @@ impl Drop for Receiver {
         self.stop();
     }
 }
+
+/// Whether the `standardwebhooks` package accepts `body` with the request's headers.
+pub fn standard_verifies(secret: &str, r: &Received, body: &str) -> bool {
+    const SCRIPT: &str = "import json, sys\n\
+        from standardwebhooks import Webhook\n\
+        d = json.load(sys.stdin)\n\
+        try:\n    Webhook(d['secret']).verify(d['body'], d['headers'])\n    print('verified')\n\
+        except Exception as e:\n    print('refused:', e)\n";
+    let headers: serde_json::Value = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        .iter()
+        .map(|h| (h.to_string(), serde_json::Value::from(r.header(h))))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    let input = serde_json::json!({"secret": secret, "body": body, "headers": headers});
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("written");
+    let out = child.wait_with_output().expect("ran");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && !said.is_empty(),
+        "the standardwebhooks package is needed (scripts/setup.sh --test installs it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    said.trim() == "verified"
+}

@@ -62,6 +62,7 @@ fn Nav(user: Option<AccountView>, csrf: String) -> impl IntoView {
             view! {
                 <nav class="nav">
                     {links.into_iter().map(|(href, label)| view! { <A href=href>{label}</A> }).collect_view()}
+                    <a href="/account/notifications" id="nav-notifications">"Notifications"</a>
                     <a class="who" href="/account" title=u.role.as_str()>{u.email.clone()}</a>
                     <ActionForm action=sign_out attr:class="inline">
                         <input type="hidden" name="csrf" value=csrf.clone()/>

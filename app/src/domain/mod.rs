@@ -10,7 +10,7 @@
 //! re-exports of this file are everyone's. `scripts/structure.py` reads this list and
 //! `.ci/run` fails on an import against it.
 //!
-//! - foundations: `clock`, `ids`, `sql`, `db`, `crypto`, `password`, `paging`, `report_range`, `rate_limit`, `audit`, `principal`, `mail`, `hot_cache`, `changes`, `idempotency`
+//! - foundations: `clock`, `ids`, `sql`, `db`, `crypto`, `password`, `paging`, `report_range`, `rate_limit`, `audit`, `principal`, `mail`, `hot_cache`, `changes`, `idempotency`, `notices`
 //! - parties: `accounts`, `tokens`, `survey_api_keys`
 //! - money: `billing`
 //! - what is sold, and where: `campaigns`, `publisher`
@@ -36,6 +36,7 @@ pub mod hot_cache;
 pub mod idempotency;
 pub mod ids;
 pub mod mail;
+pub mod notices;
 pub mod overview;
 pub mod paging;
 pub mod password;

@@ -6,13 +6,14 @@
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, Set};
 
 use crate::domain::Ctx;
+use crate::domain::callback_delivery::account_webhooks;
 use crate::domain::callback_delivery::setup as callbacks;
 use crate::domain::campaigns::tracking;
 use crate::domain::publisher::user_identity;
 use crate::domain::{accounts, mail, payouts, survey_api_keys};
 use crate::error::AppError;
 use entity::{
-    callback_key, campaign_credential, mail_outbox, payout, payout_profile,
+    account_webhook, callback_key, campaign_credential, mail_outbox, payout, payout_profile,
     placement_user_identity, second_factor, survey_api_credential,
 };
 
@@ -29,6 +30,8 @@ pub struct Resealed {
     pub mail_letters: u64,
     /// Second-factor (TOTP) secrets, confirmed and being enrolled.
     pub second_factors: u64,
+    /// Account webhooks' signing secrets.
+    pub webhook_secrets: u64,
 }
 
 /// Re-seals every stored secret not yet under the current key.
@@ -126,6 +129,16 @@ pub async fn reseal_all(ctx: &Ctx) -> Result<Resealed, AppError> {
         let mut a = r.into_active_model();
         a.body_sealed = Set(sealed);
         out.mail_letters += guarded(ctx, a, mail_outbox::Column::BodySealed, old).await?;
+    }
+    for h in account_webhook::Entity::find().all(&ctx.db).await? {
+        let old = h.secret_sealed.clone();
+        let binding = account_webhooks::seal_binding(&h.id);
+        let Some(sealed) = resealed(ctx, &binding, &old)? else {
+            continue;
+        };
+        let mut a = h.into_active_model();
+        a.secret_sealed = Set(sealed);
+        out.webhook_secrets += guarded(ctx, a, account_webhook::Column::SecretSealed, old).await?;
     }
     for r in second_factor::Entity::find().all(&ctx.db).await? {
         let binding = accounts::second_factor::seal_binding(&r.account_id);

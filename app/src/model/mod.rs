@@ -14,6 +14,7 @@ pub mod fraud;
 pub mod language;
 pub mod mail;
 pub mod money;
+pub mod notice;
 pub mod overview;
 pub mod postbacks;
 pub mod publisher;
@@ -27,4 +28,6 @@ pub mod validate;
 pub mod wall_design;
 
 pub use account::*;
+pub use mail::MailTopic;
+pub use notice::NoticeTopic;
 pub use survey::credentials::*;

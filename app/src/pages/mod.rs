@@ -8,7 +8,7 @@ mod dashboards;
 mod home;
 mod publisher;
 
-pub use account::AccountPage;
+pub use account::{AccountPage, NoticesPage};
 pub use admin::{AdminFraudPage, AdminHome, AdminMailPage, AdminPayoutsPage};
 pub use advertiser::{BillingPage as AdvertiserBillingPage, FundingPage as AdvertiserFundingPage};
 pub use advertiser::{

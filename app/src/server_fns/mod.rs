@@ -11,6 +11,7 @@ pub mod email;
 mod error;
 pub mod fraud;
 pub mod mail;
+pub mod notices;
 pub mod overview;
 pub mod publisher;
 pub mod roles;

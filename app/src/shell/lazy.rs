@@ -59,6 +59,7 @@ macro_rules! lazy_area {
 
 lazy_area!(account_area, __preload_account_area, AccountPages {
     Account => pages::AccountPage,
+    Notices => pages::NoticesPage,
 });
 
 lazy_area!(publisher_area, __preload_publisher_area, PublisherPages {

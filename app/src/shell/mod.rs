@@ -45,6 +45,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/register") view=pages::RegisterPage/>
                     <Route path=path!("/forgot-password") view=pages::ForgotPasswordPage/>
                     <Route path=path!("/account") view={Lazy::<lazy::Account>::new()}/>
+                    <Route path=path!("/account/notifications") view={Lazy::<lazy::Notices>::new()}/>
                     <Route path=path!("/reset-password") view=pages::ResetPasswordPage/>
                     <Route path=path!("/invitation") view=pages::InvitationPage/>
                     <Route path=path!("/confirm-email") view=pages::ConfirmEmailPage/>

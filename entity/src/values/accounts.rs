@@ -91,6 +91,110 @@ crate::wire_enum!(
         /// A link to the new address, to confirm a change of the sign-in e-mail.
         EmailChangeRequested = "account.email_change_requested",
         /// To the old address: the sign-in e-mail was changed (or a change was asked).
-        EmailChanged = "account.email_changed"
+        EmailChanged = "account.email_changed",
+        /// A notice of the dashboard, sent by e-mail to the members who chose it.
+        Notice = "account.notice"
     }
 );
+
+crate::wire_enum!(
+    /// What an organisation is told about (`notices.topic`; also the `type` of an account
+    /// webhook's event). `docs/notifications.md` lists who is told what by default.
+    NoticeTopic {
+        /// An administrator approved the advertiser's account.
+        AdvertiserApproved = "advertiser.approved",
+        /// A funding reached the wallet (a wire credited, a card order captured).
+        FundingCredited = "funding.credited",
+        /// A funding was refused (declined by the payment provider or by an administrator).
+        FundingRefused = "funding.refused",
+        /// An administrator approved a campaign (it is live or scheduled).
+        CampaignApproved = "campaign.approved",
+        /// An administrator rejected a campaign.
+        CampaignRejected = "campaign.rejected",
+        /// A live campaign's remaining budget fell below the advertiser's alert share.
+        CampaignBudgetLow = "campaign.budget_low",
+        /// A live campaign's budget ran out: its offers are no longer shown.
+        CampaignBudgetExhausted = "campaign.budget_exhausted",
+        /// Conversions were held for review (at most one notice an hour).
+        ConversionsHeld = "conversions.held",
+        /// A callback receiver has failed every attempt for an hour.
+        ReceiverFailing = "callbacks.receiver_failing",
+        /// A callback receiver failed for a day and delivery to it is paused.
+        ReceiverPaused = "callbacks.receiver_paused",
+        /// An administrator verified a placement.
+        PlacementVerified = "placement.verified",
+        /// An administrator rejected a placement.
+        PlacementRejected = "placement.rejected",
+        /// An administrator released a placement to production.
+        PlacementReleased = "placement.released",
+        /// A payout was paid.
+        PayoutPaid = "payout.paid",
+        /// A payout failed (its amount is back in the balance).
+        PayoutFailed = "payout.failed"
+    }
+);
+
+impl NoticeTopic {
+    /// Whether advertisers are told about it (their account webhooks fail and pause too).
+    pub fn for_advertisers(self) -> bool {
+        use NoticeTopic::*;
+        matches!(
+            self,
+            AdvertiserApproved
+                | FundingCredited
+                | FundingRefused
+                | CampaignApproved
+                | CampaignRejected
+                | CampaignBudgetLow
+                | CampaignBudgetExhausted
+                | ConversionsHeld
+                | ReceiverFailing
+                | ReceiverPaused
+        )
+    }
+
+    /// Whether publishers are told about it.
+    pub fn for_publishers(self) -> bool {
+        use NoticeTopic::*;
+        matches!(
+            self,
+            ReceiverFailing
+                | ReceiverPaused
+                | PlacementVerified
+                | PlacementRejected
+                | PlacementReleased
+                | PayoutPaid
+                | PayoutFailed
+        )
+    }
+
+    /// Whether a member with `role` gets this topic by e-mail when they chose nothing:
+    /// owners and admins everything; finance money; developers the integration; viewers
+    /// nothing (everyone sees every topic on the dashboard).
+    pub fn mailed_by_default(self, role: TeamRole) -> bool {
+        use NoticeTopic::*;
+        match role {
+            TeamRole::Owner | TeamRole::Admin => true,
+            TeamRole::Finance => matches!(
+                self,
+                AdvertiserApproved
+                    | FundingCredited
+                    | FundingRefused
+                    | CampaignBudgetLow
+                    | CampaignBudgetExhausted
+                    | PayoutPaid
+                    | PayoutFailed
+            ),
+            TeamRole::Developer => matches!(
+                self,
+                ReceiverFailing
+                    | ReceiverPaused
+                    | PlacementVerified
+                    | PlacementRejected
+                    | PlacementReleased
+                    | ConversionsHeld
+            ),
+            TeamRole::Viewer => false,
+        }
+    }
+}

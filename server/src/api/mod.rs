@@ -35,7 +35,13 @@ has the body `{\"error\": {\"code\", \"message\", \"fieldErrors\"?}}`. Money is 
     modifiers(&SecuritySchemes),
     // The postback routes' answers are written once (`postbacks::answers`) and name the
     // receipt by reference, so it is registered here.
-    components(schemas(ErrorBody, ErrorDetail, app::model::delivery::CallbackReceipt)),
+    components(schemas(
+        ErrorBody,
+        ErrorDetail,
+        app::model::delivery::CallbackReceipt,
+        app::model::notice::AccountEvent,
+        app::model::notice::AccountEventData
+    )),
     tags(
         (name = "auth", description = "Accounts and dashboard bearer tokens"),
         (name = "admin", description = "Administrator decisions"),

@@ -7,6 +7,7 @@
 
 pub mod api_keys;
 pub mod email;
+pub mod notices;
 pub mod recovery;
 pub mod second_factor;
 pub mod security;
@@ -15,11 +16,14 @@ pub mod teams;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
+use crate::domain::notices::Notice;
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, audit, db, ids::new_id, mail, password};
 use crate::error::{AppError, FieldErrors};
 use crate::model::account::AccountList;
-use crate::model::{AccountStatus, AccountView, RegisterRequest, Role, TeamRole, validate};
+use crate::model::{
+    AccountStatus, AccountView, NoticeTopic, RegisterRequest, Role, TeamRole, validate,
+};
 use entity::account;
 
 /// Self-service registration: publishers start ACTIVE, advertisers PENDING.
@@ -107,6 +111,8 @@ async fn insert(
         team_role: Set(TeamRole::Owner),
         // An operator vouches for the address it types; a registration proves it by mail.
         email_verified_at: Set(approved_by.map(|_| now)),
+        notices_seen_at: Set(None),
+        budget_alert_percent: Set(crate::domain::notices::DEFAULT_BUDGET_ALERT_PERCENT),
     }
     .insert(&txn)
     .await
@@ -239,8 +245,17 @@ pub async fn approve_advertiser(
             detail,
         )
         .await?;
-    let letter = mail::letters::advertiser_approved(&ctx.config.base_url, &updated.company_name);
-    mail::outbox::enqueue(ctx, &txn, now, Some(account_id), &updated.email, letter).await?;
+    let told = Notice::new(
+        NoticeTopic::AdvertiserApproved,
+        "Your advertiser account is approved",
+        format!(
+            "Hello {},\n\nyour advertiser account is approved. You can now fund your wallet \
+             and launch campaigns.",
+            updated.company_name
+        ),
+    )
+    .about("account", account_id, "/advertiser");
+    crate::domain::notices::tell(ctx, &txn, now, account_id, told).await?;
     txn.commit().await?;
     Ok(view(&updated))
 }

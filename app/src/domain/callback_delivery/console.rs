@@ -72,7 +72,10 @@ pub async fn list(
         errs.add("cursor", "must be the nextCursor of the previous page");
     }
     errs.finish()?;
-    let mut find = callback_delivery::Entity::find();
+    // Reward callbacks only: an account webhook's deliveries (`msg_…`) share the table and
+    // are listed on the account's webhooks card.
+    let mut find = callback_delivery::Entity::find()
+        .filter(callback_delivery::Column::Id.starts_with(outbox::ID_PREFIX));
     if !actor.role.is_admin() {
         find = find.filter(callback_delivery::Column::OwnerAccountId.eq(actor.account_id.clone()));
     }

@@ -16,6 +16,7 @@
 //! Webhooks schedule, about three days) with ±10 % jitter, honouring `Retry-After` on 429
 //! and 503, and is FAILED after [`MAX_ATTEMPTS`].
 
+pub mod account_webhooks;
 pub mod address;
 pub mod backlog;
 pub mod console;

@@ -14,6 +14,9 @@ use crate::model::callback_delivery::DeliveryStatus;
 use crate::model::publisher::RewardPreview;
 use entity::{ad_slot, callback_delivery, placement};
 
+/// How reward callbacks' ids begin (an account webhook's deliveries begin `msg_`).
+pub const ID_PREFIX: &str = "dlv_";
+
 /// Event type of a credited reward.
 pub const CONFIRMED: &str = "reward.confirmed";
 /// Event type of a reversed reward (carries `reversesEventId`).

@@ -12,19 +12,24 @@ use sea_orm::{
     Value,
 };
 
+use crate::domain::notices::{self, Notice};
 use crate::domain::publisher::owned_placement;
 use crate::domain::{Ctx, Principal, db, sql};
 use crate::error::AppError;
+use crate::model::NoticeTopic;
 use crate::model::callback_delivery::{PausedReceiver, ReceiverResumed};
-use entity::{callback_delivery, callback_receiver, placement};
+use entity::{account_webhook, callback_delivery, callback_receiver, placement};
 
 /// How long a receiver may fail every attempt before delivery to it is paused.
 pub const PAUSE_AFTER: Duration = Duration::hours(24);
+/// How long a receiver may fail every attempt before its owner is told (once a streak).
+pub const TELL_AFTER: Duration = Duration::hours(1);
 
 /// Keeps the failure streaks after a batch of attempts: a success ends a placement's
 /// streak, a failure starts one (or keeps it), and a streak older than [`PAUSE_AFTER`]
 /// pauses the receiver.
 pub(crate) async fn note_outcomes(
+    ctx: &Ctx,
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     ok: &BTreeSet<&str>,
@@ -37,8 +42,8 @@ pub(crate) async fn note_outcomes(
         txn.execute_raw(sql::statement(
             backend,
             &format!(
-                "UPDATE callback_receivers SET failing_since = NULL, updated_at = ? \
-                 WHERE placement_id IN ({}) AND failing_since IS NOT NULL",
+                "UPDATE callback_receivers SET failing_since = NULL, told_failing_at = NULL, \
+                 updated_at = ? WHERE placement_id IN ({}) AND failing_since IS NOT NULL",
                 vec!["?"; ok.len()].join(", ")
             ),
             values,
@@ -69,9 +74,80 @@ pub(crate) async fn note_outcomes(
             .await?
             .rows_affected();
         if paused > 0 {
-            tracing::warn!(placement = %p, "callback receiver failed for 24 hours; delivery paused");
+            tracing::warn!(receiver = %p, "callback receiver failed for 24 hours; delivery paused");
+            tell(ctx, txn, now, p, true).await?;
+            continue;
+        }
+        let told = txn
+            .execute_raw(sql::statement(
+                backend,
+                "UPDATE callback_receivers SET told_failing_at = ? \
+                 WHERE placement_id = ? AND told_failing_at IS NULL AND failing_since <= ?",
+                vec![
+                    now.into(),
+                    (*p).to_owned().into(),
+                    (now - TELL_AFTER).into(),
+                ],
+            ))
+            .await?
+            .rows_affected();
+        if told > 0 {
+            tell(ctx, txn, now, p, false).await?;
         }
     }
+    Ok(())
+}
+
+/// Tells the owner of receiver `id` (a placement's, or an account webhook) that it has
+/// failed for an hour (`paused` false) or was paused.
+async fn tell(
+    ctx: &Ctx,
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    id: &str,
+    paused: bool,
+) -> Result<(), AppError> {
+    let (owner, what, link) = match placement::Entity::find_by_id(id.to_owned())
+        .one(txn)
+        .await?
+    {
+        Some(p) => (
+            p.owner_account_id,
+            format!("The callback receiver of placement “{}”", p.name),
+            format!("/publisher/placements/{}#delivery-health", p.id),
+        ),
+        None => match account_webhook::Entity::find_by_id(id.to_owned())
+            .one(txn)
+            .await?
+        {
+            Some(h) => (
+                h.account_id,
+                format!("Your account webhook {}", h.url),
+                "/account/notifications#webhooks".to_owned(),
+            ),
+            None => return Ok(()),
+        },
+    };
+    let n = if paused {
+        Notice::new(
+            NoticeTopic::ReceiverPaused,
+            format!("{what} is paused"),
+            format!(
+                "{what} has failed every attempt for a day, so delivery to it is paused. Its \
+                 events wait and nothing is lost: fix the receiver and resume delivery."
+            ),
+        )
+    } else {
+        Notice::new(
+            NoticeTopic::ReceiverFailing,
+            format!("{what} is failing"),
+            format!(
+                "{what} has failed every attempt for an hour. Failed events are retried; after \
+                 a day of failures delivery is paused until you resume it."
+            ),
+        )
+    };
+    notices::tell(ctx, txn, now, &owner, n.about("receiver", id, link)).await?;
     Ok(())
 }
 
@@ -97,27 +173,8 @@ pub async fn resume(
 ) -> Result<ReceiverResumed, AppError> {
     let p = owned_placement(&ctx.db, actor, placement_id).await?;
     let now = ctx.now();
-    let backend = ctx.db.get_database_backend();
     let txn = db::begin(&ctx.db).await?;
-    txn.execute_raw(sql::statement(
-        backend,
-        "UPDATE callback_receivers SET paused_at = NULL, failing_since = NULL, updated_at = ? \
-         WHERE placement_id = ?",
-        vec![now.into(), p.id.clone().into()],
-    ))
-    .await?;
-    txn.execute_raw(sql::statement(
-        backend,
-        "UPDATE callback_deliveries SET next_attempt_at = ?, updated_at = ? \
-         WHERE placement_id = ? AND status = 'PENDING' AND next_attempt_at > ?",
-        vec![now.into(), now.into(), p.id.clone().into(), now.into()],
-    ))
-    .await?;
-    let pending = callback_delivery::Entity::find()
-        .filter(callback_delivery::Column::PlacementId.eq(p.id.clone()))
-        .filter(callback_delivery::Column::Status.eq("PENDING"))
-        .count(&txn)
-        .await?;
+    let pending = clear_pause(&txn, now, &p.id).await?;
     let detail = serde_json::json!({ "pending": pending });
     actor
         .audit(&txn, now, "callback.resume", ("placement", &p.id), detail)
@@ -128,6 +185,35 @@ pub async fn resume(
         placement_id: p.id,
         pending,
     })
+}
+
+/// Clears receiver `id`'s pause and failure streak and makes its pending deliveries due now;
+/// returns how many are pending.
+pub(crate) async fn clear_pause(
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    id: &str,
+) -> Result<u64, AppError> {
+    let backend = txn.get_database_backend();
+    txn.execute_raw(sql::statement(
+        backend,
+        "UPDATE callback_receivers SET paused_at = NULL, failing_since = NULL, \
+         told_failing_at = NULL, updated_at = ? WHERE placement_id = ?",
+        vec![now.into(), id.to_owned().into()],
+    ))
+    .await?;
+    txn.execute_raw(sql::statement(
+        backend,
+        "UPDATE callback_deliveries SET next_attempt_at = ?, updated_at = ? \
+         WHERE placement_id = ? AND status = 'PENDING' AND next_attempt_at > ?",
+        vec![now.into(), now.into(), id.to_owned().into(), now.into()],
+    ))
+    .await?;
+    Ok(callback_delivery::Entity::find()
+        .filter(callback_delivery::Column::PlacementId.eq(id.to_owned()))
+        .filter(callback_delivery::Column::Status.eq("PENDING"))
+        .count(txn)
+        .await?)
 }
 
 /// The caller's placements whose receiver is paused (the deliveries console's notice).

@@ -11,8 +11,10 @@ use super::store::SUBJECT;
 use super::{live_config, locked_campaign, spent_for, tracking, view};
 use crate::domain::billing::ledger::{self, PostError};
 use crate::domain::changes::Change;
+use crate::domain::notices::{self, Notice};
 use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::AppError;
+use crate::model::NoticeTopic;
 use crate::model::campaign::rules::advertiser_moves;
 use crate::model::campaign::*;
 use crate::model::money::format_micros;
@@ -274,6 +276,17 @@ pub async fn approve(
     actor
         .audit(&txn, now, "campaign.approved", (SUBJECT, &m.id), detail)
         .await?;
+    let told = Notice::new(
+        NoticeTopic::CampaignApproved,
+        format!("Campaign “{}” is approved", m.name),
+        format!(
+            "An administrator approved campaign “{}” (revision {revision}); it is now {}.",
+            m.name,
+            to.as_str()
+        ),
+    )
+    .about("campaign", &m.id, format!("/advertiser/campaigns/{}", m.id));
+    notices::tell(ctx, &txn, now, &m.advertiser_id, told).await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)
@@ -316,6 +329,17 @@ pub async fn reject(
     actor
         .audit(&txn, now, "campaign.rejected", (SUBJECT, &m.id), detail)
         .await?;
+    let told = Notice::new(
+        NoticeTopic::CampaignRejected,
+        format!("Campaign “{}” was rejected", m.name),
+        format!(
+            "An administrator rejected campaign “{}”: {reason}\n\nChange what the reason names \
+             and submit it again.",
+            m.name
+        ),
+    )
+    .about("campaign", &m.id, format!("/advertiser/campaigns/{}", m.id));
+    notices::tell(ctx, &txn, now, &m.advertiser_id, told).await?;
     let v = view(&txn, &m).await?;
     ctx.commit_and_announce(txn, [Change::Offers]).await?;
     Ok(v)

@@ -3,47 +3,6 @@
 
 use super::outbox::Letter;
 use crate::model::mail::MailTopic;
-use crate::model::money::{Micros, format_micros};
-
-/// To an advertiser whose account an administrator approved.
-pub fn advertiser_approved(base_url: &str, company: &str) -> Letter {
-    Letter {
-        topic: MailTopic::AdvertiserApproved,
-        subject: "Your advertiser account is approved".to_owned(),
-        body: format!(
-            "Hello {company},\n\n\
-             your advertiser account is approved. You can now fund your wallet and launch \
-             campaigns:\n\n{base_url}/advertiser\n"
-        ),
-    }
-}
-
-/// To an advertiser whose funding reached the wallet.
-pub fn funding_credited(base_url: &str, funding_id: &str, amount: Micros) -> Letter {
-    let amount = format_micros(amount.0);
-    Letter {
-        topic: MailTopic::FundingCredited,
-        subject: format!("{amount} USD credited to your wallet"),
-        body: format!(
-            "Your funding {funding_id} of {amount} USD was credited to your wallet and can \
-             be spent now.\n\nYour balance and statements:\n\n{base_url}/advertiser/billing\n"
-        ),
-    }
-}
-
-/// To an advertiser whose card order the payment provider declined.
-pub fn funding_declined(base_url: &str, funding_id: &str, amount: Micros) -> Letter {
-    let amount = format_micros(amount.0);
-    Letter {
-        topic: MailTopic::FundingDeclined,
-        subject: format!("Your funding of {amount} USD was declined"),
-        body: format!(
-            "The payment provider declined your funding {funding_id} of {amount} USD. \
-             Nothing was charged and your wallet is unchanged. You can try again or fund \
-             by wire:\n\n{base_url}/advertiser/billing\n"
-        ),
-    }
-}
 
 /// To the owner of an account who asked for a new password: a link that works once, for
 /// `minutes`.

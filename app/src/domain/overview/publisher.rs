@@ -4,6 +4,7 @@
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 use super::{Side, days};
+use crate::domain::callback_delivery::outbox;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
 use crate::model::callback_delivery::DeliveryStatus;
@@ -34,6 +35,7 @@ pub async fn overview(ctx: &Ctx, actor: &Principal) -> Result<Overview, AppError
     let failed = callback_delivery::Entity::find()
         .filter(callback_delivery::Column::OwnerAccountId.eq(owner.clone()))
         .filter(callback_delivery::Column::Status.eq(DeliveryStatus::Failed.as_str()))
+        .filter(callback_delivery::Column::Id.starts_with(outbox::ID_PREFIX))
         .count(&ctx.db)
         .await?;
     o.attend(

@@ -5,9 +5,12 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::{PayoutStatus, Transition, transition, view};
 use crate::domain::billing::ledger;
+use crate::domain::notices::{self, Notice};
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal, db};
 use crate::error::AppError;
+use crate::model::NoticeTopic;
+use crate::model::money::format_micros;
 use crate::model::publisher::payouts::{Payout, PayoutDecision, PayoutList};
 use entity::payout;
 
@@ -58,9 +61,42 @@ async fn decide(
 ) -> Result<Payout, AppError> {
     actor.require_admin()?;
     let txn = db::begin(&ctx.db).await?;
-    let saved = transition(&txn, ctx.now(), actor, id, change, edit).await?;
+    let now = ctx.now();
+    let saved = transition(&txn, now, actor, id, change, edit).await?;
+    if let Some(told) = notice_of(&saved) {
+        notices::tell(ctx, &txn, now, &saved.publisher_id, told).await?;
+    }
     txn.commit().await?;
     Ok(view(&saved))
+}
+
+/// What the publisher is told of a decision: that its payout was paid, or failed.
+fn notice_of(p: &payout::Model) -> Option<Notice> {
+    let amount = format_micros(p.amount_micros);
+    let (topic, title, body) = match p.status {
+        PayoutStatus::Paid => (
+            NoticeTopic::PayoutPaid,
+            format!("Your payout of {amount} USD was paid"),
+            format!(
+                "Payout {} of {amount} USD was sent (reference {}). It reaches your account \
+                 as fast as your bank or payment service credits it.",
+                p.id,
+                p.external_reference.as_deref().unwrap_or("none")
+            ),
+        ),
+        PayoutStatus::Failed => (
+            NoticeTopic::PayoutFailed,
+            format!("Your payout of {amount} USD failed"),
+            format!(
+                "Payout {} of {amount} USD could not be paid: {}\n\nThe amount is back in \
+                 your available balance. Check your payout details and request it again.",
+                p.id,
+                p.reason.as_deref().unwrap_or("no reason given")
+            ),
+        ),
+        _ => return None,
+    };
+    Some(Notice::new(topic, title, body).about("payout", &p.id, "/publisher/earnings"))
 }
 
 /// `POST /admin/v1/payouts/{id}/approve`.

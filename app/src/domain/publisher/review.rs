@@ -4,9 +4,11 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 use super::{commit_placement, placements, slots};
 use crate::domain::changes::Change;
+use crate::domain::notices::{self, Notice};
 use crate::domain::paging::Page;
 use crate::domain::{Ctx, Principal};
 use crate::error::AppError;
+use crate::model::NoticeTopic;
 use crate::model::publisher::*;
 use entity::placement;
 
@@ -58,6 +60,33 @@ pub async fn review(
     am.updated_at = Set(now);
     let p = am.update(&txn).await?;
     slots::refresh_readiness(&txn, &p, now).await?;
+    let told = match req.decision {
+        ReviewDecision::Verified => Notice::new(
+            NoticeTopic::PlacementVerified,
+            format!("Placement “{}” is verified", p.name),
+            format!(
+                "An administrator verified placement “{}”. It can be released to production \
+                 now; test sessions work already.",
+                p.name
+            ),
+        ),
+        ReviewDecision::Rejected => Notice::new(
+            NoticeTopic::PlacementRejected,
+            format!("Placement “{}” was not verified", p.name),
+            format!(
+                "An administrator rejected placement “{}”: {}\n\nChange what the note names and \
+                 submit it for review again.",
+                p.name,
+                note.as_deref().unwrap_or_default()
+            ),
+        ),
+    }
+    .about(
+        "placement",
+        &p.id,
+        format!("/publisher/placements/{}", p.id),
+    );
+    notices::tell(ctx, &txn, now, &p.owner_account_id, told).await?;
     let detail = serde_json::json!({"decision": req.decision.as_str(), "note": note});
     commit_placement(ctx, txn, (actor, now), "placement.review", id, detail).await?;
     placements::get(ctx, actor, id).await
@@ -80,7 +109,22 @@ pub async fn release(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Placement
         am.released = Set(true);
         am.released_at = Set(Some(now));
         am.updated_at = Set(now);
-        am.update(&txn).await?;
+        let p = am.update(&txn).await?;
+        let told = Notice::new(
+            NoticeTopic::PlacementReleased,
+            format!("Placement “{}” is live", p.name),
+            format!(
+                "An administrator released placement “{}” to production: production sessions \
+                 show offers and conversions earn.",
+                p.name
+            ),
+        )
+        .about(
+            "placement",
+            &p.id,
+            format!("/publisher/placements/{}", p.id),
+        );
+        notices::tell(ctx, &txn, now, &p.owner_account_id, told).await?;
         actor
             .audit(
                 &txn,

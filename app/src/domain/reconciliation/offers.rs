@@ -48,7 +48,7 @@ pub(super) async fn apply_chunk(
         conversions.values().map(|c| c.click_id.clone()),
     )
     .await?;
-    let mut settling = settlement::Batch::for_reports(lines.len(), &ctx.fraud);
+    let mut settling = settlement::Batch::for_reports(lines.len(), ctx);
     let mut users = Vec::new();
     let mut paid = false;
     for l in lines {

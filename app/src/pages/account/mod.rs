@@ -6,9 +6,12 @@
 
 mod api_keys;
 mod email;
+mod notices;
 mod second_factor;
 mod sessions;
 mod team;
+
+pub use notices::NoticesPage;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -38,6 +41,7 @@ pub fn AccountPage() -> impl IntoView {
             <section class="card narrow" id="password">
                 <h1>"Your account"</h1>
                 <p>{u.email.clone()}" · "{u.role.as_str()}" · "{u.company_name.clone()}" · team role "<span id="team-role">{u.team_role.as_str()}</span></p>
+                <p><a href="/account/notifications" id="notifications-link">"Notifications, what you are told and account webhooks →"</a></p>
                 {move || changed().then(|| view! { <p class="notice ok" role="status" id="password-changed">"Your password was changed. Every other browser and token was signed out."</p> })}
                 <h2>"Change the password"</h2>
                 <ErrorNotice error=change_error/>

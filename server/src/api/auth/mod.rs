@@ -1,10 +1,12 @@
 //! Accounts and dashboard bearer tokens (CONTRACT.md section 2); API keys in [`keys`], the
 //! second factor in [`second_factor`], where the account is signed in in [`sessions`], the
-//! team in [`members`], the sign-in address in [`email`].
+//! team in [`members`], the sign-in address in [`email`], notices, preferences and account
+//! webhooks in [`notices`].
 
 mod email;
 mod keys;
 mod members;
+mod notices;
 mod second_factor;
 mod sessions;
 
@@ -39,6 +41,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(email::router())
         .merge(keys::router())
         .merge(members::router())
+        .merge(notices::router())
         .merge(second_factor::router())
         .merge(sessions::router())
 }

@@ -7,6 +7,7 @@
 //! Every JSON error answer lists its `x-error-codes` (`error_codes`).
 
 mod error_codes;
+mod webhooks;
 
 use std::collections::HashMap;
 
@@ -107,6 +108,7 @@ pub fn finish(openapi: &mut OpenApi) {
         }
         op.operation_id = Some(unique);
     }
+    webhooks::add(openapi);
 }
 
 /// Where a dashboard token is accepted and the route is open to API keys

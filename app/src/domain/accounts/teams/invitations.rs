@@ -254,6 +254,8 @@ pub async fn accept(ctx: &Ctx, req: &InvitationAccept) -> Result<account::Model,
         team_role: Set(row.team_role),
         // The link came to this address.
         email_verified_at: Set(Some(now)),
+        notices_seen_at: Set(None),
+        budget_alert_percent: Set(crate::domain::notices::DEFAULT_BUDGET_ALERT_PERCENT),
     }
     .insert(&txn)
     .await

@@ -13,9 +13,11 @@ use super::{
     CURRENCY, FUNDING_MAXIMUM_MICROS, PAYPROVIDER_MINIMUM_MICROS, WIRE_MINIMUM_MICROS,
     acting_advertiser, check_currency, ledger, profile,
 };
+use crate::domain::notices::{self, Notice};
 use crate::domain::paging::Page;
-use crate::domain::{Ctx, Principal, db, ids::new_id, mail};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
+use crate::model::NoticeTopic;
 use crate::model::billing::*;
 use crate::model::money::Micros;
 use crate::model::money::format_micros;
@@ -170,9 +172,17 @@ async fn credit<C: ConnectionTrait>(
         .filter(funding::Column::Id.eq(f.id.clone()))
         .exec(db)
         .await?;
-    let letter =
-        mail::letters::funding_credited(&ctx.config.base_url, &f.id, Micros(f.amount_micros));
-    mail::outbox::to_account(ctx, db, now, &f.advertiser_id, letter).await?;
+    let amount = format_micros(f.amount_micros);
+    let told = Notice::new(
+        NoticeTopic::FundingCredited,
+        format!("{amount} USD credited to your wallet"),
+        format!(
+            "Your funding {} of {amount} USD was credited to your wallet and can be spent now.",
+            f.id
+        ),
+    )
+    .about("funding", &f.id, "/advertiser/billing");
+    notices::tell(ctx, db, now, &f.advertiser_id, told).await?;
     Ok(true)
 }
 

@@ -11,10 +11,12 @@ use crate::domain::billing::{
     CURRENCY, PAYPROVIDER_MINIMUM_MICROS, acting_advertiser, check_currency, profile,
 };
 use crate::domain::idempotency::{IdempotencyKey, Written, insert_or_replay};
-use crate::domain::{Ctx, Principal, db, ids::new_id, mail};
+use crate::domain::notices::{self, Notice};
+use crate::domain::{Ctx, Principal, db, ids::new_id};
 use crate::error::{AppError, FieldErrors};
+use crate::model::NoticeTopic;
 use crate::model::billing::*;
-use crate::model::money::Micros;
+use crate::model::money::{Micros, format_micros};
 use entity::funding;
 
 /// Opens a provider order. The same idempotency key with the same body returns the same
@@ -179,9 +181,19 @@ pub async fn capture(
                 .await?;
             // Told once: only the capture that moved it to DECLINED writes the letter.
             if declined.rows_affected == 1 {
-                let base = &ctx.config.base_url;
-                let letter = mail::letters::funding_declined(base, &f.id, Micros(f.amount_micros));
-                mail::outbox::to_account(ctx, &txn, now, &f.advertiser_id, letter).await?;
+                let amount = format_micros(f.amount_micros);
+                let told = Notice::new(
+                    NoticeTopic::FundingRefused,
+                    format!("Your funding of {amount} USD was declined"),
+                    format!(
+                        "The payment provider declined your funding {} of {amount} USD. \
+                         Nothing was charged and your wallet is unchanged. You can try again \
+                         or fund by wire.",
+                        f.id
+                    ),
+                )
+                .about("funding", &f.id, "/advertiser/billing");
+                notices::tell(ctx, &txn, now, &f.advertiser_id, told).await?;
             }
             txn.commit().await?;
             return Err(

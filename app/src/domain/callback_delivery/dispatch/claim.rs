@@ -18,10 +18,11 @@ use sea_orm::{
 };
 
 use super::{Claimed, KeyState};
+use crate::domain::callback_delivery::account_webhooks;
 use crate::domain::callback_delivery::setup::{CallbackKeyState, KeySecrets, open_secret};
 use crate::domain::{Ctx, db, sql};
 use crate::error::AppError;
-use entity::{callback_delivery, callback_key, callback_receiver, placement};
+use entity::{account_webhook, callback_delivery, callback_key, callback_receiver, placement};
 
 /// Placements one claim considers at most (walked in id order from [`ClaimRequest::after`]).
 pub const WALK_LIMIT: usize = 512;
@@ -252,14 +253,43 @@ async fn receivers_of(
         .collect::<HashSet<_>>()
         .into_iter()
         .collect();
-    let urls: HashMap<String, Option<String>> = placement::Entity::find()
+    let mut urls: HashMap<String, Option<String>> = placement::Entity::find()
         .filter(placement::Column::Id.is_in(placement_ids.clone()))
         .all(&ctx.db)
         .await?
         .into_iter()
         .map(|p| (p.id, p.callback_url))
         .collect();
-    let mut keys: HashMap<String, KeyState> = HashMap::new();
+    // The rest are account webhooks (a removed one has no URL: its deliveries are parked).
+    let mut hook_keys: HashMap<String, KeyState> = HashMap::new();
+    let hooks: Vec<String> = placement_ids
+        .iter()
+        .filter(|id| !urls.contains_key(*id))
+        .cloned()
+        .collect();
+    if !hooks.is_empty() {
+        let live = account_webhook::Entity::find()
+            .filter(account_webhook::Column::Id.is_in(hooks))
+            .filter(account_webhook::Column::DisabledAt.is_null())
+            .all(&ctx.db)
+            .await?;
+        for h in live {
+            let state = match account_webhooks::open_secret(ctx, &h) {
+                Ok(secret) => KeyState::Ready(KeySecrets {
+                    id: h.id.clone(),
+                    secret,
+                    next_secret: None,
+                }),
+                Err(_) => {
+                    tracing::error!(webhook = %h.id, "an account webhook's secret cannot be opened");
+                    KeyState::Unreadable
+                }
+            };
+            hook_keys.insert(h.id.clone(), state);
+            urls.insert(h.id, Some(h.url));
+        }
+    }
+    let mut keys: HashMap<String, KeyState> = hook_keys;
     let rows = callback_key::Entity::find()
         .filter(callback_key::Column::PlacementId.is_in(placement_ids))
         .filter(

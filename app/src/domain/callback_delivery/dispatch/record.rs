@@ -105,7 +105,7 @@ pub async fn record_batch(
         .map(|f| f.claimed.delivery.placement_id.as_str())
         .filter(|p| !ok.contains(p))
         .collect();
-    receivers::note_outcomes(&txn, now, &ok, &failing).await?;
+    receivers::note_outcomes(ctx, &txn, now, &ok, &failing).await?;
     txn.commit().await?;
     out.extend(
         batch

@@ -60,7 +60,7 @@ impl Held {
         let seen =
             Lookups::with_launches(&txn, campaign_id, held.iter().map(|c| c.click_id.clone()))
                 .await?;
-        let mut batch = Batch::for_reports(held.len(), &ctx.fraud);
+        let mut batch = Batch::for_reports(held.len(), ctx);
         batch.expect_clicks(seen.launches());
         Ok(Some((
             Held {

@@ -33,7 +33,7 @@ pub(super) async fn settle_now(
     let attribution = attribute(&ctx.db, campaign, &ev, &mut Lookups::default()).await?;
     // One report: its payment is posted at once (the batch only tracks the reserve left).
     // Its fraud evidence is read before the lock too, so the lock is held for the money only.
-    let mut batch = Batch::for_reports(1, &ctx.fraud);
+    let mut batch = Batch::for_reports(1, ctx);
     if let Ok(a) = &attribution {
         prefetch_screening(&mut batch, &ctx.db, now, campaign, &ev, a).await?;
     }

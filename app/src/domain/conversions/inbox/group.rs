@@ -395,7 +395,7 @@ async fn prepare(
         let campaign = &group[reports[0]].campaign;
         let clicks = reports.iter().map(|&i| group[i].ev.click_id.clone());
         let mut seen = Lookups::with_launches(&ctx.db, &campaign_id, clicks).await?;
-        let mut batch = Batch::for_reports(reports.len(), &ctx.fraud);
+        let mut batch = Batch::for_reports(reports.len(), ctx);
         batch.expect_clicks(seen.launches());
         let mut attributions = Vec::with_capacity(reports.len());
         for &i in &reports {

@@ -252,7 +252,7 @@ async fn settle_campaign(
     let now = ctx.now();
     let txn = db::begin(&ctx.db).await?;
     let campaign = settlement::lock_campaign(&txn, campaign_id).await?;
-    let mut batch = settlement::Batch::for_reports(reports.len(), &ctx.fraud);
+    let mut batch = settlement::Batch::for_reports(reports.len(), ctx);
     let mut seen = settlement::Lookups::with_launches(
         &txn,
         campaign_id,

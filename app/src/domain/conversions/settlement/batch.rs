@@ -17,6 +17,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use sea_orm::DatabaseTransaction;
 
+use crate::domain::Ctx;
 use crate::domain::billing::ledger::{self, PostError, Posting};
 use crate::domain::fraud::{self, Fraud, Screen};
 use crate::error::AppError;
@@ -34,17 +35,21 @@ pub struct Batch {
     /// evidence is read once per batch).
     pub(super) fraud: Arc<Fraud>,
     pub(super) screen: Screen,
+    /// What a settlement tells an advertiser (a budget crossing, a hold) is written in its
+    /// transaction with this.
+    pub(super) ctx: Ctx,
 }
 
 impl Batch {
     /// A batch for `reports` reports: postings wait when there is more than one.
-    pub fn for_reports(reports: usize, fraud: &Arc<Fraud>) -> Self {
+    pub fn for_reports(reports: usize, ctx: &Ctx) -> Self {
         Self {
             reserve_left: None,
             defer: reports > 1,
             waiting: Vec::new(),
-            fraud: fraud.clone(),
+            fraud: ctx.fraud.clone(),
             screen: Screen::default(),
+            ctx: ctx.clone(),
         }
     }
 

@@ -37,8 +37,10 @@ use crate::domain::campaigns::store::SUBJECT;
 use crate::domain::campaigns::{lifecycle, live_config};
 use crate::domain::changes::Change;
 use crate::domain::hot_cache::user_key;
+use crate::domain::notices::{self, budget};
 use crate::domain::{Ctx, ids::new_id};
 use crate::error::AppError;
+use crate::model::NoticeTopic;
 use crate::model::campaign::CampaignStatus;
 use crate::model::money::Micros;
 use entity::{conversion, offer_campaign};
@@ -168,6 +170,7 @@ pub(in crate::domain) async fn apply(
         R::Approved => {
             screening = hold::screen(txn, now, campaign, ev, &a, batch).await?;
             if screening.as_ref().is_some_and(|s| s.held.is_some()) {
+                tell_held(batch, txn, now, campaign).await?;
                 Settlement::Held
             } else {
                 pay(txn, now, campaign, &a, &ev.goal_id, &conversion_id, batch).await?
@@ -212,6 +215,45 @@ fn settled(conversion_id: String, outcome: Outcome, user: Option<String>) -> App
     })
 }
 
+/// Tells the advertiser that conversions wait for its review: at most once an hour, however
+/// many are held.
+async fn tell_held(
+    batch: &Batch,
+    txn: &DatabaseTransaction,
+    now: DateTime<Utc>,
+    campaign: &offer_campaign::Model,
+) -> Result<(), AppError> {
+    let n = notices::Notice::new(
+        NoticeTopic::ConversionsHeld,
+        "Conversions wait for your review",
+        format!(
+            "Conversions of campaign “{}” (and perhaps others) were held by the fraud controls. \
+             Nothing is paid for them until you or an administrator decide; held conversions \
+             you do not decide are decided by the review rules.",
+            campaign.name
+        ),
+    )
+    .about(
+        "campaign",
+        &campaign.id,
+        "/advertiser/conversions?status=HELD",
+    );
+    let hour = chrono::Duration::hours(1);
+    notices::tell_unless_recent(&batch.ctx, txn, now, &campaign.advertiser_id, n, hour).await?;
+    Ok(())
+}
+
+/// The cheapest goal's payout: a reserve below it pays nothing more.
+fn cheapest(offer: &LiveOffer) -> Micros {
+    offer
+        .config
+        .goals
+        .iter()
+        .map(|g| g.payout_micros)
+        .min()
+        .unwrap_or(Micros(0))
+}
+
 /// Takes a campaign out of the in-memory inventory before the postback is answered when
 /// this settlement used up its reserve or a cap (or found it already used up).
 pub(in crate::domain) async fn after_settlement(
@@ -228,13 +270,7 @@ pub(in crate::domain) async fn after_settlement(
     let exhausted = match outcome {
         Outcome::Settled(Settlement::CapReached | Settlement::NoBudget) => true,
         Outcome::Settled(Settlement::Approved) => {
-            let cheapest = listed
-                .config
-                .goals
-                .iter()
-                .map(|g| g.payout_micros)
-                .min()
-                .unwrap_or(Micros(0));
+            let cheapest = cheapest(listed);
             let caps = &listed.config.caps;
             let capped = caps.total_conversions.is_some()
                 || caps.daily_conversions.is_some()
@@ -305,6 +341,16 @@ async fn pay(
         return match batch.post(txn, now, posting).await {
             Ok(()) => {
                 batch.spent_from_reserve(reserve, paid);
+                let spend = budget::Spend {
+                    advertiser_id: &campaign.advertiser_id,
+                    campaign_id: &campaign.id,
+                    campaign_name: &campaign.name,
+                    budget: offer.config.budget_micros,
+                    before: Micros(reserve),
+                    after: Micros(reserve - paid),
+                    cheapest: cheapest(&offer),
+                };
+                budget::after_spend(&batch.ctx, txn, now, spend).await?;
                 Ok(Settlement::Approved)
             }
             Err(PostError::AlreadyPosted) => Ok(Settlement::Approved),
