@@ -217,7 +217,7 @@ pub async fn send_test(
     .link("/account/notifications#webhooks");
     let body = webhook_event::body(&message, TEST_EVENT, now, "ntc_test", &n);
     let txn = db::begin(&ctx.db).await?;
-    insert_delivery(&txn, now, &hook, &message, TEST_EVENT, "ntc_test", &body).await?;
+    insert_delivery(&txn, now, &hook, &message, TEST_EVENT, &body).await?;
     super::notify_on_commit(&txn).await?;
     txn.commit().await?;
     ctx.deliveries.announce();

@@ -206,7 +206,7 @@ async fn webhooks<C: ConnectionTrait>(
     for hook in hooks.iter().filter(|h| topics::listens(&h.topics, n.topic)) {
         let id = new_id("msg");
         let payload = webhook_event::body(&id, n.topic.as_str(), now, notice_id, n);
-        insert_delivery(txn, now, hook, &id, n.topic.as_str(), notice_id, &payload).await?;
+        insert_delivery(txn, now, hook, &id, n.topic.as_str(), &payload).await?;
         wrote = true;
     }
     if wrote && txn.get_database_backend() == DatabaseBackend::Postgres {
@@ -218,21 +218,22 @@ async fn webhooks<C: ConnectionTrait>(
 }
 
 /// Writes one account-webhook delivery (a row of the reward callbacks' outbox under the
-/// endpoint's id; `conversion_id` holds the notice it tells of).
+/// endpoint's id). `conversion_id` holds the delivery's own id, not the notice's: one
+/// notice goes to every endpoint that listens, and the outbox keeps `(conversion_id,
+/// event)` unique. The notice's id travels in the payload.
 pub async fn insert_delivery<C: ConnectionTrait>(
     txn: &C,
     now: DateTime<Utc>,
     hook: &account_webhook::Model,
     delivery_id: &str,
     event: &str,
-    notice_id: &str,
     payload: &serde_json::Value,
 ) -> Result<(), AppError> {
     callback_delivery::Entity::insert(callback_delivery::ActiveModel {
         id: Set(delivery_id.to_owned()),
         placement_id: Set(hook.id.clone()),
         owner_account_id: Set(hook.account_id.clone()),
-        conversion_id: Set(notice_id.to_owned()),
+        conversion_id: Set(delivery_id.to_owned()),
         event: Set(event.to_owned()),
         payload: Set(payload.to_string()),
         status: Set(DeliveryStatus::Pending),
