@@ -108,6 +108,30 @@ pub struct Settings {
     #[arg(long, env = "APP_MAIL_FROM", default_value = DEVELOPMENT_MAIL_FROM, value_parser = check_mail_from, global = true)]
     pub mail_from: String,
 
+    /// PayPal REST application's client id: with the secret and the webhook id, provider
+    /// funding goes through PayPal (docs/payments.md) in any environment.
+    #[arg(long, env = "APP_PAYPAL_CLIENT_ID", global = true)]
+    pub paypal_client_id: Option<String>,
+
+    /// PayPal REST application's secret.
+    #[arg(
+        long,
+        env = "APP_PAYPAL_CLIENT_SECRET",
+        hide_env_values = true,
+        global = true
+    )]
+    pub paypal_client_secret: Option<String>,
+
+    /// PayPal's REST address: the sandbox by default, `https://api-m.paypal.com` for live
+    /// money (https required, except a stand-in on this machine).
+    #[arg(long, env = "APP_PAYPAL_API_URL", default_value = crate::paypal::SANDBOX_API, value_parser = parse_paypal_url, global = true)]
+    pub paypal_api_url: String,
+
+    /// The id of the webhook registered at PayPal for `/performance-marketing/v2/billing/
+    /// payprovider/webhook` (PayPal's signature verification needs it).
+    #[arg(long, env = "APP_PAYPAL_WEBHOOK_ID", global = true)]
+    pub paypal_webhook_id: Option<String>,
+
     /// Keep the simulated payment provider on when a development server listens on a
     /// non-loopback address (off by default: anyone reaching it could fund a wallet).
     #[arg(long, env = "APP_ALLOW_REMOTE_DEVELOPMENT", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
@@ -303,6 +327,19 @@ impl Settings {
     }
 }
 
+/// PayPal's REST address: https, or http only to a stand-in on this machine.
+fn parse_paypal_url(raw: &str) -> Result<String, String> {
+    let url = url::Url::parse(raw.trim()).map_err(|_| "must be a URL".to_owned())?;
+    let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
+    let local = host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    match url.scheme() {
+        "https" => Ok(raw.trim().trim_end_matches('/').to_owned()),
+        "http" if local => Ok(raw.trim().trim_end_matches('/').to_owned()),
+        _ => Err("must be an https:// address".to_owned()),
+    }
+}
+
 /// A trusted proxy: a CIDR range, or one address (a range of one).
 fn parse_proxy(raw: &str) -> Result<ipnet::IpNet, String> {
     let raw = raw.trim();
@@ -318,6 +355,35 @@ fn parse_proxy(raw: &str) -> Result<ipnet::IpNet, String> {
 }
 
 impl Settings {
+    /// The PayPal application, when one is configured: all three of client id, secret and
+    /// webhook id, or none (a half-configured provider stops start-up rather than quietly
+    /// falling back to another).
+    pub fn paypal(&self) -> anyhow::Result<Option<crate::paypal::PayPalSettings>> {
+        fn given(v: &Option<String>) -> Option<&str> {
+            v.as_deref().map(str::trim).filter(|v| !v.is_empty())
+        }
+        match (
+            given(&self.paypal_client_id),
+            given(&self.paypal_client_secret),
+            given(&self.paypal_webhook_id),
+        ) {
+            (None, None, None) => Ok(None),
+            (Some(id), Some(secret), Some(webhook)) => Ok(Some(crate::paypal::PayPalSettings {
+                client_id: id.to_owned(),
+                client_secret: secret.to_owned(),
+                api_url: self.paypal_api_url.clone(),
+                webhook_id: webhook.to_owned(),
+                return_url: format!(
+                    "{}/advertiser/billing/funding",
+                    self.base_url.trim_end_matches('/')
+                ),
+            })),
+            _ => anyhow::bail!(
+                "APP_PAYPAL_CLIENT_ID, APP_PAYPAL_CLIENT_SECRET and APP_PAYPAL_WEBHOOK_ID go together: set all three or none"
+            ),
+        }
+    }
+
     /// Why these settings must not run in production (empty when they may): each a
     /// one-line reason an operator can act on.
     pub fn production_problems(&self) -> Vec<String> {
@@ -350,6 +416,9 @@ impl Settings {
         }
         if self.callback_allow_private {
             out.push("APP_CALLBACK_ALLOW_PRIVATE is a development switch: turn it off".to_owned());
+        }
+        if self.paypal_client_id.is_some() && !self.paypal_api_url.starts_with("https://") {
+            out.push("APP_PAYPAL_API_URL must be PayPal's https:// address".to_owned());
         }
         match &self.mail_url {
             None => out.push(

@@ -16,6 +16,7 @@ pub mod mail;
 pub mod metrics;
 pub mod middleware;
 pub mod outer_layer;
+pub mod paypal;
 pub mod route_facts;
 pub mod routes;
 pub mod serve;

@@ -98,8 +98,14 @@ const OWN_KEY: [&str; 2] = [
     "/publisher/v2/payouts",
     "/performance-marketing/v2/conversions/reconciliations",
 ];
-/// Inside a stored surface, the integrations that are outside the dashboard API.
-const INTEGRATIONS: [&str; 3] = ["/postbacks/", "/pixels/", "/sandbox/"];
+/// Inside a stored surface, the integrations that are outside the dashboard API (the
+/// payment provider's webhook is keyed by the provider's own event id).
+const INTEGRATIONS: [&str; 4] = [
+    "/postbacks/",
+    "/pixels/",
+    "/sandbox/",
+    "/payprovider/webhook",
+];
 
 /// What a route carries.
 pub fn carries(method: &Method, template: &str) -> Carries {
@@ -299,6 +305,19 @@ mod tests {
         assert_eq!(
             key_rule(&Method::POST, "/sdk/v2/sessions"),
             KeyRule::Outside
+        );
+        // The provider's webhook is not the dashboard API; the order beside it is.
+        let billing = "/performance-marketing/v2/billing";
+        assert_eq!(
+            key_rule(&Method::POST, &format!("{billing}/payprovider/webhook")),
+            KeyRule::Outside
+        );
+        assert_eq!(
+            key_rule(
+                &Method::POST,
+                &format!("{billing}/funding/payprovider/order")
+            ),
+            KeyRule::Stored
         );
         assert_eq!(
             key_rule(&Method::POST, "/api/v1/campaigns/{id}"),

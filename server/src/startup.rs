@@ -208,14 +208,18 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
              (pass --allow-remote-development to turn it on)"
         );
     }
-    let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> = if dev_payments {
-        Arc::new(app::domain::billing::payprovider::DevProvider::new(
-            db.clone(),
-            clock.clone(),
-        ))
-    } else {
-        Arc::new(app::domain::billing::payprovider::NoProvider)
-    };
+    let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> =
+        if let Some(pp) = settings.paypal()? {
+            tracing::info!(api = %pp.api_url, "provider funding goes through PayPal");
+            Arc::new(crate::paypal::PayPal::new(&pp, clock.clone())?)
+        } else if dev_payments {
+            Arc::new(app::domain::billing::payprovider::DevProvider::new(
+                db.clone(),
+                clock.clone(),
+            ))
+        } else {
+            Arc::new(app::domain::billing::payprovider::NoProvider)
+        };
     let limits = Arc::new(RateLimits::new(clock.clone()));
     let extra_ranges = (settings.fraud_datacenter_file.as_ref())
         .map(|path| {

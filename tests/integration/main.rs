@@ -45,6 +45,7 @@ mod outage;
 mod ownership;
 mod paging;
 mod payouts;
+mod paypal;
 mod placement_view;
 mod placements;
 mod platform;

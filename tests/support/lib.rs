@@ -5,6 +5,7 @@
 pub mod builders;
 mod databases;
 pub mod logs;
+pub mod paypal;
 mod pg_template;
 pub mod process;
 pub mod proxy;

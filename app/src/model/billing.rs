@@ -203,10 +203,23 @@ pub struct WireConfig {
 }
 
 wire_enum!(
-    /// Which payment provider the service is configured with: the development stand-in
-    /// (checkout page served by this service) or none (wire transfers only).
-    ProviderCode { Development = "DEVELOPMENT", Disabled = "NONE" }
+    /// Which payment provider the service is configured with: PayPal (Orders API v2), the
+    /// development stand-in (checkout page served by this service) or none (wire only).
+    ProviderCode { PayPal = "PAYPAL", Development = "DEVELOPMENT", Disabled = "NONE" }
 );
+
+/// What the service did with one of the payment provider's webhooks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderEventReceipt {
+    /// The provider's event type (`PAYMENT.CAPTURE.COMPLETED`, …).
+    pub event_type: String,
+    /// The funding the event is about, when it is one of this service's orders.
+    pub funding_id: Option<String>,
+    /// That funding's status after the event.
+    pub funding_status: Option<FundingStatus>,
+}
 
 /// Checkout client configuration of the payment provider.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ crate::wire_enum!(
 
 crate::wire_enum!(
     /// State of a payment provider order.
-    OrderStatus { Created = "CREATED", Approved = "APPROVED", Declined = "DECLINED", Completed = "COMPLETED" }
+    OrderStatus { Created = "CREATED", Approved = "APPROVED", Declined = "DECLINED", Completed = "COMPLETED", Processing = "PROCESSING" }
 );
 
 crate::wire_enum!(

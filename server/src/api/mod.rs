@@ -193,6 +193,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
                 .merge(billing::router())
                 .merge(campaigns::router())
                 .layer(keyed())
+                .merge(billing::provider_webhook::router())
                 .merge(gated(postbacks::router(), delivery)),
         )
         .layer(crate::layers::compression())

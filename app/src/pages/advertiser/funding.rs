@@ -63,8 +63,9 @@ fn FundingView(
     view! {
         <p class="crumbs"><a href="/advertiser/billing" rel="external">"← Billing"</a></p>
         {loaded(summary, load_error, move |s| {
-            // The development provider's checkout page can be reopened from the history.
-            let dev_checkout = s.payprovider.provider == ProviderCode::Development;
+            // An order not yet approved can be reopened at the provider's checkout (PayPal's
+            // or the development one) from the history.
+            let reopenable = s.payprovider.provider != ProviderCode::Disabled;
             view! {
                 <BalanceCard balance=s.balance/>
                 {(!s.profile_complete).then(|| view! {
@@ -80,7 +81,7 @@ fn FundingView(
                     })}
                     <WireForm config=s.wire wire/>
                 </div>
-                <History fundings=s.fundings older=s.fundings_next.map(|c| format!("/advertiser/funding?cursor={c}")) capture checkout=dev_checkout/>
+                <History fundings=s.fundings older=s.fundings_next.map(|c| format!("/advertiser/billing/funding?cursor={c}")) capture checkout=reopenable/>
             }
             .into_any()
         }

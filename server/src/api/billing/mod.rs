@@ -2,6 +2,7 @@
 //! `advertiserId` (query or body) is honoured for administrators only.
 
 pub mod checkout;
+pub mod provider_webhook;
 
 use app::domain::billing::{acting_advertiser, funding, invoices, ledger, profile};
 use app::domain::surveys::allocations;

@@ -3,8 +3,10 @@
 //! [`orders`].
 
 mod orders;
+mod provider_events;
 
-pub use orders::{capture, checkout_url, open_order};
+pub use orders::{approve_link, capture, checkout_url, open_order};
+pub use provider_events::receive as receive_provider_event;
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
@@ -287,15 +289,18 @@ pub fn wire_config() -> WireConfig {
 
 /// Checkout client configuration.
 pub fn payprovider_config(ctx: &Ctx) -> PayProviderConfig {
+    let client = ctx.payments.checkout_client();
     PayProviderConfig {
         provider: ctx.payments.code(),
-        client_id: "dev-client".to_owned(),
+        client_id: (client.as_ref())
+            .map_or_else(|| "dev-client".to_owned(), |c| c.client_id.clone()),
         currency: CURRENCY.to_owned(),
         minimum_micros: Micros(PAYPROVIDER_MINIMUM_MICROS),
         minimum: format_micros(PAYPROVIDER_MINIMUM_MICROS),
         maximum_micros: Micros(FUNDING_MAXIMUM_MICROS),
         maximum: format_micros(FUNDING_MAXIMUM_MICROS),
-        environment: ctx.config.environment.as_str().to_owned(),
+        environment: (client.and_then(|c| c.environment))
+            .unwrap_or_else(|| ctx.config.environment.as_str().to_owned()),
     }
 }
 
@@ -312,7 +317,7 @@ fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
         .then_some(f.provider_order_id.as_deref())
         .flatten();
     Funding {
-        checkout_url: open_order.map(|o| checkout_url(ctx, o)),
+        checkout_url: open_order.map(|o| approve_link(ctx, o)),
         funding_id: f.id.clone(),
         advertiser_id: f.advertiser_id.clone(),
         method: f.method.clone(),

@@ -131,13 +131,54 @@ pub fn checkout_url(ctx: &Ctx, order_id: &str) -> String {
     )
 }
 
+/// Where the payer approves an order: the provider's checkout, or the development one.
+pub fn approve_link(ctx: &Ctx, order_id: &str) -> String {
+    (ctx.payments.approve_url(order_id)).unwrap_or_else(|| checkout_url(ctx, order_id))
+}
+
 fn pay_order(ctx: &Ctx, f: &funding::Model, order_id: &str) -> PayOrder {
     PayOrder {
         order_id: order_id.to_owned(),
         funding_id: f.id.clone(),
         status: f.status,
-        approve_url: checkout_url(ctx, order_id),
+        approve_url: approve_link(ctx, order_id),
     }
+}
+
+/// Marks a provider funding DECLINED and tells the advertiser, once: only the call that
+/// moved it from PENDING writes the notice.
+pub(super) async fn decline(
+    ctx: &Ctx,
+    f: &funding::Model,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), AppError> {
+    let txn = db::begin(&ctx.db).await?;
+    let declined = funding::Entity::update_many()
+        .col_expr(
+            funding::Column::Status,
+            Expr::value(FundingStatus::Declined),
+        )
+        .col_expr(funding::Column::UpdatedAt, Expr::value(now))
+        .filter(funding::Column::Id.eq(f.id.clone()))
+        .filter(funding::Column::Status.eq(FundingStatus::Pending))
+        .exec(&txn)
+        .await?;
+    if declined.rows_affected == 1 {
+        let amount = format_micros(f.amount_micros);
+        let told = Notice::new(
+            NoticeTopic::FundingRefused,
+            format!("Your funding of {amount} USD was declined"),
+            format!(
+                "The payment provider declined your funding {} of {amount} USD. Nothing was \
+                 charged and your wallet is unchanged. You can try again or fund by wire.",
+                f.id
+            ),
+        )
+        .about("funding", &f.id, "/advertiser/billing");
+        notices::tell(ctx, &txn, now, &f.advertiser_id, told).await?;
+    }
+    txn.commit().await?;
+    Ok(())
 }
 
 /// Captures an approved order and credits the wallet (idempotent).
@@ -168,39 +209,15 @@ pub async fn capture(
     match order.status {
         OrderStatus::Completed => {}
         OrderStatus::Declined => {
-            let txn = db::begin(&ctx.db).await?;
-            let declined = funding::Entity::update_many()
-                .col_expr(
-                    funding::Column::Status,
-                    Expr::value(FundingStatus::Declined),
-                )
-                .col_expr(funding::Column::UpdatedAt, Expr::value(now))
-                .filter(funding::Column::Id.eq(f.id.clone()))
-                .filter(funding::Column::Status.eq(FundingStatus::Pending))
-                .exec(&txn)
-                .await?;
-            // Told once: only the capture that moved it to DECLINED writes the letter.
-            if declined.rows_affected == 1 {
-                let amount = format_micros(f.amount_micros);
-                let told = Notice::new(
-                    NoticeTopic::FundingRefused,
-                    format!("Your funding of {amount} USD was declined"),
-                    format!(
-                        "The payment provider declined your funding {} of {amount} USD. \
-                         Nothing was charged and your wallet is unchanged. You can try again \
-                         or fund by wire.",
-                        f.id
-                    ),
-                )
-                .about("funding", &f.id, "/advertiser/billing");
-                notices::tell(ctx, &txn, now, &f.advertiser_id, told).await?;
-            }
-            txn.commit().await?;
+            decline(ctx, &f, now).await?;
             return Err(
                 AppError::conflict("the payment was declined").with_code("payment_declined")
             );
         }
-        _ => {
+        // Captured but not yet cleared (an e-check, a review at the provider): the provider's
+        // webhook credits the wallet when the money arrives.
+        OrderStatus::Processing => return Ok(view(ctx, &f)),
+        OrderStatus::Created | OrderStatus::Approved => {
             return Err(
                 AppError::conflict("the payer has not approved the order yet")
                     .with_code("payment_not_approved"),

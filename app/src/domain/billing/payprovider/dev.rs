@@ -1,43 +1,17 @@
-//! Payment providers. The service talks to a provider through [`PaymentProvider`]; a real
-//! provider is one more implementation. [`DevProvider`] is an in-process simulator whose
-//! checkout page (development only) lets the payer approve or decline an order.
+//! The development payment provider: orders in the `payprovider_orders` table, approved or
+//! declined on a checkout page this service serves (development only).
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use sea_orm::{ActiveModelTrait, DatabaseConnection, EntityTrait, Set};
 
+use super::{OrderStatus, PaymentProvider, ProviderOrder};
 use crate::domain::{Clock, clock::truncate_micros, ids::new_id};
 use crate::error::AppError;
 use crate::model::billing::ProviderCode;
 use crate::model::money::Micros;
 use entity::payprovider_order;
-pub use entity::values::OrderStatus;
-
-/// An order as the provider reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderOrder {
-    pub id: String,
-    pub status: OrderStatus,
-    pub amount_micros: Micros,
-    pub currency: String,
-}
-
-/// A payment provider: create an order for the payer to approve, then capture it.
-#[async_trait]
-pub trait PaymentProvider: Send + Sync {
-    /// Short provider code shown in the configuration.
-    fn code(&self) -> ProviderCode;
-    /// Opens an order for `amount_micros` in `currency`.
-    async fn create_order(
-        &self,
-        funding_id: &str,
-        amount_micros: Micros,
-        currency: &str,
-    ) -> Result<ProviderOrder, AppError>;
-    /// Captures an approved order; capturing a completed order again reports it unchanged.
-    async fn capture(&self, order_id: &str) -> Result<ProviderOrder, AppError>;
-}
 
 /// The built-in development provider, backed by the `payprovider_orders` table.
 pub struct DevProvider {
@@ -128,34 +102,4 @@ impl PaymentProvider for DevProvider {
         am.updated_at = Set(truncate_micros(self.clock.now()));
         Ok(order(&am.update(&self.db).await?))
     }
-}
-
-/// The signature of an order's development checkout link (approve and decline need it).
-pub fn checkout_signature(ctx: &crate::domain::Ctx, order_id: &str) -> String {
-    ctx.keys.sign(&format!("dev-checkout:{order_id}"))
-}
-
-/// The provider of a production deployment that has no real provider configured: every
-/// provider funding is refused at once with `payment_provider_unavailable` (wire funding
-/// still works), instead of an order nobody can ever approve.
-pub struct NoProvider;
-
-#[async_trait]
-impl PaymentProvider for NoProvider {
-    fn code(&self) -> ProviderCode {
-        ProviderCode::Disabled
-    }
-
-    async fn create_order(&self, _: &str, _: Micros, _: &str) -> Result<ProviderOrder, AppError> {
-        Err(unavailable())
-    }
-
-    async fn capture(&self, _: &str) -> Result<ProviderOrder, AppError> {
-        Err(unavailable())
-    }
-}
-
-fn unavailable() -> AppError {
-    AppError::unavailable("no payment provider is configured; fund the wallet by wire transfer")
-        .with_code("payment_provider_unavailable")
 }

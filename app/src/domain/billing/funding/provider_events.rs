@@ -1,0 +1,124 @@
+//! The payment provider's webhooks, verified by the provider itself: a completed capture
+//! credits the wallet and a denied one declines the funding. The webhook and the capture
+//! answer race (the answer may be lost, the webhook may come first or twice); `credit` moves
+//! the funding out of PENDING in the ledger's transaction, so whichever comes first credits
+//! and every later one changes nothing.
+//!
+//! An event is verified only when it would change a funding that is still PENDING: one
+//! about another order, an event type this service does not act on, or a funding already
+//! settled is acknowledged as it is (nothing changes), so forged events cost no call to the
+//! provider.
+
+use std::collections::BTreeMap;
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+use super::orders::decline;
+use super::{credit, funding};
+use crate::domain::billing::payprovider::ProviderEvent;
+use crate::domain::{Ctx, audit, db};
+use crate::error::AppError;
+use crate::model::billing::{FundingStatus, ProviderEventReceipt};
+use crate::model::money::Micros;
+
+/// Verifies and applies one webhook; what it did, for the provider's delivery log.
+pub async fn receive(
+    ctx: &Ctx,
+    headers: &BTreeMap<String, String>,
+    body: &[u8],
+) -> Result<ProviderEventReceipt, AppError> {
+    let event = ctx.payments.read_event(body)?;
+    let (event_type, order_id) = match &event {
+        ProviderEvent::CaptureCompleted { order_id, .. } => ("PAYMENT.CAPTURE.COMPLETED", order_id),
+        ProviderEvent::CaptureDenied { order_id } => ("PAYMENT.CAPTURE.DENIED", order_id),
+        ProviderEvent::Other { event_type } => {
+            return Ok(ignored(event_type));
+        }
+    };
+    let Some(f) = funding::Entity::find()
+        .filter(funding::Column::ProviderOrderId.eq(order_id.clone()))
+        .one(&ctx.db)
+        .await?
+    else {
+        // An order this service never opened (another integration on the same provider
+        // account): acknowledged, nothing to do.
+        tracing::info!(order = %order_id, event_type, "provider event for an unknown order");
+        return Ok(ignored(event_type));
+    };
+    if f.status != FundingStatus::Pending {
+        return Ok(ProviderEventReceipt {
+            event_type: event_type.to_owned(),
+            funding_id: Some(f.id),
+            funding_status: Some(f.status),
+        });
+    }
+    ctx.payments.verify_event(headers, body).await?;
+    let now = ctx.now();
+    match event {
+        ProviderEvent::CaptureCompleted {
+            capture_id,
+            amount_micros,
+            currency,
+            ..
+        } => {
+            if amount_micros != Micros(f.amount_micros) || currency != f.currency {
+                // Money the provider holds for another amount than ordered: an operator
+                // looks (the log and the audit trail say which), nothing is credited.
+                tracing::warn!(funding = %f.id, "provider capture does not match the order");
+                let detail = serde_json::json!({
+                    "captureId": capture_id,
+                    "capturedMicros": amount_micros,
+                    "currency": currency,
+                });
+                audit::record(
+                    &ctx.db,
+                    now,
+                    None,
+                    "funding.capture_mismatch",
+                    ("funding", &f.id),
+                    detail,
+                )
+                .await?;
+            } else {
+                let txn = db::begin(&ctx.db).await?;
+                if credit(ctx, &txn, &f, FundingStatus::Pending, None, now).await? {
+                    let detail = serde_json::json!({
+                        "amountMicros": f.amount_micros,
+                        "captureId": capture_id,
+                        "by": "provider webhook",
+                    });
+                    audit::record(
+                        &txn,
+                        now,
+                        None,
+                        "funding.capture",
+                        ("funding", &f.id),
+                        detail,
+                    )
+                    .await?;
+                }
+                txn.commit().await?;
+            }
+        }
+        ProviderEvent::CaptureDenied { .. } => decline(ctx, &f, now).await?,
+        ProviderEvent::Other { .. } => {}
+    }
+    let status = funding::Entity::find_by_id(f.id.clone())
+        .one(&ctx.db)
+        .await?
+        .map(|r| r.status);
+    Ok(ProviderEventReceipt {
+        event_type: event_type.to_owned(),
+        funding_id: Some(f.id),
+        funding_status: status,
+    })
+}
+
+/// The receipt of an event that is about none of this service's fundings.
+fn ignored(event_type: &str) -> ProviderEventReceipt {
+    ProviderEventReceipt {
+        event_type: event_type.to_owned(),
+        funding_id: None,
+        funding_status: None,
+    }
+}

@@ -1,0 +1,120 @@
+//! Payment providers. The service talks to a provider through [`PaymentProvider`]: the
+//! real one (PayPal's Orders API, in `server::paypal`, where the HTTP client lives) or
+//! [`DevProvider`], an in-process simulator whose checkout page (development only) lets the
+//! payer approve or decline an order. A provider also verifies its own webhooks and turns
+//! them into [`ProviderEvent`]s, which `billing::funding::provider_events` applies.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+
+use crate::error::AppError;
+use crate::model::billing::ProviderCode;
+use crate::model::money::Micros;
+pub use entity::values::OrderStatus;
+
+mod dev;
+pub use dev::DevProvider;
+
+/// An order as the provider reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderOrder {
+    pub id: String,
+    pub status: OrderStatus,
+    pub amount_micros: Micros,
+    pub currency: String,
+}
+
+/// What the browser's checkout needs: the provider's public client id and its environment
+/// (`sandbox` or `live` for a real provider; the deployment's environment otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutClient {
+    pub client_id: String,
+    pub environment: Option<String>,
+}
+
+/// A provider's webhook, verified: what happened to which order's money.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderEvent {
+    /// The payment of an order was captured: the money is ours.
+    CaptureCompleted {
+        order_id: String,
+        capture_id: String,
+        amount_micros: Micros,
+        currency: String,
+    },
+    /// The capture of an order was denied: nothing was paid.
+    CaptureDenied { order_id: String },
+    /// An event this service does not act on (acknowledged so the provider stops sending).
+    Other { event_type: String },
+}
+
+/// A payment provider: create an order for the payer to approve, then capture it.
+#[async_trait]
+pub trait PaymentProvider: Send + Sync {
+    /// Short provider code shown in the configuration.
+    fn code(&self) -> ProviderCode;
+    /// The checkout client configuration; `None` keeps the development stand-in's.
+    fn checkout_client(&self) -> Option<CheckoutClient> {
+        None
+    }
+    /// Where the payer approves `order_id`; `None`: this service's development checkout.
+    fn approve_url(&self, _order_id: &str) -> Option<String> {
+        None
+    }
+    /// Reads a webhook's body without trusting it yet: what it says happened to which order.
+    /// The caller verifies it ([`verify_event`](Self::verify_event)) only when acting on it
+    /// would change money, so a flood of forged or irrelevant events costs no provider call.
+    /// A provider without webhooks refuses every one.
+    fn read_event(&self, _body: &[u8]) -> Result<ProviderEvent, AppError> {
+        Err(AppError::not_found("payment provider webhook"))
+    }
+    /// Verifies that the provider sent this webhook (its headers, names in lower case, and
+    /// the body exactly as received): `invalid_signature` when it did not.
+    async fn verify_event(
+        &self,
+        _headers: &BTreeMap<String, String>,
+        _body: &[u8],
+    ) -> Result<(), AppError> {
+        Err(AppError::not_found("payment provider webhook"))
+    }
+    /// Opens an order for `amount_micros` in `currency`.
+    async fn create_order(
+        &self,
+        funding_id: &str,
+        amount_micros: Micros,
+        currency: &str,
+    ) -> Result<ProviderOrder, AppError>;
+    /// Captures an approved order; capturing a completed order again reports it unchanged.
+    async fn capture(&self, order_id: &str) -> Result<ProviderOrder, AppError>;
+}
+
+/// The signature of an order's development checkout link (approve and decline need it).
+pub fn checkout_signature(ctx: &crate::domain::Ctx, order_id: &str) -> String {
+    ctx.keys.sign(&format!("dev-checkout:{order_id}"))
+}
+
+/// The provider of a production deployment that has no real provider configured: every
+/// provider funding is refused at once with `payment_provider_unavailable` (wire funding
+/// still works), instead of an order nobody can ever approve.
+pub struct NoProvider;
+
+#[async_trait]
+impl PaymentProvider for NoProvider {
+    fn code(&self) -> ProviderCode {
+        ProviderCode::Disabled
+    }
+
+    async fn create_order(&self, _: &str, _: Micros, _: &str) -> Result<ProviderOrder, AppError> {
+        Err(unavailable())
+    }
+
+    async fn capture(&self, _: &str) -> Result<ProviderOrder, AppError> {
+        Err(unavailable())
+    }
+}
+
+fn unavailable() -> AppError {
+    AppError::unavailable("no payment provider is configured; fund the wallet by wire transfer")
+        .with_code("payment_provider_unavailable")
+}
