@@ -44,6 +44,7 @@ mod operations;
 mod outage;
 mod ownership;
 mod paging;
+mod payout_details;
 mod payouts;
 mod paypal;
 mod placement_view;

@@ -238,3 +238,46 @@ pub async fn platform_revenue() -> Result<crate::model::billing::RevenueReport, 
     })
     .await
 }
+
+/// The flash scope of opened payout details (the administrators' payouts page).
+#[cfg(feature = "ssr")]
+const DETAILS_SCOPE: &str = "admin-payout-details";
+
+/// An administrator opens a payout's payment details to send the money (with a current
+/// second-factor code in `otp` when the administrator has a factor); each opening is an
+/// audit entry. A plain form post finds them on the page it returns to, once.
+#[server(prefix = "/fn", endpoint = "open_payout_details")]
+pub async fn open_payout_details(
+    payout_id: String,
+    otp: Option<String>,
+    csrf: String,
+) -> Result<crate::model::OneTimeSecret, AppError> {
+    super::web::run(async move {
+        let (ctx, session, p) = writer(&csrf).await?;
+        let code = otp.as_deref().filter(|c| !c.trim().is_empty());
+        let d = crate::domain::payouts::details::open(&ctx, &p, &payout_id, code).await?;
+        let label = format!(
+            "Payout {}: {} {} by {}",
+            d.payout_id,
+            d.amount_micros.amount_in(&d.currency),
+            d.currency,
+            d.method.as_str()
+        );
+        let value = format!("{}\n{} ({})", d.details, d.legal_name, d.country);
+        super::flash::put_secret(&ctx, &session, DETAILS_SCOPE, &label, &value).await?;
+        Ok(crate::model::OneTimeSecret { label, value })
+    })
+    .await
+}
+
+/// The payout details a plain form post opened, for the page it returned to (once).
+#[server(prefix = "/fn", endpoint = "opened_payout_details")]
+pub async fn opened_payout_details() -> Result<Option<crate::model::OneTimeSecret>, AppError> {
+    super::web::run(async move {
+        let (ctx, p) = reader().await?;
+        p.require_admin()?;
+        let session = super::web::session().await?;
+        super::flash::take_secret(&ctx, &session, DETAILS_SCOPE).await
+    })
+    .await
+}

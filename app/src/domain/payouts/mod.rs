@@ -15,6 +15,7 @@
 //! | APPROVED, PAID → FAILED | administrator, reason (PAID → FAILED: returned by the bank) | `payout_return:<id>` |
 
 pub mod decisions;
+pub mod details;
 pub mod profile;
 pub mod requests;
 pub mod runs;

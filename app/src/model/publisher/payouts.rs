@@ -61,6 +61,27 @@ pub struct Payout {
     pub closed_at: Option<DateTime<Utc>>,
 }
 
+/// A payout's payment details, opened by an administrator to send the money
+/// (`POST /admin/v1/payouts/{payoutId}/details`): the copy taken when the payout was
+/// requested, so a later profile edit cannot redirect it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PayoutDetails {
+    pub payout_id: String,
+    pub publisher_id: String,
+    pub status: PayoutStatus,
+    pub amount_micros: Micros,
+    pub amount: String,
+    pub currency: String,
+    /// The account holder's legal name.
+    pub legal_name: String,
+    pub country: String,
+    pub method: PayoutMethod,
+    /// The IBAN (BANK_TRANSFER) or payment-service account (PAYMENT_SERVICE), in full.
+    pub details: String,
+}
+
 /// A page of payouts, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -1,7 +1,8 @@
 //! `/admin/payouts`: publisher payouts by status, each with the decisions its status allows
 //! (approve, reject with a reason, mark paid with the bank's reference, fail with a reason),
-//! the monthly run, and the platform's revenue of the last 30 days. Plain forms, so the page
-//! works without JavaScript.
+//! the monthly run, and the platform's revenue of the last 30 days; an open payout's full
+//! payment details are opened with the administrator's second-factor code (audited). Plain
+//! forms, so the page works without JavaScript.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -15,7 +16,8 @@ use crate::model::publisher::payouts::{Payout, PayoutStatus};
 use crate::pages::publisher::action_error;
 use crate::pages::{OlderLink, when};
 use crate::server_fns::earnings::{
-    DecidePayout, StartPayoutRun, payout_queue, payout_runs, platform_revenue,
+    DecidePayout, OpenPayoutDetails, StartPayoutRun, opened_payout_details, payout_queue,
+    payout_runs, platform_revenue,
 };
 
 const STATUSES: [(&str, &str); 5] = [
@@ -33,6 +35,9 @@ pub fn AdminPayoutsPage() -> impl IntoView {
     let cursor = Memo::new(move |_| query.read().get("cursor"));
     let decide = ServerAction::<DecidePayout>::new();
     let run = ServerAction::<StartPayoutRun>::new();
+    let open = ServerAction::<OpenPayoutDetails>::new();
+    // A plain form post finds the details it opened in a one-time flash.
+    let opened = Resource::new(move || open.version().get(), |_| opened_payout_details());
     let list = Resource::new(
         move || {
             (
@@ -93,6 +98,19 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                         <button type="submit" class="secondary">"Show"</button>
                     </Form>
                     <ErrorNotice error=action_error(decide)/>
+                    <ErrorNotice error=action_error(open)/>
+                    <Transition fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            let flashed = opened.await.ok().flatten();
+                            open.value().get().and_then(Result::ok).or(flashed).map(|d| view! {
+                                <div class="notice secret" role="status" id="payout-details">
+                                    <strong>{d.label}</strong>
+                                    <pre class="secret-value"><code>{d.value}</code></pre>
+                                    <p class="muted">"Your opening of these details is in the audit trail."</p>
+                                </div>
+                            })
+                        })}
+                    </Transition>
                 </section>
                 <Transition fallback=|| view! { <p>"Loading…"</p> }>
                     {move || Suspend::new(async move {
@@ -105,7 +123,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                                     <section class="card" id="payouts">
                                         <table>
                                             <thead><tr><th>"Requested"</th><th>"Publisher"</th><th>"Amount"</th><th>"To"</th><th>"Status"</th><th>"Reference or reason"</th><th>"Decide"</th></tr></thead>
-                                            <tbody>{l.items.into_iter().map(|p| view! { <PayoutRow p decide/> }).collect_view()}</tbody>
+                                            <tbody>{l.items.into_iter().map(|p| view! { <PayoutRow p decide open/> }).collect_view()}</tbody>
                                         </table>
                                         <OlderLink href=older/>
                                     </section>
@@ -140,8 +158,25 @@ fn Decision(
     }
 }
 
+/// Opens a payout's full payment details, with the administrator's second-factor code.
 #[component]
-fn PayoutRow(p: Payout, decide: ServerAction<DecidePayout>) -> impl IntoView {
+fn DetailsForm(id: String, open: ServerAction<OpenPayoutDetails>) -> impl IntoView {
+    view! {
+        <ActionForm action=open attr:class="inline details-form">
+            <CsrfField/>
+            <input type="hidden" name="payout_id" value=id/>
+            <input name="otp" autocomplete="one-time-code" inputmode="numeric" maxlength="20" placeholder="Code" aria-label="Authentication code"/>
+            <Submit action=open label="Payment details" class="secondary"/>
+        </ActionForm>
+    }
+}
+
+#[component]
+fn PayoutRow(
+    p: Payout,
+    decide: ServerAction<DecidePayout>,
+    open: ServerAction<OpenPayoutDetails>,
+) -> impl IntoView {
     let note = p
         .external_reference
         .clone()
@@ -170,7 +205,11 @@ fn PayoutRow(p: Payout, decide: ServerAction<DecidePayout>) -> impl IntoView {
             <td>{when(p.created_at)}</td>
             <td><code>{p.publisher_id.clone()}</code></td>
             <td>{p.amount_micros.money("USD")}</td>
-            <td>{p.details_hint.clone()}</td>
+            <td>
+                {p.details_hint.clone()}
+                {matches!(p.status, PayoutStatus::Requested | PayoutStatus::Approved | PayoutStatus::Paid)
+                    .then(|| view! { <DetailsForm id=p.id.clone() open/> })}
+            </td>
             <td><span class="badge">{p.status.as_str()}</span></td>
             <td>{note}</td>
             <td>{decisions}</td>

@@ -2,11 +2,11 @@
 //! revenue by day.
 
 use app::domain::paging::Page;
-use app::domain::payouts::{self, decisions, runs};
+use app::domain::payouts::{self, decisions, details, runs};
 use app::error::AppError;
 use app::model::billing::RevenueReport;
 use app::model::publisher::payouts::{
-    Payout, PayoutDecision, PayoutList, PayoutRun, PayoutRunInput, PayoutRunList,
+    Payout, PayoutDecision, PayoutDetails, PayoutList, PayoutRun, PayoutRunInput, PayoutRunList,
 };
 use app::model::report::DayRangeQuery;
 use axum::extract::State;
@@ -15,7 +15,7 @@ use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
-use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject};
+use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, SecondFactor};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -25,6 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(reject))
         .routes(routes!(mark_paid))
         .routes(routes!(fail))
+        .routes(routes!(open_details))
         .routes(routes!(run, runs_list))
         .routes(routes!(run_one))
         .routes(routes!(revenue))
@@ -110,6 +111,34 @@ async fn mark_paid(
     AppJson(d): AppJson<PayoutDecision>,
 ) -> Result<AppJson<Payout>, AppError> {
     decisions::mark_paid(&s.ctx, &p, &id, d).await.map(AppJson)
+}
+
+/// Open a payout's payment details in full (legal name, country, method and the IBAN or
+/// payment-service account it was requested with), to send the money. Each opening is an
+/// audit entry naming the administrator (`payout.details_opened`); an administrator with a
+/// second factor confirms with a current code first (403 `step_up_required` without it).
+/// The answer is not stored by any cache.
+#[utoipa::path(post, path = "/payouts/{payoutId}/details", tag = "admin", security(("dashboardBearer" = [])),
+    params(("payoutId" = String, Path), ("X-Second-Factor" = Option<String>, Header, description = "A current code of the administrator's second factor (six digits, or a recovery code); required when the account has one (403 `step_up_required` without it)")),
+    responses((status = 200, body = PayoutDetails), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn open_details(
+    State(s): State<AppState>,
+    Authenticated(p): Authenticated,
+    SecondFactor(code): SecondFactor,
+    AppPath(id): AppPath<String>,
+    _b: EmptyObject,
+) -> Result<
+    (
+        [(axum::http::HeaderName, &'static str); 1],
+        AppJson<PayoutDetails>,
+    ),
+    AppError,
+> {
+    let opened = details::open(&s.ctx, &p, &id, code.as_deref()).await?;
+    Ok((
+        [(axum::http::header::CACHE_CONTROL, "no-store")],
+        AppJson(opened),
+    ))
 }
 
 /// Fail an APPROVED payout that could not be sent, or a PAID one the bank returned, with a
