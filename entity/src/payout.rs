@@ -27,6 +27,10 @@ pub struct Model {
     pub reason: Option<String>,
     pub requested_by: String,
     pub decided_by: Option<String>,
+    /// The administrator who gave the first of two approvals (a payout at or above
+    /// `APP_PAYOUT_SECOND_APPROVAL_MICROS`), and when.
+    pub first_approved_by: Option<String>,
+    pub first_approved_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub approved_at: Option<DateTimeUtc>,
     pub paid_at: Option<DateTimeUtc>,

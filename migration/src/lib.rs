@@ -47,6 +47,7 @@ mod m0042_session_accounts;
 mod m0043_teams;
 mod m0044_email_links;
 mod m0045_notices;
+mod m0046_payout_second_approval;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -100,6 +101,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0043_teams::Migration),
             Box::new(m0044_email_links::Migration),
             Box::new(m0045_notices::Migration),
+            Box::new(m0046_payout_second_approval::Migration),
         ]
     }
 }

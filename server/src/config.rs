@@ -132,6 +132,11 @@ pub struct Settings {
     #[arg(long, env = "APP_PAYPAL_WEBHOOK_ID", global = true)]
     pub paypal_webhook_id: Option<String>,
 
+    /// Payouts of at least this many micros need a second administrator's approval before
+    /// they can be paid (5,000 USD by default; 0 turns the rule off).
+    #[arg(long, env = "APP_PAYOUT_SECOND_APPROVAL_MICROS", default_value = "5000000000", value_parser = parse_micros, global = true)]
+    pub payout_second_approval_micros: app::model::money::Micros,
+
     /// Keep the simulated payment provider on when a development server listens on a
     /// non-loopback address (off by default: anyone reaching it could fund a wallet).
     #[arg(long, env = "APP_ALLOW_REMOTE_DEVELOPMENT", default_value = "false", value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set, global = true)]
@@ -324,6 +329,16 @@ impl Settings {
     /// Whether the public address is HTTPS (cookies are then marked Secure).
     pub fn https(&self) -> bool {
         self.base_url.starts_with("https://")
+    }
+}
+
+/// A whole number of micros, 0 or more.
+fn parse_micros(raw: &str) -> Result<app::model::money::Micros, String> {
+    match raw.trim().parse::<i64>() {
+        Ok(v) if v >= 0 => Ok(app::model::money::Micros(v)),
+        _ => {
+            Err("must be a whole number of micros, 0 or more (5000000000 is 5,000 USD)".to_owned())
+        }
     }
 }
 

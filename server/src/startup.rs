@@ -260,6 +260,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
             admins_need_second_factor: settings
                 .admin_second_factor
                 .unwrap_or(settings.environment == Environment::Production),
+            payout_second_approval_micros: settings.payout_second_approval_micros,
         }),
         limits,
         inventory: Arc::default(),

@@ -44,6 +44,7 @@ mod operations;
 mod outage;
 mod ownership;
 mod paging;
+mod payout_approvals;
 mod payout_details;
 mod payouts;
 mod paypal;

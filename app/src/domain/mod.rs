@@ -100,6 +100,9 @@ pub struct DomainConfig {
     /// Administrators act as administrators only once they have a second factor
     /// (`APP_ADMIN_SECOND_FACTOR`; required in production unless set).
     pub admins_need_second_factor: bool,
+    /// Payouts of at least this many micros need a second administrator's approval
+    /// (`APP_PAYOUT_SECOND_APPROVAL_MICROS`; 0: one approval is enough whatever the amount).
+    pub payout_second_approval_micros: crate::model::money::Micros,
 }
 
 /// Everything a domain call needs: database, clock, keys, settings and limiters.

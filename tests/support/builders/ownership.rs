@@ -63,6 +63,8 @@ async fn payout(app: &TestApp, publisher: &str) -> String {
         reason: Set(None),
         requested_by: Set(publisher.to_owned()),
         decided_by: Set(None),
+        first_approved_by: Set(None),
+        first_approved_at: Set(None),
         created_at: Set(now),
         approved_at: Set(None),
         paid_at: Set(None),

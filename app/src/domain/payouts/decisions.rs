@@ -1,7 +1,9 @@
 //! The administrator's side of payouts: the queue, approval, rejection, "mark paid" with the
 //! external reference, and failure (also of a paid payout the bank returned).
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QuerySelect, Set,
+};
 
 use super::{PayoutStatus, Transition, transition, view};
 use crate::domain::billing::ledger;
@@ -99,20 +101,27 @@ fn notice_of(p: &payout::Model) -> Option<Notice> {
     Some(Notice::new(topic, title, body).about("payout", &p.id, "/publisher/earnings"))
 }
 
-/// `POST /admin/v1/payouts/{id}/approve`.
+/// `POST /admin/v1/payouts/{id}/approve`. A payout at or above the second-approval amount
+/// needs two administrators: the first approval is recorded and the payout stays REQUESTED;
+/// the same person approving again is refused (409 `second_approver_required`); another
+/// administrator's approval makes it APPROVED.
 pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, AppError> {
+    actor.require_admin()?;
+    if let Some(first) = first_approval(ctx, actor, id).await? {
+        return Ok(first);
+    }
     let now = ctx.now();
     let by = actor.account_id.clone();
     decide(
         ctx,
         actor,
         id,
-        |_| Transition {
+        |p| Transition {
             from: &[PayoutStatus::Requested],
             to: PayoutStatus::Approved,
             posting: None,
             action: "payout.approved",
-            detail: serde_json::json!({}),
+            detail: serde_json::json!({"firstApprovedBy": p.first_approved_by}),
         },
         |a| {
             a.approved_at = Set(Some(now));
@@ -120,6 +129,59 @@ pub async fn approve(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, A
         },
     )
     .await
+}
+
+/// The first of two approvals of a large payout, recorded under the payout's lock: `Some`
+/// when this approval was the first (the payout stays REQUESTED), `None` when the payout
+/// needs no second approval or already has its first from another administrator.
+async fn first_approval(
+    ctx: &Ctx,
+    actor: &Principal,
+    id: &str,
+) -> Result<Option<Payout>, AppError> {
+    let threshold = ctx.config.payout_second_approval_micros;
+    let txn = db::begin(&ctx.db).await?;
+    let row = payout::Entity::find_by_id(id.to_owned())
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("payout"))?;
+    if threshold.get() == 0
+        || row.amount_micros < threshold.get()
+        || row.status != PayoutStatus::Requested
+    {
+        return Ok(None);
+    }
+    match row.first_approved_by.as_deref() {
+        Some(first) if first == actor.person_id => Err(AppError::conflict(
+            "you gave this payout its first approval; another administrator must give the second",
+        )
+        .with_code("second_approver_required")),
+        Some(_) => Ok(None),
+        None => {
+            let now = ctx.now();
+            let mut a = row.clone().into_active_model();
+            a.first_approved_by = Set(Some(actor.person_id.clone()));
+            a.first_approved_at = Set(Some(now));
+            a.updated_at = Set(now);
+            let saved = a.update(&txn).await?;
+            let detail = serde_json::json!({
+                "amountMicros": row.amount_micros,
+                "secondApprovalFromMicros": threshold,
+            });
+            actor
+                .audit(
+                    &txn,
+                    now,
+                    "payout.first_approval",
+                    ("payout", &row.id),
+                    detail,
+                )
+                .await?;
+            txn.commit().await?;
+            Ok(Some(view(&saved)))
+        }
+    }
 }
 
 /// `POST /admin/v1/payouts/{id}/reject` with a reason: the money returns to the balance.

@@ -57,6 +57,8 @@ pub(crate) fn view(m: &payout::Model) -> Payout {
         approved_at: m.approved_at,
         paid_at: m.paid_at,
         closed_at: m.closed_at,
+        first_approved_by: m.first_approved_by.clone(),
+        first_approved_at: m.first_approved_at,
     }
 }
 

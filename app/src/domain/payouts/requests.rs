@@ -87,6 +87,8 @@ pub(super) async fn create(
         reason: Set(None),
         requested_by: Set(origin.requested_by.to_owned()),
         decided_by: Set(None),
+        first_approved_by: Set(None),
+        first_approved_at: Set(None),
         created_at: Set(now),
         approved_at: Set(None),
         paid_at: Set(None),

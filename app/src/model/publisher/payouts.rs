@@ -59,6 +59,12 @@ pub struct Payout {
     pub approved_at: Option<DateTime<Utc>>,
     pub paid_at: Option<DateTime<Utc>>,
     pub closed_at: Option<DateTime<Utc>>,
+    /// A large payout's first approval (a second administrator gives the second): who
+    /// gave it and when.
+    #[serde(default)]
+    pub first_approved_by: Option<String>,
+    #[serde(default)]
+    pub first_approved_at: Option<DateTime<Utc>>,
 }
 
 /// A payout's payment details, opened by an administrator to send the money

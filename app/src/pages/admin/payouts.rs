@@ -184,6 +184,13 @@ fn PayoutRow(
         .unwrap_or_default();
     let id = p.id.clone();
     let decisions = match p.status {
+        // A large payout's first approval is in: another administrator gives the second.
+        PayoutStatus::Requested if p.first_approved_by.is_some() => view! {
+            <span class="badge" data-first-approval>"1 of 2 approvals"</span>
+            <Decision id=id.clone() decision="approve" label="Second approval" decide/>
+            <Decision id=id.clone() decision="reject" label="Reject" note="Reason" decide/>
+        }
+        .into_any(),
         PayoutStatus::Requested => view! {
             <Decision id=id.clone() decision="approve" label="Approve" decide/>
             <Decision id=id.clone() decision="reject" label="Reject" note="Reason" decide/>

@@ -73,7 +73,10 @@ async fn queue(
         .map(AppJson)
 }
 
-/// Approve a REQUESTED payout.
+/// Approve a REQUESTED payout. A payout at or above `APP_PAYOUT_SECOND_APPROVAL_MICROS`
+/// (5,000 USD by default) needs two administrators: the first approval is recorded
+/// (`firstApprovedBy`, the payout stays REQUESTED) and another administrator's makes it
+/// APPROVED; the first approver approving again is 409 `second_approver_required`.
 #[utoipa::path(post, path = "/payouts/{payoutId}/approve", tag = "admin", security(("dashboardBearer" = [])),
     params(("payoutId" = String, Path)),
     responses((status = 200, body = Payout), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
