@@ -247,6 +247,20 @@ async fn webhooks_credit_once_and_forgeries_change_nothing(backend: Backend) {
     let (s, err) = send_webhook(&app, (vec![], "not json".into())).await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{err}");
 
+    // The payer approved at PayPal and never came back: PayPal's approval event makes the
+    // service capture and credit it (once, however often PayPal sends it).
+    let (_, gone) = open(&app, &t, 25_000_000, "paypal-webhook-0003").await;
+    let gone_id = gone["orderId"].as_str().expect("orderId").to_owned();
+    approve(&app, &gone).await;
+    let captures = paypal.with(|s| s.captures);
+    for _ in 0..2 {
+        let (s, r) = send_webhook(&app, paypal.event("CHECKOUT.ORDER.APPROVED", &gone_id)).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        assert_eq!(r["fundingStatus"], "CREDITED", "{r}");
+    }
+    assert_eq!(paypal.with(|s| s.captures), captures + 1);
+    assert_eq!(available(&app, &t).await, before + 65_000_000);
+
     // A denied capture declines its funding once; a later completed event cannot revive it.
     let (_, denied) = open(&app, &t, 30_000_000, "paypal-webhook-0002").await;
     let denied_id = denied["orderId"].as_str().expect("orderId").to_owned();
@@ -257,7 +271,7 @@ async fn webhooks_credit_once_and_forgeries_change_nothing(backend: Backend) {
         send_webhook(&app, paypal.event("PAYMENT.CAPTURE.COMPLETED", &denied_id)).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(receipt["fundingStatus"], "DECLINED");
-    assert_eq!(available(&app, &t).await, before + 40_000_000);
+    assert_eq!(available(&app, &t).await, before + 65_000_000);
 }
 
 async fn lost_answers_declines_mismatches_and_outages(backend: Backend) {

@@ -147,9 +147,16 @@ impl FakePayPal {
                 .map(|o| (o.amount.clone(), o.currency.clone()))
                 .unwrap_or_else(|| ("10.00".into(), "USD".into()));
             // PayPal's own key order (not sorted), numbers as PayPal writes them.
-            let body = format!(
+            let body = if event_type.starts_with("CHECKOUT.ORDER.") {
+                // An order event's resource is the order.
+                format!(
+                    r#"{{"id":"WH-EVT-{n}","resource_type":"checkout-order","event_type":"{event_type}","resource":{{"id":"{order_id}","intent":"CAPTURE","status":"APPROVED"}}}}"#
+                )
+            } else {
+                format!(
                 r#"{{"id":"WH-EVT-{n}","create_time":"2026-03-02T10:00:00Z","resource_type":"capture","event_type":"{event_type}","summary":"Payment","resource":{{"id":"CAP-{order_id}","status":"COMPLETED","amount":{{"currency_code":"{currency}","value":"{amount}"}},"final_capture":true,"supplementary_data":{{"related_ids":{{"order_id":"{order_id}"}}}}}}}}"#
-            );
+            )
+            };
             let transmission = format!("tr-{n}-{order_id}");
             s.sent.insert(transmission.clone(), body.clone());
             let headers = vec![

@@ -215,6 +215,13 @@ pub fn event(body: &[u8]) -> Option<ProviderEvent> {
             }
         }
         ("PAYMENT.CAPTURE.DENIED", Some(order_id)) => ProviderEvent::CaptureDenied { order_id },
+        // An order event's resource is the order itself.
+        ("CHECKOUT.ORDER.APPROVED", _) => match r["id"].as_str() {
+            Some(id) => ProviderEvent::OrderApproved {
+                order_id: id.to_owned(),
+            },
+            None => other(),
+        },
         _ => other(),
     })
 }
@@ -297,6 +304,14 @@ mod tests {
             event(other.to_string().as_bytes()),
             Some(ProviderEvent::Other { .. })
         ));
+        let approved = serde_json::json!({"event_type": "CHECKOUT.ORDER.APPROVED",
+            "resource": {"id": "O3", "status": "APPROVED"}});
+        assert_eq!(
+            event(approved.to_string().as_bytes()),
+            Some(ProviderEvent::OrderApproved {
+                order_id: "O3".into()
+            })
+        );
         assert_eq!(event(b"not json"), None);
     }
 }

@@ -20,8 +20,8 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(webhook))
 }
 
-/// PayPal's webhook event (`PAYMENT.CAPTURE.COMPLETED` credits the order's funding once,
-/// `PAYMENT.CAPTURE.DENIED` declines it; other events and other orders are acknowledged and
+/// PayPal's webhook event (`CHECKOUT.ORDER.APPROVED` captures the order, `PAYMENT.CAPTURE.
+/// COMPLETED` credits the order's funding once, `PAYMENT.CAPTURE.DENIED` declines it; other events and other orders are acknowledged and
 /// change nothing). Register this address at PayPal and set `APP_PAYPAL_WEBHOOK_ID` to the
 /// id PayPal gives it. PayPal's `PAYPAL-*` transmission headers are checked by PayPal's
 /// verification call whenever the event would change a funding: 401 `invalid_signature`

@@ -195,6 +195,19 @@ pub async fn capture(
         .one(&ctx.db)
         .await?
         .ok_or_else(|| AppError::not_found("order"))?;
+    settle(ctx, f, Some(actor)).await
+}
+
+/// Captures a funding's order at the provider and credits the wallet once: for the
+/// advertiser's capture (`actor`) and for the provider's "payer approved" webhook (`None`:
+/// the payer never came back to the page).
+pub(super) async fn settle(
+    ctx: &Ctx,
+    f: funding::Model,
+    actor: Option<&Principal>,
+) -> Result<Funding, AppError> {
+    let order_id = f.provider_order_id.clone().unwrap_or_default();
+    let order_id = order_id.as_str();
     match f.status {
         FundingStatus::Credited => return Ok(view(ctx, &f)),
         FundingStatus::Declined => {
@@ -234,9 +247,19 @@ pub async fn capture(
     let txn = db::begin(&ctx.db).await?;
     if credit(ctx, &txn, &f, FundingStatus::Pending, None, now).await? {
         let detail = serde_json::json!({"amountMicros": f.amount_micros});
-        actor
-            .audit(&txn, now, "funding.capture", ("funding", &f.id), detail)
-            .await?;
+        let subject = ("funding", f.id.as_str());
+        match actor {
+            Some(a) => {
+                a.audit(&txn, now, "funding.capture", subject, detail)
+                    .await?
+            }
+            None => {
+                let detail =
+                    serde_json::json!({"amountMicros": f.amount_micros, "by": "provider webhook"});
+                crate::domain::audit::record(&txn, now, None, "funding.capture", subject, detail)
+                    .await?
+            }
+        }
     }
     txn.commit().await?;
     load_view(ctx, &f.id).await

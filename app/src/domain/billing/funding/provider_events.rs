@@ -1,5 +1,6 @@
 //! The payment provider's webhooks, verified by the provider itself: a completed capture
-//! credits the wallet and a denied one declines the funding. The webhook and the capture
+//! credits the wallet, a denied one declines the funding, and an approved order is captured
+//! here (the payer may never come back to the page that would capture it). The webhook and the capture
 //! answer race (the answer may be lost, the webhook may come first or twice); `credit` moves
 //! the funding out of PENDING in the ledger's transaction, so whichever comes first credits
 //! and every later one changes nothing.
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use super::orders::decline;
+use super::orders::{decline, settle};
 use super::{credit, funding};
 use crate::domain::billing::payprovider::ProviderEvent;
 use crate::domain::{Ctx, audit, db};
@@ -31,6 +32,7 @@ pub async fn receive(
     let (event_type, order_id) = match &event {
         ProviderEvent::CaptureCompleted { order_id, .. } => ("PAYMENT.CAPTURE.COMPLETED", order_id),
         ProviderEvent::CaptureDenied { order_id } => ("PAYMENT.CAPTURE.DENIED", order_id),
+        ProviderEvent::OrderApproved { order_id } => ("CHECKOUT.ORDER.APPROVED", order_id),
         ProviderEvent::Other { event_type } => {
             return Ok(ignored(event_type));
         }
@@ -101,6 +103,16 @@ pub async fn receive(
             }
         }
         ProviderEvent::CaptureDenied { .. } => decline(ctx, &f, now).await?,
+        // The payer approved at the provider: capture now rather than wait for a browser
+        // that may never return. A decline or a mismatch is the capture's own outcome (kept
+        // on the funding); only a provider failure is answered 503, so the event comes again.
+        ProviderEvent::OrderApproved { .. } => match settle(ctx, f.clone(), None).await {
+            Ok(_) => {}
+            Err(e) if e.status == 503 => return Err(e),
+            Err(e) => {
+                tracing::info!(funding = %f.id, code = %e.code, "approved order not captured")
+            }
+        },
         ProviderEvent::Other { .. } => {}
     }
     let status = funding::Entity::find_by_id(f.id.clone())

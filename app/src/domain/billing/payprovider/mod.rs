@@ -45,6 +45,8 @@ pub enum ProviderEvent {
     },
     /// The capture of an order was denied: nothing was paid.
     CaptureDenied { order_id: String },
+    /// The payer approved an order (and may never come back to the page that captures it).
+    OrderApproved { order_id: String },
     /// An event this service does not act on (acknowledged so the provider stops sending).
     Other { event_type: String },
 }
