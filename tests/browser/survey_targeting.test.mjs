@@ -164,8 +164,9 @@ for (const hydrated of [true, false]) {
     await page.waitForURL(/cursor=svc_/);
     await page.locator('#surveys tr', { hasText: `Paged ${tag} 00` }).waitFor();
     // With JavaScript the first page's rows may still stand for a moment while
-    // the second page renders in; wait for the list to settle, then count.
-    await page.waitForFunction(() => document.querySelectorAll('#surveys tbody tr').length <= 2, null, { timeout: 5000 }).catch(() => {});
+    // the second page renders in (seconds on a loaded CI machine: 5 s was once too
+    // short there); wait for the list to settle, then count.
+    await page.waitForFunction(() => document.querySelectorAll('#surveys tbody tr').length <= 2, null, { timeout: 20000 }).catch(() => {});
     assert.equal(await rows.count(), 2, 'the second page keeps the filter');
     assert.equal(await filter.locator('input[name=name]').inputValue(), `paged ${tag}`);
     await filter.locator('select[name=status]').selectOption('LIVE');
