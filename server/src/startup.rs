@@ -201,7 +201,8 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
     // and not on a development server reachable from other machines unless asked for.
     let dev_payments = settings.environment == Environment::Development
         && (settings.bind.ip().is_loopback() || settings.allow_remote_development);
-    if settings.environment == Environment::Development && !dev_payments {
+    let paypal = settings.paypal()?;
+    if settings.environment == Environment::Development && !dev_payments && paypal.is_none() {
         tracing::warn!(
             bind = %settings.bind,
             "development server on a non-loopback address: the simulated payment provider is off \
@@ -209,7 +210,7 @@ pub async fn domain_context(settings: &Settings, clock: Arc<dyn Clock>) -> anyho
         );
     }
     let payments: Arc<dyn app::domain::billing::payprovider::PaymentProvider> =
-        if let Some(pp) = settings.paypal()? {
+        if let Some(pp) = paypal {
             tracing::info!(api = %pp.api_url, "provider funding goes through PayPal");
             Arc::new(crate::paypal::PayPal::new(&pp, clock.clone())?)
         } else if dev_payments {

@@ -5,7 +5,8 @@
 mod orders;
 mod provider_events;
 
-pub use orders::{approve_link, capture, checkout_url, open_order};
+use orders::approve_link;
+pub use orders::{capture, checkout_url, open_order};
 pub use provider_events::receive as receive_provider_event;
 
 use sea_orm::sea_query::Expr;

@@ -244,9 +244,26 @@ pub(super) async fn settle(
         )
         .with_code("payment_mismatch"));
     }
+    credit_capture(ctx, &f, actor, None, now).await?;
+    load_view(ctx, &f.id).await
+}
+
+/// Credits a captured provider funding once, in one transaction with its audit entry: the
+/// advertiser's (`actor`) or the provider webhook's (`None`, with the provider's capture id
+/// when it names one). A funding already out of PENDING changes nothing.
+pub(super) async fn credit_capture(
+    ctx: &Ctx,
+    f: &funding::Model,
+    actor: Option<&Principal>,
+    capture_id: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), AppError> {
     let txn = db::begin(&ctx.db).await?;
-    if credit(ctx, &txn, &f, FundingStatus::Pending, None, now).await? {
-        let detail = serde_json::json!({"amountMicros": f.amount_micros});
+    if credit(ctx, &txn, f, FundingStatus::Pending, None, now).await? {
+        let mut detail = serde_json::json!({"amountMicros": f.amount_micros});
+        if let Some(c) = capture_id {
+            detail["captureId"] = serde_json::json!(c);
+        }
         let subject = ("funding", f.id.as_str());
         match actor {
             Some(a) => {
@@ -254,13 +271,12 @@ pub(super) async fn settle(
                     .await?
             }
             None => {
-                let detail =
-                    serde_json::json!({"amountMicros": f.amount_micros, "by": "provider webhook"});
+                detail["by"] = serde_json::json!("provider webhook");
                 crate::domain::audit::record(&txn, now, None, "funding.capture", subject, detail)
-                    .await?
+                    .await?;
             }
         }
     }
     txn.commit().await?;
-    load_view(ctx, &f.id).await
+    Ok(())
 }

@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use super::orders::{decline, settle};
-use super::{credit, funding};
+use super::funding;
+use super::orders::{credit_capture, decline, settle};
 use crate::domain::billing::payprovider::ProviderEvent;
-use crate::domain::{Ctx, audit, db};
+use crate::domain::{Ctx, audit};
 use crate::error::AppError;
 use crate::model::billing::{FundingStatus, ProviderEventReceipt};
 use crate::model::money::Micros;
@@ -82,24 +82,7 @@ pub async fn receive(
                 )
                 .await?;
             } else {
-                let txn = db::begin(&ctx.db).await?;
-                if credit(ctx, &txn, &f, FundingStatus::Pending, None, now).await? {
-                    let detail = serde_json::json!({
-                        "amountMicros": f.amount_micros,
-                        "captureId": capture_id,
-                        "by": "provider webhook",
-                    });
-                    audit::record(
-                        &txn,
-                        now,
-                        None,
-                        "funding.capture",
-                        ("funding", &f.id),
-                        detail,
-                    )
-                    .await?;
-                }
-                txn.commit().await?;
+                credit_capture(ctx, &f, None, Some(&capture_id), now).await?;
             }
         }
         ProviderEvent::CaptureDenied { .. } => decline(ctx, &f, now).await?,
@@ -108,7 +91,9 @@ pub async fn receive(
         // on the funding); only a provider failure is answered 503, so the event comes again.
         ProviderEvent::OrderApproved { .. } => match settle(ctx, f.clone(), None).await {
             Ok(_) => {}
-            Err(e) if e.status == 503 => return Err(e),
+            // A provider or database failure (503) or a fault of ours (500): the provider
+            // sends the event again.
+            Err(e) if e.status >= 500 => return Err(e),
             Err(e) => {
                 tracing::info!(funding = %f.id, code = %e.code, "approved order not captured")
             }
