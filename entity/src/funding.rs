@@ -15,6 +15,10 @@ pub struct Model {
     pub external_reference: Option<String>,
     pub idempotency_key: Option<String>,
     pub provider_order_id: Option<String>,
+    /// The provider's capture that paid it (refunds and chargebacks name the capture).
+    pub provider_capture_id: Option<String>,
+    /// How much of it went back to the payer (refunds, chargebacks).
+    pub returned_micros: i64,
     pub reviewed_by: Option<String>,
     pub ledger_transaction_id: Option<String>,
     pub created_at: DateTimeUtc,

@@ -48,6 +48,7 @@ mod m0043_teams;
 mod m0044_email_links;
 mod m0045_notices;
 mod m0046_payout_second_approval;
+mod m0047_funding_returns;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -102,6 +103,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0044_email_links::Migration),
             Box::new(m0045_notices::Migration),
             Box::new(m0046_payout_second_approval::Migration),
+            Box::new(m0047_funding_returns::Migration),
         ]
     }
 }

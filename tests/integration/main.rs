@@ -24,6 +24,7 @@ mod errors;
 mod evidence;
 mod fraud;
 mod fraud_decisions;
+mod funding_returns;
 mod gallery;
 mod hardening;
 mod hosted_wall;

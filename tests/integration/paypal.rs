@@ -20,7 +20,7 @@ each_backend!(
 
 const WEBHOOK: &str = "/performance-marketing/v2/billing/payprovider/webhook";
 
-async fn start(backend: Backend) -> (FakePayPal, TestApp) {
+pub(crate) async fn start(backend: Backend) -> (FakePayPal, TestApp) {
     let paypal = FakePayPal::start().await;
     let flags = paypal.flags();
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
@@ -28,23 +28,23 @@ async fn start(backend: Backend) -> (FakePayPal, TestApp) {
     (paypal, app)
 }
 
-async fn open(app: &TestApp, t: &str, micros: i64, key: &str) -> (StatusCode, Value) {
+pub(crate) async fn open(app: &TestApp, t: &str, micros: i64, key: &str) -> (StatusCode, Value) {
     let body = json!({"amount": micros, "currency": "USD", "idempotencyKey": key});
     app.post(ORDER, Some(t), &body).await
 }
 
-fn capture_path(order_id: &str) -> String {
+pub(crate) fn capture_path(order_id: &str) -> String {
     format!("/performance-marketing/v2/billing/funding/payprovider/{order_id}/capture")
 }
 
 /// The payer opens the approve link: PayPal's checkout approves the order.
-async fn approve(app: &TestApp, order: &Value) {
+pub(crate) async fn approve(app: &TestApp, order: &Value) {
     let url = order["approveUrl"].as_str().expect("approveUrl");
     let res = app.client.get(url).send().await.expect("checkout");
     assert_eq!(res.status(), StatusCode::OK, "{url}");
 }
 
-async fn send_webhook(
+pub(crate) async fn send_webhook(
     app: &TestApp,
     event: (Vec<(String, String)>, String),
 ) -> (StatusCode, Value) {
@@ -60,7 +60,7 @@ async fn send_webhook(
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-async fn available(app: &TestApp, t: &str) -> i64 {
+pub(crate) async fn available(app: &TestApp, t: &str) -> i64 {
     let (_, b) = app.get(BALANCE, Some(t)).await;
     b["availableMicros"].as_i64().expect("availableMicros")
 }

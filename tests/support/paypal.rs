@@ -157,18 +157,52 @@ impl FakePayPal {
                 r#"{{"id":"WH-EVT-{n}","create_time":"2026-03-02T10:00:00Z","resource_type":"capture","event_type":"{event_type}","summary":"Payment","resource":{{"id":"CAP-{order_id}","status":"COMPLETED","amount":{{"currency_code":"{currency}","value":"{amount}"}},"final_capture":true,"supplementary_data":{{"related_ids":{{"order_id":"{order_id}"}}}}}}}}"#
             )
             };
-            let transmission = format!("tr-{n}-{order_id}");
-            s.sent.insert(transmission.clone(), body.clone());
-            let headers = vec![
-                ("PAYPAL-TRANSMISSION-ID".into(), transmission.clone()),
-                ("PAYPAL-TRANSMISSION-TIME".into(), "2026-03-02T10:00:01Z".into()),
-                ("PAYPAL-TRANSMISSION-SIG".into(), format!("sig-{transmission}")),
-                ("PAYPAL-CERT-URL".into(), "https://api-m.sandbox.paypal.com/v1/notifications/certs/CERT-1".into()),
-                ("PAYPAL-AUTH-ALGO".into(), "SHA256withRSA".into()),
-            ];
-            (headers, body)
+            signed(s, &format!("tr-{n}-{order_id}"), body)
         })
     }
+}
+
+impl FakePayPal {
+    /// A refund (`PAYMENT.CAPTURE.REFUNDED`) or reversal (`PAYMENT.CAPTURE.REVERSED`) of a
+    /// capture as PayPal sends it: the resource is the refund, naming its capture only in
+    /// its `up` link; `value` as PayPal writes it (a reversal's may be negative).
+    pub fn return_event(
+        &self,
+        event_type: &str,
+        capture_id: &str,
+        return_id: &str,
+        value: &str,
+    ) -> (Vec<(String, String)>, String) {
+        self.with(|s| {
+            let n = s.sent.len() + 1;
+            let body = format!(
+                r#"{{"id":"WH-RET-{n}","create_time":"2026-03-05T10:00:00Z","resource_type":"refund","event_type":"{event_type}","summary":"A capture payment was returned","resource":{{"id":"{return_id}","status":"COMPLETED","amount":{{"currency_code":"USD","value":"{value}"}},"seller_payable_breakdown":{{"gross_amount":{{"currency_code":"USD","value":"{value}"}}}},"links":[{{"href":"https://api.sandbox.paypal.com/v2/payments/refunds/{return_id}","rel":"self","method":"GET"}},{{"href":"https://api.sandbox.paypal.com/v2/payments/captures/{capture_id}","rel":"up","method":"GET"}}]}}}}"#
+            );
+            signed(s, &format!("ret-{n}-{return_id}"), body)
+        })
+    }
+}
+
+/// PayPal's transmission headers for `body`, remembered so verification knows it.
+fn signed(s: &mut Script, transmission: &str, body: String) -> (Vec<(String, String)>, String) {
+    s.sent.insert(transmission.to_owned(), body.clone());
+    let headers = vec![
+        ("PAYPAL-TRANSMISSION-ID".into(), transmission.to_owned()),
+        (
+            "PAYPAL-TRANSMISSION-TIME".into(),
+            "2026-03-05T10:00:01Z".into(),
+        ),
+        (
+            "PAYPAL-TRANSMISSION-SIG".into(),
+            format!("sig-{transmission}"),
+        ),
+        (
+            "PAYPAL-CERT-URL".into(),
+            "https://api-m.sandbox.paypal.com/v1/notifications/certs/CERT-1".into(),
+        ),
+        ("PAYPAL-AUTH-ALGO".into(), "SHA256withRSA".into()),
+    ];
+    (headers, body)
 }
 
 fn json_answer(status: u16, body: Value) -> Response {

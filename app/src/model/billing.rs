@@ -97,6 +97,10 @@ pub struct Balance {
     pub reserved: String,
     pub spent_micros: Micros,
     pub spent: String,
+    /// What the advertiser owes after a refund or chargeback took back more than the
+    /// available balance held (0 normally): the next funding pays it first.
+    pub debt_micros: Micros,
+    pub debt: String,
 }
 
 /// A funding record.
@@ -116,6 +120,10 @@ pub struct Funding {
     pub currency: String,
     pub external_reference: Option<String>,
     pub provider_order_id: Option<String>,
+    /// How much of a credited funding went back to the payer (the provider's refunds and
+    /// chargebacks); the funding stays CREDITED.
+    pub returned_micros: Micros,
+    pub returned: String,
     /// The signed checkout link of an open provider order (development provider).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkout_url: Option<String>,

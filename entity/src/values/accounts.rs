@@ -107,6 +107,8 @@ crate::wire_enum!(
         FundingCredited = "funding.credited",
         /// A funding was refused (declined by the payment provider or by an administrator).
         FundingRefused = "funding.refused",
+        /// Money of a credited funding went back to the payer (a refund or a chargeback).
+        FundingReturned = "funding.returned",
         /// An administrator approved a campaign (it is live or scheduled).
         CampaignApproved = "campaign.approved",
         /// An administrator rejected a campaign.
@@ -143,6 +145,7 @@ impl NoticeTopic {
             AdvertiserApproved
                 | FundingCredited
                 | FundingRefused
+                | FundingReturned
                 | CampaignApproved
                 | CampaignRejected
                 | CampaignBudgetLow
@@ -180,6 +183,7 @@ impl NoticeTopic {
                 AdvertiserApproved
                     | FundingCredited
                     | FundingRefused
+                    | FundingReturned
                     | CampaignBudgetLow
                     | CampaignBudgetExhausted
                     | PayoutPaid

@@ -48,6 +48,9 @@ crate::wire_enum!(
         PayoutHeld = "PAYOUT_HELD",
         /// Money paid out to publishers.
         PayoutClearing = "PAYOUT_CLEARING",
+        /// What an advertiser owes after a refund or chargeback took back more than its
+        /// available balance held (negative): the next funding pays it first.
+        Owed = "OWED",
     }
 );
 
@@ -91,5 +94,11 @@ crate::wire_enum!(
         PayoutReturn = "payout_return",
         /// A correction an operator posts by hand (the publisher sees an adjustment).
         Adjustment = "adjustment",
+        /// Money of a credited funding went back to the payer (the provider's refund or a
+        /// chargeback): out of the available balance, the rest owed.
+        FundingReturn = "funding_return",
+        /// What an advertiser owed after a return is paid from its wallet (the reserves its
+        /// paused campaigns released).
+        DebtPayment = "debt_payment",
     }
 );

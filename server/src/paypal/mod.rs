@@ -226,6 +226,7 @@ impl PaymentProvider for PayPal {
 fn unsettled(order_id: &str, status: OrderStatus) -> ProviderOrder {
     ProviderOrder {
         id: order_id.to_owned(),
+        capture_id: None,
         status,
         amount_micros: Micros::ZERO,
         currency: String::new(),

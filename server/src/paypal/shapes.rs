@@ -2,7 +2,9 @@
 //! mapping of its states onto [`ProviderOrder`] and [`ProviderEvent`]. Amounts cross as
 //! PayPal's decimal strings (`"250.00"`) and are micros everywhere else.
 
-use app::domain::billing::payprovider::{OrderStatus, ProviderEvent, ProviderOrder};
+use app::domain::billing::payprovider::{
+    OrderStatus, ProviderEvent, ProviderOrder, ProviderReturn,
+};
 use app::model::money::{Micros, currency_decimals, parse_decimal};
 use serde::Deserialize;
 
@@ -76,6 +78,7 @@ pub struct Payments {
 
 #[derive(Deserialize)]
 pub struct Capture {
+    pub id: Option<String>,
     pub status: CaptureStatus,
     pub amount: Option<Money>,
 }
@@ -173,6 +176,7 @@ pub fn provider_order(o: &Order) -> ProviderOrder {
     };
     ProviderOrder {
         id: o.id.clone(),
+        capture_id: capture.and_then(|c| c.id.clone()),
         status,
         amount_micros: money.and_then(micros_of).unwrap_or(Micros::ZERO),
         currency: money.map(|m| m.currency_code.clone()).unwrap_or_default(),
@@ -222,7 +226,43 @@ pub fn event(body: &[u8]) -> Option<ProviderEvent> {
             },
             None => other(),
         },
+        // A refund's resource is the refund: its own id and amount, and the capture it
+        // returns in its `up` link. A reversal (a chargeback) reads the same way.
+        ("PAYMENT.CAPTURE.REFUNDED" | "PAYMENT.CAPTURE.REVERSED", order_id) => {
+            returned(r, order_id, e.event_type == "PAYMENT.CAPTURE.REVERSED").unwrap_or_else(other)
+        }
         _ => other(),
+    })
+}
+
+/// A refund or reversal resource as a [`ProviderEvent::PaymentReturned`]: `None` when it
+/// lacks its id, amount or capture.
+fn returned(
+    r: &serde_json::Value,
+    order_id: Option<String>,
+    chargeback: bool,
+) -> Option<ProviderEvent> {
+    let money: Money = serde_json::from_value(r["amount"].clone()).ok()?;
+    // PayPal writes some reversals with a negative amount; what left is its size.
+    let amount = Micros(parse_decimal(money.value.trim().trim_start_matches('-')).ok()?);
+    let capture_id = r["links"]
+        .as_array()?
+        .iter()
+        .find(|l| l["rel"] == "up")
+        .and_then(|l| l["href"].as_str())
+        .and_then(|href| href.split_once("/captures/"))
+        .map(|(_, rest)| rest.split(['/', '?']).next().unwrap_or_default().to_owned())
+        .filter(|id| !id.is_empty() && id.len() <= 64)?;
+    let return_id = r["id"].as_str().filter(|id| id.len() <= 64)?.to_owned();
+    Some(ProviderEvent::PaymentReturned {
+        capture_id,
+        order_id,
+        returned: ProviderReturn {
+            return_id,
+            amount_micros: amount,
+            currency: money.currency_code,
+            chargeback,
+        },
     })
 }
 
@@ -313,5 +353,45 @@ mod tests {
             })
         );
         assert_eq!(event(b"not json"), None);
+    }
+
+    #[test]
+    fn refunds_and_reversals_name_their_capture() {
+        let refund = |event_type: &str, value: &str| {
+            serde_json::json!({"id": "WH-9", "event_type": event_type, "resource_type": "refund",
+                "resource": {"id": "R1", "status": "COMPLETED",
+                    "amount": {"currency_code": "USD", "value": value},
+                    "links": [
+                        {"href": "https://api.paypal.com/v2/payments/refunds/R1", "rel": "self", "method": "GET"},
+                        {"href": "https://api.paypal.com/v2/payments/captures/C7", "rel": "up", "method": "GET"}]}})
+            .to_string()
+        };
+        let expect = |chargeback| {
+            Some(ProviderEvent::PaymentReturned {
+                capture_id: "C7".into(),
+                order_id: None,
+                returned: ProviderReturn {
+                    return_id: "R1".into(),
+                    amount_micros: Micros(12_500_000),
+                    currency: "USD".into(),
+                    chargeback,
+                },
+            })
+        };
+        assert_eq!(
+            event(refund("PAYMENT.CAPTURE.REFUNDED", "12.50").as_bytes()),
+            expect(false)
+        );
+        assert_eq!(
+            event(refund("PAYMENT.CAPTURE.REVERSED", "-12.50").as_bytes()),
+            expect(true)
+        );
+        // Without the capture it returns, nothing can be applied.
+        let orphan = serde_json::json!({"event_type": "PAYMENT.CAPTURE.REFUNDED",
+            "resource": {"id": "R2", "amount": {"currency_code": "USD", "value": "1.00"}}});
+        assert!(matches!(
+            event(orphan.to_string().as_bytes()),
+            Some(ProviderEvent::Other { .. })
+        ));
     }
 }

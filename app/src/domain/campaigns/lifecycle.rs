@@ -37,7 +37,7 @@ fn refuse_move(from: CampaignStatus, to: CampaignStatus) -> AppError {
 
 /// Moves the campaign's reserve to `target` micros: reserves the difference from available
 /// money, or releases the excess.
-async fn set_reserve(
+pub(super) async fn set_reserve(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
     m: &offer_campaign::Model,
@@ -100,7 +100,7 @@ async fn live_target(
 
 /// Writes the change only if nobody moved or edited the campaign meanwhile (the guard that
 /// keeps two concurrent transitions from both moving money on PostgreSQL).
-async fn save(
+pub(super) async fn save(
     txn: &DatabaseTransaction,
     m: offer_campaign::Model,
     edit: impl FnOnce(&mut offer_campaign::ActiveModel),

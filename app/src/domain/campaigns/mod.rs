@@ -4,6 +4,7 @@
 
 pub mod assets;
 pub mod caps;
+pub mod debt;
 pub mod fraud_rules;
 pub mod inventory;
 pub mod lifecycle;

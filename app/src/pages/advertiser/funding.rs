@@ -224,7 +224,14 @@ fn HistoryRow(f: Funding, capture: ServerAction<CapturePayment>, checkout: bool)
             <td>{method_label(&f)}</td>
             <td class="num">{f.amount_micros.money(&f.currency)}</td>
             <td><code>{reference}</code></td>
-            <td><FundingBadge status=f.status/></td>
+            <td>
+                <FundingBadge status=f.status/>
+                {(f.returned_micros.get() > 0).then(|| view! {
+                    <span class="muted returned">
+                        " " {f.returned_micros.money(&f.currency)} " returned"
+                    </span>
+                })}
+            </td>
             <td>
                 {open_order.map(|id| {
                     let href = checkout_href.clone();

@@ -79,11 +79,12 @@ fn load_error(error: AppError) -> AnyView {
     .into_any()
 }
 
-/// The shared wallet: available, reserved and spent.
+/// The shared wallet: available, reserved and spent, and what is owed after a refund or
+/// chargeback.
 #[component]
 fn BalanceCard(balance: Balance, #[prop(optional)] funding_link: bool) -> impl IntoView {
     let cur = balance.currency.clone();
-    let (c1, c2, c3) = (cur.clone(), cur.clone(), cur);
+    let (c1, c2, c3, debt_cur) = (cur.clone(), cur.clone(), cur.clone(), cur);
     view! {
         <section class="card balance-card" id="balance">
             <div class="card-head">
@@ -111,6 +112,16 @@ fn BalanceCard(balance: Balance, #[prop(optional)] funding_link: bool) -> impl I
                         <span class="amount">{balance.spent_micros.amount_in(&balance.currency)}</span>" "<span class="cur">{c3}</span>
                     </dd>
                 </div>
+                // Only after a refund or chargeback took more than the wallet held.
+                {(balance.debt_micros.get() > 0).then(|| view! {
+                    <div class="debt">
+                        <dt>"Owed"</dt>
+                        <dd data-micros=balance.debt_micros.get().to_string()>
+                            <span class="amount">{balance.debt_micros.amount_in(&balance.currency)}</span>" "<span class="cur">{debt_cur}</span>
+                            <span class="muted">" paid first by your next funding"</span>
+                        </dd>
+                    </div>
+                })}
             </dl>
         </section>
     }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use app::domain::billing::funding;
+use app::domain::campaigns;
 use app::error::AppError;
 use app::model::billing::ProviderEventReceipt;
 use axum::body::Bytes;
@@ -21,7 +22,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// PayPal's webhook event (`CHECKOUT.ORDER.APPROVED` captures the order, `PAYMENT.CAPTURE.
-/// COMPLETED` credits the order's funding once, `PAYMENT.CAPTURE.DENIED` declines it; other events and other orders are acknowledged and
+/// COMPLETED` credits the order's funding once, `PAYMENT.CAPTURE.DENIED` declines it,
+/// `PAYMENT.CAPTURE.REFUNDED` and `PAYMENT.CAPTURE.REVERSED` take a refund or chargeback
+/// back out of the wallet once per refund id, the part the wallet no longer holds becoming
+/// the advertiser's `debtMicros`; other events and other orders are acknowledged and
 /// change nothing). Register this address at PayPal and set `APP_PAYPAL_WEBHOOK_ID` to the
 /// id PayPal gives it. PayPal's `PAYPAL-*` transmission headers are checked by PayPal's
 /// verification call whenever the event would change a funding: 401 `invalid_signature`
@@ -50,7 +54,12 @@ async fn webhook(
         .filter(|(k, _)| k.as_str().starts_with("paypal-"))
         .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
         .collect();
-    funding::receive_provider_event(&s.ctx, &provider_headers, &body)
-        .await
-        .map(AppJson)
+    let receipt = funding::receive_provider_event(&s.ctx, &provider_headers, &body).await?;
+    // A return that left the advertiser owing pauses its campaigns (billing cannot: it sits
+    // below campaigns). Run for repeats too, so a crash between the two steps heals on
+    // PayPal's next delivery; without a debt it only reads.
+    if let Some(id) = &receipt.funding_id {
+        campaigns::debt::after_provider_event(&s.ctx, id).await?;
+    }
+    Ok(AppJson(receipt))
 }

@@ -4,10 +4,12 @@
 
 mod orders;
 mod provider_events;
+mod returns;
 
 use orders::approve_link;
 pub use orders::{capture, checkout_url, open_order};
 pub use provider_events::receive as receive_provider_event;
+pub use returns::{owed_under_lock, pay_debt_from_wallet};
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
@@ -46,6 +48,8 @@ fn new_funding(
         external_reference: Set(None),
         idempotency_key: Set(None),
         provider_order_id: Set(None),
+        provider_capture_id: Set(None),
+        returned_micros: Set(0),
         reviewed_by: Set(None),
         ledger_transaction_id: Set(None),
         created_at: Set(now),
@@ -160,6 +164,10 @@ async fn credit<C: ConnectionTrait>(
     if claimed.rows_affected == 0 {
         return Ok(false);
     }
+    // What a refund or chargeback left owed is paid first, under the advertiser's lock so
+    // two fundings at once never both pay the same debt.
+    let owed = returns::owed_under_lock(db, &f.advertiser_id).await?;
+    let paying = owed.min(f.amount_micros);
     let tx = ledger::post(
         db,
         now,
@@ -167,7 +175,7 @@ async fn credit<C: ConnectionTrait>(
         &f.advertiser_id,
         ("funding", &f.id),
         &format!("funding_credit:{}", f.id),
-        &ledger::funding_legs(&f.advertiser_id, f.amount_micros),
+        &ledger::funding_paying_owed_legs(&f.advertiser_id, f.amount_micros, paying),
     )
     .await?;
     funding::Entity::update_many()
@@ -176,13 +184,24 @@ async fn credit<C: ConnectionTrait>(
         .exec(db)
         .await?;
     let amount = format_micros(f.amount_micros);
-    let told = Notice::new(
-        NoticeTopic::FundingCredited,
-        format!("{amount} USD credited to your wallet"),
+    let body = if paying > 0 {
+        format!(
+            "Your funding {} of {amount} USD was credited: {} USD paid what was owed after a \
+             refund or chargeback and {} USD reached your wallet.",
+            f.id,
+            format_micros(paying),
+            format_micros(f.amount_micros - paying)
+        )
+    } else {
         format!(
             "Your funding {} of {amount} USD was credited to your wallet and can be spent now.",
             f.id
-        ),
+        )
+    };
+    let told = Notice::new(
+        NoticeTopic::FundingCredited,
+        format!("{amount} USD credited to your wallet"),
+        body,
     )
     .about("funding", &f.id, "/advertiser/billing");
     notices::tell(ctx, db, now, &f.advertiser_id, told).await?;
@@ -328,6 +347,8 @@ fn view(ctx: &Ctx, f: &funding::Model) -> Funding {
         currency: f.currency.clone(),
         external_reference: f.external_reference.clone(),
         provider_order_id: f.provider_order_id.clone(),
+        returned_micros: Micros(f.returned_micros),
+        returned: format_micros(f.returned_micros),
         created_at: f.created_at,
         credited_at: f.credited_at,
     }

@@ -244,13 +244,12 @@ pub(super) async fn settle(
         )
         .with_code("payment_mismatch"));
     }
-    credit_capture(ctx, &f, actor, None, now).await?;
+    credit_capture(ctx, &f, actor, order.capture_id.as_deref(), now).await?;
     load_view(ctx, &f.id).await
 }
 
-/// Credits a captured provider funding once, in one transaction with its audit entry: the
-/// advertiser's (`actor`) or the provider webhook's (`None`, with the provider's capture id
-/// when it names one). A funding already out of PENDING changes nothing.
+/// Credits a captured provider funding once, in one transaction with its audit entry and
+/// the provider's capture id: the advertiser's (`actor`) or the provider webhook's (`None`). A funding already out of PENDING changes nothing.
 pub(super) async fn credit_capture(
     ctx: &Ctx,
     f: &funding::Model,
@@ -263,6 +262,15 @@ pub(super) async fn credit_capture(
         let mut detail = serde_json::json!({"amountMicros": f.amount_micros});
         if let Some(c) = capture_id {
             detail["captureId"] = serde_json::json!(c);
+            // Refunds and chargebacks name the capture, not the order.
+            funding::Entity::update_many()
+                .col_expr(
+                    funding::Column::ProviderCaptureId,
+                    Expr::value(Some(c.to_owned())),
+                )
+                .filter(funding::Column::Id.eq(f.id.clone()))
+                .exec(&txn)
+                .await?;
         }
         let subject = ("funding", f.id.as_str());
         match actor {

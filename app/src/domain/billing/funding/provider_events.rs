@@ -1,6 +1,7 @@
 //! The payment provider's webhooks, verified by the provider itself: a completed capture
-//! credits the wallet, a denied one declines the funding, and an approved order is captured
-//! here (the payer may never come back to the page that would capture it). The webhook and the capture
+//! credits the wallet, a denied one declines the funding, an approved order is captured
+//! here (the payer may never come back to the page that would capture it), and a refund or
+//! chargeback takes the money back out ([`returns`]). The webhook and the capture
 //! answer race (the answer may be lost, the webhook may come first or twice); `credit` moves
 //! the funding out of PENDING in the ledger's transaction, so whichever comes first credits
 //! and every later one changes nothing.
@@ -16,7 +17,8 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 use super::funding;
 use super::orders::{credit_capture, decline, settle};
-use crate::domain::billing::payprovider::ProviderEvent;
+use super::returns;
+use crate::domain::billing::payprovider::{ProviderEvent, ProviderReturn};
 use crate::domain::{Ctx, audit};
 use crate::error::AppError;
 use crate::model::billing::{FundingStatus, ProviderEventReceipt};
@@ -29,6 +31,22 @@ pub async fn receive(
     body: &[u8],
 ) -> Result<ProviderEventReceipt, AppError> {
     let event = ctx.payments.read_event(body)?;
+    if let ProviderEvent::PaymentReturned {
+        capture_id,
+        order_id,
+        returned,
+    } = &event
+    {
+        return payment_returned(
+            ctx,
+            headers,
+            body,
+            capture_id,
+            order_id.as_deref(),
+            returned,
+        )
+        .await;
+    }
     let (event_type, order_id) = match &event {
         ProviderEvent::CaptureCompleted { order_id, .. } => ("PAYMENT.CAPTURE.COMPLETED", order_id),
         ProviderEvent::CaptureDenied { order_id } => ("PAYMENT.CAPTURE.DENIED", order_id),
@@ -36,6 +54,7 @@ pub async fn receive(
         ProviderEvent::Other { event_type } => {
             return Ok(ignored(event_type));
         }
+        ProviderEvent::PaymentReturned { .. } => unreachable!("answered above"),
     };
     let Some(f) = funding::Entity::find()
         .filter(funding::Column::ProviderOrderId.eq(order_id.clone()))
@@ -98,7 +117,7 @@ pub async fn receive(
                 tracing::info!(funding = %f.id, code = %e.code, "approved order not captured")
             }
         },
-        ProviderEvent::Other { .. } => {}
+        ProviderEvent::Other { .. } | ProviderEvent::PaymentReturned { .. } => {}
     }
     let status = funding::Entity::find_by_id(f.id.clone())
         .one(&ctx.db)
@@ -108,6 +127,46 @@ pub async fn receive(
         event_type: event_type.to_owned(),
         funding_id: Some(f.id),
         funding_status: status,
+    })
+}
+
+/// A refund or chargeback of a captured funding: found by its capture (or its order when
+/// the provider names it), verified only when it is new, applied once ([`returns`]).
+async fn payment_returned(
+    ctx: &Ctx,
+    headers: &BTreeMap<String, String>,
+    body: &[u8],
+    capture_id: &str,
+    order_id: Option<&str>,
+    returned: &ProviderReturn,
+) -> Result<ProviderEventReceipt, AppError> {
+    let event_type = if returned.chargeback {
+        "PAYMENT.CAPTURE.REVERSED"
+    } else {
+        "PAYMENT.CAPTURE.REFUNDED"
+    };
+    let mut found = funding::Entity::find()
+        .filter(funding::Column::ProviderCaptureId.eq(capture_id.to_owned()))
+        .one(&ctx.db)
+        .await?;
+    if let (None, Some(order)) = (&found, order_id) {
+        found = funding::Entity::find()
+            .filter(funding::Column::ProviderOrderId.eq(order.to_owned()))
+            .one(&ctx.db)
+            .await?;
+    }
+    let Some(f) = found else {
+        tracing::info!(capture = %capture_id, "provider return for an unknown capture");
+        return Ok(ignored(event_type));
+    };
+    if !returns::recorded(&ctx.db, &returned.return_id).await? {
+        ctx.payments.verify_event(headers, body).await?;
+        returns::apply(ctx, &f, returned).await?;
+    }
+    Ok(ProviderEventReceipt {
+        event_type: event_type.to_owned(),
+        funding_id: Some(f.id),
+        funding_status: Some(f.status),
     })
 }
 

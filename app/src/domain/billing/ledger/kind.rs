@@ -23,5 +23,6 @@ pub fn may_go_negative(kind: Kind) -> bool {
             | Kind::SpendClearing
             | Kind::ExternalReceivable
             | Kind::PublisherAvailable
+            | Kind::Owed
     )
 }

@@ -6,10 +6,51 @@ use crate::model::money::Micros;
 
 /// Credits external money to an advertiser's available balance.
 pub fn funding_legs(advertiser_id: &str, micros: i64) -> Vec<Leg> {
-    vec![
-        Leg::new("", Kind::FundingClearing, "", -micros),
-        Leg::new(advertiser_id, Kind::Available, "", micros),
-    ]
+    funding_paying_owed_legs(advertiser_id, micros, 0)
+}
+
+/// Credits external money of which `owed` first pays what the advertiser owes after a
+/// refund or chargeback ([`Kind::Owed`]); the rest reaches the available balance.
+pub fn funding_paying_owed_legs(advertiser_id: &str, micros: i64, owed: i64) -> Vec<Leg> {
+    let owed = owed.clamp(0, micros);
+    let mut legs = vec![Leg::new("", Kind::FundingClearing, "", -micros)];
+    if owed > 0 {
+        legs.push(Leg::new(advertiser_id, Kind::Owed, "", owed));
+    }
+    if micros > owed {
+        legs.push(Leg::new(advertiser_id, Kind::Available, "", micros - owed));
+    }
+    legs
+}
+
+/// Money of a credited funding goes back to the payer (a refund, a chargeback): what the
+/// available balance holds (`from_wallet`, guarded) and the rest as owed, which may go
+/// negative and is paid by the next funding.
+pub fn funding_return_legs(advertiser_id: &str, micros: i64, from_wallet: i64) -> Vec<Leg> {
+    let from_wallet = from_wallet.clamp(0, micros);
+    let mut legs = vec![Leg::new("", Kind::FundingClearing, "", micros)];
+    if from_wallet > 0 {
+        legs.push(Leg::new(advertiser_id, Kind::Available, "", -from_wallet));
+    }
+    if micros > from_wallet {
+        legs.push(Leg::new(
+            advertiser_id,
+            Kind::Owed,
+            "",
+            -(micros - from_wallet),
+        ));
+    }
+    legs
+}
+
+/// Pays what an advertiser owes from its available balance (never below zero).
+pub fn debt_payment_legs(advertiser_id: &str, micros: i64) -> Vec<Leg> {
+    transfer(
+        advertiser_id,
+        (Kind::Available, ""),
+        (Kind::Owed, ""),
+        micros,
+    )
 }
 
 /// Moves `micros` between two accounts of one owner, `(kind, reference)` each.
@@ -260,6 +301,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn money_returned_beyond_the_wallet_is_owed_and_paid_first_by_the_next_funding() {
+        let back = funding_return_legs("adv", 300, 50);
+        assert_eq!(sum(&back), 0);
+        let owed = |legs: &[Leg]| {
+            legs.iter()
+                .filter(|l| l.kind == Kind::Owed)
+                .map(|l| l.amount_micros.get())
+                .sum::<i64>()
+        };
+        assert_eq!(owed(&back), -250);
+        assert!(
+            back.iter()
+                .any(|l| l.kind == Kind::Available && l.amount_micros.get() == -50 && l.guarded)
+        );
+        // The whole return from the wallet owes nothing.
+        assert_eq!(owed(&funding_return_legs("adv", 300, 900)), 0);
+        let next = funding_paying_owed_legs("adv", 400, 250);
+        assert_eq!(sum(&next), 0);
+        assert_eq!(owed(&next), 250);
+        assert!(
+            next.iter()
+                .any(|l| l.kind == Kind::Available && l.amount_micros.get() == 150)
+        );
+        // A funding smaller than the debt goes wholly to it.
+        let small = funding_paying_owed_legs("adv", 100, 250);
+        assert_eq!(owed(&small), 100);
+        assert!(!small.iter().any(|l| l.kind == Kind::Available));
     }
 
     #[test]

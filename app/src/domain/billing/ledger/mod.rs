@@ -80,6 +80,12 @@ impl From<PostError> for AppError {
     }
 }
 
+impl From<AppError> for PostError {
+    fn from(e: AppError) -> Self {
+        PostError::Other(e)
+    }
+}
+
 impl From<sea_orm::DbErr> for PostError {
     fn from(e: sea_orm::DbErr) -> Self {
         PostError::Other(e.into())
@@ -117,6 +123,7 @@ pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<
     let sum = |k: Kind| sums.get(&k).copied().unwrap_or(0);
     let (available, reserved, spent) =
         (sum(Kind::Available), sum(Kind::Reserved), sum(Kind::Spent));
+    let owed = -sum(Kind::Owed);
     Ok(Balance {
         advertiser_id: advertiser_id.to_owned(),
         currency: super::CURRENCY.to_owned(),
@@ -126,6 +133,8 @@ pub async fn balance<C: ConnectionTrait>(db: &C, advertiser_id: &str) -> Result<
         reserved: format_micros(reserved),
         spent_micros: Micros(spent),
         spent: format_micros(spent),
+        debt_micros: Micros(owed),
+        debt: format_micros(owed),
     })
 }
 

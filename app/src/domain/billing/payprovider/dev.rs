@@ -59,6 +59,8 @@ impl DevProvider {
 fn order(o: &payprovider_order::Model) -> ProviderOrder {
     ProviderOrder {
         id: o.id.clone(),
+        // The simulator's capture is the order itself.
+        capture_id: (o.status == OrderStatus::Completed).then(|| format!("DEVCAP-{}", o.id)),
         status: o.status,
         amount_micros: Micros(o.amount_micros),
         currency: o.currency.clone(),

@@ -20,6 +20,8 @@ pub use dev::DevProvider;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderOrder {
     pub id: String,
+    /// The capture that paid it, once there is one (refunds and chargebacks name it).
+    pub capture_id: Option<String>,
     pub status: OrderStatus,
     pub amount_micros: Micros,
     pub currency: String,
@@ -47,8 +49,26 @@ pub enum ProviderEvent {
     CaptureDenied { order_id: String },
     /// The payer approved an order (and may never come back to the page that captures it).
     OrderApproved { order_id: String },
+    /// Money of a completed capture went back to the payer (a refund or a chargeback). The
+    /// provider names the capture; the order only sometimes.
+    PaymentReturned {
+        capture_id: String,
+        order_id: Option<String>,
+        returned: ProviderReturn,
+    },
     /// An event this service does not act on (acknowledged so the provider stops sending).
     Other { event_type: String },
+}
+
+/// Money of a captured payment going back to the payer, as the provider reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderReturn {
+    /// The provider's id of the refund or reversal (each is applied once).
+    pub return_id: String,
+    pub amount_micros: Micros,
+    pub currency: String,
+    /// A chargeback (the payer's bank took the money back) rather than a refund.
+    pub chargeback: bool,
 }
 
 /// A payment provider: create an order for the payer to approve, then capture it.

@@ -16,6 +16,7 @@ fn describe(t: NoticeTopic) -> &'static str {
         AdvertiserApproved => "Your advertiser account is approved",
         FundingCredited => "A funding is credited to the wallet",
         FundingRefused => "A funding is declined",
+        FundingReturned => "A funding is refunded or charged back",
         CampaignApproved => "A campaign is approved",
         CampaignRejected => "A campaign is rejected",
         CampaignBudgetLow => "A campaign's budget falls below the alert share",
