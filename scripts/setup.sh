@@ -51,6 +51,12 @@ if [ "${1:-}" = "--test" ]; then
     apt-get update -qq
     apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+  if ! command -v xmllint >/dev/null 2>&1; then
+    log "installing Debian's libxml2-utils (xmllint validates the pain.001 payout files)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq libxml2-utils >/dev/null
+  fi
   if ! command -v nginx >/dev/null 2>&1; then
     log "installing Debian's nginx for the cluster drill (scripts/cluster.sh)"
     export DEBIAN_FRONTEND=noninteractive

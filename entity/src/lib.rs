@@ -82,6 +82,8 @@ pub mod password_reset;
 #[cfg(feature = "db")]
 pub mod payout;
 #[cfg(feature = "db")]
+pub mod payout_batch;
+#[cfg(feature = "db")]
 pub mod payout_profile;
 #[cfg(feature = "db")]
 pub mod payout_run;

@@ -31,6 +31,10 @@ pub struct Model {
     /// `APP_PAYOUT_SECOND_APPROVAL_MICROS`), and when.
     pub first_approved_by: Option<String>,
     pub first_approved_at: Option<DateTimeUtc>,
+    /// The batch it left in (PayPal Payouts or a bank file), once sent.
+    pub batch_id: Option<String>,
+    /// PayPal's `payout_item_id` of it.
+    pub provider_item_id: Option<String>,
     pub created_at: DateTimeUtc,
     pub approved_at: Option<DateTimeUtc>,
     pub paid_at: Option<DateTimeUtc>,

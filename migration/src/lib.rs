@@ -49,6 +49,7 @@ mod m0044_email_links;
 mod m0045_notices;
 mod m0046_payout_second_approval;
 mod m0047_funding_returns;
+mod m0048_payout_batches;
 
 /// All migrations in order.
 pub struct Migrator;
@@ -104,6 +105,7 @@ impl MigratorTrait for Migrator {
             Box::new(m0045_notices::Migration),
             Box::new(m0046_payout_second_approval::Migration),
             Box::new(m0047_funding_returns::Migration),
+            Box::new(m0048_payout_batches::Migration),
         ]
     }
 }

@@ -38,7 +38,7 @@ pub enum KeyRule {
 }
 
 /// The routes that are not ordinary: method (`None` for any), template, what they carry.
-const CARRIES: [(Option<Method>, &str, Carries); 13] = [
+const CARRIES: [(Option<Method>, &str, Carries); 14] = [
     (
         Some(Method::POST),
         "/sdk/v2/support/{supportCaseId}/evidence",
@@ -79,6 +79,7 @@ const CARRIES: [(Option<Method>, &str, Carries); 13] = [
     (None, "/publisher/reports/offers.csv", Carries::Export),
     (None, "/publisher/earnings/ledger.csv", Carries::Export),
     (None, "/advertiser/billing/ledger.csv", Carries::Export),
+    (None, "/admin/payout-batches/{id}/file", Carries::Export),
     (
         None,
         "/advertiser/surveys/{id}/responses.csv",

@@ -62,6 +62,10 @@ pub fn router(state: AppState) -> Router {
             axum::routing::post(crate::api::admin::fraud::browser_decide),
         )
         .route(
+            "/admin/payout-batches/{id}/file",
+            axum::routing::post(crate::api::admin::payout_batches::browser_file),
+        )
+        .route(
             "/advertiser/billing/ledger.csv",
             get(crate::api::billing::browser_ledger_csv),
         )

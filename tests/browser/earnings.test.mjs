@@ -1,11 +1,13 @@
 // Earnings and payouts in the dashboards: a publisher sets its payout profile and requests a
-// payout on the earnings page, an administrator approves it and marks it paid on the payouts
-// page, and the publisher sees it paid, once hydrated and once without JavaScript. The
+// payout on the earnings page, an administrator approves it and pays it on the payouts page
+// (hydrated: as a pain.001 bank file, downloaded and confirmed; without JavaScript: marked
+// paid by hand), and the publisher sees it paid, once hydrated and once without JavaScript. The
 // month's statement and the ledger download show the same balance. How
 // earnings are made (settlement, hold, release) is covered by the integration tests; here the
 // publisher's available balance is seeded straight into the ledger.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { startServer, launchBrowser, watchPage, signIn, signOut, api } from './harness.mjs';
 
 let server; let browser;
@@ -94,12 +96,31 @@ for (const hydrated of [true, false]) {
     const queued = page.locator('#payouts tr', { hasText: accounts[who] }).filter({ hasText: '100.00 USD' });
     await queued.locator('button:has-text("Approve")').click();
     await queued.waitFor({ state: 'detached' });
-    await page.goto(`${server.base}/admin/payouts?status=APPROVED`);
-    if (hydrated) await page.locator('body[data-hydrated=true]').waitFor();
-    const approved = page.locator('#payouts tr', { hasText: accounts[who] }).filter({ hasText: '100.00 USD' });
-    await approved.locator('input[name=note]').first().fill(`SEPA-${who}`);
-    await approved.locator('button:has-text("Mark paid")').click();
-    await approved.waitFor({ state: 'detached' });
+    if (hydrated) {
+      // Sent as a pain.001 bank file: created, downloaded, confirmed with the bank's reference.
+      await page.goto(`${server.base}/admin/payouts`);
+      await page.locator('body[data-hydrated=true]').waitFor();
+      await page.locator('#payout-batches button:has-text("Create a bank file")').click();
+      const batch = page.locator('#payout-batch-list tr', { hasText: '100.00 USD' });
+      await batch.waitFor();
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        batch.locator('button:has-text("Download pain.001")').click(),
+      ]);
+      assert.match(download.suggestedFilename(), /^pbt_[0-9a-f]+\.pain\.001\.xml$/);
+      const file = await readFile(await download.path(), 'utf8');
+      assert.match(file, /<CtrlSum>100\.00<\/CtrlSum>/);
+      assert.match(file, /<IBAN>DE89370400440532013000<\/IBAN>/);
+      await batch.locator('input[name=reference]').fill(`SEPA-${who}`);
+      await batch.locator('button:has-text("Confirm the bank took it")').click();
+      await batch.locator('td', { hasText: 'COMPLETED' }).waitFor();
+    } else {
+      await page.goto(`${server.base}/admin/payouts?status=APPROVED`);
+      const approved = page.locator('#payouts tr', { hasText: accounts[who] }).filter({ hasText: '100.00 USD' });
+      await approved.locator('input[name=note]').first().fill(`SEPA-${who}`);
+      await approved.locator('button:has-text("Mark paid")').click();
+      await approved.waitFor({ state: 'detached' });
+    }
     await page.goto(`${server.base}/admin/payouts?status=PAID`);
     await page.locator('#payouts tr', { hasText: `SEPA-${who}` }).waitFor();
     await signOut(page, server.base);

@@ -47,6 +47,7 @@ mod ownership;
 mod paging;
 mod payout_approvals;
 mod payout_details;
+mod payout_rails;
 mod payouts;
 mod paypal;
 mod placement_view;

@@ -5,8 +5,10 @@
 //! 422 issues `ORDER_NOT_APPROVED`, `INSTRUMENT_DECLINED`, `ORDER_ALREADY_CAPTURED`), the
 //! payer's approval at `/checkoutnow?token=`, and webhook signature verification, which
 //! confirms only events this stand-in sent, unchanged, with its headers and the expected
-//! webhook id. Scripts make it fail (5xx), lose a capture's answer after capturing, capture
+//! webhook id, and PayPal Payouts (`paypal/payouts.rs`). Scripts make it fail (5xx), lose a capture's answer after capturing, capture
 //! another amount, decline, or leave a capture PENDING.
+
+mod payouts;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -54,6 +56,14 @@ pub struct Script {
     pub capture_status: Option<String>,
     /// Captures of these orders are declined (422 INSTRUMENT_DECLINED).
     pub declining: Vec<String>,
+    /// Payout batches PayPal accepted, by PayPal's batch id.
+    pub payout_batches: HashMap<String, payouts::PayoutBatch>,
+    pub payout_creates: u32,
+    pub payout_reads: u32,
+    /// The next payout batch is created, then answered 503 (its answer lost on the way).
+    pub lose_next_payout_answer: bool,
+    /// Payout batches are refused with this error name (422).
+    pub refuse_payouts: Option<String>,
 }
 
 #[derive(Clone)]
@@ -83,6 +93,8 @@ impl FakePayPal {
             .route("/v2/checkout/orders/{id}/capture", post(capture))
             .route("/v1/notifications/verify-webhook-signature", post(verify))
             .route("/checkoutnow", get(approve))
+            .route("/v1/payments/payouts", post(payouts::create))
+            .route("/v1/payments/payouts/{id}", get(payouts::read))
             .with_state(script.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

@@ -217,7 +217,7 @@ wire_enum!(
 );
 
 /// What the service did with one of the payment provider's webhooks.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderEventReceipt {
@@ -227,6 +227,11 @@ pub struct ProviderEventReceipt {
     pub funding_id: Option<String>,
     /// That funding's status after the event.
     pub funding_status: Option<FundingStatus>,
+    /// The payout a payout item event is about, and its status after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payout_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payout_status: Option<entity::values::PayoutStatus>,
 }
 
 /// Checkout client configuration of the payment provider.

@@ -13,6 +13,7 @@ pub mod fraud;
 pub mod mail;
 pub mod notices;
 pub mod overview;
+pub mod payout_batches;
 pub mod publisher;
 pub mod roles;
 pub mod second_factor;

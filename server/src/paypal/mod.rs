@@ -6,6 +6,7 @@
 //! answered by PayPal with the first result instead of a second charge.
 
 mod client;
+mod payouts;
 mod shapes;
 
 use std::collections::BTreeMap;
@@ -13,7 +14,8 @@ use std::sync::Arc;
 
 use app::domain::Clock;
 use app::domain::billing::payprovider::{
-    CheckoutClient, OrderStatus, PaymentProvider, ProviderEvent, ProviderOrder,
+    BatchSubmission, CheckoutClient, OrderStatus, PaymentProvider, PayoutItem, PayoutItemReport,
+    ProviderEvent, ProviderOrder,
 };
 use app::error::AppError;
 use app::model::billing::ProviderCode;
@@ -104,7 +106,8 @@ impl PaymentProvider for PayPal {
     }
 
     fn read_event(&self, body: &[u8]) -> Result<ProviderEvent, AppError> {
-        shapes::event(body)
+        payouts::item_event(body)
+            .or_else(|| shapes::event(body))
             .ok_or_else(|| AppError::invalid("the body is not a PayPal webhook event"))
     }
 
@@ -220,6 +223,25 @@ impl PaymentProvider for PayPal {
             return Ok(unsettled(order_id, OrderStatus::Declined));
         }
         Err(refused(&answer, "capturing an order"))
+    }
+
+    fn sends_payouts(&self) -> bool {
+        true
+    }
+
+    async fn send_payouts(
+        &self,
+        batch_id: &str,
+        items: &[PayoutItem],
+    ) -> Result<BatchSubmission, AppError> {
+        payouts::send(&self.client, batch_id, items).await
+    }
+
+    async fn payout_items(
+        &self,
+        provider_batch_id: &str,
+    ) -> Result<Vec<PayoutItemReport>, AppError> {
+        payouts::items(&self.client, provider_batch_id).await
     }
 }
 

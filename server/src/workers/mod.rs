@@ -103,9 +103,19 @@ pub fn spawn(state: AppState) -> Vec<JoinHandle<()>> {
                 // A queued monthly run starts within two seconds; one a stopped process left
                 // running is taken over when its lease runs out (payouts::runs).
                 let mut tick = tokio::time::interval(Duration::from_secs(2));
+                let mut rounds: u64 = 0;
                 loop {
                     tick.tick().await;
                     drain_payout_runs(&state).await;
+                    // PayPal payout batches every 30 s: unsent ones are sent again, sent ones
+                    // asked about once a minute (a lost webhook heals within that).
+                    rounds += 1;
+                    if rounds % 15 == 0
+                        && let Err(e) =
+                            app::domain::payouts::rails::paypal::run_once(&state.ctx).await
+                    {
+                        tracing::warn!(error = %e, "payout batch check failed; retried");
+                    }
                 }
             }
         }),
@@ -185,6 +195,7 @@ pub async fn run_once(state: &AppState) -> anyhow::Result<()> {
         .await?
         .is_some()
     {}
+    app::domain::payouts::rails::paypal::run_once(&state.ctx).await?;
     mail::run_once(state).await?;
     sweep::run_once(state).await
 }

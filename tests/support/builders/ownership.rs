@@ -65,6 +65,8 @@ async fn payout(app: &TestApp, publisher: &str) -> String {
         decided_by: Set(None),
         first_approved_by: Set(None),
         first_approved_at: Set(None),
+        batch_id: Set(None),
+        provider_item_id: Set(None),
         created_at: Set(now),
         approved_at: Set(None),
         paid_at: Set(None),
@@ -147,6 +149,7 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
         .await;
     assert_eq!(s, StatusCode::ACCEPTED, "{run}");
     ids.insert("runId", id_of(&run, "id"));
+    ids.insert("batchId", payout_batch(app).await);
 
     let (adv_user, adv) = app.funded_advertiser(500 * USD).await;
     let campaign = create_campaign(app, &adv, &campaign_body("CUSTOM_S2S", 100 * USD)).await;
@@ -240,4 +243,32 @@ pub async fn make(app: &TestApp, admin: &str) -> Owned {
         ids,
         survey: survey_id,
     }
+}
+
+/// An (empty) bank-file payout batch, written straight into the database.
+async fn payout_batch(app: &TestApp) -> String {
+    use sea_orm::{EntityTrait, Set};
+    let now = app.clock_now();
+    let id = format!("pbt_{}", uuid::Uuid::new_v4().simple());
+    let row = entity::payout_batch::ActiveModel {
+        id: Set(id.clone()),
+        rail: Set(entity::values::PayoutRail::BankFile),
+        status: Set(entity::values::PayoutBatchStatus::Sent),
+        provider_batch_id: Set(None),
+        reference: Set(None),
+        payout_count: Set(0),
+        total_micros: Set(0),
+        currency: Set("USD".into()),
+        error: Set(None),
+        created_by: Set("acc_access".into()),
+        created_at: Set(now),
+        updated_at: Set(now),
+        checked_at: Set(None),
+        completed_at: Set(None),
+    };
+    entity::payout_batch::Entity::insert(row)
+        .exec_without_returning(&app.state.ctx.db)
+        .await
+        .expect("payout batch");
+    id
 }

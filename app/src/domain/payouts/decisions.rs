@@ -29,7 +29,7 @@ pub async fn queue(
         Some(s) => PayoutStatus::parse(s).ok_or_else(|| {
             AppError::field(
                 "status",
-                "must be REQUESTED, APPROVED, PAID, CANCELLED, REJECTED or FAILED",
+                "must be REQUESTED, APPROVED, SENDING, PAID, CANCELLED, REJECTED or FAILED",
             )
         })?,
     };
@@ -64,7 +64,7 @@ async fn decide(
     actor.require_admin()?;
     let txn = db::begin(&ctx.db).await?;
     let now = ctx.now();
-    let saved = transition(&txn, now, actor, id, change, edit).await?;
+    let saved = transition(&txn, now, Some(actor), id, change, edit).await?;
     if let Some(told) = notice_of(&saved) {
         notices::tell(ctx, &txn, now, &saved.publisher_id, told).await?;
     }
@@ -73,7 +73,7 @@ async fn decide(
 }
 
 /// What the publisher is told of a decision: that its payout was paid, or failed.
-fn notice_of(p: &payout::Model) -> Option<Notice> {
+pub(super) fn notice_of(p: &payout::Model) -> Option<Notice> {
     let amount = format_micros(p.amount_micros);
     let (topic, title, body) = match p.status {
         PayoutStatus::Paid => (
@@ -251,6 +251,8 @@ pub async fn fail(
         actor,
         id,
         d,
+        // Not SENDING: the rail may still pay it (its report or the bank file's
+        // confirmation decides, so the money can never both return and leave).
         &[PayoutStatus::Approved, PayoutStatus::Paid],
         to,
     )

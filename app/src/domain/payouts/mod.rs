@@ -12,11 +12,16 @@
 //! | REQUESTED → APPROVED | administrator | none |
 //! | REQUESTED, APPROVED → REJECTED | administrator, reason | `payout_return:<id>` |
 //! | APPROVED → PAID | administrator, external reference | `payout_paid:<id>` |
-//! | APPROVED, PAID → FAILED | administrator, reason (PAID → FAILED: returned by the bank) | `payout_return:<id>` |
+//! | APPROVED → SENDING | administrator sending a batch ([`rails`]) | none |
+//! | SENDING → PAID | PayPal's item report, the operator confirming a bank file | `payout_paid:<id>` |
+//! | SENDING → APPROVED | PayPal refused the whole batch | none |
+//! | APPROVED, PAID → FAILED | administrator with a reason (PAID → FAILED: returned by the bank) | `payout_return:<id>` |
+//! | SENDING, PAID → FAILED | PayPal's item report (failed, returned, reversed), a bank file's refused line | `payout_return:<id>` |
 
 pub mod decisions;
 pub mod details;
 pub mod profile;
+pub mod rails;
 pub mod requests;
 pub mod runs;
 
@@ -59,6 +64,7 @@ pub(crate) fn view(m: &payout::Model) -> Payout {
         closed_at: m.closed_at,
         first_approved_by: m.first_approved_by.clone(),
         first_approved_at: m.first_approved_at,
+        batch_id: m.batch_id.clone(),
     }
 }
 
@@ -73,10 +79,12 @@ struct Transition<'a> {
     detail: serde_json::Value,
 }
 
+/// `actor` is the administrator or publisher deciding, or `None` for the payout rail's own
+/// report (PayPal's item status, a confirmed bank file), which the audit entry shows as such.
 async fn transition(
     txn: &DatabaseTransaction,
     now: DateTime<Utc>,
-    actor: &Principal,
+    actor: Option<&Principal>,
     id: &str,
     change: impl FnOnce(&payout::Model) -> Transition<'static>,
     edit: impl FnOnce(&mut payout::ActiveModel),
@@ -86,7 +94,9 @@ async fn transition(
         .one(txn)
         .await?
         .ok_or_else(|| AppError::not_found("payout"))?;
-    actor.require_owner(&row.publisher_id, "payout")?;
+    if let Some(actor) = actor {
+        actor.require_owner(&row.publisher_id, "payout")?;
+    }
     let t = change(&row);
     let current = row.status;
     if !t.from.contains(&current) {
@@ -117,8 +127,16 @@ async fn transition(
     let mut detail = t.detail;
     detail["amountMicros"] = serde_json::json!(row.amount_micros);
     detail["from"] = serde_json::json!(current.as_str());
-    actor
-        .audit(txn, now, t.action, (SUBJECT, &row.id), detail)
-        .await?;
+    match actor {
+        Some(a) => {
+            a.audit(txn, now, t.action, (SUBJECT, &row.id), detail)
+                .await?
+        }
+        None => {
+            detail["by"] = serde_json::json!("payout rail");
+            crate::domain::audit::record(txn, now, None, t.action, (SUBJECT, &row.id), detail)
+                .await?
+        }
+    }
     Ok(saved)
 }

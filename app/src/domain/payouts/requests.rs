@@ -89,6 +89,8 @@ pub(super) async fn create(
         decided_by: Set(None),
         first_approved_by: Set(None),
         first_approved_at: Set(None),
+        batch_id: Set(None),
+        provider_item_id: Set(None),
         created_at: Set(now),
         approved_at: Set(None),
         paid_at: Set(None),
@@ -242,7 +244,7 @@ pub async fn cancel(ctx: &Ctx, actor: &Principal, id: &str) -> Result<Payout, Ap
     let saved = transition(
         &txn,
         now,
-        actor,
+        Some(actor),
         id,
         |p| Transition {
             from: &[PayoutStatus::Requested],

@@ -2,6 +2,7 @@
 
 pub mod earnings;
 pub mod ops;
+pub mod payout_batches;
 pub mod payouts;
 pub mod rows;
 pub mod rules;

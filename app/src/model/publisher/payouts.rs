@@ -65,6 +65,9 @@ pub struct Payout {
     pub first_approved_by: Option<String>,
     #[serde(default)]
     pub first_approved_at: Option<DateTime<Utc>>,
+    /// The batch it left in (PayPal Payouts or a bank file) once SENDING.
+    #[serde(default)]
+    pub batch_id: Option<String>,
 }
 
 /// A payout's payment details, opened by an administrator to send the money

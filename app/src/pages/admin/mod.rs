@@ -4,6 +4,7 @@
 
 mod fraud;
 mod mail;
+mod payout_batches;
 mod payouts;
 mod revenue;
 mod surveys;

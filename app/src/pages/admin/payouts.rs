@@ -20,8 +20,9 @@ use crate::server_fns::earnings::{
     payout_runs, platform_revenue,
 };
 
-const STATUSES: [(&str, &str); 5] = [
+const STATUSES: [(&str, &str); 6] = [
     ("APPROVED", "Approved, to pay"),
+    ("SENDING", "Sending (in a batch)"),
     ("PAID", "Paid"),
     ("REJECTED", "Rejected"),
     ("FAILED", "Failed"),
@@ -92,6 +93,7 @@ pub fn AdminPayoutsPage() -> impl IntoView {
                         <Submit action=run label="Run payouts"/>
                     </ActionForm>
                 </section>
+                <super::payout_batches::PayoutBatchesCard/>
                 <section class="card">
                     <Form method="get" action="/admin/payouts" attr:class="filters">
                         <StatusSelect current=status all="Requested, to approve" choices=STATUSES.to_vec()/>
@@ -203,6 +205,11 @@ fn PayoutRow(
         .into_any(),
         PayoutStatus::Paid => view! {
             <Decision id=id.clone() decision="fail" label="Returned by the bank" note="Reason" decide/>
+        }
+        .into_any(),
+        // Its batch decides (PayPal's report, the bank file's confirmation).
+        PayoutStatus::Sending => view! {
+            <span class="muted">"in batch " <code>{p.batch_id.clone().unwrap_or_default()}</code></span>
         }
         .into_any(),
         _ => ().into_any(),

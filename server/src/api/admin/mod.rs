@@ -4,6 +4,7 @@ pub mod campaigns;
 pub mod earning_terms;
 pub mod fraud;
 pub mod mail;
+pub mod payout_batches;
 pub mod payouts;
 
 use app::domain::accounts;
@@ -38,6 +39,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(fraud::router())
         .merge(mail::router())
         .merge(payouts::router())
+        .merge(payout_batches::router())
 }
 
 /// Approve a PENDING advertiser; it becomes ACTIVE.

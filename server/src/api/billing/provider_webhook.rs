@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use app::domain::billing::funding;
-use app::domain::campaigns;
+use app::domain::billing::payprovider::ProviderEvent;
+use app::domain::{campaigns, payouts};
 use app::error::AppError;
 use app::model::billing::ProviderEventReceipt;
 use axum::body::Bytes;
@@ -25,8 +26,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// COMPLETED` credits the order's funding once, `PAYMENT.CAPTURE.DENIED` declines it,
 /// `PAYMENT.CAPTURE.REFUNDED` and `PAYMENT.CAPTURE.REVERSED` take a refund or chargeback
 /// back out of the wallet once per refund id, the part the wallet no longer holds becoming
-/// the advertiser's `debtMicros`; other events and other orders are acknowledged and
-/// change nothing). Register this address at PayPal and set `APP_PAYPAL_WEBHOOK_ID` to the
+/// the advertiser's `debtMicros` (its live campaigns pause); `PAYMENT.PAYOUTS-ITEM.*` report
+/// a payout sent through PayPal Payouts: SUCCEEDED pays it, FAILED, RETURNED, BLOCKED,
+/// REFUNDED, REVERSED, DENIED and CANCELED fail it with its money back; other events and
+/// other orders are acknowledged and change nothing). Register this address at PayPal and set `APP_PAYPAL_WEBHOOK_ID` to the
 /// id PayPal gives it. PayPal's `PAYPAL-*` transmission headers are checked by PayPal's
 /// verification call whenever the event would change a funding: 401 `invalid_signature`
 /// when PayPal does not confirm them, 503 `payment_provider_error` when PayPal cannot be
@@ -54,6 +57,12 @@ async fn webhook(
         .filter(|(k, _)| k.as_str().starts_with("paypal-"))
         .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
         .collect();
+    // A payout item's event belongs to payouts, above billing; every other to the funding.
+    if let ProviderEvent::PayoutItem(item) = s.ctx.payments.read_event(&body)? {
+        return payouts::rails::paypal::receive(&s.ctx, &provider_headers, &body, &item)
+            .await
+            .map(AppJson);
+    }
     let receipt = funding::receive_provider_event(&s.ctx, &provider_headers, &body).await?;
     // A return that left the advertiser owing pauses its campaigns (billing cannot: it sits
     // below campaigns). Run for repeats too, so a crash between the two steps heals on

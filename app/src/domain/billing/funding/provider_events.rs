@@ -55,6 +55,11 @@ pub async fn receive(
             return Ok(ignored(event_type));
         }
         ProviderEvent::PaymentReturned { .. } => unreachable!("answered above"),
+        // Payouts are not fundings: the webhook route gives them to `payouts::rails`.
+        ProviderEvent::PayoutItem(r) => {
+            tracing::info!(payout = %r.payout_id, "payout event reached the funding handler");
+            return Ok(ignored("PAYMENT.PAYOUTS-ITEM"));
+        }
     };
     let Some(f) = funding::Entity::find()
         .filter(funding::Column::ProviderOrderId.eq(order_id.clone()))
@@ -71,6 +76,7 @@ pub async fn receive(
             event_type: event_type.to_owned(),
             funding_id: Some(f.id),
             funding_status: Some(f.status),
+            ..Default::default()
         });
     }
     ctx.payments.verify_event(headers, body).await?;
@@ -117,7 +123,9 @@ pub async fn receive(
                 tracing::info!(funding = %f.id, code = %e.code, "approved order not captured")
             }
         },
-        ProviderEvent::Other { .. } | ProviderEvent::PaymentReturned { .. } => {}
+        ProviderEvent::Other { .. }
+        | ProviderEvent::PaymentReturned { .. }
+        | ProviderEvent::PayoutItem(_) => {}
     }
     let status = funding::Entity::find_by_id(f.id.clone())
         .one(&ctx.db)
@@ -127,6 +135,7 @@ pub async fn receive(
         event_type: event_type.to_owned(),
         funding_id: Some(f.id),
         funding_status: status,
+        ..Default::default()
     })
 }
 
@@ -167,6 +176,7 @@ async fn payment_returned(
         event_type: event_type.to_owned(),
         funding_id: Some(f.id),
         funding_status: Some(f.status),
+        ..Default::default()
     })
 }
 
@@ -176,5 +186,6 @@ fn ignored(event_type: &str) -> ProviderEventReceipt {
         event_type: event_type.to_owned(),
         funding_id: None,
         funding_status: None,
+        ..Default::default()
     }
 }

@@ -56,6 +56,8 @@ pub enum ProviderEvent {
         order_id: Option<String>,
         returned: ProviderReturn,
     },
+    /// What became of one payout item (PayPal's `PAYMENT.PAYOUTS-ITEM.*`).
+    PayoutItem(PayoutItemReport),
     /// An event this service does not act on (acknowledged so the provider stops sending).
     Other { event_type: String },
 }
@@ -69,6 +71,52 @@ pub struct ProviderReturn {
     pub currency: String,
     /// A chargeback (the payer's bank took the money back) rather than a refund.
     pub chargeback: bool,
+}
+
+/// One payout to send through the provider's payouts API (PayPal Payouts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutItem {
+    /// Our payout id (PayPal's `sender_item_id`): reports name it.
+    pub payout_id: String,
+    /// The payee's account at the provider: an e-mail address, a phone number or the
+    /// provider's own account id.
+    pub receiver: String,
+    pub amount_micros: Micros,
+    pub currency: String,
+}
+
+/// What became of one payout item at the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayoutItemOutcome {
+    /// The money reached the payee's account.
+    Paid,
+    /// It failed, was returned, blocked, refunded or reversed: the money is back with us.
+    Failed,
+    /// Still on its way (pending, unclaimed, on hold).
+    Waiting,
+}
+
+/// The provider's report of one payout item (its batch poll, or its webhook).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutItemReport {
+    /// Our payout id.
+    pub payout_id: String,
+    /// The provider's id of the item.
+    pub item_id: String,
+    /// The provider's transaction id once the money moved.
+    pub transaction_id: Option<String>,
+    pub outcome: PayoutItemOutcome,
+    /// The provider's status and error name, for the publisher and the audit trail.
+    pub detail: String,
+}
+
+/// The provider's answer to a batch of payouts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchSubmission {
+    /// Accepted: its items are on their way; the provider's batch id is for polling.
+    Accepted { provider_batch_id: String },
+    /// Refused as a whole (a validation error, insufficient funds at the provider).
+    Refused { reason: String },
 }
 
 /// A payment provider: create an order for the payer to approve, then capture it.
@@ -109,6 +157,32 @@ pub trait PaymentProvider: Send + Sync {
     ) -> Result<ProviderOrder, AppError>;
     /// Captures an approved order; capturing a completed order again reports it unchanged.
     async fn capture(&self, order_id: &str) -> Result<ProviderOrder, AppError>;
+    /// Whether payouts can be sent through this provider.
+    fn sends_payouts(&self) -> bool {
+        false
+    }
+    /// Sends a batch of payouts once: `batch_id` is the provider's idempotency key, so a
+    /// retry after a lost answer gets the first answer back, never a second payment. A
+    /// failure to reach the provider is an error (retry later); a refusal is an answer.
+    async fn send_payouts(
+        &self,
+        _batch_id: &str,
+        _items: &[PayoutItem],
+    ) -> Result<BatchSubmission, AppError> {
+        Err(payouts_unavailable())
+    }
+    /// What became of every item of a batch the provider accepted.
+    async fn payout_items(
+        &self,
+        _provider_batch_id: &str,
+    ) -> Result<Vec<PayoutItemReport>, AppError> {
+        Err(payouts_unavailable())
+    }
+}
+
+fn payouts_unavailable() -> AppError {
+    AppError::unavailable("no payment provider that sends payouts is configured")
+        .with_code("payout_rail_unavailable")
 }
 
 /// The signature of an order's development checkout link (approve and decline need it).
