@@ -37,6 +37,7 @@ mod ledger_check;
 mod ledger_random;
 mod mail;
 mod migrations;
+mod money_mix;
 mod money_races;
 mod money_rules;
 mod notices;
