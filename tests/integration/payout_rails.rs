@@ -24,6 +24,15 @@ each_backend!(
 
 const BATCHES: &str = "/admin/v1/payout-batches";
 
+/// Sends the approved payouts of `rail` (only `ids` when given): the new batch.
+async fn send(app: &TestApp, admin: &str, rail: &str, ids: &[&str]) -> (StatusCode, Value) {
+    let mut body = json!({"rail": rail});
+    if !ids.is_empty() {
+        body["payoutIds"] = json!(ids);
+    }
+    app.post(BATCHES, Some(admin), &body).await
+}
+
 /// A publisher's approved payout of `body`'s amount: its id.
 async fn approved(app: &TestApp, token: &str, admin: &str, key: &str, body: Value) -> String {
     let (s, p) = request(app, token, Some(key), &body).await;
@@ -66,9 +75,7 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
     assert_eq!(s, StatusCode::OK, "{p}");
 
     // Nothing approved yet: nothing to send.
-    let (s, e) = app
-        .post(BATCHES, Some(&admin), &json!({"rail": "PAYPAL"}))
-        .await;
+    let (s, e) = send(app, &admin, "PAYPAL", &[]).await;
     assert_eq!(
         (s, error_code(&e)),
         (StatusCode::CONFLICT, "nothing_to_send"),
@@ -84,9 +91,7 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
         json!({"amountMicros": 1_005_000}),
     )
     .await;
-    let (s, b) = app
-        .post(BATCHES, Some(&admin), &json!({"rail": "PAYPAL"}))
-        .await;
+    let (s, b) = send(app, &admin, "PAYPAL", &[]).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     assert_eq!(b["status"], "SENT", "{b}");
     assert_eq!(b["providerBatchId"], "PB000001");
@@ -150,13 +155,7 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
     // SUBMITTING and is sent again under the same request id: one batch at PayPal.
     let second = approved(app, &token, &admin, "rail-0002", json!({})).await;
     paypal.with(|s| s.lose_next_payout_answer = true);
-    let (s, b) = app
-        .post(
-            BATCHES,
-            Some(&admin),
-            &json!({"rail": "PAYPAL", "payoutIds": [second]}),
-        )
-        .await;
+    let (s, b) = send(app, &admin, "PAYPAL", &[&second]).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     assert_eq!(b["status"], "SUBMITTING", "{b}");
     let batch2 = b["batchId"].as_str().expect("batchId").to_owned();
@@ -195,9 +194,7 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
     // PayPal refusing a whole batch puts its payouts back to APPROVED, still held.
     let third = approved(app, &token, &admin, "rail-0003", json!({})).await;
     paypal.with(|s| s.refuse_payouts = Some("INSUFFICIENT_FUNDS".into()));
-    let (s, b) = app
-        .post(BATCHES, Some(&admin), &json!({"rail": "PAYPAL"}))
-        .await;
+    let (s, b) = send(app, &admin, "PAYPAL", &[]).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     assert_eq!(b["status"], "REFUSED", "{b}");
     assert!(
@@ -213,13 +210,7 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
     assert_eq!(l["items"][0]["id"], third.as_str());
     assert_eq!(micros(&earnings(&w).await, "availableMicros"), 0);
     // A bank file does not take a payment-service payout.
-    let (s, e) = app
-        .post(
-            BATCHES,
-            Some(&admin),
-            &json!({"rail": "BANK_FILE", "payoutIds": [third]}),
-        )
-        .await;
+    let (s, e) = send(app, &admin, "BANK_FILE", &[&third]).await;
     assert_eq!(
         (s, error_code(&e)),
         (StatusCode::CONFLICT, "invalid_transition"),
@@ -287,9 +278,7 @@ async fn a_bank_file_is_confirmed_once(backend: Backend) {
         .await;
     assert_eq!(s, StatusCode::OK, "{p}");
     // Without PayPal, its rail is unavailable; the bank file always works.
-    let (s, e) = app
-        .post(BATCHES, Some(&admin), &json!({"rail": "PAYPAL"}))
-        .await;
+    let (s, e) = send(app, &admin, "PAYPAL", &[]).await;
     assert_eq!(
         (s, error_code(&e)),
         (StatusCode::SERVICE_UNAVAILABLE, "payout_rail_unavailable")
@@ -303,9 +292,7 @@ async fn a_bank_file_is_confirmed_once(backend: Backend) {
         json!({"amountMicros": 1_000_000}),
     )
     .await;
-    let (s, b) = app
-        .post(BATCHES, Some(&admin), &json!({"rail": "BANK_FILE"}))
-        .await;
+    let (s, b) = send(app, &admin, "BANK_FILE", &[]).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     assert_eq!(b["status"], "SENT");
     let batch = b["batchId"].as_str().expect("batchId").to_owned();
@@ -355,13 +342,7 @@ async fn a_bank_file_is_confirmed_once(backend: Backend) {
 
     // The whole balance in a second file, confirmed paid once: a second confirmation is 409.
     let second = approved(app, &token, &admin, "bank-0002", json!({})).await;
-    let (s, b) = app
-        .post(
-            BATCHES,
-            Some(&admin),
-            &json!({"rail": "BANK_FILE", "payoutIds": [second]}),
-        )
-        .await;
+    let (s, b) = send(app, &admin, "BANK_FILE", &[&second]).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
     let batch = b["batchId"].as_str().expect("batchId").to_owned();
     let res = app

@@ -1,7 +1,6 @@
 //! Sending approved payouts (`/admin/v1/payout-batches`): PayPal Payouts for payment-service
 //! accounts, an ISO 20022 `pain.001` file for bank transfers (docs/payments.md, "Payouts").
 
-use app::domain::paging::Page;
 use app::domain::payouts::rails::{self, bank_file, paypal};
 use app::error::AppError;
 use app::model::publisher::payout_batches::{
@@ -10,10 +9,10 @@ use app::model::publisher::payout_batches::{
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::ErrorBody;
+use crate::api::paging::PageQuery;
 use crate::extract::{AppJson, AppPath, AppQuery, Authenticated, EmptyObject, SecondFactor};
 use crate::state::AppState;
 
@@ -50,25 +49,15 @@ async fn create(
     Ok((StatusCode::CREATED, AppJson(b)))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-struct ListQuery {
-    /// The previous page's `nextCursor` (newest first).
-    cursor: Option<String>,
-    /// Rows per page: 1 to 500 (default 100).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<u64>,
-}
-
 /// Payout batches, newest first (their payouts are read one batch at a time).
-#[utoipa::path(get, path = "/payout-batches", tag = "admin", security(("dashboardBearer" = [])), params(ListQuery),
+#[utoipa::path(get, path = "/payout-batches", tag = "admin", security(("dashboardBearer" = [])), params(PageQuery),
     responses((status = 200, body = PayoutBatchList), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 async fn list(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,
-    AppQuery(q): AppQuery<ListQuery>,
+    AppQuery(q): AppQuery<PageQuery>,
 ) -> Result<AppJson<PayoutBatchList>, AppError> {
-    let page = Page::parse(q.limit, q.cursor.as_deref(), rails::ID_PREFIX)?;
+    let page = q.page(rails::ID_PREFIX)?;
     rails::list(&s.ctx, &p, &page).await.map(AppJson)
 }
 
@@ -99,7 +88,12 @@ async fn file(
     AppPath(id): AppPath<String>,
 ) -> Result<Response, AppError> {
     let (name, xml) = bank_file::file(&s.ctx, &p, &id, code.as_deref()).await?;
-    Ok((
+    Ok(attachment(&name, xml))
+}
+
+/// The file as a download nothing caches.
+fn attachment(name: &str, xml: Vec<u8>) -> Response {
+    (
         [
             (header::CONTENT_TYPE, "application/xml".to_owned()),
             (header::CACHE_CONTROL, "no-store".to_owned()),
@@ -110,7 +104,7 @@ async fn file(
         ],
         xml,
     )
-        .into_response())
+        .into_response()
 }
 
 /// The bank took a bank-file batch: `reference` is the bank's, `failed` the transfers it
@@ -166,18 +160,7 @@ pub async fn browser_file(
         bank_file::file(&s.ctx, &p, &id, otp.as_deref()).await
     };
     match made.await {
-        Ok((name, xml)) => (
-            [
-                (header::CONTENT_TYPE, "application/xml".to_owned()),
-                (header::CACHE_CONTROL, "no-store".to_owned()),
-                (
-                    header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"{name}\""),
-                ),
-            ],
-            xml,
-        )
-            .into_response(),
+        Ok((name, xml)) => attachment(&name, xml),
         Err(e) => {
             let text: String = url::form_urlencoded::byte_serialize(e.message.as_bytes()).collect();
             axum::response::Redirect::to(&format!(
