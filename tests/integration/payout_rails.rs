@@ -9,9 +9,12 @@ use std::process::Command;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tests::builders::callbacks::click;
 use tests::builders::earnings::{
     EARNED, IBAN, assert_reconciled, decide, earned, earnings, micros, request,
 };
+use tests::builders::offers::USD;
+use tests::builders::publisher::publisher;
 use tests::paypal::FakePayPal;
 use tests::{Backend, TestApp, each_backend, error_code};
 
@@ -151,11 +154,35 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
     assert_eq!(s, StatusCode::UNAUTHORIZED);
     assert_eq!(payout(app, &admin, &first).await["status"], "PAID");
 
-    // The second payout's batch: PayPal creates it but its answer is lost. The batch waits
-    // SUBMITTING and is sent again under the same request id: one batch at PayPal.
+    // A second publisher earns on the same campaign, so the next batch holds two payouts.
+    let other = publisher(app, &admin).await;
+    let terms = format!(
+        "/admin/v1/publishers/{}/earning-terms",
+        other.user.account_id
+    );
+    let no_minimum = json!({"minimumPayoutMicros": USD, "reservePercent": 0});
+    let (s, t) = app.put(&terms, Some(&admin), &no_minimum).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    let (_, clk) = click(app, &other, "other-user-1", &w.campaign).await;
+    w.report(&clk, "other-tx-1", "approved").await;
+    app.clock.advance(chrono::Duration::days(30));
+    app.run_workers_once().await;
+    let (admin, token) = (app.admin_token().await, app.token(&w.p.user).await);
+    let other_token = app.token(&other.user).await;
+    let body = json!({"legalName": "Other Games Ltd", "country": "GB", "method": "PAYMENT_SERVICE", "details": "payee@other.example"});
+    let (s, p) = app
+        .put("/publisher/v2/payouts/profile", Some(&other_token), &body)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{p}");
+    let theirs = approved(app, &other_token, &admin, "rail-other-1", json!({})).await;
+
+    // The next batch (both publishers' payouts): PayPal creates it but its answer is lost.
+    // The batch waits SUBMITTING and is sent again under the same request id: one batch at
+    // PayPal.
     let second = approved(app, &token, &admin, "rail-0002", json!({})).await;
     paypal.with(|s| s.lose_next_payout_answer = true);
-    let (s, b) = send(app, &admin, "PAYPAL", &[&second]).await;
+    let (s, b) = send(app, &admin, "PAYPAL", &[]).await;
+    assert_eq!(b["payoutCount"], 2, "{b}");
     assert_eq!(s, StatusCode::CREATED, "{b}");
     assert_eq!(b["status"], "SUBMITTING", "{b}");
     let batch2 = b["batchId"].as_str().expect("batchId").to_owned();
@@ -168,7 +195,8 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
         "the lost answer made no second batch"
     );
 
-    // PayPal cannot deliver it (the account is closed): polling finds it; the money is back.
+    // PayPal cannot deliver one item (the account is closed) and pays the other: polling
+    // finds both; the failed one's money is back, the other is paid, each once.
     paypal.settle_payouts(&[&second], "FAILED");
     let (s, b) = app
         .post(
@@ -178,8 +206,28 @@ async fn paypal_payouts_pay_once_and_failures_come_back(backend: Backend) {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
-    assert_eq!(b["payouts"][0]["status"], "FAILED", "{b}");
+    let status_of = |id: &str| {
+        b["payouts"]
+            .as_array()
+            .and_then(|l| l.iter().find(|p| p["id"] == id))
+            .map(|p| p["status"].clone())
+    };
+    assert_eq!(status_of(&second), Some(json!("FAILED")), "{b}");
+    assert_eq!(status_of(&theirs), Some(json!("PAID")), "{b}");
     assert_eq!(b["status"], "COMPLETED");
+    let (_, mine) = app.get("/publisher/v2/earnings", Some(&other_token)).await;
+    assert_eq!(micros(&mine, "availableMicros"), 0, "{mine}");
+    let (s, b) = app
+        .post(
+            &format!("{BATCHES}/{batch2}/refresh"),
+            Some(&admin),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["status"].as_str()),
+        (StatusCode::OK, Some("COMPLETED"))
+    );
     assert_eq!(
         micros(&earnings(&w).await, "availableMicros"),
         EARNED - 1_000_000
@@ -281,7 +329,7 @@ async fn a_bank_file_is_confirmed_once(backend: Backend) {
     let (s, e) = send(app, &admin, "PAYPAL", &[]).await;
     assert_eq!(
         (s, error_code(&e)),
-        (StatusCode::SERVICE_UNAVAILABLE, "payout_rail_unavailable")
+        (StatusCode::CONFLICT, "payout_rail_unavailable")
     );
 
     let first = approved(

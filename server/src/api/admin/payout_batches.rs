@@ -37,8 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     params(("X-Second-Factor" = Option<String>, Header, description = "A current code of the administrator's second factor; required when the account has one (403 `step_up_required` without it)")),
     request_body = PayoutBatchRequest,
     responses((status = 201, body = PayoutBatch), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "nothing_to_send, or a listed payout is not APPROVED for this rail"),
-        (status = 503, body = ErrorBody, description = "payout_rail_unavailable: PayPal is not configured")))]
+        (status = 409, body = ErrorBody, description = "nothing_to_send; a listed payout is not APPROVED for this rail; payout_rail_unavailable: PayPal is not configured")))]
 async fn create(
     State(s): State<AppState>,
     Authenticated(p): Authenticated,

@@ -181,7 +181,7 @@ pub trait PaymentProvider: Send + Sync {
 }
 
 fn payouts_unavailable() -> AppError {
-    AppError::unavailable("no payment provider that sends payouts is configured")
+    AppError::conflict("no payment provider that sends payouts is configured")
         .with_code("payout_rail_unavailable")
 }
 

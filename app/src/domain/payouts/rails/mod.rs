@@ -63,7 +63,8 @@ pub async fn create(
         return Err(AppError::field("payoutIds", "must list 1 to 500 payouts"));
     }
     if req.rail == PayoutRail::PayPal && !ctx.payments.sends_payouts() {
-        return Err(AppError::unavailable(
+        // A setting of this deployment, not an outage: 409, not a retryable 503.
+        return Err(AppError::conflict(
             "PayPal is not configured: set APP_PAYPAL_* to send payouts through PayPal",
         )
         .with_code("payout_rail_unavailable"));
