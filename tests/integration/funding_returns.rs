@@ -124,6 +124,30 @@ async fn refunds_and_chargebacks_take_money_back_once(backend: Backend) {
     assert_eq!(b["debtMicros"], 40 * USD, "{b}");
     assert_eq!(b["debt"], "40.000000");
     assert_eq!(returned(&app, &t, funding).await, 300 * USD);
+    // The wallet's ledger export shows the debt too: its lines add up to the balance.
+    let (s, export) = app
+        .get(
+            "/performance-marketing/v2/billing/ledger/export?format=json",
+            Some(&t),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{export}");
+    let sum = |f: &str| b[f].as_i64().expect(f);
+    assert_eq!(
+        export["closingMicros"].as_i64(),
+        Some(
+            sum("availableMicros") + sum("reservedMicros") + sum("spentMicros") - sum("debtMicros")
+        ),
+        "{export}"
+    );
+    assert!(
+        export["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .any(|l| l["account"] == "OWED"),
+        "{export}"
+    );
     let (_, cmp) = app.get(&format!("{CAMPAIGNS}/{campaign}"), Some(&t)).await;
     assert_eq!(
         cmp["status"], "PAUSED",

@@ -70,8 +70,8 @@ pub fn check_currency(raw: &str) -> Result<String, String> {
 }
 
 /// `GET /performance-marketing/v2/billing/ledger/export`: the advertiser's wallet accounts
-/// (available, reserved per campaign, spent per campaign) entry by entry; the lines add up
-/// to the balance.
+/// (available, reserved per campaign, spent per campaign, and what it owes after a refund
+/// or chargeback) entry by entry; the lines add up to the balance.
 pub async fn ledger_export(
     ctx: &crate::domain::Ctx,
     actor: &Principal,
@@ -81,6 +81,6 @@ pub async fn ledger_export(
     use ledger::{Kind, export};
     let advertiser = acting_advertiser(ctx, actor, selected).await?;
     let range = export::DayRange::of(q.from, q.to)?;
-    let kinds = [Kind::Available, Kind::Reserved, Kind::Spent];
+    let kinds = [Kind::Available, Kind::Reserved, Kind::Spent, Kind::Owed];
     export::export(&ctx.db, &advertiser, &kinds, &range, q).await
 }

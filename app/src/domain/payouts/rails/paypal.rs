@@ -163,9 +163,14 @@ pub async fn run_once(ctx: &Ctx) -> Result<usize, AppError> {
         .all(&ctx.db)
         .await?;
     for b in &batches {
-        match b.status {
-            PayoutBatchStatus::Submitting => submit(ctx, b).await?,
-            _ => check(ctx, b).await?,
+        // One batch that keeps failing (a payee's details that no longer open, a database
+        // hiccup) is logged and retried next round; it never holds up the others.
+        let done = match b.status {
+            PayoutBatchStatus::Submitting => submit(ctx, b).await,
+            _ => check(ctx, b).await,
+        };
+        if let Err(e) = done {
+            tracing::warn!(batch = %b.id, error = %e, "payout batch not sent or checked; retried");
         }
     }
     Ok(batches.len())
